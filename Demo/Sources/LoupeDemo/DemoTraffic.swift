@@ -1,0 +1,53 @@
+import Foundation
+import Loupe
+
+/// Drives a mix of calls against the flaky API through a Loupe client, the way a busy app would.
+public struct DemoTraffic: Sendable {
+    public let client: Client
+    /// Concurrent callers.
+    public var workers: Int
+    /// Pause between one caller's requests.
+    public var pause: Duration
+
+    public init(client: Client, workers: Int = 3, pause: Duration = .milliseconds(250)) {
+        self.client = client
+        self.workers = workers
+        self.pause = pause
+    }
+
+    /// Sends requests until the task is cancelled or `deadline` passes; returns how many were sent.
+    @discardableResult
+    public func run(until deadline: ContinuousClock.Instant? = nil) async -> Int {
+        await withTaskGroup(of: Int.self) { group in
+            for worker in 0..<workers {
+                group.addTask {
+                    var sent = 0
+                    var step = worker
+                    while !Task.isCancelled, deadline.map({ ContinuousClock.now < $0 }) ?? true {
+                        await call(step)
+                        sent += 1
+                        step += workers
+                        try? await Task.sleep(for: pause)
+                    }
+                    return sent
+                }
+            }
+            return await group.reduce(0, +)
+        }
+    }
+
+    /// One call of the mix; failures are expected (that is the point) and end up in the recorder.
+    public func call(_ step: Int) async {
+        switch step % 10 {
+        case 0: _ = try? await client.send(DemoEndpoints.ListUsers())
+        case 1: _ = try? await client.send(DemoEndpoints.GetUser(id: step % 12 + 1))
+        case 2, 6: _ = try? await client.send(DemoEndpoints.Flaky())
+        case 3: _ = try? await client.send(DemoEndpoints.Slow(milliseconds: 100 + (step * 37) % 900))
+        case 4: _ = try? await client.send(DemoEndpoints.Profile(token: FlakyAPI.demoToken))
+        case 5: _ = try? await client.send(DemoEndpoints.CreateOrder(order: .init(item: "loupe", quantity: step % 5 + 1)))
+        case 7: _ = try? await client.send(DemoEndpoints.Profile(token: "expired-token"))
+        case 8: _ = try? await client.send(DemoEndpoints.Binary())
+        default: _ = try? await client.send(DemoEndpoints.Flaky())
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import Synchronization
+
+extension FlakyAPI {
+    /// Counts requests to the flaky route so failures come in deterministic bursts.
+    private static let flakyCounter = Atomic<Int>(0)
+
+    static func makeRouter() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.get("/health") { _, _ in json(#"{"status":"ok"}"#) }
+        router.get("/users") { _, _ in json(usersJSON) }
+        router.get("/users/{id}") { _, context in
+            guard let id = context.parameters.get("id", as: Int.self), (1...users.count).contains(id) else {
+                return json(#"{"error":"no such user"}"#, status: .notFound)
+            }
+            return json(userJSON(id))
+        }
+        // Fails 4 requests in every 12: 5xx bursts that a retry policy can ride out.
+        router.get("/flaky") { _, _ in
+            let n = flakyCounter.wrappingAdd(1, ordering: .relaxed).oldValue
+            if (n / 4) % 3 == 1 {
+                let status: HTTPResponse.Status = n % 2 == 0 ? .serviceUnavailable : .badGateway
+                var response = json(#"{"error":"upstream unavailable"}"#, status: status)
+                response.headers[.retryAfter] = "1"
+                return response
+            }
+            return json(#"{"ok":true,"n":\#(n)}"#)
+        }
+        router.get("/slow") { request, _ in
+            let ms = min(max(request.uri.queryParameters.get("ms", as: Int.self) ?? 800, 0), 10_000)
+            try await Task.sleep(for: .milliseconds(ms))
+            return json(#"{"waited_ms":\#(ms)}"#)
+        }
+        router.get("/secure/profile") { request, _ in
+            guard request.headers[.authorization] == "Bearer \(demoToken)" else {
+                var response = json(#"{"error":"unauthorized"}"#, status: .unauthorized)
+                response.headers[.wwwAuthenticate] = #"Bearer realm="loupe-demo""#
+                return response
+            }
+            return json(#"{"name":"Ada Lovelace","plan":"pro"}"#)
+        }
+        // Basic auth, the case that makes libcurl-backed URLSession wait forever without a challenge handler.
+        router.get("/basic") { request, _ in
+            guard request.headers[.authorization] == "Basic " + Data("demo:secret".utf8).base64EncodedString() else {
+                var response = json(#"{"error":"unauthorized"}"#, status: .unauthorized)
+                response.headers[.wwwAuthenticate] = #"Basic realm="loupe-demo""#
+                return response
+            }
+            return json(#"{"user":"demo"}"#)
+        }
+        router.get("/status/{code}") { _, context in
+            let code = context.parameters.get("code", as: Int.self) ?? 200
+            return json(#"{"status":\#(code)}"#, status: .init(code: min(max(code, 200), 599)))
+        }
+        router.post("/orders") { request, _ in
+            let body = try await request.body.collect(upTo: 1 << 20)
+            let echoed = String(buffer: body)
+            let item = echoed.isEmpty ? "null" : echoed
+            return json(#"{"id":\#(Int.random(in: 1000...9999)),"received":\#(item)}"#, status: .created)
+        }
+        router.get("/binary") { _, _ in
+            Response(status: .ok, headers: [.contentType: "application/octet-stream"],
+                     body: .init(byteBuffer: ByteBuffer(bytes: (0..<64).map { UInt8($0 * 7 % 256) })))
+        }
+        return router
+    }
+
+    static let users = ["Ada", "Grace", "Linus", "Barbara", "Ken", "Margaret", "Edsger", "Zoë 🚀", "東京"]
+
+    static var usersJSON: String {
+        "[" + (1...users.count).map(userJSON).joined(separator: ",") + "]"
+    }
+
+    static func userJSON(_ id: Int) -> String {
+        #"{"id":\#(id),"name":"\#(users[id - 1])","active":\#(id % 3 != 0)}"#
+    }
+
+    static func json(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status, headers: [.contentType: "application/json"],
+                 body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import Synchronization
+
+/// A small API on 127.0.0.1 that misbehaves on purpose, so the demo (and the integration tests) have something
+/// worth inspecting: 5xx in bursts, slow answers, a bearer-protected route, JSON lists.
+public enum FlakyAPI {
+    /// The token `/secure/profile` accepts.
+    public static let demoToken = "demo-token-7f3a"
+
+    /// A running server; stop it with ``RunningServer/stop()``.
+    public struct RunningServer: Sendable {
+        public let port: Int
+        let task: Task<Void, any Error>
+
+        /// `http://127.0.0.1:PORT`.
+        public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+        /// Stops the server and waits until it has closed its socket.
+        public func stop() async {
+            task.cancel()
+            _ = await task.result
+        }
+    }
+
+    /// Starts the API on `port` (0 picks a free ephemeral port) and returns once it accepts connections.
+    public static func start(port: Int = 0, logger: Logger = Logger(label: "loupe.demo.api", factory: { _ in SwiftLogNoOpLogHandler() })) async throws -> RunningServer {
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let app = Application(
+            router: makeRouter(),
+            configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "loupe-demo"),
+            onServerRunning: { channel in
+                continuation.yield(channel.localAddress?.port ?? port)
+                continuation.finish()
+            },
+            logger: logger
+        )
+        let task = Task { try await app.runService(gracefulShutdownSignals: []) }
+        for await bound in ports {
+            return RunningServer(port: bound, task: task)
+        }
+        let failure = await task.result
+        if case .failure(let error) = failure { throw error }
+        throw CancellationError()
+    }
+}

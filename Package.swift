@@ -1,0 +1,119 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// Swift 6 language mode everywhere (the 6.x tools default); strict concurrency is therefore on.
+let package = Package(
+    name: "Loupe",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
+    products: [
+        .library(name: "Loupe", targets: ["Loupe"]),
+        .library(name: "LoupeAsyncHTTPClient", targets: ["LoupeAsyncHTTPClient"]),
+        .library(name: "LoupeTrace", targets: ["LoupeTrace"]),
+        .library(name: "LoupeTesting", targets: ["LoupeTesting"]),
+        .library(name: "LoupeTUI", targets: ["LoupeTUI"]),
+        .executable(name: "loupe", targets: ["loupe"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.3.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.1.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.29.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.25.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.5.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.0"),
+    ],
+    targets: [
+        // The client: endpoints, middleware chain, errors, URLSession transport. No I/O library of its own.
+        .target(
+            name: "Loupe",
+            dependencies: [
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]
+        ),
+        // The default Linux transport, on AsyncHTTPClient (and TLS pinning through NIOSSL).
+        .target(
+            name: "LoupeAsyncHTTPClient",
+            dependencies: [
+                "Loupe",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        // The flight recorder: trace model, redaction, in-memory and SQLite stores, batched writer.
+        .target(
+            name: "LoupeTrace",
+            dependencies: [
+                "Loupe",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // Test doubles shipped as a product, like HummingbirdTesting.
+        .target(name: "LoupeTesting", dependencies: ["Loupe", "LoupeTrace"]),
+        // The inspector's model, update and rendering into a cell buffer. No curses here.
+        .target(name: "LoupeTUI", dependencies: ["Loupe", "LoupeTrace"]),
+        // ncursesw, reached only by the one curses Screen in the `loupe` executable.
+        .systemLibrary(
+            name: "CNcurses",
+            path: "Sources/CNcurses",
+            providers: [.apt(["libncurses-dev"]), .brew(["ncurses"])]
+        ),
+        // The flaky API and the traffic scenario behind `loupe demo`.
+        .target(
+            name: "LoupeDemo",
+            dependencies: [
+                "Loupe", "LoupeAsyncHTTPClient", "LoupeTrace",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Demo/Sources/LoupeDemo"
+        ),
+        .executableTarget(
+            name: "loupe",
+            dependencies: [
+                "Loupe", "LoupeAsyncHTTPClient", "LoupeTrace", "LoupeTUI", "LoupeDemo", "CNcurses",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "LoupeTests",
+            dependencies: [
+                "Loupe", "LoupeTesting",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
+        ),
+        .testTarget(
+            name: "LoupeTraceTests",
+            dependencies: [
+                "LoupeTrace", "LoupeTesting",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .testTarget(name: "LoupeTUITests", dependencies: ["LoupeTUI", "LoupeTesting"]),
+        .testTarget(
+            name: "LoupeIntegrationTests",
+            dependencies: [
+                "Loupe", "LoupeAsyncHTTPClient", "LoupeTrace", "LoupeTesting", "LoupeDemo",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+    ]
+)

@@ -1,0 +1,86 @@
+// The C side of the one curses screen (Sources/loupe/Terminal/CursesScreen.swift).
+//
+// Swift cannot import curses macros (A_BOLD, COLOR_PAIR, getcurx, attr_set, get_wch, timeout…) and rejects the
+// mutable globals (stdscr, LINES, COLS, stdout) under Swift 6 concurrency checking, so they are wrapped here as
+// small static inline functions. Nothing else in the project includes curses.
+#ifndef LOUPE_CNCURSES_SHIM_H
+#define LOUPE_CNCURSES_SHIM_H
+
+#define _XOPEN_SOURCE_EXTENDED 1
+#define NCURSES_WIDECHAR 1
+
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <wchar.h>
+#if __has_include(<ncursesw/curses.h>)
+#include <ncursesw/curses.h>
+#else
+#include <curses.h>
+#endif
+
+// Globals.
+static inline int loupe_lines(void) { return LINES; }
+static inline int loupe_cols(void) { return COLS; }
+static inline int loupe_colors(void) { return COLORS; }
+static inline int loupe_cursor_x(void) { return getcurx(stdscr); }
+
+// Attributes and colour pairs.
+static inline attr_t loupe_a_normal(void) { return A_NORMAL; }
+static inline attr_t loupe_a_bold(void) { return A_BOLD; }
+static inline attr_t loupe_a_reverse(void) { return A_REVERSE; }
+static inline attr_t loupe_a_dim(void) { return A_DIM; }
+static inline attr_t loupe_a_underline(void) { return A_UNDERLINE; }
+static inline attr_t loupe_color_pair(short pair) { return (attr_t)COLOR_PAIR(pair); }
+
+// Keys.
+static inline int loupe_key_code_yes(void) { return KEY_CODE_YES; }
+static inline int loupe_key_up(void) { return KEY_UP; }
+static inline int loupe_key_down(void) { return KEY_DOWN; }
+static inline int loupe_key_left(void) { return KEY_LEFT; }
+static inline int loupe_key_right(void) { return KEY_RIGHT; }
+static inline int loupe_key_ppage(void) { return KEY_PPAGE; }
+static inline int loupe_key_npage(void) { return KEY_NPAGE; }
+static inline int loupe_key_home(void) { return KEY_HOME; }
+static inline int loupe_key_end(void) { return KEY_END; }
+static inline int loupe_key_enter(void) { return KEY_ENTER; }
+static inline int loupe_key_backspace(void) { return KEY_BACKSPACE; }
+static inline int loupe_key_dc(void) { return KEY_DC; }
+static inline int loupe_key_btab(void) { return KEY_BTAB; }
+static inline int loupe_key_resize(void) { return KEY_RESIZE; }
+
+/// Starts curses on the process's terminal; NULL when the terminal cannot be used (unlike initscr, which exits).
+static inline SCREEN *loupe_newterm(void) { return newterm(NULL, stdout, stdin); }
+
+/// cbreak, no echo, keypad keys decoded, hidden cursor, 25 ms Esc delay.
+static inline void loupe_configure_input(void) {
+    cbreak();
+    noecho();
+    keypad(stdscr, TRUE);
+    curs_set(0);
+    set_escdelay(25);
+}
+
+static inline void loupe_erase(void) { erase(); }
+static inline void loupe_refresh(void) { refresh(); }
+static inline void loupe_set_style(attr_t attrs, short pair) { attr_set(attrs, pair, NULL); }
+
+/// Writes up to 8 code points at (y, x); spacing characters take cells, combining ones attach to the previous.
+static inline int loupe_put(int y, int x, const unsigned int *codepoints, int count) {
+    wchar_t text[9];
+    if (count > 8) count = 8;
+    for (int i = 0; i < count; i++) text[i] = (wchar_t)codepoints[i];
+    text[count] = 0;
+    return mvaddnwstr(y, x, text, count);
+}
+
+/// Waits up to `milliseconds` (0: do not wait) for input; returns OK, KEY_CODE_YES or ERR like get_wch.
+static inline int loupe_read(int milliseconds, unsigned int *out) {
+    wint_t ch = 0;
+    timeout(milliseconds);
+    int rc = get_wch(&ch);
+    *out = (unsigned int)ch;
+    return rc;
+}
+
+#endif

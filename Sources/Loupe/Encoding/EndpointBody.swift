@@ -1,0 +1,85 @@
+import Foundation
+import HTTPTypes
+
+/// What an endpoint sends as its body.
+public enum EndpointBody: Sendable {
+    /// No body.
+    case none
+    /// Raw bytes with their content type.
+    case data(Data, contentType: String)
+    /// UTF-8 text (`text/plain` unless told otherwise).
+    case text(String, contentType: String = "text/plain; charset=utf-8")
+    /// Any `Encodable` value, encoded with the client's JSON encoder.
+    case json(any Encodable & Sendable)
+    /// `application/x-www-form-urlencoded` fields, in order.
+    case form([URLQueryItem])
+    /// A body built elsewhere (for example a stream), with its content type.
+    case custom(RequestBody, contentType: String?)
+    /// An `Encodable` value encoded with this endpoint's own JSON encoder instead of the client's.
+    case jsonEncoded(any Encodable & Sendable, encoder: JSONEncoder)
+
+    /// The body bytes and the content type they need.
+    func encoded(with encoder: JSONEncoder) throws -> (RequestBody, String?)? {
+        switch self {
+        case .none:
+            return nil
+        case .data(let data, let contentType):
+            return (.data(data), contentType)
+        case .text(let text, let contentType):
+            return (.string(text), contentType)
+        case .json(let value):
+            return (.data(try encoder.encode(value)), "application/json")
+        case .form(let items):
+            return (.data(Data(FormEncoding.encode(items).utf8)), "application/x-www-form-urlencoded")
+        case .custom(let body, let contentType):
+            return (body, contentType)
+        case .jsonEncoded(let value, let encoder):
+            return (.data(try encoder.encode(value)), "application/json")
+        }
+    }
+}
+
+/// `application/x-www-form-urlencoded` as the WHATWG URL standard defines it.
+public enum FormEncoding {
+    // Only these bytes pass unescaped; space becomes `+`.
+    private static let unreserved = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789*-._".utf8)
+
+    /// Encodes name/value pairs in order.
+    public static func encode(_ items: [URLQueryItem]) -> String {
+        items.map { escape($0.name) + "=" + escape($0.value ?? "") }.joined(separator: "&")
+    }
+
+    static func escape(_ string: String) -> String {
+        var result = ""
+        for byte in string.utf8 {
+            if unreserved.contains(byte) {
+                result.unicodeScalars.append(UnicodeScalar(byte))
+            } else if byte == UInt8(ascii: " ") {
+                result += "+"
+            } else {
+                result += String(format: "%%%02X", byte)
+            }
+        }
+        return result
+    }
+}
+
+/// An endpoint whose JSON response needs a decoder of its own (dates, key strategies) rather than the client's.
+///
+/// ```swift
+/// struct GetEvents: JSONDecodingEndpoint {
+///     typealias Response = [Event]
+///     var path: String { "/events" }
+///     var jsonDecoder: JSONDecoder { let d = JSONDecoder(); d.dateDecodingStrategy = .iso8601; return d }
+/// }
+/// ```
+public protocol JSONDecodingEndpoint: Endpoint {
+    /// The decoder used for this endpoint's responses.
+    var jsonDecoder: JSONDecoder { get }
+}
+
+extension JSONDecodingEndpoint {
+    public func decode(_ response: RawResponse, using decoder: JSONDecoder) throws -> Response {
+        try jsonDecoder.decode(Response.self, from: response.body)
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+
+/// A transport failure in words every transport shares, so policies can decide without knowing the transport.
+public struct TransportError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong on the wire.
+    public struct Kind: Hashable, Sendable, CustomStringConvertible {
+        let name: String
+        public var description: String { name }
+
+        /// The connection could not be made (refused, unreachable, DNS).
+        public static let connectFailed = Kind(name: "connect failed")
+        /// The connection broke mid-exchange.
+        public static let connectionReset = Kind(name: "connection reset")
+        /// The attempt took longer than its timeout.
+        public static let timedOut = Kind(name: "timed out")
+        /// TLS failed, including a certificate pin mismatch.
+        public static let tls = Kind(name: "TLS failure")
+        /// The request was cancelled.
+        public static let cancelled = Kind(name: "cancelled")
+        /// Anything else.
+        public static let other = Kind(name: "transport failure")
+    }
+
+    public var kind: Kind
+    /// The transport's own description of the failure.
+    public var message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { "\(kind): \(message)" }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import HTTPTypes
+
+extension Client {
+    typealias Next = @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
+
+    /// Runs one exchange: report start, fold the middleware around the transport, validate, decode, report end.
+    func perform<Value: Sendable>(
+        _ request: HTTPRequest,
+        body: RequestBody?,
+        options: RequestOptions,
+        validate: Bool,
+        decode: (RawResponse) throws -> Value
+    ) async throws -> ClientResponse<Value> {
+        let id = configuration.makeID()
+        // The query is left out: it varies per call (bad for grouping) and may carry secrets.
+        let path = (request.path ?? "/").split(separator: "?", maxSplits: 1).first.map(String.init) ?? "/"
+        let operation = options.operation ?? "\(request.method.rawValue) \(path)"
+        let tracker = ExchangeTracker(exchangeID: id, observer: observer, now: configuration.now)
+        let startedAt = configuration.now()
+        observer.exchangeStarted(ExchangeStarted(
+            exchangeID: id, operation: operation, request: request, requestBody: body?.bufferedData,
+            startedAt: startedAt, replayOf: options.replayOf))
+        let context = RequestContext(
+            exchangeID: id, operation: operation, timeout: options.timeout, clock: configuration.clock, tracker: tracker)
+
+        func fail(_ stage: ClientError.Stage, _ error: any Error, _ response: RawResponse?) -> ClientError {
+            let failure = (error as? ClientError) ?? ClientError(
+                operation: operation, request: request, response: response, stage: stage, underlyingError: error, exchangeID: id)
+            observer.exchangeFinished(ExchangeFinished(
+                exchangeID: id, outcome: Self.outcome(for: failure), response: failure.response?.head,
+                responseBody: failure.response?.body, error: failure, endedAt: configuration.now(),
+                attemptCount: tracker.attemptCount))
+            return failure
+        }
+
+        let raw: RawResponse
+        do {
+            raw = try await chain()(request, body, context)
+        } catch {
+            if Task.isCancelled || error is CancellationError { throw fail(.cancelled, error, nil) }
+            if let transportError = error as? TransportError {
+                throw fail(transportError.kind == .cancelled ? .cancelled : .transport, error, nil)
+            }
+            throw fail(.middleware, error, nil)
+        }
+        if validate, !configuration.acceptableStatus(raw.status) {
+            throw fail(.validation, UnacceptableStatusError(status: raw.status.code), raw)
+        }
+        let value: Value
+        do {
+            value = try decode(raw)
+        } catch {
+            throw fail(.decoding, error, raw)
+        }
+        let endedAt = configuration.now()
+        let outcome: ExchangeOutcome = raw.status.code >= 400 ? .httpError : .success
+        observer.exchangeFinished(ExchangeFinished(
+            exchangeID: id, outcome: outcome, response: raw.head, responseBody: raw.body, error: nil,
+            endedAt: endedAt, attemptCount: tracker.attemptCount))
+        return ClientResponse(
+            value: value, request: request, head: raw.head, body: raw.body, exchangeID: id,
+            attempts: tracker.metrics, startedAt: startedAt, endedAt: endedAt)
+    }
+
+    /// The middleware folded around the transport: array order out, reverse order back.
+    func chain() -> Next {
+        let transport = self.transport
+        let innermost: Next = { request, body, context in
+            try await context.tracker.runAttempt(request, body: body, context: context, transport: transport)
+        }
+        return middlewares.reversed().reduce(innermost) { next, middleware in
+            { request, body, context in
+                try await middleware.intercept(request, body: body, context: context, next: next)
+            }
+        }
+    }
+
+    static func outcome(for error: ClientError) -> ExchangeOutcome {
+        if error.stage == .cancelled { return .cancelled }
+        if error.underlyingError is any ShortCircuitError { return .shortCircuited }
+        if error.stage == .transport { return .transportError }
+        if error.stage == .validation { return .httpError }
+        return .clientError
+    }
+}

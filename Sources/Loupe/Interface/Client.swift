@@ -1,0 +1,81 @@
+import Foundation
+import HTTPTypes
+import HTTPTypesFoundation
+
+/// Sends endpoints through an ordered middleware chain to a transport, reporting every step to an observer.
+///
+/// ```swift
+/// let client = Client(baseURL: URL(string: "https://api.example.com")!,
+///                     transport: AsyncHTTPClientTransport(),
+///                     middlewares: [LoggingMiddleware()],
+///                     observer: inspector)
+/// let user = try await client.send(GetUser(id: 1))
+/// ```
+/// Cancelling the calling task cancels the transport call. Every failure is a ``ClientError``.
+public struct Client: Sendable {
+    public let baseURL: URL
+    public let transport: any ClientTransport
+    public let middlewares: [any ClientMiddleware]
+    public let observer: any ClientObserver
+    public let configuration: ClientConfiguration
+
+    public init(
+        baseURL: URL,
+        transport: any ClientTransport,
+        middlewares: [any ClientMiddleware] = [],
+        observer: any ClientObserver = NoOpClientObserver(),
+        configuration: ClientConfiguration = ClientConfiguration()
+    ) {
+        self.baseURL = baseURL
+        self.transport = transport
+        self.middlewares = middlewares
+        self.observer = observer
+        self.configuration = configuration
+    }
+
+    /// Sends the endpoint and returns its decoded response.
+    public func send<E: Endpoint>(_ endpoint: E) async throws -> E.Response {
+        try await response(endpoint).value
+    }
+
+    /// Sends the endpoint and returns the decoded response with its full metadata.
+    public func response<E: Endpoint>(_ endpoint: E) async throws -> ClientResponse<E.Response> {
+        let operation = endpoint.operationName
+        let request: HTTPRequest
+        let body: RequestBody?
+        do {
+            (request, body) = try makeRequest(endpoint)
+        } catch {
+            throw ClientError(operation: operation, request: nil, stage: .encoding, underlyingError: error)
+        }
+        let options = RequestOptions(operation: operation, timeout: endpoint.timeout ?? configuration.timeout)
+        return try await perform(request, body: body, options: options, validate: true) { raw in
+            try endpoint.decode(raw, using: configuration.decoder)
+        }
+    }
+
+    /// Sends a request built by hand; any status is returned (not thrown), transport failures throw.
+    public func execute(_ request: HTTPRequest, body: RequestBody? = nil, options: RequestOptions = RequestOptions()) async throws -> ClientResponse<Data> {
+        var options = options
+        options.timeout = options.timeout ?? configuration.timeout
+        return try await perform(request, body: body, options: options, validate: false) { $0.body }
+    }
+
+    func makeRequest<E: Endpoint>(_ endpoint: E) throws -> (HTTPRequest, RequestBody?) {
+        guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) else {
+            throw URLError(.badURL)
+        }
+        let basePath = components.path.hasSuffix("/") ? String(components.path.dropLast()) : components.path
+        let path = endpoint.path.hasPrefix("/") ? endpoint.path : "/" + endpoint.path
+        components.path = basePath + path
+        if !endpoint.query.isEmpty {
+            components.queryItems = (components.queryItems ?? []) + endpoint.query
+        }
+        guard let url = components.url else { throw URLError(.badURL) }
+        var fields = configuration.defaultHeaders
+        for field in endpoint.headers { fields[field.name] = field.value }
+        let encoded = try endpoint.body.encoded(with: configuration.encoder)
+        if let contentType = encoded?.1, fields[.contentType] == nil { fields[.contentType] = contentType }
+        return (HTTPRequest(method: endpoint.method, url: url, headerFields: fields), encoded?.0)
+    }
+}

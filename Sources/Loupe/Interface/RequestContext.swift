@@ -1,0 +1,57 @@
+import Foundation
+import HTTPTypes
+
+/// What travels with a request through the middleware chain to the transport.
+///
+/// A value: a middleware that changes it (for example to annotate the next attempt) passes its copy to `next`.
+public struct RequestContext: Sendable {
+    /// The logical request this belongs to.
+    public let exchangeID: UUID
+    /// The endpoint's operation name (`GET /users` when the endpoint names none).
+    public let operation: String
+    /// How long one attempt may take; transports apply it. `nil` means the transport's default.
+    public var timeout: Duration?
+    /// Notes for the next attempt, recorded with it.
+    public var annotations = AttemptAnnotations()
+    /// The attempt being sent; set by the client just before the transport is called.
+    public internal(set) var attempt: AttemptHandle?
+    /// The clock that middleware use for delays (injected so tests never sleep).
+    public let clock: any Clock<Duration>
+
+    let tracker: ExchangeTracker
+
+    init(exchangeID: UUID, operation: String, timeout: Duration?, clock: any Clock<Duration>, tracker: ExchangeTracker) {
+        self.exchangeID = exchangeID
+        self.operation = operation
+        self.timeout = timeout
+        self.clock = clock
+        self.tracker = tracker
+    }
+
+    /// Records a decision about this exchange (retry scheduled, breaker transition, refresh wait…).
+    public func record(_ kind: ExchangeEventKind, _ message: String, attributes: [String: String] = [:]) {
+        tracker.record(kind, message, attributes: attributes)
+    }
+
+    /// The number of attempts sent so far for this exchange.
+    public var attemptsSoFar: Int { tracker.attemptCount }
+}
+
+/// What middleware say about the next attempt, so the recorder can show why it happened.
+public struct AttemptAnnotations: Sendable, Hashable {
+    /// Why this attempt is a retry (for example `503`, `connection reset`).
+    public var retryReason: String?
+    /// How long the client waited before this attempt.
+    public var retryDelay: Duration?
+    /// The circuit breaker's state when this attempt was dispatched.
+    public var circuitState: String?
+    /// Anything else worth showing.
+    public var extra: [String: String] = [:]
+
+    public init(retryReason: String? = nil, retryDelay: Duration? = nil, circuitState: String? = nil, extra: [String: String] = [:]) {
+        self.retryReason = retryReason
+        self.retryDelay = retryDelay
+        self.circuitState = circuitState
+        self.extra = extra
+    }
+}

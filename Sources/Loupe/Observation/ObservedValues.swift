@@ -1,0 +1,156 @@
+import Foundation
+import HTTPTypes
+
+/// How a logical request ended.
+public enum ExchangeOutcome: String, Sendable, Codable, CaseIterable {
+    /// An acceptable response arrived and was decoded.
+    case success
+    /// A response arrived with a status the caller does not accept.
+    case httpError
+    /// No response: connection, TLS, timeout or another transport failure.
+    case transportError
+    /// The caller's task was cancelled.
+    case cancelled
+    /// A policy (such as an open circuit breaker) failed the request without sending it.
+    case shortCircuited
+    /// Encoding, a middleware or decoding failed.
+    case clientError
+}
+
+/// A logical request began.
+public struct ExchangeStarted: Sendable {
+    public var exchangeID: UUID
+    public var operation: String
+    /// The request as the app asked for it, before middleware changed it.
+    public var request: HTTPRequest
+    /// The body bytes when they are in memory (streams are not read just to be recorded).
+    public var requestBody: Data?
+    public var startedAt: Date
+    /// The exchange this one replays, when it is a replay.
+    public var replayOf: UUID?
+
+    public init(exchangeID: UUID, operation: String, request: HTTPRequest, requestBody: Data? = nil, startedAt: Date, replayOf: UUID? = nil) {
+        self.exchangeID = exchangeID
+        self.operation = operation
+        self.request = request
+        self.requestBody = requestBody
+        self.startedAt = startedAt
+        self.replayOf = replayOf
+    }
+}
+
+/// One try on the wire is about to start.
+public struct AttemptStarted: Sendable {
+    public var exchangeID: UUID
+    /// 1 for the first try.
+    public var number: Int
+    /// The request as the transport will send it, after middleware.
+    public var request: HTTPRequest
+    public var startedAt: Date
+    /// What middleware said about this attempt (retry reason and delay, breaker state at dispatch).
+    public var annotations: AttemptAnnotations
+
+    public init(exchangeID: UUID, number: Int, request: HTTPRequest, startedAt: Date, annotations: AttemptAnnotations = AttemptAnnotations()) {
+        self.exchangeID = exchangeID
+        self.number = number
+        self.request = request
+        self.startedAt = startedAt
+        self.annotations = annotations
+    }
+}
+
+/// One try on the wire ended.
+public struct AttemptFinished: Sendable {
+    public var exchangeID: UUID
+    public var number: Int
+    /// The response, when one arrived.
+    public var response: HTTPResponse?
+    public var responseBody: Data?
+    /// The error, when the transport failed.
+    public var error: (any Error)?
+    public var timings: AttemptTimings
+
+    public init(exchangeID: UUID, number: Int, response: HTTPResponse? = nil, responseBody: Data? = nil, error: (any Error)? = nil, timings: AttemptTimings) {
+        self.exchangeID = exchangeID
+        self.number = number
+        self.response = response
+        self.responseBody = responseBody
+        self.error = error
+        self.timings = timings
+    }
+}
+
+/// Wall-clock milestones of one attempt; phases a transport cannot observe stay `nil`.
+public struct AttemptTimings: Sendable, Hashable, Codable {
+    public var start: Date
+    public var requestSent: Date?
+    public var firstByte: Date?
+    public var end: Date?
+
+    public init(start: Date, requestSent: Date? = nil, firstByte: Date? = nil, end: Date? = nil) {
+        self.start = start
+        self.requestSent = requestSent
+        self.firstByte = firstByte
+        self.end = end
+    }
+
+    /// Start to end, in seconds, when ended.
+    public var duration: TimeInterval? { end.map { $0.timeIntervalSince(start) } }
+}
+
+/// Something a middleware decided about an exchange.
+public struct ExchangeEvent: Sendable {
+    public var exchangeID: UUID
+    public var kind: ExchangeEventKind
+    public var at: Date
+    /// One human sentence.
+    public var message: String
+    /// Structured details (for example `from`, `to`, `delay`).
+    public var attributes: [String: String]
+
+    public init(exchangeID: UUID, kind: ExchangeEventKind, at: Date, message: String, attributes: [String: String] = [:]) {
+        self.exchangeID = exchangeID
+        self.kind = kind
+        self.at = at
+        self.message = message
+        self.attributes = attributes
+    }
+}
+
+/// The kind of an ``ExchangeEvent``; open so middleware of your own can add kinds.
+public struct ExchangeEventKind: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+    public var rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public var description: String { rawValue }
+
+    public static let retryScheduled = Self(rawValue: "retry")
+    public static let circuitTransition = Self(rawValue: "circuit")
+    public static let tokenRefreshWait = Self(rawValue: "refresh-wait")
+    public static let dedupJoin = Self(rawValue: "dedup-join")
+    public static let throttleWait = Self(rawValue: "throttle-wait")
+    public static let cacheRevalidation = Self(rawValue: "cache-revalidation")
+    public static let pinningFailure = Self(rawValue: "pinning-failure")
+    public static let recorderDrop = Self(rawValue: "recorder-drop")
+}
+
+/// The logical request ended.
+public struct ExchangeFinished: Sendable {
+    public var exchangeID: UUID
+    public var outcome: ExchangeOutcome
+    /// The final response, when one arrived.
+    public var response: HTTPResponse?
+    public var responseBody: Data?
+    public var error: ClientError?
+    public var endedAt: Date
+    public var attemptCount: Int
+
+    public init(exchangeID: UUID, outcome: ExchangeOutcome, response: HTTPResponse? = nil, responseBody: Data? = nil, error: ClientError? = nil, endedAt: Date, attemptCount: Int) {
+        self.exchangeID = exchangeID
+        self.outcome = outcome
+        self.response = response
+        self.responseBody = responseBody
+        self.error = error
+        self.endedAt = endedAt
+        self.attemptCount = attemptCount
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import HTTPTypes
+import HTTPTypesFoundation
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Sends requests with `URLSession`: the default transport on Apple platforms.
+///
+/// On Linux (swift-corelibs-foundation, backed by libcurl) it works but lacks: per-phase metrics
+/// (`URLSessionTaskMetrics` never arrive, so only the first-byte time is approximate), server-trust challenges
+/// (so no certificate pinning; use `AsyncHTTPClientTransport`), and `timeoutIntervalForResource`. A 401 carrying
+/// `WWW-Authenticate` would hang forever unless a task-level challenge handler answers; there, every answer but
+/// "cancel" hangs or crashes, so this transport cancels the challenge and returns the 401 it was shown — with its
+/// status and headers but, on Linux only, without its body, which libcurl has not handed over at that point.
+public final class URLSessionTransport: ClientTransport {
+    /// The session requests go through.
+    public let session: URLSession
+    private let challenges: ChallengeAnswerer
+
+    /// Creates a session of its own with `configuration` (ephemeral by default, so nothing is cached or stored).
+    public init(configuration: URLSessionConfiguration = .ephemeral) {
+        self.challenges = ChallengeAnswerer()
+        self.session = URLSession(configuration: configuration, delegate: challenges, delegateQueue: nil)
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
+    }
+
+    public func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> RawResponse {
+        guard var urlRequest = URLRequest(httpRequest: request) else {
+            throw TransportError(.other, "request has no absolute URL")
+        }
+        if let timeout = context.timeout {
+            urlRequest.timeoutInterval = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        }
+        if let body { urlRequest.httpBody = try await body.collect() }
+        let box = TaskBox()
+        let (data, response) = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, URLResponse), any Error>) in
+                // Classic completion-handler tasks: on Linux the async API never consults the delegate.
+                let challenges = self.challenges
+                let task = session.dataTask(with: urlRequest) { data, response, error in
+                    if let challenged = box.taskIdentifier.flatMap(challenges.takeChallengedResponse), !box.isCancelled {
+                        continuation.resume(returning: (Data(), challenged))
+                    } else if let error {
+                        continuation.resume(throwing: Self.map(error))
+                    } else if let response {
+                        continuation.resume(returning: (data ?? Data(), response))
+                    } else {
+                        continuation.resume(throwing: TransportError(.other, "no response"))
+                    }
+                }
+                box.set(task)
+                task.resume()
+            }
+        } onCancel: {
+            box.cancel()
+        }
+        context.attempt?.markRequestSent()
+        context.attempt?.markFirstByte()
+        guard let httpResponse = (response as? HTTPURLResponse)?.httpResponse else {
+            throw TransportError(.other, "not an HTTP response")
+        }
+        return RawResponse(head: httpResponse, body: data)
+    }
+
+    static func map(_ error: any Error) -> any Error {
+        guard let urlError = error as? URLError else { return TransportError(.other, String(describing: error)) }
+        let kind: TransportError.Kind
+        switch urlError.code {
+        case .cancelled: kind = .cancelled
+        case .timedOut: kind = .timedOut
+        case .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet: kind = .connectFailed
+        case .networkConnectionLost: kind = .connectionReset
+        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
+             .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected:
+            kind = .tls
+        default: kind = .other
+        }
+        return TransportError(kind, urlError.localizedDescription)
+    }
+}
+
+/// Holds the data task so the cancellation handler can reach it (it may run before the task exists).
+private final class TaskBox: Sendable {
+    private let state = Mutex<(task: URLSessionTask?, cancelled: Bool)>((nil, false))
+
+    func set(_ task: URLSessionTask) {
+        let cancelled = state.withLock { state -> Bool in
+            state.task = task
+            return state.cancelled
+        }
+        if cancelled { task.cancel() }
+    }
+
+    var taskIdentifier: Int? { state.withLock { $0.task?.taskIdentifier } }
+    var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+    func cancel() {
+        state.withLock { state -> URLSessionTask? in
+            state.cancelled = true
+            return state.task
+        }?.cancel()
+    }
+}
+
+/// Answers authentication challenges so libcurl-backed sessions never wait forever on a 401.
+private final class ChallengeAnswerer: NSObject, URLSessionTaskDelegate, Sendable {
+    /// The 401 responses seen in challenges, by task, until the task's completion handler collects them.
+    private let challenged = Mutex<[Int: HTTPURLResponse]>([:])
+
+    func takeChallengedResponse(_ taskIdentifier: Int) -> HTTPURLResponse? {
+        challenged.withLock { $0.removeValue(forKey: taskIdentifier) }
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        #if canImport(Darwin)
+        // Apple's stack delivers the 401 with its body after default handling, and evaluates server trust itself.
+        completionHandler(.performDefaultHandling, nil)
+        #else
+        // swift-corelibs-foundation: default handling hangs and `.useCredential` with nil traps, so keep the
+        // response the challenge carries and cancel; the completion handler then returns that response.
+        if let response = challenge.failureResponse as? HTTPURLResponse {
+            challenged.withLock { $0[task.taskIdentifier] = response }
+        }
+        completionHandler(.cancelAuthenticationChallenge, nil)
+        #endif
+    }
+}

@@ -1,0 +1,113 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPTypes
+import Loupe
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+
+/// Sends requests with AsyncHTTPClient: the default transport on Linux.
+///
+/// `AsyncHTTPClientTransport()` borrows ``sharedClient``, a process-wide client that never needs shutting down.
+/// `AsyncHTTPClientTransport(configuration:)` owns a client of its own: call ``shutdown()`` when done.
+/// `AsyncHTTPClientTransport(client:)` borrows a client you own and never shuts it down.
+public struct AsyncHTTPClientTransport: ClientTransport {
+    /// Limits applied to every request.
+    public struct Options: Sendable {
+        /// Attempt timeout when the request context sets none.
+        public var defaultTimeout: Duration = .seconds(60)
+        /// Larger response bodies fail the attempt rather than exhaust memory.
+        public var maxResponseBytes: Int = 64 * 1024 * 1024
+
+        public init(defaultTimeout: Duration = .seconds(60), maxResponseBytes: Int = 64 * 1024 * 1024) {
+            self.defaultTimeout = defaultTimeout
+            self.maxResponseBytes = maxResponseBytes
+        }
+    }
+
+    /// The underlying client.
+    public let client: HTTPClient
+    public let options: Options
+    private let ownsClient: Bool
+
+    /// A process-wide client like `HTTPClient.shared`, but with a 5 s connect timeout: AsyncHTTPClient retries a
+    /// refused connection until the connect timeout, and the shared client's 90 s would hang a CLI call to a dead port.
+    public static let sharedClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration.singletonConfiguration
+        configuration.timeout.connect = .seconds(5)
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+
+    /// Uses ``sharedClient``.
+    public init(options: Options = Options()) {
+        self.client = Self.sharedClient
+        self.options = options
+        self.ownsClient = false
+    }
+
+    /// Borrows `client`; the caller shuts it down.
+    public init(client: HTTPClient, options: Options = Options()) {
+        self.client = client
+        self.options = options
+        self.ownsClient = false
+    }
+
+    /// Creates and owns a client with `configuration` (for example with pinned trust roots); call ``shutdown()``.
+    public init(configuration: HTTPClient.Configuration, options: Options = Options()) {
+        self.client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        self.options = options
+        self.ownsClient = true
+    }
+
+    /// Shuts the client down if this transport created it; a no-op for borrowed clients.
+    public func shutdown() async throws {
+        if ownsClient { try await client.shutdown() }
+    }
+
+    public func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> RawResponse {
+        let outgoing = try Self.makeRequest(request, body: body)
+        let timeout = context.timeout ?? options.defaultTimeout
+        do {
+            let response = try await client.execute(outgoing, timeout: .nanoseconds(Self.nanoseconds(timeout)))
+            context.attempt?.markRequestSent()
+            context.attempt?.markFirstByte()
+            let buffer = try await response.body.collect(upTo: options.maxResponseBytes)
+            return RawResponse(head: Self.makeHead(response), body: Data(buffer: buffer))
+        } catch {
+            throw TransportErrorMapping.map(error)
+        }
+    }
+
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+
+    static func makeRequest(_ request: HTTPRequest, body: RequestBody?) throws -> HTTPClientRequest {
+        guard let url = request.url else { throw TransportError(.other, "request has no absolute URL") }
+        var outgoing = HTTPClientRequest(url: url.absoluteString)
+        outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
+        for field in request.headerFields {
+            outgoing.headers.add(name: field.name.rawName, value: field.value)
+        }
+        if let body {
+            if let data = body.bufferedData {
+                outgoing.body = .bytes(ByteBuffer(data: data))
+            } else {
+                let chunks = try body.makeStream().map { ByteBuffer(data: $0) }
+                outgoing.body = .stream(chunks, length: body.length.map { .known($0) } ?? .unknown)
+            }
+        }
+        return outgoing
+    }
+
+    static func makeHead(_ response: HTTPClientResponse) -> HTTPResponse {
+        var fields = HTTPFields()
+        for (name, value) in response.headers {
+            if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
+        }
+        return HTTPResponse(
+            status: .init(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase),
+            headerFields: fields)
+    }
+}

@@ -1,0 +1,36 @@
+/// What a cell is for, never which colour it has: only a ``Screen`` turns roles into colours (htop's
+/// `ColorElements`), so the whole inspector reads the same in colour, in monochrome and with `NO_COLOR`.
+public enum Style: String, Hashable, Sendable, CaseIterable {
+    /// Ordinary text.
+    case normal
+    /// Secondary text: hints, units, placeholders.
+    case dim
+    /// Column headings of the list.
+    case header
+    /// The selected row.
+    case selection
+    /// A 2xx status.
+    case statusSuccess
+    /// A 3xx status.
+    case statusRedirect
+    /// A 4xx status.
+    case statusClientError
+    /// A 5xx status.
+    case statusServerError
+    /// A failure without a status (transport error), and error messages.
+    case error
+    /// The duration bar.
+    case bar
+    /// A key name in the footer.
+    case footerKey
+    /// A key description in the footer.
+    case footerText
+    /// The title bar.
+    case title
+    /// The replay marker (↻) and replay references.
+    case replay
+    /// A section heading in the detail view ("Request headers").
+    case heading
+    /// A field name: header names, attempt labels.
+    case label
+}

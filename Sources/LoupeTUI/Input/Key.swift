@@ -1,0 +1,42 @@
+/// One key press (or a terminal resize) as a ``Screen`` reports it.
+///
+/// Printable keys are `.char`; a character literal is a key too, so `screen.press("j", .enter)` reads naturally.
+public enum Key: Hashable, Sendable, ExpressibleByExtendedGraphemeClusterLiteral {
+    /// A printable character.
+    case char(Character)
+    /// Control plus a letter (`.ctrl("l")` is Ctrl-L).
+    case ctrl(Character)
+    case up, down, left, right
+    case pageUp, pageDown, home, end
+    case enter, escape, backspace, delete, tab, backTab
+    /// The terminal changed size; read the new size from the screen.
+    case resize
+
+    public init(extendedGraphemeClusterLiteral value: Character) {
+        self = .char(value)
+    }
+
+    /// How the key is written in the footer and the help screen.
+    public var label: String {
+        switch self {
+        case .char(" "): "Space"
+        case .char(let character): String(character)
+        case .ctrl(let character): "^" + character.uppercased()
+        case .up: "↑"
+        case .down: "↓"
+        case .left: "←"
+        case .right: "→"
+        case .pageUp: "PgUp"
+        case .pageDown: "PgDn"
+        case .home: "Home"
+        case .end: "End"
+        case .enter: "Enter"
+        case .escape: "Esc"
+        case .backspace: "Bksp"
+        case .delete: "Del"
+        case .tab: "Tab"
+        case .backTab: "S-Tab"
+        case .resize: "resize"
+        }
+    }
+}

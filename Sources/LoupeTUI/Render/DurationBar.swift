@@ -1,0 +1,12 @@
+/// A horizontal bar of `width` cells, filled to `value / maximum` in eighths of a cell (htop's meters).
+enum DurationBar {
+    private static let partials: [Character] = ["▏", "▎", "▍", "▌", "▋", "▊", "▉"]
+
+    static func text(value: Double, maximum: Double, width: Int) -> String {
+        guard width > 0, maximum > 0, value > 0 else { return "" }
+        let eighths = max(1, Int((min(value / maximum, 1) * Double(width * 8)).rounded()))
+        var bar = String(repeating: "█", count: eighths / 8)
+        if eighths % 8 > 0 { bar.append(partials[eighths % 8 - 1]) }
+        return bar
+    }
+}

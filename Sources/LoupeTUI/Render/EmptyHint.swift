@@ -1,0 +1,33 @@
+/// What an empty list says instead of rows: how to get traces (never an error).
+struct EmptyHint {
+    let state: InspectorState
+
+    var lines: [StyledLine] {
+        guard state.hasLoaded else { return [StyledLine("Reading \(state.storeName)…", style: .dim)] }
+        return [
+            StyledLine("No exchanges recorded yet", style: .heading),
+            StyledLine("in \(state.storeName)", style: .dim),
+            .empty,
+            StyledLine("To record some, run one of:"),
+            .empty,
+            StyledLine([.init("loupe demo", .label), .init("              run a flaky demo API with live traffic", .dim)]),
+            StyledLine([.init("loupe send GET URL", .label), .init("      send one request and record it", .dim)]),
+            StyledLine([.init("NetworkTraceInspector", .label), .init("   embed it in your app to record its traffic", .dim)]),
+            .empty,
+            StyledLine("New exchanges appear here as they are written.", style: .dim),
+        ]
+    }
+
+    func render(in area: Rect, into buffer: inout Buffer) {
+        let lines = lines
+        let blockWidth = lines.map { DisplayWidth.of($0.text) }.max() ?? 0
+        let x = area.x + max(0, (area.width - blockWidth) / 2)
+        let top = area.y + max(0, (area.height - lines.count) / 2)
+        for (offset, line) in lines.enumerated() where offset < area.height {
+            var column = x
+            for span in line.spans {
+                column = buffer.write(span.text, x: column, y: top + offset, maxWidth: area.maxX - column, style: span.style)
+            }
+        }
+    }
+}

@@ -1,0 +1,24 @@
+import LoupeTrace
+
+/// The status column's text and role: the code coloured by class, `ERR` without a response, `—` in flight.
+enum StatusStyle {
+    static func style(for status: Int) -> Style {
+        switch status {
+        case 200..<300: .statusSuccess
+        case 300..<400: .statusRedirect
+        case 400..<500: .statusClientError
+        case 500..<600: .statusServerError
+        default: .normal
+        }
+    }
+
+    static func cell(for summary: TraceSummary) -> (text: String, style: Style) {
+        if let status = summary.status { return (String(status), style(for: status)) }
+        if summary.duration == nil, summary.error == nil { return ("—", .dim) }
+        switch summary.outcome {
+        case .cancelled: return ("CXL", .dim)
+        case .shortCircuited: return ("SKIP", .error)
+        default: return ("ERR", .error)
+        }
+    }
+}

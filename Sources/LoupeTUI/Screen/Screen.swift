@@ -1,0 +1,10 @@
+/// Where the inspector draws and reads keys: a real terminal (curses, in the `loupe` tool) or
+/// ``InMemoryScreen`` in tests. The only seam between the pure inspector and a terminal.
+public protocol Screen: AnyObject {
+    /// The current size in cells.
+    var size: Size { get }
+    /// Shows `buffer` (which has the screen's size, unless the screen was resized since it was rendered).
+    func draw(_ buffer: Buffer)
+    /// The next key, waiting at most `timeout`; `.resize` when the size changed; `nil` when nothing came.
+    func nextKey(timeout: Duration) -> Key?
+}

@@ -1,0 +1,79 @@
+import Foundation
+import LoupeTrace
+
+/// Everything the inspector shows, as one value: the model of an Elm-style loop.
+///
+/// Change it only through ``update(_:)``; draw it with ``InspectorRenderer``. Both are pure, so tests build a
+/// state, send actions and compare buffers without a terminal.
+public struct InspectorState: Hashable, Sendable {
+    /// How the store is named in the title bar (usually its path).
+    public var storeName: String
+    /// The filter the rows were chosen by, for the title bar.
+    public var filterDescription: String?
+    /// The screen size everything is laid out for.
+    public var size: Size
+    /// Whether replay is available (a replayer was given).
+    public var canReplay: Bool
+    /// The calendar (time zone) the clock column uses.
+    public var calendar: Calendar
+    /// The key table.
+    public var keymap: Keymap
+    /// The most rows kept; older rows drop off the top.
+    public var rowLimit: Int
+
+    /// The rows, oldest first.
+    public var rows: [TraceSummary] = []
+    /// The selected row, `nil` only when there are no rows.
+    public var selectedIndex: Int?
+    /// The first row shown.
+    public var listTop = 0
+    /// Whether the newest row stays selected as rows arrive.
+    public var follow = true
+    /// The list or one exchange.
+    public var view: InspectorView = .list
+    /// Whether the help overlay is up.
+    public var showsHelp = false
+    /// The message above the footer.
+    public var status: StatusMessage?
+    /// The last store read failure, until a read succeeds.
+    public var storeProblem: String?
+    /// How many exchanges the store holds.
+    public var storeCount: Int?
+    /// The newest store sequence read.
+    public var lastSequence: Int64 = 0
+    /// Whether the store has been read at least once.
+    public var hasLoaded = false
+
+    /// A fresh state: no rows yet, following, list view.
+    public init(storeName: String, size: Size, canReplay: Bool, timeZone: TimeZone = .current,
+                keymap: Keymap = .standard, rowLimit: Int = 10_000) {
+        self.storeName = storeName
+        self.size = size
+        self.canReplay = canReplay
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        self.calendar = calendar
+        self.keymap = keymap
+        self.rowLimit = max(1, rowLimit)
+    }
+
+    /// The layout for ``size``.
+    public var layout: InspectorLayout { InspectorLayout(size: size) }
+
+    /// The selected row.
+    public var selectedSummary: TraceSummary? {
+        selectedIndex.flatMap { rows.indices.contains($0) ? rows[$0] : nil }
+    }
+
+    /// The detail view's model, when it is shown.
+    public var detail: DetailState? {
+        if case .detail(let detail) = view { return detail }
+        return nil
+    }
+
+    /// Which bindings apply now.
+    public var keyContext: KeyContext {
+        if showsHelp { return .help }
+        return detail == nil ? .list : .detail
+    }
+}

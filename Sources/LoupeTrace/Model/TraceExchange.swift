@@ -1,0 +1,147 @@
+import Foundation
+import Loupe
+
+/// One logical request as recorded: what the app asked for, every attempt under it, and what happened.
+///
+/// Headers and bodies are stored already redacted and capped; nothing here holds a secret.
+public struct TraceExchange: Sendable, Codable, Hashable, Identifiable {
+    public var id: UUID
+    /// Order of arrival in the store (assigned by the store; `nil` before it is written).
+    public var sequence: Int64?
+    public var operation: String
+    public var method: String
+    public var url: String
+    public var startedAt: Date
+    public var endedAt: Date?
+    public var outcome: ExchangeOutcome
+    /// Final status, when a response arrived.
+    public var status: Int?
+    /// Final error description, when it failed.
+    public var error: String?
+    public var requestHeaders: [TraceHeader]
+    public var requestBody: TraceBody?
+    public var responseHeaders: [TraceHeader]
+    public var responseBody: TraceBody?
+    public var attempts: [TraceAttempt]
+    public var events: [TraceEvent]
+    /// The exchange this one replays.
+    public var replayOf: UUID?
+
+    public init(
+        id: UUID, sequence: Int64? = nil, operation: String, method: String, url: String, startedAt: Date,
+        endedAt: Date? = nil, outcome: ExchangeOutcome, status: Int? = nil, error: String? = nil,
+        requestHeaders: [TraceHeader] = [], requestBody: TraceBody? = nil, responseHeaders: [TraceHeader] = [],
+        responseBody: TraceBody? = nil, attempts: [TraceAttempt] = [], events: [TraceEvent] = [], replayOf: UUID? = nil
+    ) {
+        self.id = id
+        self.sequence = sequence
+        self.operation = operation
+        self.method = method
+        self.url = url
+        self.startedAt = startedAt
+        self.endedAt = endedAt
+        self.outcome = outcome
+        self.status = status
+        self.error = error
+        self.requestHeaders = requestHeaders
+        self.requestBody = requestBody
+        self.responseHeaders = responseHeaders
+        self.responseBody = responseBody
+        self.attempts = attempts
+        self.events = events
+        self.replayOf = replayOf
+    }
+
+    /// Start to end in seconds, when ended.
+    public var duration: TimeInterval? { endedAt.map { $0.timeIntervalSince(startedAt) } }
+    /// The URL's host (empty when the URL has none).
+    public var host: String { URLComponents(string: url)?.host ?? "" }
+    /// The URL's path and query.
+    public var pathAndQuery: String {
+        guard let components = URLComponents(string: url) else { return url }
+        let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+        return components.percentEncodedQuery.map { path + "?" + $0 } ?? path
+    }
+
+    /// The short form the list views use.
+    public var summary: TraceSummary {
+        TraceSummary(
+            id: id, sequence: sequence ?? 0, operation: operation, method: method, url: url, startedAt: startedAt,
+            duration: duration, outcome: outcome, status: status, error: error, attemptCount: attempts.count,
+            replayOf: replayOf)
+    }
+}
+
+/// One header field as recorded (names keep their original case; order is kept).
+public struct TraceHeader: Sendable, Codable, Hashable {
+    public var name: String
+    public var value: String
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// A recorded body: the first bytes up to the cap, and whether more existed.
+public struct TraceBody: Sendable, Codable, Hashable {
+    /// The stored bytes (at most the recorder's cap).
+    public var data: Data
+    /// The size of the whole body in bytes, when known.
+    public var size: Int
+    /// Whether `data` is a prefix of a larger body.
+    public var isTruncated: Bool
+    public init(data: Data, size: Int, isTruncated: Bool) {
+        self.data = data
+        self.size = size
+        self.isTruncated = isTruncated
+    }
+}
+
+/// One try on the wire.
+public struct TraceAttempt: Sendable, Codable, Hashable {
+    public var number: Int
+    public var startedAt: Date
+    public var requestSentAt: Date?
+    public var firstByteAt: Date?
+    public var endedAt: Date?
+    public var status: Int?
+    public var error: String?
+    /// The circuit breaker state when this attempt was dispatched.
+    public var circuitState: String?
+    /// Why this attempt was a retry.
+    public var retryReason: String?
+    /// How long the client waited before it, in seconds.
+    public var retryDelay: Double?
+
+    public init(number: Int, startedAt: Date, requestSentAt: Date? = nil, firstByteAt: Date? = nil, endedAt: Date? = nil,
+                status: Int? = nil, error: String? = nil, circuitState: String? = nil, retryReason: String? = nil,
+                retryDelay: Double? = nil) {
+        self.number = number
+        self.startedAt = startedAt
+        self.requestSentAt = requestSentAt
+        self.firstByteAt = firstByteAt
+        self.endedAt = endedAt
+        self.status = status
+        self.error = error
+        self.circuitState = circuitState
+        self.retryReason = retryReason
+        self.retryDelay = retryDelay
+    }
+
+    /// Start to end in seconds, when ended.
+    public var duration: TimeInterval? { endedAt.map { $0.timeIntervalSince(startedAt) } }
+}
+
+/// A decision recorded during an exchange (retry scheduled, breaker transition…).
+public struct TraceEvent: Sendable, Codable, Hashable {
+    public var kind: String
+    public var at: Date
+    public var message: String
+    public var attributes: [String: String]
+    public init(kind: String, at: Date, message: String, attributes: [String: String] = [:]) {
+        self.kind = kind
+        self.at = at
+        self.message = message
+        self.attributes = attributes
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+
+extension NetworkTraceInspector {
+    /// How much the recorder keeps, what it hides, and how it batches writes.
+    public struct Configuration: Sendable {
+        /// Bodies longer than this many bytes are stored cut, with ``TraceBody/isTruncated`` set. Default 1 MiB.
+        public var bodyCap: Int
+        /// What is replaced with `[REDACTED]` before anything is stored.
+        public var redaction: RedactionPolicy
+        /// Finished exchanges waiting to be written, at most; newer ones are dropped beyond it. Default 10 000.
+        public var queueCapacity: Int
+        /// Exchanges per store write, at most. Default 500.
+        public var batchSize: Int
+        /// How long a partial batch waits for company before it is written. Default 100 ms.
+        public var flushInterval: Duration
+        /// The clock that times ``flushInterval`` (inject a manual clock in tests).
+        public var clock: any Clock<Duration>
+
+        public init(
+            bodyCap: Int = 1 << 20,
+            redaction: RedactionPolicy = RedactionPolicy(),
+            queueCapacity: Int = 10_000,
+            batchSize: Int = 500,
+            flushInterval: Duration = .milliseconds(100),
+            clock: any Clock<Duration> = ContinuousClock()
+        ) {
+            self.bodyCap = bodyCap
+            self.redaction = redaction
+            self.queueCapacity = queueCapacity
+            self.batchSize = batchSize
+            self.flushInterval = flushInterval
+            self.clock = clock
+        }
+    }
+}

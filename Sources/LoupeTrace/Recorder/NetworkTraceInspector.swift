@@ -1,0 +1,126 @@
+import Foundation
+import HTTPTypes
+import Loupe
+import Synchronization
+
+/// The flight recorder: a ``ClientObserver`` that turns every exchange a client performs into a ``TraceExchange``
+/// in a ``TraceStore``.
+///
+/// ```swift
+/// let store = try SQLiteTraceStore(path: StoreLocation.defaultPath())
+/// let inspector = NetworkTraceInspector(store: store)
+/// let client = Client(baseURL: api, transport: transport, observer: inspector)
+/// …
+/// await inspector.shutdown()   // writes what is queued
+/// ```
+/// Observer methods run on the request path, so they only take a short lock: redaction, capping and storage
+/// happen on a background writer, in batches. One inspector may serve many clients at once. When the writer
+/// falls behind by more than ``Configuration/queueCapacity`` exchanges, new ones are dropped and counted in
+/// ``droppedCount`` (and the next recorded exchange carries a `recorder-drop` event) rather than slowing requests.
+public final class NetworkTraceInspector: ClientObserver {
+    private struct State {
+        var inFlight: [UUID: PendingExchange] = [:]
+        /// Drops not yet reported as an event on a recorded exchange.
+        var unreportedDrops = 0
+        /// Exchanges not tracked at all because too many were in flight.
+        var untracked = 0
+    }
+
+    /// The settings this inspector was made with.
+    public let configuration: Configuration
+    private let state = Mutex(State())
+    private let writer: TraceWriter<PendingExchange>
+
+    /// Records into `store` with the given settings; starts one background writer.
+    public init(store: any TraceStore, configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        let (policy, cap) = (configuration.redaction, configuration.bodyCap)
+        writer = TraceWriter(
+            store: store,
+            settings: .init(
+                capacity: configuration.queueCapacity, batchSize: configuration.batchSize,
+                flushInterval: configuration.flushInterval, clock: configuration.clock),
+            prepare: { batch in batch.map { $0.makeTrace(policy: policy, bodyCap: cap) } })
+    }
+
+    deinit {
+        // Lets the background writer drain what is queued and end, instead of waiting for work forever.
+        writer.stop()
+    }
+
+    /// Exchanges lost because the queue was full, the inspector had shut down, or too many were in flight.
+    public var droppedCount: Int { writer.droppedCount + state.withLock { $0.untracked } }
+    /// Batches the store failed to write (their exchanges are lost; requests are unaffected).
+    public var failedWriteCount: Int { writer.failedWriteCount }
+    /// The last error the store reported, for diagnostics.
+    public var lastWriteError: String? { writer.lastError }
+
+    /// Returns once every exchange finished before the call is in the store.
+    public func flush() async {
+        await writer.flush()
+    }
+
+    /// Writes what is queued and stops the background writer; exchanges finishing later are dropped.
+    public func shutdown() async {
+        await writer.shutdown()
+    }
+
+    // MARK: ClientObserver
+
+    public func exchangeStarted(_ exchange: ExchangeStarted) {
+        let pending = PendingExchange(exchange)
+        let limit = configuration.queueCapacity
+        state.withLock { state in
+            // In-flight exchanges are bounded like the queue, so a leak elsewhere cannot grow memory forever.
+            guard state.inFlight.count < limit else {
+                state.untracked += 1
+                state.unreportedDrops += 1
+                return
+            }
+            state.inFlight[exchange.exchangeID] = pending
+        }
+    }
+
+    public func attemptStarted(_ attempt: AttemptStarted) {
+        state.withLock { state in
+            state.inFlight[attempt.exchangeID]?.attempts.append(PendingAttempt(
+                number: attempt.number, startedAt: attempt.startedAt, requestHeaders: attempt.request.headerFields,
+                annotations: attempt.annotations))
+        }
+    }
+
+    public func attemptFinished(_ attempt: AttemptFinished) {
+        let status = attempt.response.map { $0.status.code }
+        let error = attempt.error.map { String(describing: $0) }
+        state.withLock { state in
+            state.inFlight[attempt.exchangeID]?.finishAttempt(attempt.number, timings: attempt.timings, status: status, error: error)
+        }
+    }
+
+    public func eventRecorded(_ event: ExchangeEvent) {
+        let trace = TraceEvent(kind: event.kind.rawValue, at: event.at, message: event.message, attributes: event.attributes)
+        state.withLock { state in
+            state.inFlight[event.exchangeID]?.events.append(trace)
+        }
+    }
+
+    public func exchangeFinished(_ exchange: ExchangeFinished) {
+        let error = exchange.error.map { String(describing: $0) }
+        let taken = state.withLock { state -> (PendingExchange, Int)? in
+            guard let pending = state.inFlight.removeValue(forKey: exchange.exchangeID) else { return nil }
+            defer { state.unreportedDrops = 0 }
+            return (pending, state.unreportedDrops)
+        }
+        guard case (var pending, let droppedBefore)? = taken else { return }
+        pending.endedAt = exchange.endedAt
+        pending.outcome = exchange.outcome
+        pending.finalResponse = exchange.response
+        pending.responseBody = exchange.responseBody
+        pending.error = error
+        pending.droppedBefore = droppedBefore
+        if !writer.enqueue(pending) {
+            // This one is lost too: report it, and the ones it was carrying, on the next exchange that makes it.
+            state.withLock { $0.unreportedDrops += droppedBefore + 1 }
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import HTTPTypes
+import Loupe
+
+/// Sends a recorded exchange again through a client, marked as a replay of the original.
+///
+/// Redacted header values (`[REDACTED]`) are never sent: the secret is gone, and sending the marker would only
+/// earn a confusing 401. Supply fresh credentials with a middleware on the replaying client instead.
+public struct TraceReplayer: Sendable {
+    /// Why a recorded exchange cannot be replayed.
+    public struct ReplayError: Error, CustomStringConvertible, Sendable {
+        public var description: String
+    }
+
+    public let client: Client
+
+    public init(client: Client) {
+        self.client = client
+    }
+
+    /// The request the recording describes, with redacted headers removed.
+    public static func request(for exchange: TraceExchange, baseURL: URL? = nil) throws -> (HTTPRequest, RequestBody?) {
+        guard var components = URLComponents(string: exchange.url), components.host != nil else {
+            throw ReplayError(description: "recorded URL is not absolute: \(exchange.url)")
+        }
+        if let base = baseURL.flatMap({ URLComponents(url: $0, resolvingAgainstBaseURL: false) }) {
+            components.scheme = base.scheme
+            components.host = base.host
+            components.port = base.port
+        }
+        guard let url = components.url else { throw ReplayError(description: "cannot rebuild URL \(exchange.url)") }
+        if let body = exchange.requestBody, body.isTruncated {
+            throw ReplayError(description: "the recorded request body was truncated (\(body.size) bytes); it cannot be replayed faithfully")
+        }
+        var fields = HTTPFields()
+        for header in exchange.requestHeaders where header.value != RedactionPolicy.marker {
+            guard let name = HTTPField.Name(header.name) else { continue }
+            // The transport sets these for the body it actually sends.
+            if name == .contentLength || name == .transferEncoding || name.canonicalName == "host" { continue }
+            fields.append(HTTPField(name: name, value: header.value))
+        }
+        let method = HTTPRequest.Method(exchange.method) ?? .get
+        return (HTTPRequest(method: method, url: url, headerFields: fields), exchange.requestBody.map { .data($0.data) })
+    }
+
+    /// Sends the exchange again; the new exchange is recorded with `replayOf` set to the original's id.
+    public func replay(_ exchange: TraceExchange, baseURL: URL? = nil) async throws -> ClientResponse<Data> {
+        let (request, body) = try Self.request(for: exchange, baseURL: baseURL)
+        return try await client.execute(
+            request, body: body, options: RequestOptions(operation: exchange.operation, replayOf: exchange.id))
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import GRDB
+
+/// Keeps exchanges in one SQLite file (GRDB `DatabasePool`, WAL mode): the store the CLI and the inspector share.
+///
+/// WAL lets one process record while others read; every read sees the commits made before it began. The file
+/// and its `-wal`/`-shm` companions are owner-only (0600). Opening a file that is not a Loupe store, or one
+/// written by a newer Loupe, throws a ``TraceStoreError`` saying so.
+///
+/// ```swift
+/// let store = try SQLiteTraceStore(path: StoreLocation.defaultPath())             // creates it if needed
+/// let reader = try SQLiteTraceStore(path: path, readOnly: true)                    // never creates anything
+/// ```
+public final class SQLiteTraceStore: TraceStore {
+    /// Where the database file is.
+    public let path: String
+    /// Whether this store was opened read-only.
+    public let isReadOnly: Bool
+    let pool: DatabasePool
+
+    /// Opens the store at `path`; a writable open creates the file and its folders (and migrates the schema),
+    /// a read-only open requires an existing store and never writes.
+    public init(path: String, readOnly: Bool = false) throws {
+        self.path = path
+        self.isReadOnly = readOnly
+        if readOnly {
+            try StoreFile.prepareForReading(path)
+        } else {
+            try StoreFile.prepareForWriting(path)
+        }
+        var configuration = Configuration()
+        configuration.readonly = readOnly
+        configuration.label = "LoupeTrace"
+        // Another process (the demo, `loupe send`) may be writing: wait for its lock rather than fail at once.
+        configuration.busyMode = .timeout(5)
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+            try pool.read { db in try SQLiteSchema.check(db, path: path, requireSchema: readOnly) }
+            if !readOnly {
+                try SQLiteSchema.migrator.migrate(pool)
+                StoreFile.restrictPermissions(path)
+            }
+        } catch {
+            throw Self.storeError(error, path: path)
+        }
+    }
+
+    /// Closes the database connections; later calls throw.
+    public func close() throws {
+        try guarded { try pool.close() }
+    }
+
+    // MARK: TraceStore
+
+    public func write(_ exchanges: [TraceExchange]) throws {
+        guard !exchanges.isEmpty else { return }
+        try guarded {
+            try pool.write { db in
+                let rows = RowWriter()
+                let delete = try db.cachedStatement(sql: "DELETE FROM exchange WHERE id = ?")
+                let insert = try db.cachedStatement(sql: RowWriter.insertExchange)
+                let insertAttempt = try db.cachedStatement(sql: RowWriter.insertAttempt)
+                let insertEvent = try db.cachedStatement(sql: RowWriter.insertEvent)
+                for exchange in exchanges {
+                    // Replacing deletes the old row (attempts and events cascade) so the new one gets a fresh
+                    // sequence and live views see it again.
+                    try delete.execute(arguments: [exchange.id.uuidString])
+                    try insert.execute(arguments: rows.exchangeArguments(exchange))
+                    let sequence = db.lastInsertedRowID
+                    for attempt in exchange.attempts {
+                        try insertAttempt.execute(arguments: rows.attemptArguments(attempt, sequence: sequence))
+                    }
+                    for event in exchange.events {
+                        try insertEvent.execute(arguments: rows.eventArguments(event, sequence: sequence))
+                    }
+                }
+            }
+        }
+    }
+
+    public func recent(limit: Int) throws -> [TraceSummary] {
+        try guarded {
+            try pool.read { db in
+                let sql = "SELECT \(RowReader.summaryColumns) FROM exchange ORDER BY sequence DESC LIMIT ?"
+                return try Row.fetchAll(db, sql: sql, arguments: [max(0, limit)]).reversed().map(RowReader.summary)
+            }
+        }
+    }
+
+    public func summaries(after sequence: Int64, limit: Int) throws -> [TraceSummary] {
+        try guarded {
+            try pool.read { db in
+                let sql = """
+                    SELECT \(RowReader.summaryColumns) FROM exchange WHERE sequence > ? ORDER BY sequence LIMIT ?
+                    """
+                return try Row.fetchAll(db, sql: sql, arguments: [sequence, max(0, limit)]).map(RowReader.summary)
+            }
+        }
+    }
+
+    public func exchange(id: UUID) throws -> TraceExchange? {
+        try guarded {
+            try pool.read { db in
+                guard let row = try Row.fetchOne(db, sql: "SELECT * FROM exchange WHERE id = ?", arguments: [id.uuidString])
+                else { return nil }
+                let sequence: Int64 = row["sequence"]
+                let attempts = try Row.fetchAll(
+                    db, sql: "SELECT * FROM attempt WHERE exchange_sequence = ? ORDER BY number, rowid",
+                    arguments: [sequence]).map(RowReader.attempt)
+                let events = try Row.fetchAll(
+                    db, sql: "SELECT * FROM event WHERE exchange_sequence = ? ORDER BY rowid",
+                    arguments: [sequence]).map(RowReader.event)
+                return try RowReader.exchange(row, attempts: attempts, events: events)
+            }
+        }
+    }
+
+    public func count() throws -> Int {
+        try guarded {
+            try pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM exchange") ?? 0 }
+        }
+    }
+
+    // MARK: Errors
+
+    /// Runs `body`, turning SQLite errors into ``TraceStoreError``s that name this store.
+    private func guarded<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            throw Self.storeError(error, path: path)
+        }
+    }
+
+    private static func storeError(_ error: any Error, path: String) -> TraceStoreError {
+        if let error = error as? TraceStoreError { return error }
+        guard let error = error as? DatabaseError else { return .database(path, String(describing: error)) }
+        switch error.resultCode {
+        case .SQLITE_NOTADB, .SQLITE_CORRUPT: return .notADatabase(path)
+        case .SQLITE_CANTOPEN, .SQLITE_PERM: return .cannotOpen(path, error.message ?? "\(error)")
+        default: return .database(path, error.message ?? "\(error)")
+        }
+    }
+}

@@ -1,0 +1,22 @@
+import Foundation
+
+/// Where the trace store lives when no path is given.
+public enum StoreLocation {
+    /// `$LOUPE_STORE`, else `$XDG_STATE_HOME/loupe/traces.sqlite`, else `~/.local/state/loupe/traces.sqlite`.
+    ///
+    /// Empty variables count as unset, and a relative `XDG_STATE_HOME` is ignored, as the XDG spec asks.
+    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let explicit = environment["LOUPE_STORE"], !explicit.isEmpty {
+            return explicit
+        }
+        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
+            return join(state, "loupe/traces.sqlite")
+        }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return join(home, ".local/state/loupe/traces.sqlite")
+    }
+
+    private static func join(_ folder: String, _ rest: String) -> String {
+        folder.hasSuffix("/") ? folder + rest : folder + "/" + rest
+    }
+}

@@ -1,0 +1,198 @@
+import CNcurses
+import Dispatch
+import Foundation
+import LoupeTUI
+import Synchronization
+
+/// The real terminal, through ncursesw: the only code in the project that imports curses (htop's `CRT`).
+///
+/// It turns ``Style`` roles into colours (or, under `NO_COLOR` or on a monochrome terminal, into bold, dim and
+/// reverse), draws ``Buffer``s cell by cell, and reads keys with a timeout. Create one, `defer { shutdown() }`,
+/// and run the inspector on it: the terminal is restored on return, on a thrown error, and on SIGINT/SIGTERM
+/// (which exit with 130/143).
+final class CursesScreen: Screen {
+    /// Why the terminal could not be used.
+    enum Failure: Error, CustomStringConvertible {
+        case notATerminal
+        case cannotStart(term: String)
+
+        var description: String {
+            switch self {
+            case .notATerminal: "the inspector needs a terminal: stdin and stdout must be a TTY"
+            case .cannotStart(let term): "cannot start the terminal UI on TERM=\(term.isEmpty ? "(unset)" : term)"
+            }
+        }
+    }
+
+    /// Whether curses owns the terminal. Guarded by a lock because the signal handlers run on a Dispatch queue
+    /// while the inspector draws from its own task: draws and `endwin` never overlap, and `endwin` runs once.
+    private static let active = Mutex(false)
+
+    private var attributes: [Style: (attrs: attr_t, pair: Int16)] = [:]
+    private var signalSources: [any DispatchSourceSignal] = []
+
+    /// Takes over the terminal: locale from the environment, cbreak, no echo, keypad, hidden cursor, colours.
+    init() throws {
+        guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { throw Failure.notATerminal }
+        setlocale(LC_ALL, "")
+        try Self.active.withLock { active in
+            guard loupe_newterm() != nil else {
+                throw Failure.cannotStart(term: ProcessInfo.processInfo.environment["TERM"] ?? "")
+            }
+            active = true
+        }
+        loupe_configure_input()
+        let noColor = !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
+        attributes = noColor || !has_colors() ? Self.monochrome() : Self.coloured()
+        installSignalHandlers()
+    }
+
+    deinit {
+        shutdown()
+    }
+
+    var size: Size {
+        Size(width: Int(loupe_cols()), height: Int(loupe_lines()))
+    }
+
+    func draw(_ buffer: Buffer) {
+        Self.active.withLock { active in
+            guard active else { return }
+            loupe_erase()
+            let rows = min(buffer.height, Int(loupe_lines()))
+            let columns = min(buffer.width, Int(loupe_cols()))
+            for y in 0..<rows {
+                var x = 0
+                while x < columns {
+                    let cell = buffer[x, y]
+                    let wide = x + 1 < buffer.width && buffer[x + 1, y].isContinuation
+                    if !cell.isContinuation { put(cell, x: x, y: y, wide: wide && x + 1 < columns) }
+                    x += wide ? 2 : 1
+                }
+            }
+            loupe_refresh()
+        }
+    }
+
+    func nextKey(timeout: Duration) -> Key? {
+        let parts = timeout.components
+        let milliseconds = max(0, Int(parts.seconds) * 1000 + Int(parts.attoseconds / 1_000_000_000_000_000))
+        var code: UInt32 = 0
+        let result = loupe_read(Int32(min(milliseconds, 60_000)), &code)
+        if result == loupe_key_code_yes() { return Self.functionKey(Int32(bitPattern: code)) }
+        guard result == OK else { return nil }
+        return Self.characterKey(code)
+    }
+
+    /// Gives the terminal back (`endwin`); safe to call more than once and from `defer`.
+    func shutdown() {
+        for source in signalSources { source.cancel() }
+        signalSources = []
+        Self.restoreTerminal()
+    }
+
+    private static func restoreTerminal() {
+        active.withLock { active in
+            guard active else { return }
+            endwin()
+            active = false
+        }
+    }
+
+    private func installSignalHandlers() {
+        for (number, status) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143))] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                CursesScreen.restoreTerminal()
+                exit(status)
+            }
+            source.resume()
+            signalSources.append(source)
+        }
+    }
+
+    private func put(_ cell: Cell, x: Int, y: Int, wide: Bool) {
+        let style = attributes[cell.style] ?? (loupe_a_normal(), 0)
+        loupe_set_style(style.attrs, style.pair)
+        // A grapheme is drawn up to its first zero-width joiner: curses would give each joined emoji its own cells.
+        var codepoints = cell.character.unicodeScalars.prefix { $0.value != 0x200D }.prefix(8).map(\.value)
+        if codepoints.isEmpty { codepoints = [0x20] }
+        _ = loupe_put(Int32(y), Int32(x), codepoints, Int32(codepoints.count))
+        if wide, Int(loupe_cursor_x()) == x + 1 {
+            // curses thought the grapheme narrower than the buffer did: fill the second cell so nothing stale shows.
+            _ = loupe_put(Int32(y), Int32(x + 1), [0x20], 1)
+        }
+    }
+
+    private static func characterKey(_ code: UInt32) -> Key? {
+        switch code {
+        case 10, 13: return .enter
+        case 27: return .escape
+        case 9: return .tab
+        case 8, 127: return .backspace
+        case 1...26: return .ctrl(Character(Unicode.Scalar(code + 96)!))
+        default: return Unicode.Scalar(code).map { .char(Character($0)) }
+        }
+    }
+
+    private static func functionKey(_ code: Int32) -> Key? {
+        switch code {
+        case loupe_key_up(): .up
+        case loupe_key_down(): .down
+        case loupe_key_left(): .left
+        case loupe_key_right(): .right
+        case loupe_key_ppage(): .pageUp
+        case loupe_key_npage(): .pageDown
+        case loupe_key_home(): .home
+        case loupe_key_end(): .end
+        case loupe_key_enter(): .enter
+        case loupe_key_backspace(): .backspace
+        case loupe_key_dc(): .delete
+        case loupe_key_btab(): .backTab
+        case loupe_key_resize(): .resize
+        default: nil
+        }
+    }
+
+    /// Roles as attributes only, for `NO_COLOR` and monochrome terminals.
+    private static func monochrome() -> [Style: (attrs: attr_t, pair: Int16)] {
+        let bold = loupe_a_bold(), reverse = loupe_a_reverse(), dim = loupe_a_dim(), underline = loupe_a_underline()
+        let table: [Style: attr_t] = [
+            .dim: dim, .header: bold | underline, .selection: reverse, .statusClientError: bold,
+            .statusServerError: bold, .error: bold, .footerKey: bold, .footerText: reverse, .title: reverse | bold,
+            .replay: bold, .heading: bold,
+        ]
+        return Dictionary(uniqueKeysWithValues: Style.allCases.map { ($0, (attrs: table[$0] ?? loupe_a_normal(), pair: Int16(0))) })
+    }
+
+    /// Roles as colour pairs on the terminal's default background (htop's default scheme, roughly).
+    private static func coloured() -> [Style: (attrs: attr_t, pair: Int16)] {
+        start_color()
+        let background: Int16 = use_default_colors() == OK ? -1 : Int16(COLOR_BLACK)
+        let foreground: Int16 = background == -1 ? -1 : Int16(COLOR_WHITE)
+        let bold = loupe_a_bold()
+        let scheme: [(Style, Int32?, Int32?, attr_t)] = [
+            (.normal, nil, nil, 0), (.dim, nil, nil, loupe_a_dim()),
+            (.header, COLOR_BLACK, COLOR_GREEN, 0), (.selection, COLOR_BLACK, COLOR_CYAN, 0),
+            (.statusSuccess, COLOR_GREEN, nil, 0), (.statusRedirect, COLOR_CYAN, nil, 0),
+            (.statusClientError, COLOR_YELLOW, nil, 0), (.statusServerError, COLOR_RED, nil, bold),
+            (.error, COLOR_RED, nil, 0), (.bar, COLOR_BLUE, nil, bold),
+            (.footerKey, nil, nil, bold), (.footerText, COLOR_BLACK, COLOR_CYAN, 0),
+            (.title, COLOR_WHITE, COLOR_BLUE, bold), (.replay, COLOR_MAGENTA, nil, bold),
+            (.heading, COLOR_YELLOW, nil, bold), (.label, COLOR_CYAN, nil, 0),
+        ]
+        var table: [Style: (attrs: attr_t, pair: Int16)] = [:]
+        for (index, entry) in scheme.enumerated() {
+            let (style, fg, bg, attrs) = entry
+            guard fg != nil || bg != nil else {
+                table[style] = (attrs, 0)
+                continue
+            }
+            let pair = Int16(index + 1)
+            init_pair(pair, fg.map(Int16.init) ?? foreground, bg.map(Int16.init) ?? background)
+            table[style] = (attrs | loupe_color_pair(pair), pair)
+        }
+        return table
+    }
+}

@@ -1,0 +1,11 @@
+import LoupeTUI
+
+/// Runs an ``InspectorApp`` on the real terminal (what `loupe tui` does), restoring the terminal on every exit.
+enum TerminalInspector {
+    /// Takes over the terminal, runs `app` until the user quits, and gives the terminal back, also on errors.
+    static func run(_ app: InspectorApp) async throws {
+        let screen = try CursesScreen()
+        defer { screen.shutdown() }
+        try await app.run(on: screen)
+    }
+}

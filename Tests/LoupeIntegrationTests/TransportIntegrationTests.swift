@@ -1,0 +1,90 @@
+import Foundation
+import HTTPTypes
+import Loupe
+import LoupeAsyncHTTPClient
+import LoupeDemo
+import AsyncHTTPClient
+import Testing
+
+@Suite struct TransportIntegrationTests {
+    static let transports: [(String, @Sendable () -> any ClientTransport)] = [
+        ("AsyncHTTPClient", { AsyncHTTPClientTransport() }),
+        ("URLSession", { URLSessionTransport() }),
+    ]
+
+    @Test(arguments: [0, 1])
+    func typedEndpointsOverLoopback(transportIndex: Int) async throws {
+        try await withDemoServer { baseURL in
+            let client = Client(baseURL: baseURL, transport: Self.transports[transportIndex].1())
+            let users = try await client.send(DemoEndpoints.ListUsers())
+            #expect(users.count == 9)
+            #expect(users.contains { $0.name == "東京" })
+            let user = try await client.response(DemoEndpoints.GetUser(id: 2))
+            #expect(user.value.name == "Grace")
+            #expect(user.headerFields[.contentType] == "application/json")
+            let created = try await client.send(DemoEndpoints.CreateOrder(order: .init(item: "lens", quantity: 2)))
+            let echoed = try JSONSerialization.jsonObject(with: created) as? [String: Any]
+            #expect((echoed?["received"] as? [String: Any])?["item"] as? String == "lens")
+            let missing = await #expect(throws: ClientError.self) { try await client.send(DemoEndpoints.GetUser(id: 99)) }
+            #expect(missing?.response?.status.code == 404)
+            #expect(missing?.stage == .validation)
+        }
+    }
+
+    @Test(arguments: [0, 1])
+    func unauthorizedWithBasicChallengeReturnsInsteadOfHanging(transportIndex: Int) async throws {
+        try await withDemoServer { baseURL in
+            let client = Client(baseURL: baseURL, transport: Self.transports[transportIndex].1())
+            let request = HTTPRequest(method: .get, url: baseURL.appendingPathComponent("basic"))
+            let response = try await client.execute(request, options: RequestOptions(timeout: .seconds(10)))
+            #expect(response.status.code == 401)
+            #expect(response.headerFields[.wwwAuthenticate] == #"Basic realm="loupe-demo""#)
+        }
+    }
+
+    @Test func connectionRefusedIsAConnectFailure() async throws {
+        // Port 9 (discard) on loopback is closed on CI machines. AsyncHTTPClient keeps retrying a refused
+        // connection until its connect timeout, so this test owns a client with a short one.
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout.connect = .milliseconds(300)
+        let transport = AsyncHTTPClientTransport(configuration: configuration)
+        let client = Client(baseURL: URL(string: "http://127.0.0.1:9")!, transport: transport)
+        let error = await #expect(throws: ClientError.self) { try await client.send(DemoEndpoints.ListUsers()) }
+        try await transport.shutdown()
+        #expect(error?.stage == .transport)
+        #expect((error?.underlyingError as? TransportError)?.kind == .connectFailed)
+    }
+
+    @Test func attemptTimeoutIsATimeout() async throws {
+        try await withDemoServer { baseURL in
+            let client = Client(baseURL: baseURL, transport: AsyncHTTPClientTransport())
+            var request = HTTPRequest(method: .get, url: baseURL.appendingPathComponent("slow"))
+            request.path = "/slow?ms=3000"
+            let error = await #expect(throws: ClientError.self) {
+                try await client.execute(request, options: RequestOptions(timeout: .milliseconds(200)))
+            }
+            #expect((error?.underlyingError as? TransportError)?.kind == .timedOut)
+        }
+    }
+
+    @Test func cancellingTheCallerCancelsTheRequestOnTheWire() async throws {
+        try await withDemoServer { baseURL in
+            let observer = InMemoryClientObserver()
+            let client = Client(baseURL: baseURL, transport: AsyncHTTPClientTransport(), observer: observer)
+            let task = Task { try await client.send(DemoEndpoints.Slow(milliseconds: 10_000)) }
+            // Wait until the attempt is on the wire, then cancel: the 10 s answer must not be awaited.
+            while !observer.notifications.contains(where: { if case .attemptStarted = $0 { true } else { false } }) {
+                await Task.yield()
+            }
+            let started = ContinuousClock.now
+            task.cancel()
+            let result = await task.result
+            #expect(ContinuousClock.now - started < .seconds(8))
+            guard case .failure(let error as ClientError) = result else {
+                Issue.record("expected ClientError, got \(result)")
+                return
+            }
+            #expect(error.stage == .cancelled)
+        }
+    }
+}

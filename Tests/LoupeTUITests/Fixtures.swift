@@ -1,0 +1,124 @@
+import Foundation
+import Loupe
+import LoupeTrace
+import LoupeTUI
+import Synchronization
+
+/// Builders for exchanges, stores and replayers shared by the tests.
+enum Fixture {
+    /// 2023-11-14 22:13:20 UTC; tests render clocks in GMT.
+    static let epoch = Date(timeIntervalSince1970: 1_700_000_000)
+
+    static func id(_ number: Int) -> UUID {
+        UUID(uuidString: "00000000-0000-0000-0000-" + String(format: "%012d", number))!
+    }
+
+    static func exchange(
+        _ number: Int, method: String = "GET", url: String? = nil, status: Int? = 200, duration: Double? = 0.120,
+        outcome: ExchangeOutcome = .success, error: String? = nil, attempts: Int = 1, replayOf: UUID? = nil,
+        requestHeaders: [TraceHeader] = [TraceHeader(name: "Accept", value: "application/json")],
+        requestBody: TraceBody? = nil,
+        responseHeaders: [TraceHeader] = [TraceHeader(name: "Content-Type", value: "application/json")],
+        responseBody: TraceBody? = nil, events: [TraceEvent] = []
+    ) -> TraceExchange {
+        let start = epoch.addingTimeInterval(Double(number))
+        let end = duration.map { start.addingTimeInterval($0) }
+        let tries = (0..<attempts).map { index in
+            TraceAttempt(
+                number: index + 1, startedAt: start.addingTimeInterval(Double(index) * 0.010),
+                requestSentAt: start.addingTimeInterval(Double(index) * 0.010 + 0.001),
+                firstByteAt: start.addingTimeInterval(Double(index) * 0.010 + 0.005),
+                endedAt: start.addingTimeInterval(Double(index) * 0.010 + 0.008),
+                status: index == attempts - 1 ? status : 503, error: index == attempts - 1 ? error : nil,
+                circuitState: "closed", retryReason: index > 0 ? "status 503" : nil, retryDelay: index > 0 ? 0.2 : nil)
+        }
+        return TraceExchange(
+            id: id(number), operation: "op\(number)", method: method,
+            url: url ?? "https://api.example.com/items/\(number)", startedAt: start, endedAt: end, outcome: outcome,
+            status: status, error: error, requestHeaders: requestHeaders, requestBody: requestBody,
+            responseHeaders: responseHeaders, responseBody: responseBody, attempts: tries, events: events,
+            replayOf: replayOf)
+    }
+
+    static func body(_ text: String, truncatedFrom size: Int? = nil) -> TraceBody {
+        TraceBody(data: Data(text.utf8), size: size ?? text.utf8.count, isTruncated: size != nil)
+    }
+
+    static func store(_ exchanges: [TraceExchange]) throws -> InMemoryTraceStore {
+        let store = InMemoryTraceStore()
+        try store.write(exchanges)
+        return store
+    }
+
+    /// An app over `store` on an 80×24 in-memory screen, already polled once and drawn.
+    static func app(_ store: any TraceStore, replayer: (any ExchangeReplaying)? = nil, width: Int = 80,
+                    height: Int = 24) -> (InspectorApp, InMemoryScreen) {
+        let app = InspectorApp(store: store, storeName: "/tmp/traces.sqlite", replayer: replayer, timeZone: .gmt)
+        let screen = InMemoryScreen(width: width, height: height)
+        app.refresh()
+        app.turn(on: screen)
+        return (app, screen)
+    }
+}
+
+/// A replayer that records what it was asked and optionally writes the replay into a store.
+final class FakeReplayer: ExchangeReplaying {
+    let store: InMemoryTraceStore?
+    let failure: String?
+    private let replayed = Mutex<[UUID]>([])
+
+    init(store: InMemoryTraceStore? = nil, failure: String? = nil) {
+        self.store = store
+        self.failure = failure
+    }
+
+    var replayedIDs: [UUID] { replayed.withLock { $0 } }
+
+    func replay(_ exchange: TraceExchange) async throws -> String {
+        replayed.withLock { $0.append(exchange.id) }
+        if let failure { throw FakeError(message: failure) }
+        var copy = exchange
+        copy.id = UUID()
+        copy.replayOf = exchange.id
+        try store?.write([copy])
+        return "replayed → 200 in 12 ms"
+    }
+}
+
+struct FakeError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
+
+/// A store whose reads fail while `isFailing` is set.
+final class FlakyStore: TraceStore {
+    let inner: InMemoryTraceStore
+    private let failing = Mutex(false)
+
+    init(_ inner: InMemoryTraceStore) { self.inner = inner }
+
+    var isFailing: Bool {
+        get { failing.withLock { $0 } }
+        set { failing.withLock { $0 = newValue } }
+    }
+
+    private func check() throws {
+        if isFailing { throw FakeError(message: "database is locked") }
+    }
+
+    func write(_ exchanges: [TraceExchange]) throws { try inner.write(exchanges) }
+    func recent(limit: Int) throws -> [TraceSummary] { try check(); return try inner.recent(limit: limit) }
+    func summaries(after sequence: Int64, limit: Int) throws -> [TraceSummary] {
+        try check()
+        return try inner.summaries(after: sequence, limit: limit)
+    }
+    func exchange(id: UUID) throws -> TraceExchange? { try check(); return try inner.exchange(id: id) }
+    func count() throws -> Int { try check(); return try inner.count() }
+}
+
+extension InMemoryScreen {
+    /// The screen row containing `text`, if any.
+    func row(containing text: String) -> Int? {
+        lines.firstIndex { $0.contains(text) }
+    }
+}

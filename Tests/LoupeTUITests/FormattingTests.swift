@@ -1,0 +1,33 @@
+import Foundation
+@testable import LoupeTUI
+import Testing
+
+@Suite struct FormattingTests {
+    @Test(arguments: [
+        (0.0004, "0.4ms"), (0.0123, "12ms"), (0.845, "845ms"), (1.234, "1.23s"), (12.34, "12.3s"), (125.0, "125s"),
+        (725.0, "12m"), (7300.0, "2h"),
+    ])
+    func shortDurations(_ seconds: Double, _ text: String) {
+        #expect(DurationFormat.short(seconds) == text)
+    }
+
+    @Test func clockUsesTheCalendarTimeZone() {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .gmt
+        #expect(ClockFormat.string(Fixture.epoch.addingTimeInterval(0.0071), calendar: calendar) == "22:13:20.007")
+        calendar.timeZone = TimeZone(secondsFromGMT: 3600)!
+        #expect(ClockFormat.string(Fixture.epoch.addingTimeInterval(59.999), calendar: calendar) == "23:14:19.999")
+    }
+
+    @Test func counts() {
+        #expect(DurationFormat.grouped(1_234_567) == "1,234,567")
+        #expect(DurationFormat.grouped(999) == "999")
+        #expect(DurationFormat.bytes(1536) == "1.5 KB")
+    }
+
+    @Test func durationBars() {
+        #expect(DurationBar.text(value: 1, maximum: 1, width: 4) == "████")
+        #expect(DurationBar.text(value: 0.5625, maximum: 1, width: 2) == "█▏")
+        #expect(DurationBar.text(value: 0, maximum: 1, width: 4) == "")
+    }
+}

@@ -1,0 +1,203 @@
+import Foundation
+import Loupe
+@testable import LoupeTrace
+import Testing
+
+@Suite("SQLiteTraceStore")
+struct SQLiteTraceStoreTests {
+    /// An exchange with every field set, using times that are exact in binary so they round-trip unchanged.
+    static func fullExchange(id: UUID = UUID()) -> TraceExchange {
+        let t = Fixture.start
+        return TraceExchange(
+            id: id, operation: "createUser", method: "POST", url: "https://api.example.test/v1/users?page=2",
+            startedAt: t, endedAt: t.addingTimeInterval(1.5), outcome: .httpError, status: 502, error: "upstream failed",
+            requestHeaders: [TraceHeader(name: "Content-Type", value: "application/json"),
+                             TraceHeader(name: "X-Dup", value: "1"), TraceHeader(name: "X-Dup", value: "2")],
+            requestBody: TraceBody(data: Data(#"{"name":"ada"}"#.utf8), size: 14, isTruncated: false),
+            responseHeaders: [TraceHeader(name: "Retry-After", value: "3")],
+            responseBody: TraceBody(data: Data([0x00, 0xFF, 0x10]), size: 4096, isTruncated: true),
+            attempts: [
+                TraceAttempt(number: 1, startedAt: t, requestSentAt: t.addingTimeInterval(0.125),
+                             firstByteAt: t.addingTimeInterval(0.25), endedAt: t.addingTimeInterval(0.5), status: 503,
+                             circuitState: "closed"),
+                TraceAttempt(number: 2, startedAt: t.addingTimeInterval(0.75), endedAt: t.addingTimeInterval(1.5),
+                             status: 502, error: "bad gateway", circuitState: "half-open", retryReason: "503",
+                             retryDelay: 0.25),
+            ],
+            events: [
+                TraceEvent(kind: "retry", at: t.addingTimeInterval(0.5), message: "retrying",
+                           attributes: ["delay": "0.25", "reason": "503"]),
+                TraceEvent(kind: "circuit", at: t.addingTimeInterval(0.625), message: "closed → half-open"),
+            ],
+            replayOf: UUID())
+    }
+
+    static func simple(_ n: Int, id: UUID = UUID()) -> TraceExchange {
+        TraceExchange(id: id, operation: "op\(n)", method: "GET", url: "https://api.example.test/\(n)",
+                      startedAt: Fixture.start, outcome: .success, status: 200)
+    }
+
+    @Test("every field of an exchange survives a write and a read")
+    func roundTrip() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try SQLiteTraceStore(path: folder.file("traces.sqlite"))
+        var exchange = Self.fullExchange()
+        exchange.requestBody = TraceBody(data: Data(), size: 0, isTruncated: false)  // empty is not absent
+        let bare = Self.simple(2)
+        try store.write([exchange, bare])
+
+        let read = try #require(try store.exchange(id: exchange.id))
+        #expect(read.sequence != nil)
+        exchange.sequence = read.sequence
+        #expect(read == exchange)
+        let readBare = try #require(try store.exchange(id: bare.id))
+        #expect(readBare.requestBody == nil && readBare.responseBody == nil && readBare.endedAt == nil)
+        #expect(try store.exchange(id: UUID()) == nil)
+
+        let summary = try #require(try store.recent(limit: 10).first)
+        #expect(summary == exchange.summary)
+        #expect(summary.attemptCount == 2 && summary.duration == 1.5)
+    }
+
+    @Test("summaries(after:) returns newer exchanges oldest first; recent(limit:) the newest, oldest first")
+    func ordering() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try SQLiteTraceStore(path: folder.file("traces.sqlite"))
+        let first = (1...3).map { Self.simple($0) }
+        try store.write(first)
+        try store.write((4...6).map { Self.simple($0) })
+
+        let all = try store.summaries(after: 0, limit: 100)
+        #expect(all.map(\.operation) == (1...6).map { "op\($0)" })
+        #expect(all.map(\.sequence) == all.map(\.sequence).sorted())
+        #expect(try store.summaries(after: all[2].sequence, limit: 2).map(\.operation) == ["op4", "op5"])
+        #expect(try store.summaries(after: all[5].sequence, limit: 10).isEmpty)
+        #expect(try store.recent(limit: 2).map(\.operation) == ["op5", "op6"])
+        #expect(try store.count() == 6)
+
+        // Writing an id again replaces it, and it comes back as the newest.
+        var replaced = first[0]
+        replaced.status = 500
+        try store.write([replaced])
+        #expect(try store.count() == 6)
+        let news = try store.summaries(after: all[5].sequence, limit: 10)
+        #expect(news.map(\.id) == [replaced.id] && news.first?.status == 500)
+    }
+
+    @Test("folders are created, and the file and its WAL companions are owner-only (0600)")
+    func permissions() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.file("deep/er/traces.sqlite")
+        let store = try SQLiteTraceStore(path: path)
+        try store.write([Self.simple(1)])
+        for file in [path, path + "-wal", path + "-shm"] {
+            let attributes = try FileManager.default.attributesOfItem(atPath: file)
+            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600, "\(file)")
+        }
+    }
+
+    @Test("a planted credential never reaches the bytes of the database or its WAL")
+    func noSecretsOnDisk() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.file("traces.sqlite")
+        let store = try SQLiteTraceStore(path: path)
+        let policy = RedactionPolicy(queryItemNames: ["key"], jsonFieldNames: ["password"])
+        let inspector = NetworkTraceInspector(store: store, configuration: .init(redaction: policy))
+        let id = UUID()
+        let client = Fixture.client(
+            [.respond(200, headers: [.setCookie: "session=SECRET-123"], body: Data(#"{"password":"SECRET-123"}"#.utf8))],
+            middlewares: [BearerMiddleware(token: "SECRET-123")], observer: inspector, ids: [id])
+        _ = try await client.execute(
+            Fixture.request("https://planted.example.test/login?key=SECRET-123", method: .post),
+            body: .string(#"{"password":"SECRET-123"}"#))
+        await inspector.flush()
+
+        let walPath = path + "-wal"
+        #expect(FileManager.default.fileExists(atPath: walPath))
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        bytes.append(try Data(contentsOf: URL(fileURLWithPath: walPath)))
+        #expect(bytes.range(of: Data("planted.example.test".utf8)) != nil)  // the exchange is really on disk
+        #expect(bytes.range(of: Data("SECRET-123".utf8)) == nil)
+        // The client's default operation name leaves the query out, so the secret cannot ride along in it.
+        #expect(try store.exchange(id: id)?.operation == "POST /login")
+        await inspector.shutdown()
+    }
+
+    @Test("a store written by a newer Loupe is refused with a clear error")
+    func newerSchema() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.file("traces.sqlite")
+        do {
+            let store = try SQLiteTraceStore(path: path)
+            try store.pool.write { db in try db.execute(sql: "PRAGMA user_version = 99") }
+            try store.close()
+        }
+        for readOnly in [false, true] {
+            let error = try #require(throws: TraceStoreError.self) { try SQLiteTraceStore(path: path, readOnly: readOnly) }
+            #expect(error.code == .newerSchema)
+            #expect(error.description.contains("newer Loupe"))
+            #expect(error.description.contains("99"))
+        }
+    }
+
+    @Test("a file that is not a database is refused with a clear error and left untouched")
+    func garbageFile() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.file("notes.txt")
+        let garbage = Data(String(repeating: "this is not a database\n", count: 200).utf8)
+        try garbage.write(to: URL(fileURLWithPath: path))
+        for readOnly in [false, true] {
+            let error = try #require(throws: TraceStoreError.self) { try SQLiteTraceStore(path: path, readOnly: readOnly) }
+            #expect(error.code == .notADatabase)
+            #expect(error.description == "\(path): not a Loupe trace store (the file is not an SQLite database)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == garbage)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+
+    @Test("a read-only open of a missing store fails without creating anything")
+    func readOnlyMissing() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.file("missing/traces.sqlite")
+        let error = try #require(throws: TraceStoreError.self) { try SQLiteTraceStore(path: path, readOnly: true) }
+        #expect(error.code == .notFound)
+        #expect(!FileManager.default.fileExists(atPath: folder.file("missing")))
+    }
+
+    @Test("a read-only store sees commits made after it opened, and cannot write")
+    func readOnlySeesNewCommits() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.file("traces.sqlite")
+        let writer = try SQLiteTraceStore(path: path)
+        try writer.write([Self.simple(1)])
+        let reader = try SQLiteTraceStore(path: path, readOnly: true)
+        let seen = try reader.recent(limit: 10)
+        #expect(seen.map(\.operation) == ["op1"])
+
+        try writer.write([Self.simple(2), Self.simple(3)])
+        #expect(try reader.summaries(after: seen[0].sequence, limit: 10).map(\.operation) == ["op2", "op3"])
+        #expect(throws: TraceStoreError.self) { try reader.write([Self.simple(4)]) }
+    }
+
+    @Test("a read-only open works after the writer has closed and its WAL is gone")
+    func readOnlyAfterWriterClosed() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.file("traces.sqlite")
+        do {
+            let writer = try SQLiteTraceStore(path: path)
+            try writer.write([Self.simple(1), Self.simple(2)])
+            try writer.close()
+        }
+        let reader = try SQLiteTraceStore(path: path, readOnly: true)
+        #expect(try reader.count() == 2)
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import HTTPTypes
+import Loupe
+import Synchronization
+
+/// Answers attempts from a script, in order; the last entry repeats.
+struct ScriptedTransport: ClientTransport {
+    enum Step: Sendable {
+        case respond(Int, headers: HTTPFields = [:], body: Data = Data())
+        case fail(TransportError)
+    }
+
+    private let steps: [Step]
+    /// Shares its counter across copies, so a `Client` copy keeps the script's place.
+    private let shared: SharedIndex
+
+    final class SharedIndex: Sendable {
+        let value = Mutex(0)
+    }
+
+    init(_ steps: [Step]) {
+        self.steps = steps
+        self.shared = SharedIndex()
+    }
+
+    func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> RawResponse {
+        let position = shared.value.withLock { value in
+            defer { value += 1 }
+            return min(value, steps.count - 1)
+        }
+        context.attempt?.markRequestSent()
+        switch steps[position] {
+        case .respond(let status, let headers, let body):
+            context.attempt?.markFirstByte()
+            return RawResponse(status: .init(code: status), headerFields: headers, body: body)
+        case .fail(let error):
+            throw error
+        }
+    }
+}
+
+/// Retries once after a 503, annotating the retry the way the real retry middleware does.
+struct RetryOnceMiddleware: ClientMiddleware {
+    func intercept(
+        _ request: HTTPRequest, body: RequestBody?, context: RequestContext,
+        next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
+    ) async throws -> RawResponse {
+        var context = context
+        context.annotations = AttemptAnnotations(circuitState: "closed")
+        let first = try await next(request, body, context)
+        guard first.status.code == 503 else { return first }
+        context.record(.retryScheduled, "Retrying after 503 in 250 ms", attributes: ["delay": "0.25"])
+        context.annotations = AttemptAnnotations(retryReason: "503", retryDelay: .milliseconds(250), circuitState: "closed")
+        return try await next(request, body, context)
+    }
+}
+
+/// Adds the credential on the way out, as an auth middleware would.
+struct BearerMiddleware: ClientMiddleware {
+    var token: String
+    func intercept(
+        _ request: HTTPRequest, body: RequestBody?, context: RequestContext,
+        next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
+    ) async throws -> RawResponse {
+        var request = request
+        request.headerFields[.authorization] = "Bearer \(token)"
+        return try await next(request, body, context)
+    }
+}
+
+/// Fixed times and ids so recorded exchanges can be compared exactly.
+enum Fixture {
+    /// A time exactly representable both since 1970 and since 2001, so it survives storage unchanged.
+    static let start = Date(timeIntervalSince1970: 1_700_000_000.25)
+
+    static func configuration(ids: [UUID] = []) -> ClientConfiguration {
+        var configuration = ClientConfiguration()
+        let tick = Mutex(0.0)
+        configuration.now = {
+            tick.withLock { value in
+                defer { value += 0.125 }
+                return start.addingTimeInterval(value)
+            }
+        }
+        let queue = Mutex(ids)
+        configuration.makeID = { queue.withLock { $0.isEmpty ? UUID() : $0.removeFirst() } }
+        return configuration
+    }
+
+    static func client(
+        _ steps: [ScriptedTransport.Step], middlewares: [any ClientMiddleware] = [], observer: any ClientObserver,
+        ids: [UUID] = []
+    ) -> Client {
+        Client(
+            baseURL: URL(string: "https://api.example.test")!, transport: ScriptedTransport(steps),
+            middlewares: middlewares, observer: observer, configuration: configuration(ids: ids))
+    }
+
+    static func request(_ url: String, method: HTTPRequest.Method = .get, headers: HTTPFields = [:]) -> HTTPRequest {
+        HTTPRequest(method: method, url: URL(string: url)!, headerFields: headers)
+    }
+}
