@@ -74,7 +74,7 @@ public struct AsyncHTTPClientTransport: ClientTransport {
             let buffer = try await response.body.collect(upTo: options.maxResponseBytes)
             return RawResponse(head: Self.makeHead(response), body: Data(buffer: buffer))
         } catch {
-            throw TransportErrorMapping.map(error)
+            throw failure(error, request: request, context: context)
         }
     }
 

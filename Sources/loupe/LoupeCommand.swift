@@ -8,7 +8,10 @@ struct LoupeCommand: AsyncParsableCommand {
         commandName: "loupe",
         abstract: "A resilient HTTP client's flight recorder and terminal inspector.",
         discussion: "STORE defaults to $LOUPE_STORE, else $XDG_STATE_HOME/loupe/traces.sqlite (~/.local/state/loupe/traces.sqlite).",
-        subcommands: [DemoCommand.self, TUICommand.self, SendCommand.self, ListCommand.self]
+        subcommands: [
+            DemoCommand.self, TUICommand.self, SendCommand.self, ListCommand.self, ShowCommand.self, StatsCommand.self,
+            PruneCommand.self,
+        ]
     )
 
     /// Exit codes per the command-line contract: 0 success, 1 the operation found failures, 2 bad usage or input.

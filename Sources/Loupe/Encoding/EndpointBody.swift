@@ -15,6 +15,8 @@ public enum EndpointBody: Sendable {
     case form([URLQueryItem])
     /// A body built elsewhere (for example a stream), with its content type.
     case custom(RequestBody, contentType: String?)
+    /// `multipart/form-data`; file parts are streamed from disk, and the exact length is known before sending.
+    case multipart(MultipartForm)
     /// An `Encodable` value encoded with this endpoint's own JSON encoder instead of the client's.
     case jsonEncoded(any Encodable & Sendable, encoder: JSONEncoder)
 
@@ -33,6 +35,8 @@ public enum EndpointBody: Sendable {
             return (.data(Data(FormEncoding.encode(items).utf8)), "application/x-www-form-urlencoded")
         case .custom(let body, let contentType):
             return (body, contentType)
+        case .multipart(let form):
+            return (try form.makeBody(), form.contentType)
         case .jsonEncoded(let value, let encoder):
             return (.data(try encoder.encode(value)), "application/json")
         }

@@ -36,9 +36,11 @@ extension Client {
 
         let raw: RawResponse
         do {
-            raw = try await chain()(request, body, context)
+            raw = try await runCancellable(id) { try await chain()(request, body, context) }
         } catch {
-            if Task.isCancelled || error is CancellationError { throw fail(.cancelled, error, nil) }
+            if Task.isCancelled || error is CancellationError || (error as? ClientError)?.stage == .cancelled {
+                throw fail(.cancelled, error, nil)
+            }
             if let transportError = error as? TransportError {
                 throw fail(transportError.kind == .cancelled ? .cancelled : .transport, error, nil)
             }
@@ -61,6 +63,18 @@ extension Client {
         return ClientResponse(
             value: value, request: request, head: raw.head, body: raw.body, exchangeID: id,
             attempts: tracker.metrics, startedAt: startedAt, endedAt: endedAt)
+    }
+
+    /// Runs `work` in a task that both the caller's cancellation and ``Client/cancelAll()`` can cancel.
+    func runCancellable(_ id: UUID, _ work: @escaping @Sendable () async throws -> RawResponse) async throws -> RawResponse {
+        let task = Task(operation: work)
+        inflight.insert(id) { task.cancel() }
+        defer { inflight.remove(id) }
+        return try await withTaskCancellationHandler {
+            try await task.value
+        } onCancel: {
+            task.cancel()
+        }
     }
 
     /// The middleware folded around the transport: array order out, reverse order back.

@@ -18,6 +18,7 @@ public struct Client: Sendable {
     public let middlewares: [any ClientMiddleware]
     public let observer: any ClientObserver
     public let configuration: ClientConfiguration
+    let inflight = InflightRegistry()
 
     public init(
         baseURL: URL,
@@ -32,6 +33,14 @@ public struct Client: Sendable {
         self.observer = observer
         self.configuration = configuration
     }
+
+    /// Cancels every exchange this client (or a copy of it) has in flight; each fails with stage `.cancelled`.
+    public func cancelAll() {
+        inflight.cancelAll()
+    }
+
+    /// How many exchanges are in flight right now.
+    public var inflightCount: Int { inflight.count }
 
     /// Sends the endpoint and returns its decoded response.
     public func send<E: Endpoint>(_ endpoint: E) async throws -> E.Response {

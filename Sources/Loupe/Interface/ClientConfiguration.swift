@@ -4,7 +4,7 @@ import HTTPTypes
 /// Settings shared by every request of a ``Client``; time, clock and ids are injectable for tests.
 public struct ClientConfiguration: Sendable {
     /// Header fields every request carries unless the endpoint sets them.
-    public var defaultHeaders: HTTPFields = [:]
+    public var defaultHeaders: HTTPFields = [.userAgent: "Loupe/0.1"]
     /// Which statuses `send` accepts; others throw ``ClientError`` at the validation stage.
     public var acceptableStatus: @Sendable (HTTPResponse.Status) -> Bool = { $0.kind == .successful }
     /// Attempt timeout when the endpoint sets none; `nil` leaves it to the transport.

@@ -59,8 +59,8 @@ public final class URLSessionTransport: ClientTransport {
         } onCancel: {
             box.cancel()
         }
-        context.attempt?.markRequestSent()
-        context.attempt?.markFirstByte()
+        // No request-sent or first-byte marks: the completion handler fires at the end, and marking then would
+        // make the recorder (and HAR `wait`) lie; unknown phases stay unknown.
         guard let httpResponse = (response as? HTTPURLResponse)?.httpResponse else {
             throw TransportError(.other, "not an HTTP response")
         }

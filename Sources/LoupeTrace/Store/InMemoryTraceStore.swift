@@ -2,45 +2,129 @@ import Foundation
 import Synchronization
 
 /// Keeps exchanges in memory: for tests and for apps that only want a live view.
+///
+/// Filters run through ``TraceFilter/matches(_:)``. With `bounds`, the store prunes itself after every write
+/// (cheap: it keeps running totals), so a long-lived live view stays bounded.
 public final class InMemoryTraceStore: TraceStore {
+    private struct Entry {
+        var exchange: TraceExchange
+        var storedAt: Date
+        var bytes: Int
+    }
+
     private struct State {
-        var exchanges: [TraceExchange] = []
+        var entries: [Entry] = []
         var nextSequence: Int64 = 1
+        var totalBytes = 0
     }
 
     private let state = Mutex(State())
+    private let bounds: TraceStoreBounds?
+    private let now: @Sendable () -> Date
 
-    public init() {}
+    /// - Parameters:
+    ///   - bounds: what to keep; `nil` (the default) keeps everything.
+    ///   - now: the clock that stamps writes and ages exchanges.
+    public init(bounds: TraceStoreBounds? = nil, now: @escaping @Sendable () -> Date = Date.init) {
+        self.bounds = bounds
+        self.now = now
+    }
 
     public func write(_ exchanges: [TraceExchange]) throws {
+        let storedAt = now()
         state.withLock { state in
             for var exchange in exchanges {
-                state.exchanges.removeAll { $0.id == exchange.id }
+                if let index = state.entries.firstIndex(where: { $0.exchange.id == exchange.id }) {
+                    state.totalBytes -= state.entries.remove(at: index).bytes
+                }
                 exchange.sequence = state.nextSequence
                 state.nextSequence += 1
-                state.exchanges.append(exchange)
+                let entry = Entry(exchange: exchange, storedAt: storedAt, bytes: exchange.storedByteCount)
+                state.totalBytes += entry.bytes
+                state.entries.append(entry)
+            }
+            if let bounds, Self.exceeds(state, bounds, now: storedAt) {
+                _ = Self.prune(&state, bounds: bounds, now: storedAt, dryRun: false)
             }
         }
     }
 
     public func recent(limit: Int) throws -> [TraceSummary] {
-        state.withLock { Array($0.exchanges.suffix(max(0, limit)).map(\.summary)) }
+        state.withLock { Array($0.entries.suffix(max(0, limit)).map(\.exchange.summary)) }
     }
 
     public func summaries(after sequence: Int64, limit: Int) throws -> [TraceSummary] {
         state.withLock { state in
-            Array(state.exchanges.lazy.filter { ($0.sequence ?? 0) > sequence }.prefix(max(0, limit)).map(\.summary))
+            Array(state.entries.lazy.filter { ($0.exchange.sequence ?? 0) > sequence }.prefix(max(0, limit)).map(\.exchange.summary))
         }
     }
 
     public func exchange(id: UUID) throws -> TraceExchange? {
-        state.withLock { $0.exchanges.first { $0.id == id } }
+        state.withLock { $0.entries.first { $0.exchange.id == id }?.exchange }
     }
 
     public func count() throws -> Int {
-        state.withLock { $0.exchanges.count }
+        state.withLock { $0.entries.count }
     }
 
     /// Every stored exchange, oldest first.
-    public var all: [TraceExchange] { state.withLock { $0.exchanges } }
+    public var all: [TraceExchange] { state.withLock { $0.entries.map(\.exchange) } }
+
+    // MARK: Queries
+
+    public func summaries(matching filter: TraceFilter?, limit: Int) throws -> [TraceSummary] {
+        try exchanges(matching: filter, limit: limit).map(\.summary)
+    }
+
+    public func exchanges(matching filter: TraceFilter?, limit: Int) throws -> [TraceExchange] {
+        let all = self.all
+        guard let filter else { return Array(all.suffix(max(0, limit))) }
+        var found: [TraceExchange] = []
+        for exchange in all.reversed() where found.count < limit && filter.matches(exchange) {
+            found.append(exchange)
+        }
+        return found.reversed()
+    }
+
+    public func stats(matching filter: TraceFilter?) throws -> [TraceStats] {
+        var accumulator = TraceStatsAccumulator()
+        for exchange in all where filter?.matches(exchange) ?? true {
+            accumulator.add(exchange)
+        }
+        return accumulator.result()
+    }
+
+    public func exchange(sequence: Int64) throws -> TraceExchange? {
+        state.withLock { $0.entries.first { $0.exchange.sequence == sequence }?.exchange }
+    }
+
+    // MARK: Bounds
+
+    public func prune(_ bounds: TraceStoreBounds, now: Date, dryRun: Bool) throws -> PruneResult {
+        state.withLock { Self.prune(&$0, bounds: bounds, now: now, dryRun: dryRun) }
+    }
+
+    /// Whether any bound is exceeded, from the running totals and the oldest entry.
+    private static func exceeds(_ state: State, _ bounds: TraceStoreBounds, now: Date) -> Bool {
+        if let maxCount = bounds.maxCount, state.entries.count > maxCount { return true }
+        if let maxBytes = bounds.maxBytes, state.totalBytes > maxBytes { return true }
+        if let maxAge = bounds.maxAge, let oldest = state.entries.first {
+            return oldest.storedAt.timeIntervalSince1970 < now.timeIntervalSince1970 - maxAge
+        }
+        return false
+    }
+
+    private static func prune(_ state: inout State, bounds: TraceStoreBounds, now: Date, dryRun: Bool) -> PruneResult {
+        let items = state.entries.map { PrunePlanner.Item(storedAt: $0.storedAt, bytes: $0.bytes) }
+        let (cut, reasons) = PrunePlanner.plan(items, bounds: bounds, now: now)
+        let removedBytes = items[..<cut].reduce(0) { $0 + $1.bytes }
+        let result = PruneResult(
+            removedCount: cut, removedBytes: removedBytes, remainingCount: items.count - cut,
+            remainingBytes: state.totalBytes - removedBytes, reasons: reasons, isDryRun: dryRun)
+        if !dryRun {
+            state.entries.removeFirst(cut)
+            state.totalBytes -= removedBytes
+        }
+        return result
+    }
 }

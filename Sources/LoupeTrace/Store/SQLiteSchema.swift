@@ -8,12 +8,15 @@ import GRDB
 /// use `datetime(started_at, 'unixepoch')`; ids are upper-case UUID text; header lists and attributes are JSON.
 enum SQLiteSchema {
     /// The newest schema this code knows.
-    static let version = 1
+    static let version = 2
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try db.execute(sql: v1)
+        }
+        migrator.registerMigration("v2") { db in
+            try db.execute(sql: v2)
         }
         return migrator
     }
@@ -95,5 +98,42 @@ enum SQLiteSchema {
         CREATE INDEX event_exchange ON event(exchange_sequence);
 
         PRAGMA user_version = 1;
+        """
+
+    /// Version 2: what filters, stats and pruning need.
+    ///
+    /// - Indexes for the filter terms v1 could not serve (method, attempts, breaker state, event kind). Every
+    ///   SQLite index ends with the rowid (`sequence`), so `(method)` is `(method, sequence)`: `~m POST` with
+    ///   `ORDER BY sequence DESC LIMIT 50` reads 50 index entries. Errors and replays get partial indexes on
+    ///   `(sequence)` holding only their rows; ``SQLFilter`` writes their conditions exactly as the indexes do.
+    /// - `stored_at` (when the row was written; bounds age from it) and `stored_bytes`
+    ///   (``TraceExchange/storedByteCount``), with `exchange_storage (sequence, stored_at, stored_bytes)` so pruning
+    ///   reads only that index, never the rows and their bodies. Rows from v1 get their end (or start) time and
+    ///   the byte length of their stored columns plus the same allowances (200 per exchange, 40 per attempt or
+    ///   event).
+    private static let v2 = """
+        ALTER TABLE exchange ADD COLUMN stored_at REAL NOT NULL DEFAULT 0;
+        ALTER TABLE exchange ADD COLUMN stored_bytes INTEGER NOT NULL DEFAULT 0;
+        UPDATE exchange SET
+            stored_at = COALESCE(ended_at, started_at),
+            stored_bytes = 200 + 36 + length(CAST(url AS BLOB)) + length(CAST(operation AS BLOB))
+                + length(CAST(method AS BLOB)) + IFNULL(length(CAST(error AS BLOB)), 0)
+                + (CASE WHEN replay_of IS NULL THEN 0 ELSE 36 END)
+                + length(CAST(request_headers AS BLOB)) + length(CAST(response_headers AS BLOB))
+                + IFNULL(length(request_body), 0) + IFNULL(length(response_body), 0)
+                + IFNULL((SELECT SUM(40 + IFNULL(length(CAST(error AS BLOB)), 0) + IFNULL(length(CAST(circuit_state AS BLOB)), 0)
+                    + IFNULL(length(CAST(retry_reason AS BLOB)), 0)) FROM attempt WHERE exchange_sequence = exchange.sequence), 0)
+                + IFNULL((SELECT SUM(40 + length(CAST(kind AS BLOB)) + length(CAST(message AS BLOB)) + length(CAST(attributes AS BLOB)))
+                    FROM event WHERE exchange_sequence = exchange.sequence), 0);
+
+        CREATE INDEX exchange_method ON exchange(method);
+        CREATE INDEX exchange_errors ON exchange(sequence) WHERE outcome <> 'success';
+        CREATE INDEX exchange_attempt_count ON exchange(attempt_count);
+        CREATE INDEX exchange_replays ON exchange(sequence) WHERE replay_of IS NOT NULL;
+        CREATE INDEX exchange_storage ON exchange(sequence, stored_at, stored_bytes);
+        CREATE INDEX attempt_circuit ON attempt(circuit_state, exchange_sequence);
+        CREATE INDEX event_kind ON event(kind, exchange_sequence);
+
+        PRAGMA user_version = 2;
         """
 }

@@ -11,8 +11,8 @@ struct RowWriter {
         INSERT INTO exchange (
             id, started_at, ended_at, duration, operation, method, url, host, path, status, outcome, error,
             attempt_count, replay_of, request_headers, request_body, request_body_size, request_body_truncated,
-            response_headers, response_body, response_body_size, response_body_truncated)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            response_headers, response_body, response_body_size, response_body_truncated, stored_at, stored_bytes)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
     static let insertAttempt = """
         INSERT INTO attempt (
@@ -28,7 +28,8 @@ struct RowWriter {
         return encoder
     }()
 
-    func exchangeArguments(_ exchange: TraceExchange) throws -> StatementArguments {
+    /// The values for ``insertExchange``; `storedAt` is when the store wrote it (bounds age from it).
+    func exchangeArguments(_ exchange: TraceExchange, storedAt: Date) throws -> StatementArguments {
         let components = URLComponents(string: exchange.url)
         let values: [(any DatabaseValueConvertible)?] = [
             exchange.id.uuidString, exchange.startedAt.timeIntervalSince1970, exchange.endedAt?.timeIntervalSince1970,
@@ -38,7 +39,7 @@ struct RowWriter {
             try json(exchange.requestHeaders), exchange.requestBody?.data, exchange.requestBody?.size,
             exchange.requestBody?.isTruncated,
             try json(exchange.responseHeaders), exchange.responseBody?.data, exchange.responseBody?.size,
-            exchange.responseBody?.isTruncated,
+            exchange.responseBody?.isTruncated, storedAt.timeIntervalSince1970, exchange.storedByteCount,
         ]
         return StatementArguments(values)
     }

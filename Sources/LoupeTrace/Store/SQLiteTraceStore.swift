@@ -7,6 +7,10 @@ import GRDB
 /// and its `-wal`/`-shm` companions are owner-only (0600). Opening a file that is not a Loupe store, or one
 /// written by a newer Loupe, throws a ``TraceStoreError`` saying so.
 ///
+/// A writable store keeps itself within its ``TraceStoreBounds`` (by default 256 MB and 14 days): it prunes
+/// when it opens and after every `pruneEvery` exchanges written, on the caller of ``write(_:)`` (the recorder's
+/// background writer), never on the request path.
+///
 /// ```swift
 /// let store = try SQLiteTraceStore(path: StoreLocation.defaultPath())             // creates it if needed
 /// let reader = try SQLiteTraceStore(path: path, readOnly: true)                    // never creates anything
@@ -17,12 +21,24 @@ public final class SQLiteTraceStore: TraceStore {
     /// Whether this store was opened read-only.
     public let isReadOnly: Bool
     let pool: DatabasePool
+    /// Tells when to prune automatically (writable stores with bounds only).
+    let autoPruner: AutoPruner?
+    /// The clock for `stored_at` and for the age bound.
+    let now: @Sendable () -> Date
 
     /// Opens the store at `path`; a writable open creates the file and its folders (and migrates the schema),
     /// a read-only open requires an existing store and never writes.
-    public init(path: String, readOnly: Bool = false) throws {
+    ///
+    /// - Parameters:
+    ///   - bounds: what a writable store keeps; `nil` never prunes by itself (``prune(_:now:dryRun:)`` still works).
+    ///   - pruneEvery: exchanges written between automatic prunes.
+    ///   - now: the clock that stamps writes and ages exchanges (inject one in tests).
+    public init(path: String, readOnly: Bool = false, bounds: TraceStoreBounds? = .default, pruneEvery: Int = 10_000,
+                now: @escaping @Sendable () -> Date = Date.init) throws {
         self.path = path
         self.isReadOnly = readOnly
+        self.now = now
+        self.autoPruner = readOnly ? nil : bounds.map { AutoPruner(bounds: $0, interval: pruneEvery) }
         if readOnly {
             try StoreFile.prepareForReading(path)
         } else {
@@ -43,7 +59,11 @@ public final class SQLiteTraceStore: TraceStore {
         } catch {
             throw Self.storeError(error, path: path)
         }
+        autoPrune()
     }
+
+    /// The last automatic prune that removed something (for diagnostics).
+    public var lastAutoPrune: PruneResult? { autoPruner?.lastResult }
 
     /// Closes the database connections; later calls throw.
     public func close() throws {
@@ -54,6 +74,7 @@ public final class SQLiteTraceStore: TraceStore {
 
     public func write(_ exchanges: [TraceExchange]) throws {
         guard !exchanges.isEmpty else { return }
+        let storedAt = now()
         try guarded {
             try pool.write { db in
                 let rows = RowWriter()
@@ -65,7 +86,7 @@ public final class SQLiteTraceStore: TraceStore {
                     // Replacing deletes the old row (attempts and events cascade) so the new one gets a fresh
                     // sequence and live views see it again.
                     try delete.execute(arguments: [exchange.id.uuidString])
-                    try insert.execute(arguments: rows.exchangeArguments(exchange))
+                    try insert.execute(arguments: rows.exchangeArguments(exchange, storedAt: storedAt))
                     let sequence = db.lastInsertedRowID
                     for attempt in exchange.attempts {
                         try insertAttempt.execute(arguments: rows.attemptArguments(attempt, sequence: sequence))
@@ -76,6 +97,7 @@ public final class SQLiteTraceStore: TraceStore {
                 }
             }
         }
+        if autoPruner?.isDue(afterWriting: exchanges.count) == true { autoPrune() }
     }
 
     public func recent(limit: Int) throws -> [TraceSummary] {
@@ -103,14 +125,7 @@ public final class SQLiteTraceStore: TraceStore {
             try pool.read { db in
                 guard let row = try Row.fetchOne(db, sql: "SELECT * FROM exchange WHERE id = ?", arguments: [id.uuidString])
                 else { return nil }
-                let sequence: Int64 = row["sequence"]
-                let attempts = try Row.fetchAll(
-                    db, sql: "SELECT * FROM attempt WHERE exchange_sequence = ? ORDER BY number, rowid",
-                    arguments: [sequence]).map(RowReader.attempt)
-                let events = try Row.fetchAll(
-                    db, sql: "SELECT * FROM event WHERE exchange_sequence = ? ORDER BY rowid",
-                    arguments: [sequence]).map(RowReader.event)
-                return try RowReader.exchange(row, attempts: attempts, events: events)
+                return try Self.fullExchange(row, in: db)
             }
         }
     }
@@ -121,10 +136,22 @@ public final class SQLiteTraceStore: TraceStore {
         }
     }
 
+    /// An exchange row with its attempts and events.
+    static func fullExchange(_ row: Row, in db: Database) throws -> TraceExchange {
+        let sequence: Int64 = row["sequence"]
+        let attempts = try Row.fetchAll(
+            db, sql: "SELECT * FROM attempt WHERE exchange_sequence = ? ORDER BY number, rowid",
+            arguments: [sequence]).map(RowReader.attempt)
+        let events = try Row.fetchAll(
+            db, sql: "SELECT * FROM event WHERE exchange_sequence = ? ORDER BY rowid",
+            arguments: [sequence]).map(RowReader.event)
+        return try RowReader.exchange(row, attempts: attempts, events: events)
+    }
+
     // MARK: Errors
 
     /// Runs `body`, turning SQLite errors into ``TraceStoreError``s that name this store.
-    private func guarded<T>(_ body: () throws -> T) throws -> T {
+    func guarded<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch {

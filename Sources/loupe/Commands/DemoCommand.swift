@@ -24,9 +24,17 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "The API's port on 127.0.0.1 (0 picks a free one).")
     var port: Int = 0
 
+    @Option(help: "Concurrent callers in the traffic scenario.")
+    var workers: Int = 3
+
+    @Option(help: "Pause between one caller's requests, in milliseconds (0 for as fast as possible).")
+    var pause: Int = 250
+
     func validate() throws {
         guard duration > 0 else { throw ValidationError("--duration must be positive") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
+        guard (1...256).contains(workers) else { throw ValidationError("--workers must be 1...256") }
+        guard pause >= 0 else { throw ValidationError("--pause must not be negative") }
     }
 
     func run() async throws {
@@ -40,7 +48,7 @@ struct DemoCommand: AsyncParsableCommand {
         }
         let inspector = NetworkTraceInspector(store: store)
         let client = Client(baseURL: server.baseURL, transport: AsyncHTTPClientTransport(), observer: inspector)
-        let traffic = DemoTraffic(client: client)
+        let traffic = DemoTraffic(client: client, workers: workers, pause: .milliseconds(pause))
         if headless {
             FileHandle.standardError.write(Data("loupe demo: API on \(server.baseURL), recording into \(path) for \(duration) s\n".utf8))
             let sent = await traffic.run(until: .now + .milliseconds(Int64(duration * 1000)))

@@ -2,12 +2,16 @@ import ArgumentParser
 import Foundation
 import LoupeTrace
 
-/// `loupe list [STORE] [--limit N] [--json]`: the newest recorded exchanges, oldest first.
+/// `loupe list [STORE] [--filter EXPR] [--limit N] [--json]`: the newest matching exchanges, oldest first.
 struct ListCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: "List recorded exchanges.")
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "List recorded exchanges.", discussion: FilterOption.help)
 
     @Argument(help: "The trace store (default: $LOUPE_STORE or the XDG state store).")
     var store: String?
+
+    @Option(help: "Only exchanges matching EXPR, e.g. '~c 5xx | ~dur >1s' (see below).")
+    var filter: String?
 
     @Option(help: "Show at most N exchanges (the newest).")
     var limit: Int = 50
@@ -20,10 +24,11 @@ struct ListCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let filter = try FilterOption.parse(self.filter)
         let (store, _) = try StoreAccess.openForReading(store)
         let summaries: [TraceSummary]
         do {
-            summaries = try store.recent(limit: limit)
+            summaries = try store.summaries(matching: filter, limit: limit)
         } catch {
             throw CommandFailure.badInput("cannot read the store: \(error)")
         }
@@ -34,11 +39,12 @@ struct ListCommand: AsyncParsableCommand {
             return
         }
         if summaries.isEmpty {
-            print("No exchanges recorded yet.")
+            print(filter == nil ? "No exchanges recorded yet." : "No exchanges match.")
             return
         }
         for summary in summaries {
             let columns = [
+                String(summary.id.uuidString.prefix(8)),
                 Formatting.timeFormatter.string(from: summary.startedAt),
                 summary.method.padding(toLength: 7, withPad: " ", startingAt: 0),
                 Formatting.status(summary).padding(toLength: 4, withPad: " ", startingAt: 0),
@@ -49,4 +55,28 @@ struct ListCommand: AsyncParsableCommand {
             print(columns.joined(separator: " "))
         }
     }
+}
+
+/// The `--filter EXPR` option every command shares: parsing, its one-line error, and its help text.
+enum FilterOption {
+    /// Parses `text`; nil or blank means no filter. A bad expression is bad input (exit 2) with the parser's reason.
+    static func parse(_ text: String?) throws -> TraceFilter? {
+        do {
+            return try TraceFilter.parseIfPresent(text)
+        } catch {
+            throw CommandFailure.badInput("bad filter \"\(text ?? "")\": \(error)")
+        }
+    }
+
+    static let help = """
+        Filters (--filter EXPR), as in mitmproxy:
+          ~m POST         method                ~c 503, ~c 5xx, ~c 500-504   final status
+          ~d example.com  host contains         ~u REGEX (or a bare word)     URL
+          ~h REGEX        header lines          ~b REGEX                      request or response body
+          ~op NAME        operation name        ~dur >500ms, ~dur <=2s        duration (ms, s)
+          ~att >1         attempts              ~cb open|half-open|closed     breaker state at dispatch
+          ~e              errors                ~replay                       replays
+        Combine with ! (not), & (and, also implied between terms), | (or) and parentheses. Quote arguments that
+        contain spaces, parentheses, & or |: ~b "a b".
+        """
 }

@@ -32,7 +32,11 @@ struct SendCommand: AsyncParsableCommand {
     @Option(help: "The trace store to record into.")
     var store: String?
 
+    @OptionGroup(title: "Resilience")
+    var resilience: ResilienceFlags
+
     func validate() throws {
+        try resilience.validate()
         if data != nil && json != nil { throw ValidationError("use either --data or --json, not both") }
         guard HTTPRequest.Method(method.uppercased()) != nil else { throw ValidationError("'\(method)' is not an HTTP method") }
         guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme), parsed.host != nil else {
@@ -45,14 +49,19 @@ struct SendCommand: AsyncParsableCommand {
         let body = try makeBody()
         let (store, _) = try StoreAccess.openForWriting(store)
         let inspector = NetworkTraceInspector(store: store)
-        let client = Client(baseURL: request.url!, transport: AsyncHTTPClientTransport(), observer: inspector)
+        let transport = try resilience.makeTransport()
+        let client = Client(
+            baseURL: request.url!, transport: transport, middlewares: resilience.makeMiddlewares(),
+            observer: MultiplexClientObserver([inspector, LiveAttemptPrinter()]))
         let result: Result<ClientResponse<Data>, any Error>
         do {
-            result = .success(try await client.execute(request, body: body, options: RequestOptions(operation: "send")))
+            let options = RequestOptions(operation: "send", timeout: resilience.attemptTimeout)
+            result = .success(try await client.execute(request, body: body, options: options))
         } catch {
             result = .failure(error)
         }
         await inspector.shutdown()
+        try? await transport.shutdown()
         switch result {
         case .success(let response):
             printResponse(response)

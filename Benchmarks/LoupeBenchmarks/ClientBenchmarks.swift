@@ -1,0 +1,93 @@
+import Benchmark
+import Foundation
+import HTTPTypes
+import Loupe
+import LoupeTesting
+import LoupeTrace
+
+/// The cost of the client itself, with the network taken out: every benchmark here talks to an in-process
+/// `CannedTransport`, so what is left is Loupe's per-request work (URL building, the middleware chain, the exchange
+/// tracker, observer callbacks) and, for the recording ones, the flight recorder's.
+///
+/// One op = one request; each iteration sends 1,000 (`scalingFactor: .kilo`), so wall time is per request and
+/// throughput is requests per second. The recording benchmarks end each iteration with `flush()`, so the time
+/// to get every exchange into its store is counted, not left to a background thread after the clock stopped.
+func registerClientBenchmarks() {
+    // 1. The baseline: the transport called directly, as the client's innermost step does.
+    let raw = Holder<(HTTPRequest, RequestContext)>()
+    Benchmark("Transport raw") { benchmark in
+        guard let (request, context) = raw.value else { return benchmark.error("no setup") }
+        let transport = Fixtures.transport
+        for _ in benchmark.scaledIterations {
+            blackHole(try? await transport.send(request, body: nil, context: context))
+        }
+    } setup: {
+        raw.value = try await Fixtures.capturedContext()
+    } teardown: {
+        raw.value = nil
+    }
+
+    // 2. The client with nothing watching: the default `NoOpClientObserver`.
+    Benchmark("Client bare") { benchmark in
+        let client = Client(baseURL: Fixtures.baseURL, transport: Fixtures.transport)
+        let endpoint = Ping()
+        for _ in benchmark.scaledIterations {
+            blackHole(try? await client.send(endpoint))
+        }
+    }
+
+    // 3. Recording into memory. A fresh store per iteration (made before the clock starts): `InMemoryTraceStore`
+    //    keeps everything and its `write` scans all it holds, so a store shared across iterations would measure
+    //    how many iterations ran before, not the per-request cost.
+    Benchmark("Client recording (in-memory store)") { benchmark in
+        let store = InMemoryTraceStore()
+        let inspector = NetworkTraceInspector(store: store)
+        let client = Client(baseURL: Fixtures.baseURL, transport: Fixtures.transport, observer: inspector)
+        let endpoint = Ping()
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            blackHole(try? await client.send(endpoint))
+        }
+        await inspector.flush()
+        benchmark.stopMeasurement()
+        await inspector.shutdown()
+        check(inspector, stored: try? store.count(), expected: benchmark.scaledIterations.count, benchmark)
+    }
+
+    // 4. Recording into SQLite, one store for the whole benchmark, as an app would keep it.
+    let sqlite = Holder<(folder: URL, store: SQLiteTraceStore, inspector: NetworkTraceInspector)>()
+    Benchmark("Client recording (SQLite)") { benchmark in
+        guard let (_, store, inspector) = sqlite.value else { return benchmark.error("no setup") }
+        let client = Client(baseURL: Fixtures.baseURL, transport: Fixtures.transport, observer: inspector)
+        let endpoint = Ping()
+        let before = (try? store.count()) ?? 0
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            blackHole(try? await client.send(endpoint))
+        }
+        await inspector.flush()
+        benchmark.stopMeasurement()
+        check(inspector, stored: (try? store.count()).map { $0 - before }, expected: benchmark.scaledIterations.count, benchmark)
+    } setup: {
+        let folder = try Fixtures.temporaryFolder()
+        let store = try SQLiteTraceStore(path: folder.appendingPathComponent("traces.sqlite").path)
+        sqlite.value = (folder, store, NetworkTraceInspector(store: store))
+    } teardown: {
+        guard let (folder, store, inspector) = sqlite.value else { return }
+        await inspector.shutdown()
+        try? store.close()
+        Fixtures.remove(folder)
+        sqlite.value = nil
+    }
+}
+
+/// Fails the benchmark if the recorder lost anything: a fast number that dropped exchanges would be a lie.
+private func check(_ inspector: NetworkTraceInspector, stored: Int?, expected: Int, _ benchmark: Benchmark) {
+    if inspector.droppedCount > 0 || inspector.failedWriteCount > 0 || stored != expected {
+        benchmark.error("""
+            recorder lost exchanges: stored \(stored.map(String.init) ?? "?") of \(expected), \
+            dropped \(inspector.droppedCount), failed writes \(inspector.failedWriteCount) \
+            (\(inspector.lastWriteError ?? "no error"))
+            """)
+    }
+}

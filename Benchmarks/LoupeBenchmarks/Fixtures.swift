@@ -1,0 +1,103 @@
+import Foundation
+import HTTPTypes
+import Loupe
+import LoupeTesting
+import LoupeTrace
+import Synchronization
+
+/// The one small request every client benchmark sends: `GET /v1/ping`, body returned as `Data` (no JSON decoding).
+struct Ping: Endpoint {
+    typealias Response = Data
+    var path: String { "/v1/ping" }
+}
+
+enum Fixtures {
+    static let baseURL = URL(string: "https://api.example.com")!
+    static let responseJSON = #"{"ok":true,"id":42,"name":"loupe"}"#
+
+    /// What the transport hands back: 200, a content type, a 34-byte JSON body.
+    static let transport: any ClientTransport = CannedTransport(json: responseJSON)
+
+    /// A fresh, empty folder for one benchmark's store files.
+    static func temporaryFolder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("loupe-benchmarks-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    static func remove(_ folder: URL?) {
+        if let folder { try? FileManager.default.removeItem(at: folder) }
+    }
+
+    /// A `RequestContext` as the client builds it. Its initialiser is internal to Loupe, so the raw-transport
+    /// baseline borrows one from a real send instead of inventing its own.
+    static func capturedContext() async throws -> (HTTPRequest, RequestContext) {
+        let captured = Mutex<(HTTPRequest, RequestContext)?>(nil)
+        let client = Client(baseURL: baseURL, transport: MockTransport { request, body, context in
+            captured.withLock { $0 = (request, context) }
+            return try await transport.send(request, body: body, context: context)
+        })
+        _ = try await client.send(Ping())
+        guard let pair = captured.withLock({ $0 }) else { throw BenchmarkSetupError("the transport was never called") }
+        return pair
+    }
+
+    /// A small exchange shaped like what the recorder makes of one `Ping`: one attempt, two request headers,
+    /// one response header, a 34-byte body, no events.
+    static func sampleExchange(id: UUID = UUID(), at start: Date = Date()) -> TraceExchange {
+        TraceExchange(
+            id: id, operation: "GET /v1/ping", method: "GET", url: "https://api.example.com/v1/ping",
+            startedAt: start, endedAt: start.addingTimeInterval(0.012), outcome: .success, status: 200,
+            requestHeaders: [
+                TraceHeader(name: "Accept", value: "application/json"),
+                TraceHeader(name: "User-Agent", value: "Loupe/1.0"),
+            ],
+            responseHeaders: [TraceHeader(name: "Content-Type", value: "application/json")],
+            responseBody: TraceBody(data: Data(responseJSON.utf8), size: responseJSON.utf8.count, isTruncated: false),
+            attempts: [TraceAttempt(
+                number: 1, startedAt: start, requestSentAt: start.addingTimeInterval(0.001),
+                firstByteAt: start.addingTimeInterval(0.010), endedAt: start.addingTimeInterval(0.012), status: 200)])
+    }
+}
+
+/// Random (version 4 shaped) UUIDs without a system call each. Foundation's `UUID()` on Linux opens, reads and
+/// closes /dev/urandom for every id (≈ 2.7 µs here), which would swamp what the store benchmarks measure; the ids
+/// must still be random, not sequential, so that the `UNIQUE` index on them costs what it costs in real use.
+struct FastRandomIDs {
+    private var state: UInt64
+
+    init() {
+        var system = SystemRandomNumberGenerator()
+        state = system.next()
+    }
+
+    mutating func next() -> UUID {
+        var bytes = (nextWord(), nextWord())
+        return withUnsafeMutableBytes(of: &bytes) { raw in
+            raw[6] = (raw[6] & 0x0F) | 0x40
+            raw[8] = (raw[8] & 0x3F) | 0x80
+            return UUID(uuid: raw.load(as: uuid_t.self))
+        }
+    }
+
+    // SplitMix64.
+    private mutating func nextWord() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+struct BenchmarkSetupError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Holds what a benchmark's setup made, for its body and teardown. Benchmarks run one at a time, on one task.
+final class Holder<Value>: @unchecked Sendable {
+    var value: Value?
+    init() {}
+}

@@ -1,0 +1,29 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// A separate package so the root package (and its users) never pull in package-benchmark or jemalloc.
+// Run from this folder:
+//   swift package --allow-writing-to-package-directory benchmark --format markdown
+let package = Package(
+    name: "LoupeBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "Loupe", path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.0.0"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "LoupeBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Loupe", package: "Loupe"),
+                .product(name: "LoupeTrace", package: "Loupe"),
+                .product(name: "LoupeTesting", package: "Loupe"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "LoupeBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+    ]
+)

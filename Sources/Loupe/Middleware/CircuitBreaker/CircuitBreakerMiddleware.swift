@@ -1,0 +1,72 @@
+import Foundation
+import HTTPTypes
+
+/// Fails calls fast while the breaker for their key is open, and feeds every outcome to it.
+///
+/// Place it after (inside) a retry middleware: `[RetryMiddleware(...), CircuitBreakerMiddleware(...)]`, so every
+/// attempt goes through the breaker, each failed attempt counts, and once it opens the retry sees a
+/// ``CircuitOpenError`` (with `retryAfter`) instead of hammering a failing host. Placed outside the retry, the
+/// breaker would count one outcome per logical request and could not stop the retries.
+///
+/// Each attempt is annotated with the breaker state at dispatch (`closed`, `half-open`, `disabled`), every
+/// transition is recorded as a `.circuitTransition` event on the exchange that caused it (attributes `key`,
+/// `from`, `to`, `reason`), and call durations are measured on the client's injected clock for slow-call detection.
+public struct CircuitBreakerMiddleware: ClientMiddleware {
+    /// Holds the breakers; share it to share state, inspect it for states and history.
+    public let registry: CircuitBreakerRegistry
+
+    /// A middleware driving the breakers of `registry`.
+    public init(registry: CircuitBreakerRegistry) {
+        self.registry = registry
+    }
+
+    /// A middleware with a registry of its own.
+    public init(configuration: CircuitBreakerConfiguration = CircuitBreakerConfiguration(), keying: CircuitBreakerKeying = .host) {
+        self.init(registry: CircuitBreakerRegistry(configuration: configuration, keying: keying))
+    }
+
+    /// Asks the breaker, sends through `next` if allowed, and reports the outcome.
+    public func intercept(
+        _ request: HTTPRequest,
+        body: RequestBody?,
+        context: RequestContext,
+        next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
+    ) async throws -> RawResponse {
+        let key = registry.key(for: request, operation: context.operation)
+        let permit: CircuitPermit
+        switch await registry.acquirePermission(for: key, clock: context.clock) {
+        case .reject(let state, let retryAfter):
+            throw CircuitOpenError(key: key, state: state, retryAfter: retryAfter)
+        case .proceed(let granted):
+            permit = granted
+        }
+        if let transition = permit.transition { Self.recordTransition(transition, key: key, in: context) }
+
+        var context = context
+        context.annotations.circuitState = permit.state.rawValue
+        context.annotations.extra["circuit.key"] = key
+        let classify = registry.configuration.classify
+        do {
+            let response = try await next(request, body, context)
+            await finish(classify(.response(response.head)), permit: permit, key: key, context: context)
+            return response
+        } catch {
+            // A caller that gave up says nothing about the server, whatever the transport made of it.
+            let outcome = Task.isCancelled ? .ignored : classify(.error(error))
+            await finish(outcome, permit: permit, key: key, context: context)
+            throw error
+        }
+    }
+
+    private func finish(_ outcome: CallOutcome, permit: CircuitPermit, key: String, context: RequestContext) async {
+        if let record = await registry.record(outcome, permit: permit, for: key, clock: context.clock) {
+            Self.recordTransition(record.transition, key: key, in: context)
+        }
+    }
+
+    private static func recordTransition(_ transition: CircuitTransition, key: String, in context: RequestContext) {
+        context.record(.circuitTransition, "circuit \(key): \(transition)", attributes: [
+            "key": key, "from": transition.from.rawValue, "to": transition.to.rawValue, "reason": transition.reason,
+        ])
+    }
+}

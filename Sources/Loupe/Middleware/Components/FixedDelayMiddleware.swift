@@ -1,0 +1,36 @@
+import Foundation
+import HTTPTypes
+
+/// Waits a fixed time on the client's clock before passing each request on: simulated latency, or pacing.
+///
+/// Placed before a retry middleware it delays each logical request once; placed after, it delays every attempt.
+/// The wait uses `context.clock`, so tests drive it with a manual clock, and it is recorded as a
+/// `fixed-delay` event and as the attempt annotation `delay`.
+public struct FixedDelayMiddleware: ClientMiddleware {
+    /// How long each request waits.
+    public let delay: Duration
+
+    /// Delays every request by `delay` (zero or less passes requests straight on).
+    public init(delay: Duration) {
+        self.delay = delay
+    }
+
+    public func intercept(
+        _ request: HTTPRequest,
+        body: RequestBody?,
+        context: RequestContext,
+        next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
+    ) async throws -> RawResponse {
+        guard delay > .zero else { return try await next(request, body, context) }
+        context.record(.fixedDelay, "waiting \(delay) before sending", attributes: ["delay": "\(delay)"])
+        try await context.clock.sleep(for: delay)
+        var context = context
+        context.annotations.extra["delay"] = "\(delay)"
+        return try await next(request, body, context)
+    }
+}
+
+extension ExchangeEventKind {
+    /// A ``FixedDelayMiddleware`` held the request back.
+    public static let fixedDelay = Self(rawValue: "fixed-delay")
+}

@@ -1,0 +1,23 @@
+import Foundation
+import HTTPTypes
+
+/// Copies the task's ``RequestMetadata`` into the attempt annotations (`priority`, `cache-policy`) so the recorder
+/// shows what the caller asked for; place it first. Values left at their defaults are not written.
+public struct RequestMetadataMiddleware: ClientMiddleware {
+    /// Annotates every request with its metadata.
+    public init() {}
+
+    public func intercept(
+        _ request: HTTPRequest,
+        body: RequestBody?,
+        context: RequestContext,
+        next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
+    ) async throws -> RawResponse {
+        let metadata = RequestMetadata.current
+        var context = context
+        if metadata.priority != .normal { context.annotations.extra["priority"] = metadata.priority.description }
+        if let policy = metadata.cachePolicy { context.annotations.extra["cache-policy"] = policy.rawValue }
+        if metadata.streamsResponseBody { context.annotations.extra["body"] = "streamed" }
+        return try await next(request, body, context)
+    }
+}

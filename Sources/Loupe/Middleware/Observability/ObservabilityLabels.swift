@@ -1,0 +1,66 @@
+import Foundation
+import HTTPTypes
+import HTTPTypesFoundation
+
+/// The low-cardinality names that logging, metrics and tracing share, so dashboards and traces line up.
+enum ObservabilityLabels {
+    /// `1xx` … `5xx` for a status, `error` when no response arrived.
+    static func statusClass(_ status: Int?) -> String {
+        guard let status, (100..<600).contains(status) else { return "error" }
+        return "\(status / 100)xx"
+    }
+
+    /// OpenTelemetry's `error.type`: the status code for 4xx and 5xx, else the failure's kind or type name.
+    static func errorType(status: Int) -> String? {
+        status >= 400 ? String(status) : nil
+    }
+
+    /// OpenTelemetry's `error.type` for a thrown error (`timed_out`, `tls_failure`, `CircuitOpenError`, …).
+    static func errorType(_ error: any Error) -> String {
+        if let error = error as? TransportError {
+            return error.kind.description.lowercased().replacingOccurrences(of: " ", with: "_")
+        }
+        if error is CancellationError { return "cancelled" }
+        return String(describing: type(of: error))
+    }
+
+    /// The server's host name, `unknown` when the request has no authority.
+    static func host(_ request: HTTPRequest) -> String {
+        request.url?.host ?? request.authority ?? "unknown"
+    }
+
+    /// The URL to show: never the user-info part, and `<redacted>` for the values of `redactedQueryItems`.
+    static func displayURL(_ request: HTTPRequest, redactingQueryItems redacted: Set<String> = []) -> String {
+        guard let url = request.url, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            return request.path ?? "/"
+        }
+        components.user = nil
+        components.password = nil
+        if !redacted.isEmpty, let items = components.queryItems {
+            components.queryItems = items.map { item in
+                redacted.contains(item.name.lowercased()) ? URLQueryItem(name: item.name, value: "<redacted>") : item
+            }
+        }
+        return components.string ?? url.absoluteString
+    }
+
+    /// Runs `body`, returning its result and how long it took on `clock` (generic so the instants subtract).
+    static func measure<C: Clock<Duration>, T>(
+        _ clock: C, _ body: () async throws -> T
+    ) async -> (result: Result<T, any Error>, elapsed: Duration) {
+        let start = clock.now
+        do {
+            let value = try await body()
+            return (.success(value), start.duration(to: clock.now))
+        } catch {
+            return (.failure(error), start.duration(to: clock.now))
+        }
+    }
+
+    /// Milliseconds with one decimal, for log lines.
+    static func milliseconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        let milliseconds = Double(seconds) * 1_000 + Double(attoseconds) / 1e15
+        return String(format: "%.1f", milliseconds)
+    }
+}

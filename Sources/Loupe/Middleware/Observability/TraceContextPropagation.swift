@@ -1,0 +1,52 @@
+import Foundation
+import HTTPTypes
+import Tracing
+
+/// Writes a tracer's propagation values (W3C `traceparent` for OpenTelemetry tracers) into request header fields.
+public struct HTTPFieldsInjector: Injector {
+    public init() {}
+
+    public func inject(_ value: String, forKey key: String, into fields: inout HTTPFields) {
+        // A key that is not a valid field name cannot travel in HTTP; dropping it beats failing the request.
+        guard let name = HTTPField.Name(key) else { return }
+        fields[name] = value
+    }
+}
+
+/// Puts trace context on outgoing requests: the tracer's own propagation, and a W3C `traceparent` when the
+/// tracer wrote none (a no-op or in-memory tracer), built from Loupe's ids.
+///
+/// The fallback's trace id is the exchange id (its 32 hex digits), so a server's logs lead straight to the
+/// recorded exchange; its parent id is the exchange id's low 64 bits plus the attempt number (0 for the
+/// exchange itself), so every attempt is told apart.
+enum TraceContextPropagation {
+    static let traceparent = HTTPField.Name("traceparent")!
+    static let tracestate = HTTPField.Name("tracestate")!
+
+    /// Injects `context` through `tracer`, replacing any trace context an outer middleware set.
+    static func inject(
+        _ context: ServiceContext, tracer: any Tracer, into request: inout HTTPRequest,
+        exchangeID: UUID, attempt: Int, fallback: Bool
+    ) {
+        request.headerFields[traceparent] = nil
+        request.headerFields[tracestate] = nil
+        tracer.inject(context, into: &request.headerFields, using: HTTPFieldsInjector())
+        if fallback, request.headerFields[traceparent] == nil {
+            request.headerFields[traceparent] = fallbackTraceparent(exchangeID: exchangeID, attempt: attempt)
+        }
+    }
+
+    /// `00-<exchange id>-<low 64 bits + attempt>-01` (sampled: Loupe records every exchange).
+    static func fallbackTraceparent(exchangeID: UUID, attempt: Int) -> String {
+        let bytes = withUnsafeBytes(of: exchangeID.uuid) { Array($0) }
+        let traceID = bytes.map { hex($0) }.joined()
+        var spanID = bytes[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } &+ UInt64(attempt)
+        if spanID == 0 { spanID = 1 }  // W3C forbids an all-zero parent id
+        let span = String(spanID, radix: 16)
+        return "00-\(traceID)-\(String(repeating: "0", count: 16 - span.count) + span)-01"
+    }
+
+    private static func hex(_ byte: UInt8) -> String {
+        byte < 16 ? "0" + String(byte, radix: 16) : String(byte, radix: 16)
+    }
+}

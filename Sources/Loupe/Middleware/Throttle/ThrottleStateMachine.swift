@@ -1,0 +1,96 @@
+import Foundation
+
+/// Permits for concurrent requests, per client and per host, with a FIFO queue; a value whose methods return
+/// who may run.
+///
+/// A queued request runs as soon as both limits allow it. Waiters are granted in arrival order; one whose host
+/// is at its limit is skipped (not blocking others behind it), so order is FIFO per host and FIFO among all
+/// waiters that compete for the client-wide permits. After every call no queued waiter could run.
+struct ThrottleStateMachine: Sendable {
+    typealias WaiterID = UInt64
+
+    /// Which limit made a request wait.
+    enum Limit: String, Sendable {
+        case client, host
+    }
+
+    enum AcquireAction: Sendable, Equatable {
+        /// A permit was taken: send now, and release it when done.
+        case run
+        /// Queued at `position` (1 = next), held back by `limit`.
+        case wait(position: Int, limit: Limit)
+    }
+
+    struct Waiter: Sendable, Hashable {
+        var id: WaiterID
+        var host: String
+    }
+
+    let maxConcurrent: Int?
+    let maxConcurrentPerHost: Int?
+    private(set) var running = 0
+    private(set) var runningPerHost: [String: Int] = [:]
+    private(set) var queue: [Waiter] = []
+
+    init(maxConcurrent: Int?, maxConcurrentPerHost: Int?) {
+        precondition(maxConcurrent.map { $0 > 0 } ?? true, "maxConcurrent must be at least 1")
+        precondition(maxConcurrentPerHost.map { $0 > 0 } ?? true, "maxConcurrentPerHost must be at least 1")
+        self.maxConcurrent = maxConcurrent
+        self.maxConcurrentPerHost = maxConcurrentPerHost
+    }
+
+    /// A request for `host` wants to run.
+    mutating func acquire(_ id: WaiterID, host: String) -> AcquireAction {
+        if let limit = blockingLimit(for: host) {
+            queue.append(Waiter(id: id, host: host))
+            return .wait(position: queue.count, limit: limit)
+        }
+        take(host)
+        return .run
+    }
+
+    /// Takes a permit only if one is free for `host` now; never queues. The common, uncontended case.
+    mutating func acquireIfFree(host: String) -> Bool {
+        guard blockingLimit(for: host) == nil else { return false }
+        take(host)
+        return true
+    }
+
+    /// A running request for `host` finished: its permit goes to the waiters that can now run, in order.
+    mutating func release(host: String) -> [WaiterID] {
+        precondition(running > 0 && runningPerHost[host, default: 0] > 0, "released a permit that was not taken")
+        running -= 1
+        runningPerHost[host, default: 0] -= 1
+        if runningPerHost[host] == 0 { runningPerHost[host] = nil }
+        var granted: [WaiterID] = []
+        var index = queue.startIndex
+        while index < queue.endIndex, blockingLimit(for: nil) == nil {
+            if blockingLimit(for: queue[index].host) == nil {
+                take(queue[index].host)
+                granted.append(queue.remove(at: index).id)
+            } else {
+                index += 1
+            }
+        }
+        return granted
+    }
+
+    /// A queued request was cancelled: it leaves the queue. `false` when it was not queued (already granted).
+    mutating func cancel(_ id: WaiterID) -> Bool {
+        guard let index = queue.firstIndex(where: { $0.id == id }) else { return false }
+        queue.remove(at: index)
+        return true
+    }
+
+    /// The limit that stops a request for `host` from running now (`nil` host: the client-wide one only).
+    private func blockingLimit(for host: String?) -> Limit? {
+        if let maxConcurrent, running >= maxConcurrent { return .client }
+        if let host, let maxConcurrentPerHost, runningPerHost[host, default: 0] >= maxConcurrentPerHost { return .host }
+        return nil
+    }
+
+    private mutating func take(_ host: String) {
+        running += 1
+        runningPerHost[host, default: 0] += 1
+    }
+}

@@ -1,0 +1,22 @@
+import Foundation
+import Loupe
+
+/// Whether a test transport answers at once or after a delay on its injected clock.
+public enum MockBehaviour: Sendable, Hashable {
+    /// Answer as soon as asked.
+    case immediate
+    /// Answer after this long, as a slow server would.
+    case delayed(Duration)
+}
+
+/// Waiting the way a real transport would: for the requested time, but never past the attempt's timeout.
+enum SimulatedWait {
+    /// Sleeps `duration` on `clock`; when the attempt's timeout is shorter, sleeps that long and throws `timedOut`.
+    static func wait(_ duration: Duration, clock: any Clock<Duration>, context: RequestContext) async throws {
+        if let timeout = context.timeout, timeout < duration {
+            try await clock.sleep(for: timeout)
+            throw TransportError(.timedOut, "no answer within the attempt timeout of \(timeout)")
+        }
+        if duration > .zero { try await clock.sleep(for: duration) }
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+
+extension TraceFilter {
+    /// Whether `exchange` matches, evaluated in memory (the inspector, ``InMemoryTraceStore``).
+    ///
+    /// ``SQLiteTraceStore`` gives the same answers from SQL: strings compare byte for byte, hosts ignore ASCII case
+    /// only, an absent status or duration never matches a comparison.
+    public func matches(_ exchange: TraceExchange) -> Bool {
+        switch self {
+        case .method(let method):
+            return FilterText.sameBytes(exchange.method, method)
+        case .status(let range):
+            return exchange.status.map(range.contains) ?? false
+        case .host(let host):
+            return FilterText.containsBytes(FilterText.asciiLowercased(exchange.host), host)
+        case .url(let pattern):
+            return pattern.matches(exchange.url)
+        case .header(let pattern):
+            return pattern.matches(FilterText.headerLines(exchange.requestHeaders))
+                || pattern.matches(FilterText.headerLines(exchange.responseHeaders))
+        case .body(let pattern):
+            return [exchange.requestBody, exchange.responseBody].contains { body in
+                body.map { pattern.matches(FilterText.bodyText($0.data)) } ?? false
+            }
+        case .operation(let name):
+            return FilterText.sameBytes(exchange.operation, name)
+        case .duration(let comparison):
+            return exchange.duration.map(comparison.holds) ?? false
+        case .attempts(let comparison):
+            return comparison.holds(for: exchange.attempts.count)
+        case .circuit(let match):
+            if match.includesShortCircuited && exchange.outcome == .shortCircuited { return true }
+            return exchange.attempts.contains { attempt in
+                guard let state = attempt.circuitState else { return false }
+                return match.states.contains { FilterText.sameBytes($0, state) }
+            }
+        case .error:
+            return exchange.outcome != .success
+        case .replay:
+            return exchange.replayOf != nil
+        case .not(let inner):
+            return !inner.matches(exchange)
+        case .and(let left, let right):
+            return left.matches(exchange) && right.matches(exchange)
+        case .or(let left, let right):
+            return left.matches(exchange) || right.matches(exchange)
+        }
+    }
+}
+
+extension TraceFilter {
+    /// Whether `summary` matches, or `nil` when that depends on what a summary lacks (headers and bodies for
+    /// `~h`/`~b`, breaker states for `~cb` unless the exchange was short-circuited).
+    ///
+    /// `!`, `&` and `|` follow three-valued logic, so `~c 5xx | ~b secret` is `true` for any 5xx row without
+    /// reading its body. Lists can show decided rows at once and load only the undecided ones.
+    public func matches(_ summary: TraceSummary) -> Bool? {
+        switch self {
+        case .method(let method): FilterText.sameBytes(summary.method, method)
+        case .status(let range): summary.status.map(range.contains) ?? false
+        case .host(let host): FilterText.containsBytes(FilterText.asciiLowercased(summary.host), host)
+        case .url(let pattern): pattern.matches(summary.url)
+        case .header, .body: nil
+        case .operation(let name): FilterText.sameBytes(summary.operation, name)
+        case .duration(let comparison): summary.duration.map(comparison.holds) ?? false
+        case .attempts(let comparison): comparison.holds(for: summary.attemptCount)
+        case .circuit(let match): match.includesShortCircuited && summary.outcome == .shortCircuited ? true : nil
+        case .error: summary.outcome != .success
+        case .replay: summary.replayOf != nil
+        case .not(let inner): inner.matches(summary).map { !$0 }
+        case .and(let left, let right):
+            switch (left.matches(summary), right.matches(summary)) {
+            case (false, _), (_, false): false
+            case (true, true): true
+            default: nil
+            }
+        case .or(let left, let right):
+            switch (left.matches(summary), right.matches(summary)) {
+            case (true, _), (_, true): true
+            case (false, false): false
+            default: nil
+            }
+        }
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+
+/// A parsed filter expression: the one language the CLI (`--filter`) and the inspector (`f`) share.
+///
+/// Terms, in the spirit of mitmproxy's filter language:
+///
+/// | Term | Matches |
+/// |------|---------|
+/// | `~m POST` | the method (the term is upper-cased; methods compare exactly) |
+/// | `~c 503`, `~c 5xx`, `~c 500-504` | the final status, one code, a class or a range |
+/// | `~d example.com` | hosts containing the text, ignoring ASCII case |
+/// | `~u regex` | the URL (regex, ignoring case); a bare word means `~u word` |
+/// | `~h regex` | request or response header lines `Name: value` (regex, ignoring case, `^`/`$` per line) |
+/// | `~b regex` | request or response body text (regex, case-sensitive; `(?i)` to ignore case) |
+/// | `~op name` | the operation name, exactly |
+/// | `~dur >500ms` | the duration (`>` `>=` `<` `<=` `=`; units `ms`, `s`); unfinished exchanges never match |
+/// | `~att >1` | the number of attempts (same comparisons) |
+/// | `~cb open` | the breaker was open (or forced open) when any attempt was dispatched, or the call was short-circuited; also `half-open`, `closed`, `forced-open`, `disabled` |
+/// | `~e` | errors: any outcome but success |
+/// | `~replay` | replays of another exchange |
+///
+/// Combine with `!` (not), `&` (and), `|` (or) and parentheses; adjacent terms are joined by `&`. `!` binds
+/// tighter than `&`, which binds tighter than `|`. Arguments end at whitespace, parentheses, `&` and `|`: quote
+/// them (`"…"` or `'…'`, with `\"` and `\\` escapes) when they contain those.
+///
+/// ```swift
+/// let filter = try TraceFilter.parse("~c 5xx | ~b secret")
+/// filter.matches(exchange)                                   // in memory (the inspector, InMemoryTraceStore)
+/// try store.summaries(matching: filter, limit: 50)           // SQLite runs the indexed parts in SQL
+/// ```
+public indirect enum TraceFilter: Sendable, Hashable, CustomStringConvertible {
+    /// `~m METHOD` (stored upper-cased).
+    case method(String)
+    /// `~c 503`, `~c 5xx`, `~c 500-504`: the final status lies in the range.
+    case status(ClosedRange<Int>)
+    /// `~d host`: the host contains this text (stored lower-cased; compared ignoring ASCII case).
+    case host(String)
+    /// `~u regex` or a bare word: the URL matches.
+    case url(TextPattern)
+    /// `~h regex`: a request or response header line matches.
+    case header(TextPattern)
+    /// `~b regex`: the request or response body text matches.
+    case body(TextPattern)
+    /// `~op name`: the operation name is exactly this.
+    case operation(String)
+    /// `~dur >500ms`: the duration in seconds compares so.
+    case duration(Comparison<Double>)
+    /// `~att >1`: the number of attempts compares so.
+    case attempts(Comparison<Int>)
+    /// `~cb open`: the breaker state seen at dispatch.
+    case circuit(CircuitMatch)
+    /// `~e`: the outcome is not success.
+    case error
+    /// `~replay`: the exchange replays another one.
+    case replay
+    /// `!x`
+    case not(TraceFilter)
+    /// `x & y`, or `x y`
+    case and(TraceFilter, TraceFilter)
+    /// `x | y`
+    case or(TraceFilter, TraceFilter)
+
+    /// Parses `text`; throws a ``TraceFilterError`` naming the 1-based position and what was expected.
+    public static func parse(_ text: String) throws(TraceFilterError) -> TraceFilter {
+        var parser = TraceFilterParser(text)
+        return try parser.parse()
+    }
+
+    /// Parses `text`, or returns `nil` when it is `nil` or only whitespace (meaning "no filter").
+    public static func parseIfPresent(_ text: String?) throws(TraceFilterError) -> TraceFilter? {
+        guard let text, text.contains(where: { !$0.isWhitespace }) else { return nil }
+        return try parse(text)
+    }
+
+    /// Whether matching needs headers or bodies (`~h`, `~b`), not just the columns a ``TraceSummary`` has.
+    public var needsContent: Bool {
+        switch self {
+        case .header, .body: true
+        case .method, .status, .host, .url, .operation, .duration, .attempts, .circuit, .error, .replay: false
+        case .not(let inner): inner.needsContent
+        case .and(let left, let right), .or(let left, let right): left.needsContent || right.needsContent
+        }
+    }
+
+    /// The canonical text of this filter; parsing it gives an equal filter.
+    public var description: String { TraceFilterPrinter.text(self) }
+}
+
+extension TraceFilter {
+    /// A comparison such as `>500ms` or `<=2`.
+    public struct Comparison<Value: Comparable & Hashable & Sendable>: Sendable, Hashable {
+        public var op: ComparisonOperator
+        public var value: Value
+
+        public init(_ op: ComparisonOperator, _ value: Value) {
+            self.op = op
+            self.value = value
+        }
+
+        /// Whether `candidate op value` holds.
+        public func holds(for candidate: Value) -> Bool {
+            switch op {
+            case .lessThan: candidate < value
+            case .lessThanOrEqual: candidate <= value
+            case .equal: candidate == value
+            case .greaterThanOrEqual: candidate >= value
+            case .greaterThan: candidate > value
+            }
+        }
+    }
+
+    /// The comparisons `~dur` and `~att` accept.
+    public enum ComparisonOperator: String, Sendable, Hashable, CaseIterable {
+        case lessThan = "<"
+        case lessThanOrEqual = "<="
+        case equal = "="
+        case greaterThanOrEqual = ">="
+        case greaterThan = ">"
+    }
+
+    /// A breaker state for `~cb`, matched against ``TraceAttempt/circuitState`` (the breaker's raw state names).
+    public enum CircuitMatch: String, Sendable, Hashable, CaseIterable {
+        /// Open or forced open at dispatch, or short-circuited without a dispatch.
+        case open
+        case halfOpen = "half-open"
+        case closed
+        case forcedOpen = "forced-open"
+        case disabled
+
+        /// The recorded ``TraceAttempt/circuitState`` values this matches.
+        public var states: [String] {
+            switch self {
+            case .open: ["open", "forced-open"]
+            case .halfOpen, .closed, .forcedOpen, .disabled: [rawValue]
+            }
+        }
+
+        /// Whether a short-circuited exchange (no attempt dispatched) matches too.
+        public var includesShortCircuited: Bool { self == .open }
+    }
+}

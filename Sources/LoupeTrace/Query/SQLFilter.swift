@@ -1,0 +1,132 @@
+import Foundation
+import GRDB
+import Loupe
+
+/// A ``TraceFilter`` as an SQL `WHERE` condition over the `exchange` table.
+///
+/// Indexed terms become plain SQL the planner can serve from indexes: `~m` `~c` `~op` `~dur` `~att` compare
+/// columns, `~e` and `~replay` repeat the conditions of their partial indexes, `~d` picks from the distinct
+/// hosts first, `~cb` looks in the `attempt_circuit` index. Regex terms (`~u` `~h` `~b`) call `loupe_filter_match`, an SQL function registered on the reading
+/// connection for one query: it runs the same ``TextPattern`` on the same text ``TraceFilter/matches(_:)``
+/// builds, so ordering and `LIMIT` stay in SQL and any mix of terms (`~c 5xx | ~b secret`) is answered exactly.
+///
+/// SQL's NULL (an absent status, an unfinished duration) means "no match", as in memory: a plain `AND`/`OR`
+/// of terms already treats NULL as false, and `!` wraps its operand in `IFNULL(…, 0)` before negating.
+struct SQLFilter {
+    static let functionName = "loupe_filter_match"
+
+    /// The condition, with `?` placeholders; refers to the table as `exchange`.
+    private(set) var sql = "1"
+    private(set) var values: [(any DatabaseValueConvertible)?] = []
+    /// What `loupe_filter_match(i, …)` matches with, by `i`.
+    private(set) var patterns: [(kind: PatternKind, pattern: TextPattern)] = []
+
+    enum PatternKind { case url, headers, body }
+
+    init(_ filter: TraceFilter?) {
+        guard let filter else { return }
+        sql = clause(filter)
+    }
+
+    var arguments: StatementArguments { StatementArguments(values) }
+
+    /// Registers the regex function for the duration of `body` (when the filter has regex terms).
+    func withFunction<T>(in db: Database, _ body: () throws -> T) rethrows -> T {
+        guard !patterns.isEmpty else { return try body() }
+        let function = makeFunction()
+        db.add(function: function)
+        defer { db.remove(function: function) }
+        return try body()
+    }
+
+    private mutating func clause(_ filter: TraceFilter) -> String {
+        switch filter {
+        case .method(let method):
+            return bind("exchange.method = ?", method)
+        case .status(let range) where range.lowerBound == range.upperBound:
+            return bind("exchange.status = ?", range.lowerBound)
+        case .status(let range):
+            return bind("exchange.status BETWEEN ? AND ?", range.lowerBound, range.upperBound)
+        case .host(let host):
+            return bind("exchange.host IN (\(Self.distinctHosts) WHERE instr(lower(name), ?) > 0)", host)
+        case .url(let pattern):
+            return "\(Self.functionName)(\(add(pattern, .url)), exchange.url)"
+        case .header(let pattern):
+            let index = add(pattern, .headers)
+            return "(\(Self.functionName)(\(index), exchange.request_headers) OR \(Self.functionName)(\(index), exchange.response_headers))"
+        case .body(let pattern):
+            let index = add(pattern, .body)
+            // The size test comes first so rows without a body never call into Swift.
+            let request = "\(Self.functionName)(\(index), exchange.request_body, exchange.request_body_size)"
+            let response = "\(Self.functionName)(\(index), exchange.response_body, exchange.response_body_size)"
+            return "((exchange.request_body_size IS NOT NULL AND \(request)) OR "
+                + "(exchange.response_body_size IS NOT NULL AND \(response)))"
+        case .operation(let name):
+            return bind("exchange.operation = ?", name)
+        case .duration(let comparison):
+            return bind("exchange.duration \(comparison.op.rawValue) ?", comparison.value)
+        case .attempts(let comparison):
+            return bind("exchange.attempt_count \(comparison.op.rawValue) ?", comparison.value)
+        case .circuit(let match):
+            let marks = Array(repeating: "?", count: match.states.count).joined(separator: ", ")
+            var sql = "exchange.sequence IN (SELECT exchange_sequence FROM attempt WHERE circuit_state IN (\(marks)))"
+            if match.includesShortCircuited {
+                sql = bind("(exchange.outcome = ? OR \(sql))", ExchangeOutcome.shortCircuited.rawValue)
+            }
+            values.append(contentsOf: match.states.map { $0 as (any DatabaseValueConvertible)? })
+            return sql
+        case .error:
+            // Literal, not bound: only then can SQLite use the partial index `exchange_errors`.
+            return "exchange.outcome <> 'success'"
+        case .replay:
+            return "exchange.replay_of IS NOT NULL"
+        case .not(let inner):
+            return "NOT IFNULL(\(clause(inner)), 0)"
+        case .and(let left, let right):
+            return "(\(clause(left)) AND \(clause(right)))"
+        case .or(let left, let right):
+            return "(\(clause(left)) OR \(clause(right)))"
+        }
+    }
+
+    /// Appends the values of the `?`s in `sql`, in order.
+    /// The distinct hosts, found by hopping through the `exchange_host` index (one seek per host, where
+    /// `SELECT DISTINCT` would read every entry): `~d` then tests each host once instead of each row.
+    static let distinctHosts = """
+        WITH RECURSIVE hosts(name) AS (
+            SELECT MIN(host) FROM exchange
+            UNION ALL
+            SELECT (SELECT MIN(host) FROM exchange WHERE host > hosts.name) FROM hosts WHERE hosts.name IS NOT NULL
+        ) SELECT name FROM hosts
+        """
+
+    private mutating func bind(_ sql: String, _ arguments: (any DatabaseValueConvertible)...) -> String {
+        values.append(contentsOf: arguments.map { $0 as (any DatabaseValueConvertible)? })
+        return sql
+    }
+
+    private mutating func add(_ pattern: TextPattern, _ kind: PatternKind) -> Int {
+        patterns.append((kind, pattern))
+        return patterns.count - 1
+    }
+
+    private func makeFunction() -> DatabaseFunction {
+        let patterns = patterns
+        return DatabaseFunction(Self.functionName, argumentCount: nil, pure: true) { values in
+            guard let index = Int.fromDatabaseValue(values[0]), patterns.indices.contains(index) else { return false }
+            let (kind, pattern) = patterns[index]
+            switch kind {
+            case .url:
+                return String.fromDatabaseValue(values[1]).map(pattern.matches) ?? false
+            case .headers:
+                guard let json = String.fromDatabaseValue(values[1]), let headers = HeaderListJSON.decode(json)
+                else { return false }
+                return pattern.matches(FilterText.headerLines(headers))
+            case .body:
+                // As RowReader reads it: a body exists when its size is set (an empty blob may read as NULL).
+                guard !values[2].isNull else { return false }
+                return pattern.matches(FilterText.bodyText(Data.fromDatabaseValue(values[1]) ?? Data()))
+            }
+        }
+    }
+}

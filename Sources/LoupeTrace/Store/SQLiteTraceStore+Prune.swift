@@ -1,0 +1,120 @@
+import Foundation
+import GRDB
+
+/// Keeping the store within its bounds.
+///
+/// Everything is decided from the `exchange_storage (sequence, stored_at, stored_bytes)` index, never from the
+/// rows (whose bodies may span overflow pages): the oldest exchanges go first, in one transaction, and their
+/// attempts and events go with them (`ON DELETE CASCADE`). Freed pages are reused by later writes; ``vacuum()``
+/// gives them back to the file system.
+extension SQLiteTraceStore {
+    public func prune(_ bounds: TraceStoreBounds, now: Date, dryRun: Bool) throws -> PruneResult {
+        try guarded {
+            if dryRun {
+                return try pool.read { db in try Self.prune(db, bounds: bounds, now: now, dryRun: true) }
+            }
+            return try pool.write { db in try Self.prune(db, bounds: bounds, now: now, dryRun: false) }
+        }
+    }
+
+    /// Rewrites the file without its free pages (slow on big stores; needs no other writer).
+    public func vacuum() throws {
+        try guarded {
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "VACUUM") }
+        }
+    }
+
+    /// Prunes with the store's own bounds; failures are ignored (the next write tries again).
+    func autoPrune() {
+        guard let autoPruner else { return }
+        let (bounds, moment) = (autoPruner.bounds, now())
+        let result = try? pool.write { db -> PruneResult? in
+            let (keepFrom, reasons) = try Self.firstKept(db, bounds: bounds, now: moment)
+            guard let keepFrom else { return nil }
+            return try Self.apply(db, keepFrom: keepFrom, reasons: reasons, dryRun: false)
+        }
+        if let pruned = result ?? nil { autoPruner.lastResult = pruned }
+    }
+
+    private static func prune(_ db: Database, bounds: TraceStoreBounds, now: Date, dryRun: Bool) throws -> PruneResult {
+        let (keepFrom, reasons) = try firstKept(db, bounds: bounds, now: now)
+        return try apply(db, keepFrom: keepFrom ?? Int64.min, reasons: reasons, dryRun: dryRun)
+    }
+
+    /// Counts, then (unless a dry run) deletes everything before `keepFrom`.
+    private static func apply(_ db: Database, keepFrom: Int64, reasons: [PruneResult.Reason], dryRun: Bool) throws -> PruneResult {
+        let totals = "SELECT COUNT(*), TOTAL(stored_bytes) FROM exchange INDEXED BY exchange_storage"
+        let removed = try Row.fetchOne(db, sql: "\(totals) WHERE sequence < ?", arguments: [keepFrom])
+        let remaining = try Row.fetchOne(db, sql: "\(totals) WHERE sequence >= ?", arguments: [keepFrom])
+        let removedCount: Int = removed?[0] ?? 0
+        if !dryRun && removedCount > 0 {
+            try db.execute(sql: "DELETE FROM exchange WHERE sequence < ?", arguments: [keepFrom])
+        }
+        return PruneResult(
+            removedCount: removedCount, removedBytes: Int(removed?[1] ?? 0.0), remainingCount: remaining?[0] ?? 0,
+            remainingBytes: Int(remaining?[1] ?? 0.0), reasons: reasons, isDryRun: dryRun)
+    }
+
+    /// The oldest sequence to keep (everything before it goes), or `nil` when the store is within bounds.
+    static func firstKept(_ db: Database, bounds: TraceStoreBounds, now: Date) throws -> (sequence: Int64?, reasons: [PruneResult.Reason]) {
+        var keepFrom = Int64.min
+        var reasons: [PruneResult.Reason] = []
+        /// Moves the cut to `sequence` when that removes something more.
+        func cut(to sequence: Int64, _ reason: PruneResult.Reason) throws {
+            guard sequence > keepFrom else { return }
+            let more = try Bool.fetchOne(
+                db, sql: "SELECT EXISTS (SELECT 1 FROM exchange WHERE sequence >= ? AND sequence < ?)",
+                arguments: [keepFrom, sequence]) ?? false
+            keepFrom = sequence
+            if more { reasons.append(reason) }
+        }
+
+        if let maxAge = bounds.maxAge {
+            // The first exchange young enough to stay; everything before it goes (all, when none is).
+            let cutoff = now.timeIntervalSince1970 - maxAge
+            let firstYoung = try Int64.fetchOne(db, sql: """
+                SELECT sequence FROM exchange INDEXED BY exchange_storage WHERE stored_at >= ? ORDER BY sequence LIMIT 1
+                """, arguments: [cutoff])
+            try cut(to: firstYoung ?? Int64.max, .age)
+        }
+        if let maxCount = bounds.maxCount {
+            // The maxCount-th newest stays; with a count of 0, nothing does.
+            let newestKept = maxCount <= 0 ? Int64.max : try Int64.fetchOne(db, sql: """
+                SELECT sequence FROM exchange INDEXED BY exchange_storage WHERE sequence >= ?
+                ORDER BY sequence DESC LIMIT 1 OFFSET ?
+                """, arguments: [keepFrom, maxCount - 1])
+            if let newestKept { try cut(to: newestKept, .count) }
+        }
+        if let maxBytes = bounds.maxBytes, try usedBytes(db) > maxBytes {
+            // The file's used pages hold at least the counted bytes, so only a file over the limit needs a sum.
+            let total = try Int(Double.fetchOne(db, sql: """
+                SELECT TOTAL(stored_bytes) FROM exchange INDEXED BY exchange_storage WHERE sequence >= ?
+                """, arguments: [keepFrom]) ?? 0)
+            if total > maxBytes {
+                var remaining = total
+                var firstKept = Int64.max
+                let rows = try Row.fetchCursor(db, sql: """
+                    SELECT sequence, stored_bytes FROM exchange INDEXED BY exchange_storage
+                    WHERE sequence >= ? ORDER BY sequence
+                    """, arguments: [keepFrom])
+                while let row = try rows.next() {
+                    if remaining <= maxBytes {
+                        firstKept = row[0]
+                        break
+                    }
+                    remaining -= row[1] as Int
+                }
+                try cut(to: firstKept, .bytes)
+            }
+        }
+        return (reasons.isEmpty ? nil : keepFrom, reasons)
+    }
+
+    /// Bytes in the file's pages that are not free.
+    private static func usedBytes(_ db: Database) throws -> Int {
+        let pages = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+        let free = try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0
+        let size = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
+        return (pages - free) * size
+    }
+}

@@ -1,0 +1,127 @@
+import ArgumentParser
+import Foundation
+import LoupeTrace
+
+/// `loupe stats [STORE] [--filter EXPR] [--json]`: counts, error and retry rates, latency percentiles, bytes and
+/// breaker transitions, per operation and per host.
+struct StatsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stats", abstract: "Summarise recorded exchanges per operation and per host.",
+        discussion: """
+            Percentiles are nearest-rank over finished exchanges: p95 is the duration that 95 % of them do not exceed.
+            Retried means more than one attempt; errors are every outcome but success (as ~e).
+
+            \(FilterOption.help)
+            """)
+
+    @Argument(help: "The trace store (default: $LOUPE_STORE or the XDG state store).")
+    var store: String?
+
+    @Option(help: "Only exchanges matching EXPR, e.g. '~d example.com & ~m POST'.")
+    var filter: String?
+
+    @Flag(help: "Print JSON ({all, operations, hosts}).")
+    var json = false
+
+    func run() async throws {
+        let filter = try FilterOption.parse(self.filter)
+        let (store, _) = try StoreAccess.openForReading(store)
+        let stats: [TraceStats]
+        do {
+            stats = try store.stats(matching: filter)
+        } catch {
+            throw CommandFailure.badInput("cannot read the store: \(error)")
+        }
+        let all = stats.first { $0.group == .all }
+        let operations = stats.compactMap { row -> (String, TraceStats)? in
+            if case .operation(let name) = row.group { return (name, row) }
+            return nil
+        }
+        let hosts = stats.compactMap { row -> (String, TraceStats)? in
+            if case .host(let name) = row.group { return (name, row) }
+            return nil
+        }
+        if json {
+            let report = StatsJSON(all: all.map { StatsJSON.Row(name: nil, $0) },
+                                   operations: operations.map { StatsJSON.Row(name: $0.0, $0.1) },
+                                   hosts: hosts.map { StatsJSON.Row(name: $0.0, $0.1) })
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            return
+        }
+        guard let all else {
+            print(filter == nil ? "No exchanges recorded yet." : "No exchanges match.")
+            return
+        }
+        print("\(all.count) exchanges, \(Self.percent(all.errorRate)) errors, \(Self.percent(all.retryRate)) retried, "
+              + "p50 \(Formatting.milliseconds(all.p50)), p95 \(Formatting.milliseconds(all.p95)), p99 \(Formatting.milliseconds(all.p99))")
+        for (title, rows) in [("OPERATION", operations), ("HOST", hosts)] {
+            print("")
+            Self.table(title, rows).forEach { print($0) }
+        }
+    }
+
+    private static func table(_ title: String, _ rows: [(String, TraceStats)]) -> [String] {
+        let header = [title, "COUNT", "ERRORS", "RETRIED", "P50", "P95", "P99", "SENT", "RECEIVED", "BREAKER"]
+        let cells = rows.map { name, row in
+            [name, String(row.count), percent(row.errorRate), percent(row.retryRate), Formatting.milliseconds(row.p50),
+             Formatting.milliseconds(row.p95), Formatting.milliseconds(row.p99), bytes(row.requestBytes),
+             bytes(row.responseBytes), String(row.breakerTransitions)]
+        }
+        let all = [header] + cells
+        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        return all.map { row in
+            row.indices.map { column in
+                // Names read left-aligned, figures right-aligned.
+                let pad = String(repeating: " ", count: widths[column] - row[column].count)
+                return column == 0 ? row[column] + pad : pad + row[column]
+            }.joined(separator: "  ")
+        }
+    }
+
+    static func percent(_ rate: Double) -> String { String(format: "%.1f%%", rate * 100) }
+
+    /// Binary units, as `--max-bytes` counts them: 512 B, 12.3 KiB, 4.5 MiB.
+    static func bytes(_ count: Int) -> String {
+        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+        var value = Double(count)
+        var unit = 0
+        while value >= 1024 && unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        return unit == 0 ? "\(count) B" : String(format: "%.1f", value) + " " + units[unit]
+    }
+}
+
+/// The JSON shape of `loupe stats --json` (stable names; durations in ms, rates 0…1).
+struct StatsJSON: Encodable {
+    struct Row: Encodable {
+        var name: String?
+        var count, errors, retried: Int
+        var errorRate, retryRate: Double
+        var p50Ms, p95Ms, p99Ms: Double?
+        var requestBytes, responseBytes, breakerTransitions: Int
+
+        init(name: String?, _ stats: TraceStats) {
+            func ms(_ seconds: Double?) -> Double? { seconds.map { ($0 * 1_000_000).rounded() / 1000 } }
+            self.name = name
+            count = stats.count
+            errors = stats.errorCount
+            retried = stats.retriedCount
+            errorRate = stats.errorRate
+            retryRate = stats.retryRate
+            p50Ms = ms(stats.p50)
+            p95Ms = ms(stats.p95)
+            p99Ms = ms(stats.p99)
+            requestBytes = stats.requestBytes
+            responseBytes = stats.responseBytes
+            breakerTransitions = stats.breakerTransitions
+        }
+    }
+
+    var all: Row?
+    var operations: [Row]
+    var hosts: [Row]
+}

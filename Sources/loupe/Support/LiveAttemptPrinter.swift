@@ -1,0 +1,26 @@
+import Foundation
+import Loupe
+
+/// Prints each attempt and each policy decision to stderr as it happens, so `loupe send` shows retries live.
+struct LiveAttemptPrinter: ClientObserver {
+    func attemptFinished(_ attempt: AttemptFinished) {
+        let duration = Formatting.milliseconds(attempt.timings.duration)
+        if let response = attempt.response {
+            write("attempt \(attempt.number): \(response.status.code) \(response.status.reasonPhrase) in \(duration)")
+        } else if let error = attempt.error {
+            write("attempt \(attempt.number): \(Self.describe(error)) after \(duration)")
+        }
+    }
+
+    func eventRecorded(_ event: ExchangeEvent) {
+        write("  \(event.kind): \(event.message)")
+    }
+
+    static func describe(_ error: any Error) -> String {
+        (error as? TransportError).map { "\($0)" } ?? String(describing: error)
+    }
+
+    private func write(_ line: String) {
+        FileHandle.standardError.write(Data(("loupe: " + line + "\n").utf8))
+    }
+}

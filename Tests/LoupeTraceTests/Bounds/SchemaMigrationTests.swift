@@ -1,0 +1,68 @@
+import Foundation
+import GRDB
+@testable import LoupeTrace
+import Testing
+
+@Suite("Schema v1 → v2")
+struct SchemaMigrationTests {
+    /// A store as the first Loupe wrote it: schema v1, one exchange with an attempt and an event.
+    static func makeV1Store(at path: String) throws {
+        let pool = try DatabasePool(path: path)
+        try SQLiteSchema.migrator.migrate(pool, upTo: "v1")
+        try pool.write { db in
+            try db.execute(sql: """
+                INSERT INTO exchange (id, started_at, ended_at, duration, operation, method, url, host, path, status,
+                    outcome, attempt_count, request_headers, response_headers, response_body, response_body_size,
+                    response_body_truncated)
+                VALUES ('0F000000-0000-4000-8000-000000000001', 1000, 1001.5, 1.5, 'listUsers', 'GET',
+                    'https://api.example.test/users', 'api.example.test', '/users', 503, 'httpError', 1,
+                    '[]', '[{"name":"Retry-After","value":"3"}]', X'6869', 2, 0);
+                INSERT INTO attempt (exchange_sequence, number, started_at, status, circuit_state) VALUES (1, 1, 1000, 503, 'open');
+                INSERT INTO event (exchange_sequence, kind, at, message, attributes) VALUES (1, 'circuit', 1001, 'closed → open', '{}');
+                """)
+        }
+        try pool.close()
+    }
+
+    @Test("a v1 store is upgraded on a writable open: sizes and ages are filled in, and filters and pruning work")
+    func upgrade() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.file("traces.sqlite")
+        try Self.makeV1Store(at: path)
+
+        // Read-only opens of a v1 store still list and filter (the new indexes only make it faster).
+        let reader = try SQLiteTraceStore(path: path, readOnly: true)
+        #expect(try reader.summaries(matching: TraceFilter.parse("~c 503 ~cb open ~h retry-after"), limit: 5).count == 1)
+
+        let store = try SQLiteTraceStore(path: path, bounds: nil)
+        let (version, storedAt, storedBytes) = try store.pool.read { db in
+            (try Int.fetchOne(db, sql: "PRAGMA user_version"),
+             try Double.fetchOne(db, sql: "SELECT stored_at FROM exchange"),
+             try Int.fetchOne(db, sql: "SELECT stored_bytes FROM exchange"))
+        }
+        #expect(version == 2 && storedAt == 1001.5)
+        // Allowance, id, URL, operation, method, header lists as JSON, body, attempt (breaker state), event texts.
+        #expect(storedBytes == 200 + 36 + 30 + 9 + 3 + 2 + 36 + 2 + (40 + 4) + (40 + 7 + 15 + 2))
+        #expect(try store.exchange(id: UUID(uuidString: "0F000000-0000-4000-8000-000000000001")!)?.attempts.count == 1)
+        #expect(try store.stats(matching: nil).first?.breakerTransitions == 1)
+        // Upgraded rows count as stored when they ended, so 15 days later a 14-day bound removes it.
+        let result = try store.prune(.default, now: Date(timeIntervalSince1970: 1001.5 + 15 * 86_400))
+        #expect(result.removedCount == 1 && result.reasons == [.age])
+    }
+
+    @Test("a store migrated by a newer Loupe (an unknown v3 migration) is refused")
+    func unknownMigration() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.file("traces.sqlite")
+        do {
+            let store = try SQLiteTraceStore(path: path)
+            try store.pool.write { db in try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v3')") }
+            try store.close()
+        }
+        let error = try #require(throws: TraceStoreError.self) { try SQLiteTraceStore(path: path) }
+        #expect(error.code == .newerSchema)
+        #expect(error.description.contains("reads up to 2"))
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import GRDB
+@testable import LoupeTrace
+import Testing
+
+@Suite("Filters in SQL agree with filters in memory")
+struct SQLFilterTests {
+    /// A store holding the corpus, and the corpus as written (with sequences) for in-memory matching.
+    final class Fixture: Sendable {
+        let folder: TemporaryFolder
+        let store: SQLiteTraceStore
+        let memory: InMemoryTraceStore
+        let corpus: [TraceExchange]
+
+        init(count: Int = 400, seed: UInt64 = 42) throws {
+            folder = try TemporaryFolder()
+            store = try SQLiteTraceStore(path: folder.file("traces.sqlite"), bounds: nil)
+            memory = InMemoryTraceStore()
+            let made = TraceCorpus.make(count: count, seed: seed)
+            // Several batches, and one exchange written again, so sequences have a gap.
+            for batch in stride(from: 0, to: made.count, by: 100) {
+                try store.write(Array(made[batch..<min(batch + 100, made.count)]))
+                try memory.write(Array(made[batch..<min(batch + 100, made.count)]))
+            }
+            try store.write([made[3]])
+            try memory.write([made[3]])
+            corpus = memory.all
+        }
+
+        deinit { folder.remove() }
+
+        /// Ids of the newest `limit` matches, oldest first, computed in memory straight from `matches`.
+        func expected(_ filter: TraceFilter, limit: Int = .max) -> [UUID] {
+            Array(corpus.filter(filter.matches).suffix(limit)).map(\.id)
+        }
+    }
+
+    @Test("every atom, and 300 random combinations, select the same exchanges from SQLite and from memory")
+    func differential() throws {
+        let fixture = try Fixture()
+        var random = SeededGenerator(seed: 7)
+        let texts = TraceCorpus.atoms + (0..<300).map { _ in TraceCorpus.filterText(depth: 4, using: &random) }
+        var nonTrivial = 0
+        for text in texts {
+            let filter = try TraceFilter.parse(text)
+            let expected = fixture.expected(filter)
+            if !expected.isEmpty && expected.count < fixture.corpus.count { nonTrivial += 1 }
+            #expect(try fixture.store.summaries(matching: filter, limit: 10_000).map(\.id) == expected, "\(text)")
+            #expect(try fixture.store.summaries(matching: filter, limit: 7).map(\.id) == fixture.expected(filter, limit: 7), "\(text)")
+            #expect(try fixture.memory.summaries(matching: filter, limit: 7).map(\.id) == fixture.expected(filter, limit: 7), "\(text)")
+            // A summary decides a row only when it can decide it correctly.
+            for exchange in fixture.corpus.prefix(60) {
+                if let decided = filter.matches(exchange.summary) {
+                    #expect(decided == filter.matches(exchange), "\(text) on \(exchange.id)")
+                }
+            }
+        }
+        // The corpus really exercises the filters: most of them select some but not all exchanges.
+        #expect(nonTrivial > texts.count / 2)
+        // Every atom selects something.
+        for atom in TraceCorpus.atoms {
+            #expect(!fixture.expected(try TraceFilter.parse(atom)).isEmpty, "\(atom)")
+        }
+    }
+
+    @Test("stats agree between SQLite, memory and the protocol's default implementation")
+    func statsAgree() throws {
+        let fixture = try Fixture(count: 300, seed: 9)
+        let gated = GatedStore()
+        gated.open()
+        try gated.write(fixture.corpus)
+        for text in [nil, "~e", "~c 5xx | ~b secret", "~m GET & !~att 0", "~op nothing-matches"] {
+            let filter = try TraceFilter.parseIfPresent(text)
+            let fromSQL = try fixture.store.stats(matching: filter)
+            #expect(fromSQL == (try fixture.memory.stats(matching: filter)), "\(text ?? "nil")")
+            #expect(fromSQL == (try gated.stats(matching: filter)), "\(text ?? "nil")")
+        }
+        #expect(try fixture.store.stats(matching: TraceFilter.parse("~op nothing-matches")).isEmpty)
+    }
+
+    @Test("full exchanges come back filtered, newest last, with attempts and events")
+    func exchanges() throws {
+        let fixture = try Fixture(count: 200, seed: 3)
+        let filter = try TraceFilter.parse("~att >1 & ~b secret")
+        let found = try fixture.store.exchanges(matching: filter, limit: 5)
+        #expect(found.map(\.id) == fixture.expected(filter, limit: 5))
+        let byID = Dictionary(uniqueKeysWithValues: fixture.corpus.map { ($0.id, $0) })
+        for exchange in found {
+            #expect(exchange.attempts == byID[exchange.id]?.attempts)
+            #expect(exchange.events == byID[exchange.id]?.events)
+            #expect(exchange.responseBody == byID[exchange.id]?.responseBody)
+        }
+        #expect(try fixture.memory.exchanges(matching: filter, limit: 5).map(\.id) == found.map(\.id))
+    }
+
+    @Test("indexed terms use indexes; and need no sort for ORDER BY sequence")
+    func plans() throws {
+        let fixture = try Fixture(count: 50)
+        let cases = [
+            "~c 503": "exchange_status", "~m POST": "exchange_method", "~op listUsers": "exchange_operation",
+            "~replay": "exchange_replays", "~e": "exchange_errors", "~d example.com ~m POST": "exchange_method",
+        ]
+        for (text, index) in cases {
+            let condition = SQLFilter(try TraceFilter.parse(text))
+            let details = try fixture.store.pool.read { db in
+                try condition.withFunction(in: db) {
+                    try Row.fetchAll(db, sql: """
+                        EXPLAIN QUERY PLAN SELECT sequence FROM exchange WHERE \(condition.sql) ORDER BY sequence DESC LIMIT 50
+                        """, arguments: condition.arguments).map { $0["detail"] as String }
+                }
+            }.joined(separator: "\n")
+            #expect(details.contains(index), "\(text): \(details)")
+            #expect(!details.contains("USE TEMP B-TREE FOR ORDER BY"), "\(text): \(details)")
+        }
+    }
+}
