@@ -11,6 +11,11 @@ let package = Package(
         .package(name: "Loupe", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.0.0"),
+        // The loopback benchmarks: a local server, and the raw AsyncHTTPClient baseline.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.25.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
     ],
     targets: [
         .executableTarget(
@@ -20,7 +25,12 @@ let package = Package(
                 .product(name: "Loupe", package: "Loupe"),
                 .product(name: "LoupeTrace", package: "Loupe"),
                 .product(name: "LoupeTesting", package: "Loupe"),
+                .product(name: "LoupeAsyncHTTPClient", package: "Loupe"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "LoupeBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

@@ -45,7 +45,7 @@ enum Fixtures {
 
     /// A small exchange shaped like what the recorder makes of one `Ping`: one attempt, two request headers,
     /// one response header, a 34-byte body, no events.
-    static func sampleExchange(id: UUID = UUID(), at start: Date = Date()) -> TraceExchange {
+    static func sampleExchange(id: UUID = ExchangeID.make(), at start: Date = Date()) -> TraceExchange {
         TraceExchange(
             id: id, operation: "GET /v1/ping", method: "GET", url: "https://api.example.com/v1/ping",
             startedAt: start, endedAt: start.addingTimeInterval(0.012), outcome: .success, status: 200,
@@ -61,33 +61,55 @@ enum Fixtures {
     }
 }
 
-/// Random (version 4 shaped) UUIDs without a system call each. Foundation's `UUID()` on Linux opens, reads and
-/// closes /dev/urandom for every id (≈ 2.7 µs here), which would swamp what the store benchmarks measure; the ids
-/// must still be random, not sequential, so that the `UNIQUE` index on them costs what it costs in real use.
+/// Random (version 4 shaped) UUIDs without a system call each, for the one benchmark that shows what random ids
+/// cost the store's `UNIQUE` index (the others use `ExchangeID.make()`, the time-ordered v7 ids Loupe records with).
+/// Foundation's `UUID()` on Linux opens, reads and closes /dev/urandom for every id (≈ 2.7 µs here), which would
+/// swamp what the store benchmarks measure.
 struct FastRandomIDs {
-    private var state: UInt64
-
-    init() {
-        var system = SystemRandomNumberGenerator()
-        state = system.next()
-    }
+    private var random = SplitMix64()
 
     mutating func next() -> UUID {
-        var bytes = (nextWord(), nextWord())
+        var bytes = (random.next(), random.next())
         return withUnsafeMutableBytes(of: &bytes) { raw in
             raw[6] = (raw[6] & 0x0F) | 0x40
             raw[8] = (raw[8] & 0x3F) | 0x80
             return UUID(uuid: raw.load(as: uuid_t.self))
         }
     }
+}
 
-    // SplitMix64.
-    private mutating func nextWord() -> UInt64 {
+/// A small, fast, seedable generator (for ids and for the big store's data mix; not for secrets).
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64? = nil) {
+        var system = SystemRandomNumberGenerator()
+        state = seed ?? system.next()
+    }
+
+    mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
+    }
+}
+
+/// A token provider that never refreshes: the resilient stack's bearer middleware then costs what it costs on the
+/// happy path (read the current credential, set `Authorization`).
+struct StaticTokenProvider: TokenProvider {
+    func currentCredential() async throws -> Credential { Credential(token: "benchmark-token") }
+    func refresh(_ rejected: Credential) async throws -> Credential { Credential(token: "benchmark-token") }
+}
+
+extension ResilienceOptions {
+    /// Everything `Client.resilient` assembles by default, plus bearer auth. Metrics and tracing stay on, but
+    /// nothing bootstraps swift-metrics or swift-distributed-tracing here, so their backends are the NoOp ones.
+    static var benchmark: ResilienceOptions {
+        var options = ResilienceOptions()
+        options.tokenProvider = StaticTokenProvider()
+        return options
     }
 }
 

@@ -8,9 +8,12 @@ let benchmarks: @Sendable () -> Void = {
         timeUnits: .nanoseconds,
         warmupIterations: 3,
         scalingFactor: .kilo,
-        maxDuration: .seconds(3),
+        maxDuration: .seconds(2),
         maxIterations: 200
     )
     registerClientBenchmarks()
+    registerLoopbackBenchmarks()
     registerRecorderBenchmarks()
+    registerObserverBenchmarks()
+    registerBigStoreBenchmarks()
 }

@@ -30,11 +30,12 @@ public struct AsyncHTTPClientTransport: ClientTransport {
     public let options: Options
     private let ownsClient: Bool
 
-    /// A process-wide client like `HTTPClient.shared`, but with a 5 s connect timeout: AsyncHTTPClient retries a
-    /// refused connection until the connect timeout, and the shared client's 90 s would hang a CLI call to a dead port.
+    /// A process-wide client like `HTTPClient.shared`, but one that reports a failed connection at once instead of
+    /// re-dialling silently until the deadline: Loupe's own retry policy decides, and every try is recorded.
     public static let sharedClient: HTTPClient = {
         var configuration = HTTPClient.Configuration.singletonConfiguration
-        configuration.timeout.connect = .seconds(5)
+        configuration.timeout.connect = .seconds(10)
+        configuration.connectionPool.retryConnectionEstablishment = false
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 
@@ -65,12 +66,8 @@ public struct AsyncHTTPClientTransport: ClientTransport {
     }
 
     public func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> RawResponse {
-        let outgoing = try Self.makeRequest(request, body: body)
-        let timeout = context.timeout ?? options.defaultTimeout
         do {
-            let response = try await client.execute(outgoing, timeout: .nanoseconds(Self.nanoseconds(timeout)))
-            context.attempt?.markRequestSent()
-            context.attempt?.markFirstByte()
+            let response = try await executeHead(request, body: body, context: context)
             let buffer = try await response.body.collect(upTo: options.maxResponseBytes)
             return RawResponse(head: Self.makeHead(response), body: Data(buffer: buffer))
         } catch {
@@ -78,12 +75,23 @@ public struct AsyncHTTPClientTransport: ClientTransport {
         }
     }
 
+    /// Sends the request and returns once the response head has arrived (AHC's deadline covers up to the head).
+    func executeHead(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> HTTPClientResponse {
+        let outgoing = try Self.makeRequest(request, body: body, attempt: context.attempt)
+        let timeout = context.timeout ?? options.defaultTimeout
+        let response = try await client.execute(outgoing, timeout: .nanoseconds(Self.nanoseconds(timeout)))
+        context.attempt?.markFirstByte()
+        return response
+    }
+
     static func nanoseconds(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components
         return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 
-    static func makeRequest(_ request: HTTPRequest, body: RequestBody?) throws -> HTTPClientRequest {
+    /// The AHC request; a streamed body marks the attempt's request-sent time when its last chunk is taken (AHC's
+    /// async API reports nothing else, so for other requests that phase stays unknown rather than guessed).
+    static func makeRequest(_ request: HTTPRequest, body: RequestBody?, attempt: AttemptHandle? = nil) throws -> HTTPClientRequest {
         guard let url = request.url else { throw TransportError(.other, "request has no absolute URL") }
         var outgoing = HTTPClientRequest(url: url.absoluteString)
         outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
@@ -94,7 +102,7 @@ public struct AsyncHTTPClientTransport: ClientTransport {
             if let data = body.bufferedData {
                 outgoing.body = .bytes(ByteBuffer(data: data))
             } else {
-                let chunks = try body.makeStream().map { ByteBuffer(data: $0) }
+                let chunks = SentMarkingSequence(base: try body.makeStream(), attempt: attempt)
                 outgoing.body = .stream(chunks, length: body.length.map { .known($0) } ?? .unknown)
             }
         }

@@ -10,7 +10,7 @@ struct LoupeCommand: AsyncParsableCommand {
         discussion: "STORE defaults to $LOUPE_STORE, else $XDG_STATE_HOME/loupe/traces.sqlite (~/.local/state/loupe/traces.sqlite).",
         subcommands: [
             DemoCommand.self, TUICommand.self, SendCommand.self, ListCommand.self, ShowCommand.self, StatsCommand.self,
-            PruneCommand.self,
+            ExportCommand.self, ImportCommand.self, CurlCommand.self, PruneCommand.self,
         ]
     )
 

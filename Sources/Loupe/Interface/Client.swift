@@ -19,6 +19,7 @@ public struct Client: Sendable {
     public let observer: any ClientObserver
     public let configuration: ClientConfiguration
     let inflight = InflightRegistry()
+    let target: RequestTarget?
 
     public init(
         baseURL: URL,
@@ -32,6 +33,7 @@ public struct Client: Sendable {
         self.middlewares = middlewares
         self.observer = observer
         self.configuration = configuration
+        self.target = RequestTarget(baseURL)
     }
 
     /// Cancels every exchange this client (or a copy of it) has in flight; each fails with stage `.cancelled`.
@@ -71,20 +73,14 @@ public struct Client: Sendable {
     }
 
     func makeRequest<E: Endpoint>(_ endpoint: E) throws -> (HTTPRequest, RequestBody?) {
-        guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) else {
-            throw URLError(.badURL)
-        }
-        let basePath = components.path.hasSuffix("/") ? String(components.path.dropLast()) : components.path
-        let path = endpoint.path.hasPrefix("/") ? endpoint.path : "/" + endpoint.path
-        components.path = basePath + path
-        if !endpoint.query.isEmpty {
-            components.queryItems = (components.queryItems ?? []) + endpoint.query
-        }
-        guard let url = components.url else { throw URLError(.badURL) }
+        guard let target else { throw URLError(.badURL) }
         var fields = configuration.defaultHeaders
         for field in endpoint.headers { fields[field.name] = field.value }
         let encoded = try endpoint.body.encoded(with: configuration.encoder)
         if let contentType = encoded?.1, fields[.contentType] == nil { fields[.contentType] = contentType }
-        return (HTTPRequest(method: endpoint.method, url: url, headerFields: fields), encoded?.0)
+        let request = HTTPRequest(
+            method: endpoint.method, scheme: target.scheme, authority: target.authority,
+            path: target.pathAndQuery(endpoint.path, query: endpoint.query), headerFields: fields)
+        return (request, encoded?.0)
     }
 }

@@ -18,7 +18,7 @@ public struct ClientConfiguration: Sendable {
     /// Wall-clock time for recorded timestamps.
     public var now: @Sendable () -> Date = { Date() }
     /// Makes exchange ids.
-    public var makeID: @Sendable () -> UUID = { UUID() }
+    public var makeID: @Sendable () -> UUID = { ExchangeID.make() }
 
     public init() {}
 }

@@ -37,8 +37,8 @@ public struct ResilienceOptions: Sendable {
     /// 2. de-duplication before retry, so callers who join share the whole retried exchange;
     /// 3. the cache before retry, so a 304 revalidation is one logical request;
     /// 4. retry (with its budget and deadline) wraps everything that is per attempt;
-    /// 5. throttle inside retry, so an exchange waiting out a backoff does not hold a concurrency slot;
-    /// 6. authentication inside retry, so every attempt carries the current credential (no stale-token retries);
+    /// 5. authentication inside retry, so every attempt carries the current credential (no stale-token retries);
+    /// 6. throttle inside authentication, so neither a backoff nor a token-refresh wait holds a concurrency slot;
     /// 7. the circuit breaker innermost, so it counts every attempt on the wire and a fast failure stops retries.
     public func middlewares(clock: any Clock<Duration>) -> [any ClientMiddleware] {
         var chain: [any ClientMiddleware] = []
@@ -51,10 +51,10 @@ public struct ResilienceOptions: Sendable {
             let budget = retryBudgetRatio.map { RetryBudget(ratio: $0, clock: clock) }
             chain.append(RetryMiddleware(policy: retry, budget: budget, deadline: deadline))
         }
+        if let tokenProvider { chain.append(BearerTokenMiddleware(provider: tokenProvider)) }
         if maxConcurrent != nil || maxConcurrentPerHost != nil {
             chain.append(ThrottleMiddleware(maxConcurrent: maxConcurrent, maxConcurrentPerHost: maxConcurrentPerHost))
         }
-        if let tokenProvider { chain.append(BearerTokenMiddleware(provider: tokenProvider)) }
         if let circuitBreaker { chain.append(CircuitBreakerMiddleware(configuration: circuitBreaker, keying: circuitKeying)) }
         return chain
     }

@@ -18,10 +18,18 @@ public final class URLSessionTransport: ClientTransport {
     /// The session requests go through.
     public let session: URLSession
     private let challenges: ChallengeAnswerer
+    /// The pins checked in server-trust challenges, for a transport made with `init(configuration:pinning:)`.
+    let serverTrust: ServerTrustPinning?
 
     /// Creates a session of its own with `configuration` (ephemeral by default, so nothing is cached or stored).
-    public init(configuration: URLSessionConfiguration = .ephemeral) {
-        self.challenges = ChallengeAnswerer()
+    public convenience init(configuration: URLSessionConfiguration = .ephemeral) {
+        self.init(configuration: configuration, serverTrust: nil)
+    }
+
+    /// Creates a session whose server-trust challenges `serverTrust` answers, when given.
+    init(configuration: URLSessionConfiguration, serverTrust: ServerTrustPinning?) {
+        self.challenges = ChallengeAnswerer(serverTrust: serverTrust)
+        self.serverTrust = serverTrust
         self.session = URLSession(configuration: configuration, delegate: challenges, delegateQueue: nil)
     }
 
@@ -41,10 +49,14 @@ public final class URLSessionTransport: ClientTransport {
         let (data, response) = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, URLResponse), any Error>) in
                 // Classic completion-handler tasks: on Linux the async API never consults the delegate.
-                let challenges = self.challenges
+                let challenges = self.challenges, serverTrust = self.serverTrust
                 let task = session.dataTask(with: urlRequest) { data, response, error in
                     if let challenged = box.taskIdentifier.flatMap(challenges.takeChallengedResponse), !box.isCancelled {
                         continuation.resume(returning: (Data(), challenged))
+                    } else if let refused = box.taskIdentifier.flatMap({ serverTrust?.takeFailure(taskIdentifier: $0) }) {
+                        // A pinned session cancels a refused handshake: report the pin failure, not "cancelled".
+                        refused.record(in: context)
+                        continuation.resume(throwing: refused.transportError)
                     } else if let error {
                         continuation.resume(throwing: Self.map(error))
                     } else if let response {
@@ -111,6 +123,13 @@ private final class TaskBox: Sendable {
 private final class ChallengeAnswerer: NSObject, URLSessionTaskDelegate, Sendable {
     /// The 401 responses seen in challenges, by task, until the task's completion handler collects them.
     private let challenged = Mutex<[Int: HTTPURLResponse]>([:])
+    /// Answers server-trust challenges when the transport is pinned.
+    private let serverTrust: ServerTrustPinning?
+
+    init(serverTrust: ServerTrustPinning?) {
+        self.serverTrust = serverTrust
+        super.init()
+    }
 
     func takeChallengedResponse(_ taskIdentifier: Int) -> HTTPURLResponse? {
         challenged.withLock { $0.removeValue(forKey: taskIdentifier) }
@@ -123,6 +142,7 @@ private final class ChallengeAnswerer: NSObject, URLSessionTaskDelegate, Sendabl
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
         #if canImport(Darwin)
+        if let serverTrust, serverTrust.answer(challenge, task: task, completionHandler: completionHandler) { return }
         // Apple's stack delivers the 401 with its body after default handling, and evaluates server trust itself.
         completionHandler(.performDefaultHandling, nil)
         #else

@@ -6,9 +6,10 @@ import Loupe
 ///
 /// Indexed terms become plain SQL the planner can serve from indexes: `~m` `~c` `~op` `~dur` `~att` compare
 /// columns, `~e` and `~replay` repeat the conditions of their partial indexes, `~d` picks from the distinct
-/// hosts first, `~cb` looks in the `attempt_circuit` index. Regex terms (`~u` `~h` `~b`) call `loupe_filter_match`, an SQL function registered on the reading
-/// connection for one query: it runs the same ``TextPattern`` on the same text ``TraceFilter/matches(_:)``
-/// builds, so ordering and `LIMIT` stay in SQL and any mix of terms (`~c 5xx | ~b secret`) is answered exactly.
+/// hosts first, `~cb` looks in the `attempt_circuit` index. Regex terms (`~u` `~h` `~b`) call
+/// `loupe_filter_match`, an SQL function registered on the reading connection for one query: it runs the same
+/// ``TextPattern`` on the same text ``TraceFilter/matches(_:)`` builds, so ordering and `LIMIT` stay in SQL and
+/// any mix of terms (`~c 5xx | ~b secret`) is answered exactly, with no second pass in Swift.
 ///
 /// SQL's NULL (an absent status, an unfinished duration) means "no match", as in memory: a plain `AND`/`OR`
 /// of terms already treats NULL as false, and `!` wraps its operand in `IFNULL(…, 0)` before negating.

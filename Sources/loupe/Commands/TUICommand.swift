@@ -10,10 +10,16 @@ struct TUICommand: AsyncParsableCommand {
     @Argument(help: "The trace store (default: $LOUPE_STORE or the XDG state store). Created empty if missing, so recordings started later appear live.")
     var store: String?
 
+    @Option(help: "Only show exchanges matching EXPR (the `loupe list --filter` language).")
+    var filter: String?
+
     func run() async throws {
+        let filter = try FilterOption.parse(self.filter)
         let (store, path) = try StoreAccess.openForWriting(store)
         let inspector = NetworkTraceInspector(store: store)
-        try await Inspector.run(store: store, path: path, replayer: StoreReplayer(inspector: inspector))
+        try await Inspector.run(
+            store: store, path: path, replayer: StoreReplayer(inspector: inspector),
+            filter: filter.map { InspectorFilter($0, store: store) })
         await inspector.shutdown()
     }
 }

@@ -70,3 +70,28 @@ import Testing
     }
 }
 
+
+@Suite struct RequestBuildingTests {
+    struct Search: Endpoint {
+        typealias Response = Data
+        var path: String { "/search/caf\u{e9} bar" }
+        var query: [URLQueryItem] {
+            [URLQueryItem(name: "q", value: "a+b=c&d#e"), URLQueryItem(name: "flag", value: nil), URLQueryItem(name: "ünï", value: "✓")]
+        }
+    }
+
+    @Test func pathAndQueryAreEncodedAgainstTheBase() async throws {
+        let seen = Recorded<HTTPRequest>()
+        let client = makeClient(MockTransport { request, _, _ in
+            seen.append(request)
+            return RawResponse(status: .ok)
+        }, base: "http://127.0.0.1:8080/api/?key=1")
+        _ = try await client.send(Search())
+        let request = try #require(seen.values.first)
+        #expect(request.scheme == "http")
+        #expect(request.authority == "127.0.0.1:8080")
+        #expect(request.path == "/api/search/caf%C3%A9%20bar?key=1&q=a%2Bb%3Dc%26d%23e&flag&%C3%BCn%C3%AF=%E2%9C%93")
+        let decoded = URLComponents(string: request.url!.absoluteString)?.queryItems
+        #expect(decoded?.first { $0.name == "q" }?.value == "a+b=c&d#e")
+    }
+}

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Loupe
+import LoupeTesting
 import LoupeTrace
 import Testing
 
@@ -13,7 +14,7 @@ struct NetworkTraceInspectorTests {
         let inspector = NetworkTraceInspector(store: store, configuration: .init(redaction: policy))
         let id = UUID()
         let client = Fixture.client(
-            [.respond(503), .respond(200, headers: [.contentType: "application/json", .setCookie: "s=1"],
+            [.status(503), .status(200, headers: [.contentType: "application/json", .setCookie: "s=1"],
                                      body: Data(#"{"ok":true,"password":"back"}"#.utf8))],
             middlewares: [BearerMiddleware(token: "SECRET-123"), RetryOnceMiddleware()], observer: inspector, ids: [id])
 
@@ -60,7 +61,7 @@ struct NetworkTraceInspectorTests {
         let store = InMemoryTraceStore()
         let inspector = NetworkTraceInspector(store: store)
         let id = UUID()
-        let client = Fixture.client([.fail(TransportError(.connectFailed, "refused"))], observer: inspector, ids: [id])
+        let client = Fixture.client([.error(TransportError(.connectFailed, "refused"))], observer: inspector, ids: [id])
         await #expect(throws: ClientError.self) {
             _ = try await client.execute(Fixture.request("https://api.example.test/down"))
         }
@@ -83,7 +84,7 @@ struct NetworkTraceInspectorTests {
         let long = Data(#"{"a":"0123456789012345678901234567890123456789","password":"SECRET-123"}"#.utf8)
         let short = Data("0123456789".utf8)
         let id = UUID()
-        let client = Fixture.client([.respond(200, body: short)], observer: inspector, ids: [id])
+        let client = Fixture.client([.status(200, body: short)], observer: inspector, ids: [id])
         _ = try await client.execute(Fixture.request("https://api.example.test/upload", method: .put), body: .data(long))
         await inspector.flush()
 
@@ -102,7 +103,7 @@ struct NetworkTraceInspectorTests {
         let inspector = NetworkTraceInspector(store: store, configuration: .init(batchSize: 7))
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<4 {
-                let client = Fixture.client([.respond(204)], observer: inspector)
+                let client = Fixture.client([.status(204)], observer: inspector)
                 group.addTask {
                     for _ in 0..<50 { _ = try? await client.execute(Fixture.request("https://api.example.test/ping")) }
                 }
@@ -119,7 +120,7 @@ struct NetworkTraceInspectorTests {
     func afterShutdown() async throws {
         let store = InMemoryTraceStore()
         let inspector = NetworkTraceInspector(store: store)
-        let client = Fixture.client([.respond(200)], observer: inspector)
+        let client = Fixture.client([.status(200)], observer: inspector)
         _ = try await client.execute(Fixture.request("https://api.example.test/a"))
         await inspector.shutdown()
         #expect(try store.count() == 1)

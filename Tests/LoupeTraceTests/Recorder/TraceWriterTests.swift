@@ -1,5 +1,6 @@
 import Foundation
 import Loupe
+import LoupeTesting
 @testable import LoupeTrace
 import Testing
 
@@ -25,7 +26,7 @@ struct TraceWriterTests {
         let writer = Self.writer(store, batchSize: 10, clock: clock)
         writer.enqueue(Self.exchange(1))
         writer.enqueue(Self.exchange(2))
-        await clock.waitForSleeper()
+        await clock.waitForSleepers(1)
         #expect(try store.count() == 0)
 
         clock.advance(by: .milliseconds(100))
@@ -66,7 +67,7 @@ struct TraceWriterTests {
     func queueFull() async throws {
         let store = GatedStore()
         let inspector = NetworkTraceInspector(store: store, configuration: .init(queueCapacity: 2, batchSize: 1))
-        let client = Fixture.client([.respond(200)], observer: inspector)
+        let client = Fixture.client([.status(200)], observer: inspector)
         var writes = store.writesStarted.makeAsyncIterator()
 
         _ = try await client.execute(Fixture.request("https://api.example.test/1"))
@@ -93,7 +94,7 @@ struct TraceWriterTests {
     @Test("store errors are counted and never reach the request")
     func storeErrors() async throws {
         let inspector = NetworkTraceInspector(store: FailingStore())
-        let client = Fixture.client([.respond(200)], observer: inspector)
+        let client = Fixture.client([.status(200)], observer: inspector)
         for n in 1...3 {
             let response = try await client.execute(Fixture.request("https://api.example.test/\(n)"))
             #expect(response.head.status.code == 200)

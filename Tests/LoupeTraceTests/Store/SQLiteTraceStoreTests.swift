@@ -1,5 +1,6 @@
 import Foundation
 import Loupe
+import LoupeTesting
 @testable import LoupeTrace
 import Testing
 
@@ -109,7 +110,7 @@ struct SQLiteTraceStoreTests {
         let inspector = NetworkTraceInspector(store: store, configuration: .init(redaction: policy))
         let id = UUID()
         let client = Fixture.client(
-            [.respond(200, headers: [.setCookie: "session=SECRET-123"], body: Data(#"{"password":"SECRET-123"}"#.utf8))],
+            [.status(200, headers: [.setCookie: "session=SECRET-123"], body: Data(#"{"password":"SECRET-123"}"#.utf8))],
             middlewares: [BearerMiddleware(token: "SECRET-123")], observer: inspector, ids: [id])
         _ = try await client.execute(
             Fixture.request("https://planted.example.test/login?key=SECRET-123", method: .post),

@@ -1,43 +1,10 @@
+// Shared fixtures: a client over LoupeTesting's ScriptedTransport, middlewares that annotate attempts.
 import Foundation
 import HTTPTypes
 import Loupe
+import LoupeTesting
 import Synchronization
 
-/// Answers attempts from a script, in order; the last entry repeats.
-struct ScriptedTransport: ClientTransport {
-    enum Step: Sendable {
-        case respond(Int, headers: HTTPFields = [:], body: Data = Data())
-        case fail(TransportError)
-    }
-
-    private let steps: [Step]
-    /// Shares its counter across copies, so a `Client` copy keeps the script's place.
-    private let shared: SharedIndex
-
-    final class SharedIndex: Sendable {
-        let value = Mutex(0)
-    }
-
-    init(_ steps: [Step]) {
-        self.steps = steps
-        self.shared = SharedIndex()
-    }
-
-    func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> RawResponse {
-        let position = shared.value.withLock { value in
-            defer { value += 1 }
-            return min(value, steps.count - 1)
-        }
-        context.attempt?.markRequestSent()
-        switch steps[position] {
-        case .respond(let status, let headers, let body):
-            context.attempt?.markFirstByte()
-            return RawResponse(status: .init(code: status), headerFields: headers, body: body)
-        case .fail(let error):
-            throw error
-        }
-    }
-}
 
 /// Retries once after a 503, annotating the retry the way the real retry middleware does.
 struct RetryOnceMiddleware: ClientMiddleware {
