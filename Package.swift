@@ -57,6 +57,7 @@ let package = Package(
             dependencies: [
                 "Loupe",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         // Test doubles shipped as a product, like HummingbirdTesting.
@@ -102,6 +103,7 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ]
         ),
         .testTarget(name: "LoupeTUITests", dependencies: ["LoupeTUI", "LoupeTesting"]),

@@ -37,8 +37,26 @@ echo "not sqlite" > "$work/garbage.sqlite"
 "$loupe" list "$work/garbage.sqlite" 2>"$work/err.txt"; [ $? -eq 2 ] || fail "garbage store did not exit 2"
 [ "$(wc -l < "$work/err.txt")" -le 2 ] || fail "garbage store error is not one line: $(cat "$work/err.txt")"
 "$loupe" send FROB 'not a url' 2>/dev/null; [ $? -eq 2 ] || fail "bad send usage did not exit 2"
+"$loupe" list "$store" --filter '~c 5xx & (' 2>"$work/err.txt"; [ $? -eq 2 ] || fail "bad filter did not exit 2"
+grep -q 'at [0-9]' "$work/err.txt" || fail "bad filter error does not name a position: $(cat "$work/err.txt")"
+printf '{"log":{"version":"1.2","entries":[{"request":' > "$work/truncated.har"
+"$loupe" import "$work/truncated.har" --store "$work/imported.sqlite" 2>/dev/null; [ $? -eq 2 ] || fail "truncated HAR did not exit 2"
+[ ! -s "$work/imported.sqlite" ] || [ "$("$loupe" list "$work/imported.sqlite" --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" = 0 ] || fail "a bad HAR left exchanges behind"
 set -e
-ok "bad input exits 2 with one line"
+ok "bad input (store, filter, HAR, usage) exits 2 with one line"
+
+echo "-- HAR export -> import -> export, filters, stats, show, curl"
+"$loupe" export "$store" --har "$work/a.har"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["log"]["version"]=="1.2" and len(d["log"]["entries"])>10' "$work/a.har" || fail "export is not HAR 1.2"
+if grep -q "demo-token-7f3a" "$work/a.har"; then fail "token in the exported HAR"; fi
+"$loupe" import "$work/a.har" --store "$work/b.sqlite" > /dev/null
+"$loupe" export "$work/b.sqlite" --har "$work/b.har"
+cmp -s "$work/a.har" "$work/b.har" || fail "HAR round trip changed the bytes"
+"$loupe" list "$store" --filter '~c 5xx | ~cb open' --json > /dev/null
+"$loupe" stats "$store" --json > /dev/null
+"$loupe" show "$store" '#1' > /dev/null
+"$loupe" curl "$store" '#1' | grep -q '^curl ' || fail "curl did not print a command"
+ok "HAR round trip is byte-identical; list --filter, stats, show, curl run"
 
 echo "-- loupe send against a server nobody on the project wrote (python http.server)"
 mkdir -p "$work/www" && echo '{"hello":"world"}' > "$work/www/hello.json"

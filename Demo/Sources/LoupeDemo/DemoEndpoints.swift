@@ -69,6 +69,13 @@ public enum DemoEndpoints {
         public var operationName: String { "createOrder" }
     }
 
+    public struct Inventory: Endpoint {
+        public typealias Response = Data
+        public init() {}
+        public var path: String { "/inventory" }
+        public var operationName: String { "inventory" }
+    }
+
     public struct Binary: Endpoint {
         public typealias Response = Data
         public init() {}

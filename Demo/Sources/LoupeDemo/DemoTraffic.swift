@@ -41,13 +41,14 @@ public struct DemoTraffic: Sendable {
         switch step % 10 {
         case 0: _ = try? await client.send(DemoEndpoints.ListUsers())
         case 1: _ = try? await client.send(DemoEndpoints.GetUser(id: step % 12 + 1))
-        case 2, 6: _ = try? await client.send(DemoEndpoints.Flaky())
+        case 2: _ = try? await client.send(DemoEndpoints.Flaky())
+        case 6: _ = try? await client.send(DemoEndpoints.Inventory())
         case 3: _ = try? await client.send(DemoEndpoints.Slow(milliseconds: 100 + (step * 37) % 900))
         case 4: _ = try? await client.send(DemoEndpoints.Profile(token: FlakyAPI.demoToken))
         case 5: _ = try? await client.send(DemoEndpoints.CreateOrder(order: .init(item: "loupe", quantity: step % 5 + 1)))
         case 7: _ = try? await client.send(DemoEndpoints.Profile(token: "expired-token"))
         case 8: _ = try? await client.send(DemoEndpoints.Binary())
-        default: _ = try? await client.send(DemoEndpoints.Flaky())
+        default: _ = try? await client.send(DemoEndpoints.Inventory())
         }
     }
 }

@@ -28,6 +28,13 @@ extension FlakyAPI {
             }
             return json(#"{"ok":true,"n":\#(n)}"#)
         }
+        // A dependency that is down for 5 s in every 15 s: long enough for a circuit breaker to open, probe and close.
+        router.get("/inventory") { _, _ in
+            if Int(Date().timeIntervalSince1970) % 15 < 5 {
+                return json(#"{"error":"inventory service down"}"#, status: .serviceUnavailable)
+            }
+            return json(#"{"items":[{"sku":"LP-1","stock":12},{"sku":"LP-2","stock":0}]}"#)
+        }
         router.get("/slow") { request, _ in
             let ms = min(max(request.uri.queryParameters.get("ms", as: Int.self) ?? 800, 0), 10_000)
             try await Task.sleep(for: .milliseconds(ms))

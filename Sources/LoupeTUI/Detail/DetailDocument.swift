@@ -36,6 +36,9 @@ struct DetailDocument {
             lines.append(StyledLine([.init("↻ replay of ", .replay), .init(original.uuidString.lowercased(), .dim)]))
         }
         lines.append(StyledLine([.init("id ", .dim), .init(exchange.id.uuidString.lowercased(), .dim)]))
+        if let trace = exchange.traceContext {
+            lines.append(StyledLine([.init("trace ", .dim), .init("\(trace.traceID) span \(trace.spanID)", .dim)]))
+        }
         return lines
     }
 

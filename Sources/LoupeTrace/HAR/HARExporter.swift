@@ -44,6 +44,8 @@ public struct HARExporter: Sendable {
 
     /// One entry.
     public func entry(for exchange: TraceExchange) -> HAREntry {
+        // Phases are computed from times on the microsecond grid `_loupe` stores, so a re-import exports the same bytes.
+        let exchange = HARImporter.onMicrosecondGrid(exchange)
         let timings = Self.timings(for: exchange)
         return HAREntry(
             startedDateTime: HARDate.string(from: exchange.startedAt), time: Self.rounded(timings.knownTotal),

@@ -26,20 +26,6 @@ struct CurlCommand: AsyncParsableCommand {
     func run() async throws {
         let (storeArgument, reference) = second.map { (first, $0) } ?? (nil, first ?? "")
         let (store, path) = try StoreAccess.openForReading(storeArgument)
-        let lookup: ExchangeLookup
-        do {
-            lookup = try store.lookup(reference)
-        } catch {
-            throw CommandFailure.badInput("cannot read the store: \(error)")
-        }
-        switch lookup {
-        case .found(let exchange):
-            print(CurlExporter.command(for: exchange))
-        case .notFound:
-            throw CommandFailure.badInput("no exchange \(reference) in \(path)")
-        case .ambiguous(let candidates):
-            let ids = candidates.map { String($0.id.uuidString.prefix(12)) }.joined(separator: ", ")
-            throw CommandFailure.badInput("\(reference) matches several exchanges (\(ids)…); give more of the id")
-        }
+        print(CurlExporter.command(for: try StoreAccess.exchange(reference, in: store, path: path)))
     }
 }

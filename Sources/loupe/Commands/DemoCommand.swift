@@ -47,7 +47,7 @@ struct DemoCommand: AsyncParsableCommand {
             throw CommandFailure.badInput("cannot start the demo API on 127.0.0.1:\(port): \(error)")
         }
         let inspector = NetworkTraceInspector(store: store)
-        let client = Client(baseURL: server.baseURL, transport: AsyncHTTPClientTransport(), observer: inspector)
+        let client = DemoClient.make(baseURL: server.baseURL, observer: inspector)
         let traffic = DemoTraffic(client: client, workers: workers, pause: .milliseconds(pause))
         if headless {
             FileHandle.standardError.write(Data("loupe demo: API on \(server.baseURL), recording into \(path) for \(duration) s\n".utf8))

@@ -44,7 +44,7 @@ struct ListCommand: AsyncParsableCommand {
         }
         for summary in summaries {
             let columns = [
-                String(summary.id.uuidString.prefix(8)),
+                "#\(summary.sequence)".padding(toLength: 7, withPad: " ", startingAt: 0),
                 Formatting.timeFormatter.string(from: summary.startedAt),
                 summary.method.padding(toLength: 7, withPad: " ", startingAt: 0),
                 Formatting.status(summary).padding(toLength: 4, withPad: " ", startingAt: 0),

@@ -26,22 +26,7 @@ struct ShowCommand: AsyncParsableCommand {
     func run() async throws {
         let (storeArgument, reference) = second.map { (first, $0) } ?? (nil, first ?? "")
         let (store, path) = try StoreAccess.openForReading(storeArgument)
-        let exchange: TraceExchange
-        do {
-            switch try store.lookup(reference) {
-            case .found(let found):
-                exchange = found
-            case .notFound:
-                throw CommandFailure.badInput("no exchange \(reference) in \(path)")
-            case .ambiguous(let candidates):
-                let ids = candidates.map { String($0.id.uuidString.prefix(12)) }.joined(separator: ", ")
-                throw CommandFailure.badInput("\(reference) matches several exchanges (\(ids)…); give more of the id")
-            }
-        } catch let failure as CommandFailure {
-            throw failure
-        } catch {
-            throw CommandFailure.badInput("cannot read the store: \(error)")
-        }
+        let exchange = try StoreAccess.exchange(reference, in: store, path: path)
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -69,6 +54,7 @@ enum ExchangeText {
                 + (exchange.error.map { "   error: \($0)" } ?? ""),
         ]
         if let replayOf = exchange.replayOf { lines.append("  replay of  \(replayOf.uuidString)") }
+        if let trace = exchange.traceContext { lines.append("  trace      \(trace.traceID)  span \(trace.spanID)") }
         lines += section("Request headers", exchange.requestHeaders.map { "\($0.name): \($0.value)" })
         lines += body("Request body", exchange.requestBody)
         lines += section("Response headers", exchange.responseHeaders.map { "\($0.name): \($0.value)" })
@@ -141,6 +127,7 @@ struct ExchangeJSON: Encodable {
     }
 
     var summary: SummaryJSON
+    var traceContext: TraceContext?
     var requestHeaders, responseHeaders: [Header]
     var requestBody, responseBody: Body?
     var attempts: [Attempt]
@@ -148,6 +135,7 @@ struct ExchangeJSON: Encodable {
 
     init(_ exchange: TraceExchange) {
         func iso(_ date: Date?) -> String? { date?.formatted(Formatting.iso8601) }
+        traceContext = exchange.traceContext
         func ms(_ seconds: Double?) -> Double? { seconds.map { ($0 * 1_000_000).rounded() / 1000 } }
         func body(_ body: TraceBody?) -> Body? {
             body.map { body in

@@ -35,4 +35,23 @@ enum StoreAccess {
         guard path.hasPrefix("~/") else { return path }
         return FileManager.default.homeDirectoryForCurrentUser.path + path.dropFirst(1)
     }
+
+    /// The exchange `reference` names (full id, unique id prefix, or `#sequence`); anything else is bad input.
+    static func exchange(_ reference: String, in store: SQLiteTraceStore, path: String) throws -> TraceExchange {
+        let lookup: ExchangeLookup
+        do {
+            lookup = try store.lookup(reference)
+        } catch {
+            throw CommandFailure.badInput("cannot read the store: \(error)")
+        }
+        switch lookup {
+        case .found(let exchange):
+            return exchange
+        case .notFound:
+            throw CommandFailure.badInput("no exchange \(reference) in \(path)")
+        case .ambiguous(let candidates):
+            let ids = candidates.map { "#\($0.sequence ?? 0)" }.joined(separator: ", ")
+            throw CommandFailure.badInput("\(reference) matches several exchanges (\(ids)…); give more of the id or a #sequence")
+        }
+    }
 }

@@ -15,23 +15,22 @@ struct CurlExporterTests {
             requestBody: body.map { TraceBody(data: $0, size: truncated ? $0.count * 10 : $0.count, isTruncated: truncated) })
     }
 
-    /// Runs `command` with `/bin/sh` (and bash), `curl` being a script that writes its arguments NUL-separated
-    /// and its standard input to files; returns what curl would have received.
+    /// Runs `command` with `/bin/sh` (or bash), `curl` being a shell function that writes its arguments
+    /// NUL-separated and its standard input to files; returns what curl would have received.
+    ///
+    /// A function rather than a script on `PATH`: the shell parses the words the same way, and no freshly written
+    /// executable can be "busy" while parallel tests fork.
     static func run(_ command: String, shell: String = "/bin/sh") throws -> (arguments: [String], input: Data) {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let fake = folder.file("curl")
-        try """
-            #!/bin/sh
-            for argument in "$@"; do printf '%s\\0' "$argument"; done > "$CURL_ARGUMENTS"
-            cat > "$CURL_INPUT"
-            """.write(toFile: fake, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: fake)
+        let fakeCurl = """
+            curl() { for argument in "$@"; do printf '%s\\0' "$argument"; done > "$CURL_ARGUMENTS"; cat > "$CURL_INPUT"; }
+
+            """
         let process = Process()
         process.executableURL = URL(fileURLWithPath: shell)
-        process.arguments = ["-c", command]
+        process.arguments = ["-c", fakeCurl + command]
         var environment = ProcessInfo.processInfo.environment
-        environment["PATH"] = folder.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
         environment["CURL_ARGUMENTS"] = folder.file("arguments")
         environment["CURL_INPUT"] = folder.file("input")
         process.environment = environment

@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 
 /// Whether two optional dates are within a microsecond (phase arithmetic in milliseconds is not exact).
-func close(_ lhs: Date?, _ rhs: Date?) -> Bool {
+func sameMicrosecond(_ lhs: Date?, _ rhs: Date?) -> Bool {
     guard let lhs, let rhs else { return lhs == nil && rhs == nil }
     return abs(lhs.timeIntervalSince(rhs)) < 1e-6
 }
@@ -31,13 +31,13 @@ struct HARImportTests {
 
         let page = store.all[0]
         #expect(page.startedAt == Self.date("2024-03-10T10:00:00.015Z"))
-        #expect(close(page.endedAt, page.startedAt.addingTimeInterval(0.1205)))
+        #expect(sameMicrosecond(page.endedAt, page.startedAt.addingTimeInterval(0.1205)))
         #expect(page.responseBody?.data == Data("<html><body>Shop</body></html>".utf8))
         #expect(page.requestHeaders.first?.name == ":authority")
         let attempt = try #require(page.attempts.first)
-        #expect(close(attempt.startedAt, page.startedAt.addingTimeInterval(0.0021)))
-        #expect(close(attempt.requestSentAt, attempt.startedAt.addingTimeInterval(0.0004)))
-        #expect(close(attempt.firstByteAt, attempt.startedAt.addingTimeInterval(0.1004)))
+        #expect(sameMicrosecond(attempt.startedAt, page.startedAt.addingTimeInterval(0.0021)))
+        #expect(sameMicrosecond(attempt.requestSentAt, attempt.startedAt.addingTimeInterval(0.0004)))
+        #expect(sameMicrosecond(attempt.firstByteAt, attempt.startedAt.addingTimeInterval(0.1004)))
         #expect(attempt.status == 200)
 
         let image = store.all[1]
@@ -47,8 +47,8 @@ struct HARImportTests {
         let failed = store.all[2]
         #expect(failed.error == "net::ERR_CONNECTION_RESET")
         #expect(failed.requestBody?.data == Data("item=42&qty=2%20pcs".utf8))
-        #expect(close(failed.attempts[0].startedAt, failed.startedAt.addingTimeInterval(0.00125)))
-        #expect(close(failed.attempts[0].requestSentAt, failed.attempts[0].startedAt.addingTimeInterval(0.014)))
+        #expect(sameMicrosecond(failed.attempts[0].startedAt, failed.startedAt.addingTimeInterval(0.00125)))
+        #expect(sameMicrosecond(failed.attempts[0].requestSentAt, failed.attempts[0].startedAt.addingTimeInterval(0.014)))
     }
 
     @Test("secrets in a HAR from elsewhere are redacted on the way in")
@@ -80,13 +80,13 @@ struct HARImportTests {
     @Test("other tools' shapes: missing fields, numbers as text, microseconds, no zone, content without text")
     func otherTools() throws {
         let ids = [UUID(), UUID()]
-        let counter = IDs(ids)
+        let counter = SequentialIDs(ids)
         let exchanges = try HARImporter(makeID: { counter.next() }).exchanges(from: Data(HARFixtures.otherToolsHAR.utf8))
         #expect(exchanges.map(\.id) == ids)
         let image = exchanges[0]
-        #expect(close(image.startedAt, Date(timeIntervalSince1970: 1_710_072_000.123_456)))
+        #expect(sameMicrosecond(image.startedAt, Date(timeIntervalSince1970: 1_710_072_000.123_456)))
         #expect(image.responseBody == TraceBody(data: Data(), size: 2048, isTruncated: true))
-        #expect(close(image.attempts[0].endedAt, image.startedAt.addingTimeInterval(0.010)))
+        #expect(sameMicrosecond(image.attempts[0].endedAt, image.startedAt.addingTimeInterval(0.010)))
         let patch = exchanges[1]
         #expect(patch.startedAt == Self.date("2024-03-10T12:00:01Z"))
         #expect(patch.endedAt == nil)
@@ -115,7 +115,7 @@ struct HARImportTests {
         ("2000-02-29T00:00:00Z", 951_782_400.0),
     ])
     func dates(text: String, seconds: Double) {
-        #expect(close(HARDate.date(from: text), Date(timeIntervalSince1970: seconds)), "\(text)")
+        #expect(sameMicrosecond(HARDate.date(from: text), Date(timeIntervalSince1970: seconds)), "\(text)")
     }
 
     @Test("text that is not a date is refused", arguments: [
@@ -136,7 +136,7 @@ struct HARImportTests {
 }
 
 /// Hands out the given ids in order (for `makeID`).
-final class IDs: Sendable {
+final class SequentialIDs: Sendable {
     private let ids: [UUID]
     private let index = Mutex(0)
 
