@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import Logging
 import Loupe
 import LoupeAsyncHTTPClient
 import NIOCore
@@ -17,7 +16,7 @@ import Testing
             let expected = "Basic " + Data("demo:s3cret é".utf8).base64EncodedString()
             return plain(request.headers[.authorization] == expected ? "welcome" : "no", request.headers[.authorization] == expected ? .ok : .unauthorized)
         }
-        try await withInlineServer(router) { baseURL in
+        try await withLocalServer(router) { baseURL in
             let url = baseURL.appendingPathComponent("basic")
             let bare = Client(baseURL: baseURL, transport: AsyncHTTPClientTransport())
             #expect(try await bare.execute(HTTPRequest(method: .get, url: url)).status == .unauthorized)
@@ -30,7 +29,7 @@ import Testing
 
     @Test func concurrent401sRefreshOnceThroughTheSameClient() async throws {
         let server = TokenServer()
-        try await withInlineServer(server.router) { baseURL in
+        try await withLocalServer(server.router) { baseURL in
             let observer = InMemoryClientObserver()
             let box = ClientBox()
             let client = Client(baseURL: baseURL, transport: AsyncHTTPClientTransport(),
@@ -55,7 +54,7 @@ import Testing
 
     @Test func aFailingTokenEndpointFailsEveryWaiterWithOneError() async throws {
         let server = TokenServer(refreshFails: true)
-        try await withInlineServer(server.router) { baseURL in
+        try await withLocalServer(server.router) { baseURL in
             let box = ClientBox()
             let client = Client(baseURL: baseURL, transport: AsyncHTTPClientTransport(),
                                 middlewares: [BearerTokenMiddleware(provider: EndpointTokenProvider(box: box))])
@@ -203,36 +202,5 @@ final class ServerHold: Sendable {
             await Task.yield()
         }
         return condition(self)
-    }
-}
-
-/// Runs `body` with `router` served on an ephemeral loopback port, stopping the server afterwards.
-func withInlineServer<T: Sendable>(_ router: Router<BasicRequestContext>, _ body: (URL) async throws -> T) async throws -> T {
-    let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-    let app = Application(
-        router: router,
-        configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-        onServerRunning: { channel in
-            continuation.yield(channel.localAddress?.port ?? 0)
-            continuation.finish()
-        },
-        logger: Logger(label: "loupe.auth.test", factory: { _ in SwiftLogNoOpLogHandler() })
-    )
-    let server = Task { try await app.runService(gracefulShutdownSignals: []) }
-    var port: Int?
-    for await bound in ports { port = bound }
-    guard let port else {
-        if case .failure(let error) = await server.result { throw error }
-        throw CancellationError()
-    }
-    do {
-        let result = try await body(URL(string: "http://127.0.0.1:\(port)")!)
-        server.cancel()
-        _ = await server.result
-        return result
-    } catch {
-        server.cancel()
-        _ = await server.result
-        throw error
     }
 }

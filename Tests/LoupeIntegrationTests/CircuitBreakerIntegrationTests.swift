@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import Logging
 import Loupe
 import LoupeAsyncHTTPClient
 import LoupeTesting
@@ -127,31 +126,5 @@ private func withBreakerServer(_ body: (URL, BreakerServerState) async throws ->
         return Response(status: healthy ? .ok : .internalServerError, headers: [.contentType: "text/plain"],
                         body: .init(byteBuffer: ByteBuffer(string: healthy ? "ok" : "down")))
     }
-    let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-    let app = Application(
-        router: router,
-        configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "loupe-breaker-tests"),
-        onServerRunning: { channel in
-            continuation.yield(channel.localAddress?.port ?? 0)
-            continuation.finish()
-        },
-        logger: Logger(label: "loupe.breaker.tests", factory: { _ in SwiftLogNoOpLogHandler() })
-    )
-    let running = Task { try await app.runService(gracefulShutdownSignals: []) }
-    var iterator = ports.makeAsyncIterator()
-    guard let port = await iterator.next() else {
-        // The server stopped before it listened: surface its error rather than pass without testing anything.
-        if case .failure(let error) = await running.result { throw error }
-        Issue.record("the breaker test server did not start")
-        return
-    }
-    do {
-        try await body(URL(string: "http://127.0.0.1:\(port)")!, server)
-    } catch {
-        running.cancel()
-        _ = await running.result
-        throw error
-    }
-    running.cancel()
-    _ = await running.result
+    try await withLocalServer(router) { baseURL in try await body(baseURL, server) }
 }

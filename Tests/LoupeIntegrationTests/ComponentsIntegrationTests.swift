@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import Logging
 import Loupe
 import LoupeAsyncHTTPClient
 import LoupeTesting
@@ -23,7 +22,7 @@ import Testing
             return Response(status: .ok, headers: [.eTag: #""v1""#, .contentType: "text/plain"],
                             body: .init(byteBuffer: ByteBuffer(string: "the cached body")))
         }
-        try await withComponentsServer(router) { baseURL in
+        try await withLocalServer(router) { baseURL in
             let observer = InMemoryClientObserver()
             let client = Client(baseURL: baseURL, transport: AsyncHTTPClientTransport(),
                                 middlewares: [ConditionalGETMiddleware()], observer: observer)
@@ -54,7 +53,7 @@ import Testing
                 + " title=\(parts.first { $0.name == "title" }.map { String(decoding: $0.body, as: UTF8.self) } ?? "")"
             return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: summary)))
         }
-        try await withComponentsServer(router) { baseURL in
+        try await withLocalServer(router) { baseURL in
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-mp-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
@@ -85,8 +84,8 @@ import Testing
             }
             return router
         }
-        try await withComponentsServer(named("production")) { production in
-            try await withComponentsServer(named("staging")) { staging in
+        try await withLocalServer(named("production")) { production in
+            try await withLocalServer(named("staging")) { staging in
                 let key = HTTPField.Name("X-Env-Key")!
                 let environments = ServerEnvironmentSwitch([
                     ServerEnvironment(name: "production", baseURL: production.appendingPathComponent("api"), defaultHeaders: [key: "p"]),
@@ -110,7 +109,7 @@ import Testing
         router.get("/blob") { _, _ -> Response in
             Response(status: .ok, body: .init(byteBuffer: ByteBuffer(bytes: (0..<size).map(StreamingMockTransport.patternByte(at:)))))
         }
-        try await withComponentsServer(router) { baseURL in
+        try await withLocalServer(router) { baseURL in
             let destination = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-dl-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: destination) }
             let client = Client(baseURL: baseURL, transport: AsyncHTTPClientTransport())
@@ -158,36 +157,5 @@ private enum MultipartParser {
     static func value(_ parameter: String, in head: String) -> String? {
         guard let range = head.range(of: "; \(parameter)=\"") else { return nil }
         return head[range.upperBound...].split(separator: "\"", maxSplits: 1).first.map(String.init)
-    }
-}
-
-/// Runs `body` with `router` served on an ephemeral loopback port, stopping the server afterwards.
-private func withComponentsServer<T: Sendable>(_ router: Router<BasicRequestContext>, _ body: (URL) async throws -> T) async throws -> T {
-    let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-    let app = Application(
-        router: router,
-        configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-        onServerRunning: { channel in
-            continuation.yield(channel.localAddress?.port ?? 0)
-            continuation.finish()
-        },
-        logger: Logger(label: "loupe.components.test", factory: { _ in SwiftLogNoOpLogHandler() })
-    )
-    let server = Task { try await app.runService(gracefulShutdownSignals: []) }
-    var port: Int?
-    for await bound in ports { port = bound }
-    guard let port else {
-        server.cancel()
-        throw CancellationError()
-    }
-    do {
-        let result = try await body(URL(string: "http://127.0.0.1:\(port)")!)
-        server.cancel()
-        _ = await server.result
-        return result
-    } catch {
-        server.cancel()
-        _ = await server.result
-        throw error
     }
 }

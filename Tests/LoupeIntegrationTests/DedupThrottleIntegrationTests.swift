@@ -25,7 +25,7 @@ import Testing
 
     @Test func identicalConcurrentGETsReachTheServerOnce() async throws {
         let hold = ServerHold()
-        try await withInlineServer(Self.heldRouter(hold)) { baseURL in
+        try await withLocalServer(Self.heldRouter(hold)) { baseURL in
             let observer = InMemoryClientObserver()
             let dedup = DeduplicationMiddleware()
             let client = Client(baseURL: baseURL, transport: AsyncHTTPClientTransport(), middlewares: [dedup], observer: observer)
@@ -53,7 +53,7 @@ import Testing
             await hold.pass()
             return plain("posted")
         }
-        try await withInlineServer(router) { baseURL in
+        try await withLocalServer(router) { baseURL in
             let client = Client(baseURL: baseURL, transport: AsyncHTTPClientTransport(), middlewares: [DeduplicationMiddleware()])
             let requests = [
                 HTTPRequest(method: .post, url: baseURL.appendingPathComponent("report")),
@@ -73,7 +73,7 @@ import Testing
 
     @Test func theServerNeverSeesMoreThanTheThrottleLimit() async throws {
         let hold = ServerHold()
-        try await withInlineServer(Self.heldRouter(hold)) { baseURL in
+        try await withLocalServer(Self.heldRouter(hold)) { baseURL in
             let observer = InMemoryClientObserver()
             let throttle = ThrottleMiddleware(maxConcurrent: 3)
             let client = Client(baseURL: baseURL, transport: AsyncHTTPClientTransport(), middlewares: [throttle], observer: observer)
@@ -96,8 +96,8 @@ import Testing
     @Test func perHostLimitsHoldAcrossTwoServers() async throws {
         let first = ServerHold()
         let second = ServerHold()
-        try await withInlineServer(Self.heldRouter(first)) { one in
-            try await withInlineServer(Self.heldRouter(second)) { two in
+        try await withLocalServer(Self.heldRouter(first)) { one in
+            try await withLocalServer(Self.heldRouter(second)) { two in
                 let throttle = ThrottleMiddleware(maxConcurrent: nil, maxConcurrentPerHost: 2)
                 let client = Client(baseURL: one, transport: AsyncHTTPClientTransport(), middlewares: [throttle])
                 let tasks = (0..<10).map { n in
@@ -117,7 +117,7 @@ import Testing
 
     @Test func cancellingQueuedAndRunningRequestsReturnsEveryPermit() async throws {
         let hold = ServerHold()
-        try await withInlineServer(Self.heldRouter(hold)) { baseURL in
+        try await withLocalServer(Self.heldRouter(hold)) { baseURL in
             let throttle = ThrottleMiddleware(maxConcurrent: 2)
             let client = Client(baseURL: baseURL, transport: AsyncHTTPClientTransport(), middlewares: [throttle])
             let tasks = (0..<6).map { n in

@@ -4,14 +4,7 @@ import LoupeDemo
 /// Runs `body` with the flaky demo API listening on an ephemeral loopback port, stopping it afterwards.
 func withDemoServer<T: Sendable>(_ body: (URL) async throws -> T) async throws -> T {
     let server = try await FlakyAPI.start(port: 0)
-    do {
-        let result = try await body(server.baseURL)
-        await server.stop()
-        return result
-    } catch {
-        await server.stop()
-        throw error
-    }
+    return try await withStopping(server.stop) { try await body(server.baseURL) }
 }
 
 /// A fresh temporary folder, removed after `body`.

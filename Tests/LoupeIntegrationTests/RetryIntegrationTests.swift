@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import Logging
 import Loupe
 import LoupeAsyncHTTPClient
 import NIOCore
@@ -117,31 +116,5 @@ private func retryRouter(_ hits: RetryServerHits) -> Router<BasicRequestContext>
 /// Runs `body` against a fresh server on an ephemeral loopback port, stopping it afterwards.
 private func withRetryServer(_ body: (URL, RetryServerHits) async throws -> Void) async throws {
     let hits = RetryServerHits()
-    let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-    let app = Application(
-        router: retryRouter(hits),
-        configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "loupe-retry-tests"),
-        onServerRunning: { channel in
-            continuation.yield(channel.localAddress?.port ?? 0)
-            continuation.finish()
-        },
-        logger: Logger(label: "loupe.retry.tests", factory: { _ in SwiftLogNoOpLogHandler() })
-    )
-    let server = Task { try await app.runService(gracefulShutdownSignals: []) }
-    var iterator = ports.makeAsyncIterator()
-    guard let port = await iterator.next() else {
-        // The server stopped before it listened: surface its error rather than pass without testing anything.
-        if case .failure(let error) = await server.result { throw error }
-        Issue.record("the retry test server did not start")
-        return
-    }
-    do {
-        try await body(URL(string: "http://127.0.0.1:\(port)")!, hits)
-    } catch {
-        server.cancel()
-        _ = await server.result
-        throw error
-    }
-    server.cancel()
-    _ = await server.result
+    try await withLocalServer(retryRouter(hits)) { baseURL in try await body(baseURL, hits) }
 }

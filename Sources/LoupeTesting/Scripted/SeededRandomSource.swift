@@ -7,8 +7,13 @@ import Synchronization
 /// let random = SeededRandomSource(seed: 42)
 /// let policy = RetryPolicy(jitter: .full, random: random.inRange)
 /// let faults = FaultPlan.random(resetRate: 0.1, random: random.unit)
+/// var generator = SeededRandomSource(seed: 7)
+/// let index = Int.random(in: 0..<10, using: &generator)
 /// ```
-public final class SeededRandomSource: Sendable {
+///
+/// It is also a `RandomNumberGenerator`, so the standard library's `random(in:using:)` and `shuffled(using:)`
+/// draw from the same reproducible sequence.
+public final class SeededRandomSource: RandomNumberGenerator, Sendable {
     private let state: Mutex<UInt64>
 
     /// A source whose sequence is fixed by `seed`.

@@ -106,11 +106,7 @@ import Testing
         #expect(await Interleaving.eventually { server.calls.count == 3 && middleware.waitingRequests == 3 })
         tasks[1].cancel()
         #expect(await Interleaving.eventually { middleware.waitingRequests == 2 })
-        let cancelled = await tasks[1].result
-        guard case .failure(let error as ClientError) = cancelled else {
-            Issue.record("expected a ClientError, got \(cancelled)")
-            return
-        }
+        guard let error = await clientError(of: tasks[1]) else { return }
         #expect(error.stage == .cancelled)
         gate.open()
         #expect(try await tasks[0].value.status == .ok)

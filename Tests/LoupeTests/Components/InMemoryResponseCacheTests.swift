@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Loupe
+import LoupeTesting
 import Testing
 
 @Suite struct InMemoryResponseCacheTests {
@@ -45,7 +46,7 @@ import Testing
 
     /// 20,000 random operations against a plain array model of an LRU cache: same contents, same order of eviction.
     @Test func matchesAReferenceModel() async {
-        var random = CacheTestRandom(seed: 42)
+        var random = SeededRandomSource(seed: 42)
         let maxEntries = 5, maxBytes = 60
         let cache = InMemoryResponseCache(maxEntries: maxEntries, maxBytes: maxBytes)
         var model: [(key: String, cost: Int)] = []   // least recent first
@@ -74,18 +75,5 @@ import Testing
             #expect(cache.count == model.count)
             #expect(cache.totalBytes == model.reduce(0) { $0 + $1.cost })
         }
-    }
-}
-
-/// A tiny seeded generator, so the model test replays the same sequence every run.
-struct CacheTestRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E9B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49EB_133D_111B
-        return z ^ (z >> 31)
     }
 }

@@ -4,18 +4,6 @@ import Loupe
 import LoupeTesting
 import Testing
 
-/// A transport that parks every request until cancelled, announcing each arrival.
-struct ParkingTransport: ClientTransport {
-    let arrived: AsyncStream<Void>.Continuation
-
-    func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> RawResponse {
-        arrived.yield()
-        let (never, _) = AsyncStream.makeStream(of: Int.self)
-        for await _ in never {}
-        throw CancellationError()
-    }
-}
-
 @Suite struct CancellationTests {
     @Test func cancelAllCancelsEveryExchangeInFlight() async throws {
         let (arrivals, arrived) = AsyncStream.makeStream(of: Void.self)
@@ -30,11 +18,7 @@ struct ParkingTransport: ClientTransport {
         #expect(client.inflightCount == 5)
         client.cancelAll()
         for task in tasks {
-            let result = await task.result
-            guard case .failure(let error as ClientError) = result else {
-                Issue.record("expected a cancelled ClientError, got \(result)")
-                continue
-            }
+            guard let error = await clientError(of: task) else { continue }
             #expect(error.stage == .cancelled)
         }
         #expect(client.inflightCount == 0)

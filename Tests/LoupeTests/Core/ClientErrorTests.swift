@@ -53,22 +53,11 @@ struct Failing: ClientMiddleware {
     @Test func cancellingTheCallerCancelsTheTransport() async throws {
         let observer = InMemoryClientObserver()
         let (entered, enteredContinuation) = AsyncStream.makeStream(of: Void.self)
-        let client = makeClient(MockTransport { _, _, _ in
-            enteredContinuation.yield()
-            // Waits until cancelled: a stream that never yields ends only when the task is cancelled.
-            let (never, _) = AsyncStream.makeStream(of: Int.self)
-            for await _ in never {}
-            try Task.checkCancellation()
-            return RawResponse(status: .ok)
-        }, observer: observer)
+        let client = makeClient(ParkingTransport(arrived: enteredContinuation), observer: observer)
         let task = Task { try await client.send(Ping()) }
         for await _ in entered { break }
         task.cancel()
-        let result = await task.result
-        guard case .failure(let error as ClientError) = result else {
-            Issue.record("expected a ClientError, got \(result)")
-            return
-        }
+        guard let error = await clientError(of: task) else { return }
         #expect(error.stage == .cancelled)
         #expect(observer.finishedExchanges.map(\.outcome) == [.cancelled])
     }

@@ -26,6 +26,18 @@ import Testing
         Interleaving.client(server.transport, middlewares: [middleware], observer: log)
     }
 
+    /// Sends a leader, waits until `server` holds it, then sends `count` identical joiners and waits until all
+    /// have joined it.
+    func leaderAndJoiners(
+        _ count: Int, on client: Client, _ server: HeldServer, log: Interleaving.EventLog
+    ) async -> (leader: Task<ClientResponse<Data>, any Error>, joiners: [Task<ClientResponse<Data>, any Error>]) {
+        let leader = Task { try await client.execute(Interleaving.request()) }
+        await server.gate.waitForArrivals(1)
+        let joiners = (0..<count).map { _ in Task { try await client.execute(Interleaving.request()) } }
+        await log.waitFor(.dedupJoin, count: count)
+        return (leader, joiners)
+    }
+
     @Test func concurrentIdenticalGETsShareOneTransportCall() async throws {
         let server = HeldServer()
         let log = Interleaving.EventLog()
@@ -122,11 +134,7 @@ import Testing
         await log.waitFor(.dedupJoin, count: 2)
         gate.open()
         for task in tasks {
-            let result = await task.result
-            guard case .failure(let error as ClientError) = result else {
-                Issue.record("expected a ClientError, got \(result)")
-                continue
-            }
+            guard let error = await clientError(of: task) else { continue }
             #expect(error.stage == .transport)
             #expect((error.underlyingError as? TransportError)?.kind == .connectionReset)
         }
@@ -136,17 +144,10 @@ import Testing
     @Test func aCancelledJoinerLeavesAndTheOthersStillShare() async throws {
         let server = HeldServer()
         let log = Interleaving.EventLog()
-        let middleware = DeduplicationMiddleware()
-        let client = client(server, middleware, log: log)
-        let leader = Task { try await client.execute(Interleaving.request()) }
-        await server.gate.waitForArrivals(1)
-        let joiners = (0..<3).map { _ in Task { try await client.execute(Interleaving.request()) } }
-        await log.waitFor(.dedupJoin, count: 3)
+        let client = client(server, log: log)
+        let (leader, joiners) = await leaderAndJoiners(3, on: client, server, log: log)
         joiners[1].cancel()
-        guard case .failure(let error as ClientError) = await joiners[1].result else {
-            Issue.record("the cancelled joiner must fail")
-            return
-        }
+        guard let error = await clientError(of: joiners[1]) else { return }
         #expect(error.stage == .cancelled)
         server.gate.open()
         #expect(try await leader.value.status == .ok)
@@ -160,15 +161,9 @@ import Testing
         let log = Interleaving.EventLog()
         let middleware = DeduplicationMiddleware()
         let client = client(server, middleware, log: log)
-        let leader = Task { try await client.execute(Interleaving.request()) }
-        await server.gate.waitForArrivals(1)
-        let joiners = (0..<2).map { _ in Task { try await client.execute(Interleaving.request()) } }
-        await log.waitFor(.dedupJoin, count: 2)
+        let (leader, joiners) = await leaderAndJoiners(2, on: client, server, log: log)
         leader.cancel()
-        guard case .failure(let error as ClientError) = await leader.result else {
-            Issue.record("the cancelled leader must fail")
-            return
-        }
+        guard let error = await clientError(of: leader) else { return }
         #expect(error.stage == .cancelled)
         // The promoted joiner's own request reaches the transport; the other joiner now waits on it.
         await server.gate.waitForArrivals(2)

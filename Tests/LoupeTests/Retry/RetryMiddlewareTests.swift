@@ -171,11 +171,7 @@ import Testing
         let task = Task { try await client.execute(RetryFixture.request()) }
         await clock.waitForSleepers(1)
         task.cancel()
-        let result = await task.result
-        guard case .failure(let error as ClientError) = result else {
-            Issue.record("expected a ClientError, got \(result)")
-            return
-        }
+        guard let error = await clientError(of: task) else { return }
         #expect(error.stage == .cancelled)
         #expect(error.underlyingError is CancellationError)
         #expect(clock.sleeperCount == 0)

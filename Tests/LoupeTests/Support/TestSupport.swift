@@ -58,3 +58,16 @@ final class Recorded<Value: Sendable>: Sendable {
     func append(_ value: Value) { storage.withLock { $0.append(value) } }
     var values: [Value] { storage.withLock { $0 } }
 }
+
+/// The `ClientError` `task` failed with, once it has finished; records an issue and returns `nil` when it
+/// succeeded or threw something else.
+func clientError<Success: Sendable>(
+    of task: Task<Success, any Error>, sourceLocation: SourceLocation = #_sourceLocation
+) async -> ClientError? {
+    let result = await task.result
+    guard case .failure(let error as ClientError) = result else {
+        Issue.record("expected a ClientError, got \(result)", sourceLocation: sourceLocation)
+        return nil
+    }
+    return error
+}

@@ -81,10 +81,7 @@ import Testing
             #expect(await Interleaving.eventually { throttle.snapshot.running + throttle.snapshot.queued == index + 1 })
         }
         tasks[1].cancel()
-        guard case .failure(let error as ClientError) = await tasks[1].result else {
-            Issue.record("the cancelled waiter must fail")
-            return
-        }
+        guard let error = await clientError(of: tasks[1]) else { return }
         #expect(error.stage == .cancelled)
         #expect(throttle.snapshot.queued == 1)
         server.gate.open()

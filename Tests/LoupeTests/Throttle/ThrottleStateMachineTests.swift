@@ -1,5 +1,6 @@
 import Foundation
 @testable import Loupe
+import LoupeTesting
 import Testing
 
 @Suite struct ThrottleStateMachineTests {
@@ -61,7 +62,7 @@ import Testing
     /// Random acquire / release / cancel sequences keep every invariant (seeded, so a failure reproduces).
     @Test(arguments: 0..<200 as Range<UInt64>)
     func invariantsHoldForRandomSequences(seed: UInt64) {
-        var random = SplitMix64(seed: seed)
+        var random = SeededRandomSource(seed: seed)
         let maxConcurrent = Int(random.next() % 4) + 1
         let maxPerHost = Int(random.next() % 3) + 1
         var machine = Machine(maxConcurrent: maxConcurrent, maxConcurrentPerHost: maxPerHost)
@@ -102,18 +103,5 @@ import Testing
             let clientFull = machine.running >= maxConcurrent
             #expect(machine.queue.allSatisfy { clientFull || machine.runningPerHost[$0.host, default: 0] >= maxPerHost })
         }
-    }
-}
-
-/// A tiny seeded generator (SplitMix64), so random sequences reproduce from their seed.
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

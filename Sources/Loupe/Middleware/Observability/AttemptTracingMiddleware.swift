@@ -31,29 +31,17 @@ public struct AttemptTracingMiddleware: ClientMiddleware {
     ) async throws -> RawResponse {
         // Only sound when nothing below sends concurrently (no hedging), which is what "placed last" guarantees.
         let attempt = context.attemptsSoFar + 1
-        return try await tracer.withSpan(request.method.rawValue, ofKind: .client) { span in
-            span.updateAttributes { attributes in
-                HTTPSpanAttributes.setRequest(request, on: &attributes)
-                attributes["loupe.exchange_id"] = context.exchangeID.uuidString
+        return try await HTTPClientSpan.run(
+            request.method.rawValue, tracer: tracer, attempt: attempt, fallback: injectsTraceparentWhenMissing,
+            request: request, body: body, context: context,
+            annotate: { attributes in
                 attributes["loupe.attempt"] = attempt
                 if attempt > 1 { attributes["http.request.resend_count"] = attempt - 1 }
                 let notes = context.annotations
                 if let reason = notes.retryReason { attributes["loupe.retry.reason"] = reason }
                 if let delay = notes.retryDelay { attributes["loupe.retry.delay_ms"] = ObservabilityLabels.milliseconds(delay) }
                 if let state = notes.circuitState { attributes["loupe.circuit.state"] = state }
-            }
-            var request = request
-            TraceContextPropagation.inject(
-                span.context, tracer: tracer, into: &request, exchangeID: context.exchangeID, attempt: attempt,
-                fallback: injectsTraceparentWhenMissing)
-            do {
-                let response = try await next(request, body, context)
-                HTTPSpanAttributes.setResponse(response, on: span)
-                return response
-            } catch {
-                span.attributes["error.type"] = ObservabilityLabels.errorType(error)
-                throw error
-            }
-        }
+            },
+            next: next)
     }
 }

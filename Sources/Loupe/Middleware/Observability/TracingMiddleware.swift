@@ -35,52 +35,12 @@ public struct TracingMiddleware: ClientMiddleware {
         context: RequestContext,
         next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
     ) async throws -> RawResponse {
-        try await tracer.withSpan(context.operation, ofKind: .client) { span in
-            span.updateAttributes { attributes in
-                HTTPSpanAttributes.setRequest(request, on: &attributes)
-                attributes["loupe.exchange_id"] = context.exchangeID.uuidString
-                attributes["loupe.operation"] = context.operation
-            }
-            var request = request
-            TraceContextPropagation.inject(
-                span.context, tracer: tracer, into: &request, exchangeID: context.exchangeID, attempt: 0,
-                fallback: injectsTraceparentWhenMissing)
-            let before = context.attemptsSoFar
-            do {
-                let response = try await next(request, body, context)
-                HTTPSpanAttributes.setResponse(response, on: span)
-                span.attributes["loupe.attempts"] = context.attemptsSoFar - before
-                return response
-            } catch {
-                span.attributes["error.type"] = ObservabilityLabels.errorType(error)
-                span.attributes["loupe.attempts"] = context.attemptsSoFar - before
-                throw error  // withSpan records the error and sets the error status
-            }
-        }
-    }
-}
-
-/// OpenTelemetry HTTP client attributes, shared by the exchange and attempt spans.
-enum HTTPSpanAttributes {
-    static func setRequest(_ request: HTTPRequest, on attributes: inout SpanAttributes) {
-        attributes["http.request.method"] = request.method.rawValue
-        attributes["url.full"] = ObservabilityLabels.displayURL(request)
-        if let url = request.url {
-            if let host = url.host { attributes["server.address"] = host }
-            if let port = url.port ?? (url.scheme == "https" ? 443 : url.scheme == "http" ? 80 : nil) {
-                attributes["server.port"] = port
-            }
-            if let scheme = url.scheme { attributes["url.scheme"] = scheme }
-        }
-    }
-
-    /// Status code, and for a client span, error status and `error.type` on 4xx and 5xx.
-    static func setResponse(_ response: RawResponse, on span: any Span) {
-        let status = response.status.code
-        span.attributes["http.response.status_code"] = status
-        if let errorType = ObservabilityLabels.errorType(status: status) {
-            span.attributes["error.type"] = errorType
-            span.setStatus(SpanStatus(code: .error, message: "HTTP \(status)"))
-        }
+        let before = context.attemptsSoFar
+        return try await HTTPClientSpan.run(
+            context.operation, tracer: tracer, attempt: 0, fallback: injectsTraceparentWhenMissing,
+            request: request, body: body, context: context,
+            annotate: { $0["loupe.operation"] = context.operation },
+            finish: { $0.attributes["loupe.attempts"] = context.attemptsSoFar - before },
+            next: next)
     }
 }
