@@ -46,7 +46,7 @@ import Testing
 
     /// 20,000 random operations against a plain array model of an LRU cache: same contents, same order of eviction.
     @Test func matchesAReferenceModel() async {
-        var random = SeededRandomSource(seed: 42)
+        let random = SeededRandomSource(seed: 42)
         let maxEntries = 5, maxBytes = 60
         let cache = InMemoryResponseCache(maxEntries: maxEntries, maxBytes: maxBytes)
         var model: [(key: String, cost: Int)] = []   // least recent first
