@@ -66,7 +66,7 @@ enum BigStore {
         }
         if !FileManager.default.fileExists(atPath: marker) {
             try generate()
-            FileManager.default.createFile(atPath: marker, contents: Data())
+            _ = FileManager.default.createFile(atPath: marker, contents: Data())
         }
         return try SQLiteTraceStore(path: path, readOnly: true)
     }

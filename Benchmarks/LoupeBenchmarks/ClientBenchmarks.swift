@@ -111,6 +111,64 @@ func registerClientBenchmarks() {
         await inspector.shutdown()
         check(inspector, stored: try? store.count(), expected: benchmark.scaledIterations.count, benchmark)
     }
+
+    // 5a. Where 5's overhead goes: the bare client plus one component of the resilient stack at a time, with the
+    //     settings `Client.resilient` gives it. The parts need not add up exactly to 5 (a longer chain costs a
+    //     little more per link), but they show which component dominates.
+    for component in ResilienceComponent.allCases {
+        Benchmark("Client + \(component.rawValue) only") { benchmark in
+            let client = Client.resilient(
+                baseURL: Fixtures.baseURL, transport: Fixtures.transport, options: .only(component))
+            let endpoint = Ping()
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations {
+                blackHole(try? await client.send(endpoint))
+            }
+            benchmark.stopMeasurement()
+        }
+    }
+
+    // 5b. Splits "tracing only": the same middleware without the fallback `traceparent` it builds when the
+    //     (here NoOp) tracer injects none.
+    Benchmark("Client + tracing only (no fallback traceparent)") { benchmark in
+        let client = Client(
+            baseURL: Fixtures.baseURL, transport: Fixtures.transport,
+            middlewares: [TracingMiddleware(injectsTraceparentWhenMissing: false)])
+        let endpoint = Ping()
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            blackHole(try? await client.send(endpoint))
+        }
+        benchmark.stopMeasurement()
+    }
+}
+
+/// The parts of `ResilienceOptions`, for the one-at-a-time benchmarks.
+enum ResilienceComponent: String, CaseIterable {
+    case tracing, metrics, dedup, conditionalGET = "conditional GET", retry = "retry (budget, deadline)"
+    case bearer = "bearer auth", throttle, breaker = "circuit breaker"
+}
+
+extension ResilienceOptions {
+    /// Everything off but `component`, which keeps its `Client.resilient` default (bearer: ``StaticTokenProvider``).
+    static func only(_ component: ResilienceComponent) -> ResilienceOptions {
+        let all = ResilienceOptions.benchmark
+        var options = ResilienceOptions()
+        (options.retry, options.retryBudgetRatio, options.deadline, options.circuitBreaker) = (nil, nil, nil, nil)
+        (options.maxConcurrent, options.maxConcurrentPerHost, options.tokenProvider) = (nil, nil, nil)
+        (options.deduplicate, options.conditionalGET, options.metrics, options.tracing) = (false, false, false, false)
+        switch component {
+        case .tracing: options.tracing = true
+        case .metrics: options.metrics = true
+        case .dedup: options.deduplicate = true
+        case .conditionalGET: options.conditionalGET = true
+        case .retry: (options.retry, options.retryBudgetRatio, options.deadline) = (all.retry, all.retryBudgetRatio, all.deadline)
+        case .bearer: options.tokenProvider = all.tokenProvider
+        case .throttle: (options.maxConcurrent, options.maxConcurrentPerHost) = (all.maxConcurrent, all.maxConcurrentPerHost)
+        case .breaker: options.circuitBreaker = all.circuitBreaker
+        }
+        return options
+    }
 }
 
 /// Fails the benchmark if the recorder lost anything: a fast number that dropped exchanges would be a lie.

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Benchmark
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 import Loupe
@@ -42,6 +43,54 @@ func registerLoopbackBenchmarks() {
         raw.value = nil
     }
 
+    // 7a. Context: the baseline with each request run in an unstructured `Task` and awaited, as
+    //     `Client.runCancellable` does for every exchange (so `cancelAll()` can reach it): the price of that one
+    //     extra task and its two scheduling hops, on the same loop.
+    let hop = Holder<LoopbackRig>()
+    Benchmark("Loopback AHC raw + Task per request (8 in flight)") { benchmark in
+        guard let rig = hop.value else { return benchmark.error("no setup") }
+        let http = rig.http
+        let base = rig.baseURLString
+        await rig.run(benchmark, width: inFlight) { n in
+            try await Task {
+                let request = HTTPClientRequest(url: "\(base)/ping?n=\(n)")
+                let response = try await http.execute(request, timeout: .seconds(30))
+                let body = try await response.body.collect(upTo: 1 << 20)
+                guard response.status == .ok, body.readableBytes == Fixtures.responseJSON.utf8.count else {
+                    throw BenchmarkSetupError("unexpected answer \(response.status)")
+                }
+            }.value
+        }
+    } setup: {
+        hop.value = try await LoopbackRig.start()
+    } teardown: {
+        await hop.value?.stop()
+        hop.value = nil
+    }
+
+    // 7b. Context: Loupe's transport called directly (`AsyncHTTPClientTransport.send`, no `Client`): the cost of
+    //     converting to and from AHC's types, apart from the client's.
+    let transport = Holder<(rig: LoopbackRig, context: Loupe.RequestContext)>()
+    Benchmark("Loopback Transport direct (8 in flight)") { benchmark in
+        guard let (rig, context) = transport.value else { return benchmark.error("no setup") }
+        let loupeTransport = AsyncHTTPClientTransport(client: rig.http)
+        let authority = "127.0.0.1:\(rig.port)"
+        await rig.run(benchmark, width: inFlight) { n in
+            let request = HTTPRequest(
+                method: .get, scheme: "http", authority: authority, path: "/ping?n=\(n)",
+                headerFields: [.userAgent: "Loupe/0.1"])
+            let raw = try await loupeTransport.send(request, body: nil, context: context)
+            guard raw.head.status == .ok, raw.body.count == Fixtures.responseJSON.utf8.count else {
+                throw BenchmarkSetupError("unexpected answer \(raw.head.status)")
+            }
+        }
+    } setup: {
+        transport.value = (try await LoopbackRig.start(), try await Fixtures.capturedContext().1)
+    } teardown: {
+        await transport.value?.rig.stop()
+        transport.value = nil
+    }
+
     // 8. The bare Loupe client on `AsyncHTTPClientTransport(client:)`, borrowing the rig's `HTTPClient`.
     let bare = Holder<LoopbackRig>()
     Benchmark("Loopback Client bare (8 in flight)") { benchmark in
@@ -72,6 +121,26 @@ func registerLoopbackBenchmarks() {
     } teardown: {
         await resilient.value?.stop()
         resilient.value = nil
+    }
+
+    // 9a. Where 9's cost goes on a real socket with 8 in flight: the bare client plus one component at a time
+    //     (as "Client + X only" in-process; actors that are uncontended there are contended here).
+    for component in ResilienceComponent.allCases {
+        let single = Holder<LoopbackRig>()
+        Benchmark("Loopback Client + \(component.rawValue) only (8 in flight)") { benchmark in
+            guard let rig = single.value, let client = rig.client else { return benchmark.error("no setup") }
+            await rig.run(benchmark, width: inFlight) { n in
+                blackHole(try await client.send(LoopbackPing(n: n)))
+            }
+        } setup: {
+            var rig = try await LoopbackRig.start()
+            rig.client = Client.resilient(
+                baseURL: rig.baseURL, transport: AsyncHTTPClientTransport(client: rig.http), options: .only(component))
+            single.value = rig
+        } teardown: {
+            await single.value?.stop()
+            single.value = nil
+        }
     }
 
     // 10. The production shape: the full resilient stack recording into SQLite (one store for the benchmark, as

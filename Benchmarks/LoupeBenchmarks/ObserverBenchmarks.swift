@@ -87,7 +87,7 @@ struct ObserverPayloads {
         method: .get, scheme: "https", authority: "api.example.com", path: "/v1/ping",
         headerFields: [.accept: "application/json", .userAgent: "Loupe/0.1"])
     static let sentRequest: HTTPRequest = {
-        var request = request
+        var request = Self.request
         request.headerFields[.authorization] = "Bearer benchmark-token"
         return request
     }()

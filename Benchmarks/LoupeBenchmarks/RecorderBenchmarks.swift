@@ -85,6 +85,61 @@ func registerRecorderBenchmarks() {
         narrow.value = nil
     }
 
+    // 5c. Context for 5: the same rows into Loupe's schema with its secondary indexes dropped (the `UNIQUE` id
+    //     index stays), to show what the 12 indexes on `exchange` and `attempt` cost per exchange.
+    let bare = Holder<(folder: URL, pool: DatabasePool, rows: RawRows)>()
+    Benchmark("SQLite raw batched GRDB insert (no secondary indexes)") { benchmark in
+        guard let (_, pool, rows) = bare.value else { return benchmark.error("no setup") }
+        let total = benchmark.scaledIterations.count
+        do {
+            for _ in 0..<(total / batchSize) {
+                let exchange = rows.exchange.values(now: Date())
+                let attempt = rows.attempt.values(now: Date())
+                try pool.write { db in
+                    let insertExchange = try db.cachedStatement(sql: rows.exchange.sql)
+                    let insertAttempt = try db.cachedStatement(sql: rows.attempt.sql)
+                    for _ in 0..<batchSize {
+                        try insertExchange.execute(arguments: exchange.arguments(key: ExchangeID.make().uuidString))
+                        try insertAttempt.execute(arguments: attempt.arguments(key: db.lastInsertedRowID))
+                    }
+                }
+            }
+        } catch {
+            benchmark.error("insert failed: \(error)")
+        }
+    } setup: {
+        let folder = try Fixtures.temporaryFolder()
+        let path = folder.appendingPathComponent("bare.sqlite").path
+        try SQLiteTraceStore(path: path).close()
+        let pool = try DatabasePool(path: path, configuration: .likeTheStore)
+        try pool.write { db in
+            let indexes = try String.fetchAll(db, sql: """
+                SELECT name FROM sqlite_master
+                WHERE type = 'index' AND tbl_name IN ('exchange', 'attempt') AND sql IS NOT NULL
+                """)
+            for index in indexes { try db.execute(sql: "DROP INDEX \(index)") }
+        }
+        let rows = try pool.read { db in try RawRows(db) }
+        bare.value = (folder, pool, rows)
+    } teardown: {
+        try? bare.value?.pool.close()
+        Fixtures.remove(bare.value?.folder)
+        bare.value = nil
+    }
+
+    // 5d. Context for 6: what the store's row building spends on JSON alone. One op = the two header lists of
+    //     one sample exchange encoded as `RowWriter` does (Foundation `JSONEncoder`, sorted keys, unescaped
+    //     slashes).
+    let headers = Fixtures.sampleExchange()
+    Benchmark("Recorder JSON-encode two header lists") { benchmark in
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        for _ in benchmark.scaledIterations {
+            blackHole(try? encoder.encode(headers.requestHeaders))
+            blackHole(try? encoder.encode(headers.responseHeaders))
+        }
+    }
+
     // 6. The recorder's store: `SQLiteTraceStore.write` of ready `TraceExchange`s (what the background writer
     //    calls), 500 per call, with the store's default bounds (so its periodic auto-prune check is counted too).
     //    Only the ids and timestamps change between batches.
