@@ -35,5 +35,15 @@ let package = Package(
             path: "LoupeBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // A plain request loop to run under `perf record` (the benchmark runner only measures under its plugin).
+        .executableTarget(
+            name: "LoupeProfile",
+            dependencies: [
+                .product(name: "Loupe", package: "Loupe"),
+                .product(name: "LoupeTrace", package: "Loupe"),
+                .product(name: "LoupeTesting", package: "Loupe"),
+            ],
+            path: "LoupeProfile"
+        ),
     ]
 )

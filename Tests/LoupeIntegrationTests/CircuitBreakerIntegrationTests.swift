@@ -40,7 +40,7 @@ import Testing
                 #expect(response.status == .internalServerError)
             }
             #expect(server.hits == 4)
-            #expect(await breaker.registry.states() == [key: .open])
+            #expect(breaker.registry.states() == [key: .open])
 
             clock.advance(by: .seconds(10))
             for _ in 0..<5 {
@@ -57,7 +57,7 @@ import Testing
                 #expect(response.status == .ok)
             }
             #expect(server.hits == 6)
-            #expect(await breaker.registry.states() == [key: .closed])
+            #expect(breaker.registry.states() == [key: .closed])
             let transitions = observer.events.filter { $0.kind == .circuitTransition }.map { $0.attributes["reason"] ?? "" }
             #expect(transitions == ["failure rate 100% ≥ 50% over 4 calls", "wait of 30s elapsed", "2/2 half-open probes succeeded"])
             let states = observer.notifications.compactMap { if case .attemptStarted(let a) = $0 { a.annotations.circuitState } else { nil } }

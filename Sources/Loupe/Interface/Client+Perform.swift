@@ -36,7 +36,7 @@ extension Client {
 
         let raw: RawResponse
         do {
-            raw = try await runCancellable(id) { try await chain()(request, body, context) }
+            raw = try await runCancellable(id) { [handler] in try await handler(request, body, context) }
         } catch {
             if Task.isCancelled || error is CancellationError || (error as? ClientError)?.stage == .cancelled {
                 throw fail(.cancelled, error, nil)
@@ -67,7 +67,17 @@ extension Client {
 
     /// Runs `work` in a task that both the caller's cancellation and ``Client/cancelAll()`` can cancel.
     func runCancellable(_ id: UUID, _ work: @escaping @Sendable () async throws -> RawResponse) async throws -> RawResponse {
-        let task = Task(operation: work)
+        // Its own task, so that cancelling it cancels this exchange and not the caller's task. An immediate task
+        // runs on this thread until it first really suspends, which saves the enqueue and the thread wake-up a
+        // `Task.init` costs per request (≈ 1 context switch; 6.3 → 4.4 µs for the bare client in-process).
+        // A request's priority also reaches the executor: a `high` exchange's task runs before `low` ones.
+        let priority = RequestMetadata.current.priority.taskPriority
+        let task: Task<RawResponse, any Error>
+        if #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) {
+            task = Task.immediate(priority: priority, operation: work)
+        } else {
+            task = Task(priority: priority, operation: work)
+        }
         inflight.insert(id) { task.cancel() }
         defer { inflight.remove(id) }
         return try await withTaskCancellationHandler {
@@ -78,8 +88,7 @@ extension Client {
     }
 
     /// The middleware folded around the transport: array order out, reverse order back.
-    func chain() -> Next {
-        let transport = self.transport
+    static func chain(_ middlewares: [any ClientMiddleware], _ transport: any ClientTransport) -> Next {
         let innermost: Next = { request, body, context in
             try await context.tracker.runAttempt(request, body: body, context: context, transport: transport)
         }

@@ -20,6 +20,8 @@ public struct Client: Sendable {
     public let configuration: ClientConfiguration
     let inflight = InflightRegistry()
     let target: RequestTarget?
+    /// The middleware folded around the transport once, not per request (a closure per middleware each time).
+    let handler: Next
 
     public init(
         baseURL: URL,
@@ -34,6 +36,7 @@ public struct Client: Sendable {
         self.observer = observer
         self.configuration = configuration
         self.target = RequestTarget(baseURL)
+        self.handler = Self.chain(middlewares, transport)
     }
 
     /// Cancels every exchange this client (or a copy of it) has in flight; each fails with stage `.cancelled`.
@@ -51,6 +54,13 @@ public struct Client: Sendable {
 
     /// Sends the endpoint and returns the decoded response with its full metadata.
     public func response<E: Endpoint>(_ endpoint: E) async throws -> ClientResponse<E.Response> {
+        if let metadata = endpoint.metadata, RequestMetadata.current == RequestMetadata() {
+            return try await RequestMetadata.$current.withValue(metadata) { try await respond(endpoint) }
+        }
+        return try await respond(endpoint)
+    }
+
+    private func respond<E: Endpoint>(_ endpoint: E) async throws -> ClientResponse<E.Response> {
         let operation = endpoint.operationName
         let request: HTTPRequest
         let body: RequestBody?

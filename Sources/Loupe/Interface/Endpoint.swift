@@ -31,6 +31,9 @@ public protocol Endpoint: Sendable {
     var timeout: Duration? { get }
     /// A stable name for dashboards, filters and the recorder.
     var operationName: String { get }
+    /// This endpoint's priority and cache policy; `nil` (the default) leaves both to the caller and the client.
+    /// Metadata the caller binds (``Client/send(_:metadata:)``) wins over the endpoint's.
+    var metadata: RequestMetadata? { get }
     /// Turns an accepted response into `Response`.
     func decode(_ response: RawResponse, using decoder: JSONDecoder) throws -> Response
 }
@@ -41,6 +44,7 @@ extension Endpoint {
     public var headers: HTTPFields { [:] }
     public var body: EndpointBody { .none }
     public var timeout: Duration? { nil }
+    public var metadata: RequestMetadata? { nil }
     public var operationName: String { "\(method.rawValue) \(path)" }
 
     public func decode(_ response: RawResponse, using decoder: JSONDecoder) throws -> Response {

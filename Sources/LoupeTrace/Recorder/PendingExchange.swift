@@ -32,8 +32,9 @@ struct PendingExchange: Sendable {
         id = started.exchangeID
         operation = started.operation
         method = started.request.method.rawValue
-        url = started.request.url?.absoluteString
-            ?? "\(started.request.scheme ?? "https")://\(started.request.authority ?? "")\(started.request.path ?? "/")"
+        // Joined from the request's parts, not `request.url?.absoluteString`: that parses the URL (≈ 2 µs) on the
+        // caller's path, and for a request the client built it gives back the same string.
+        url = "\(started.request.scheme ?? "https")://\(started.request.authority ?? "")\(started.request.path ?? "/")"
         startedAt = started.startedAt
         appHeaders = started.request.headerFields
         requestBody = started.requestBody

@@ -13,9 +13,32 @@ public final class InMemoryTraceStore: TraceStore {
     }
 
     private struct State {
+        /// Oldest first, so sequences ascend and a binary search finds one.
         var entries: [Entry] = []
+        /// Each stored exchange's sequence: writes replace by id, and a scan per write made a long live view
+        /// quadratic.
+        var sequences: [UUID: Int64] = [:]
         var nextSequence: Int64 = 1
         var totalBytes = 0
+
+        func index(of id: UUID) -> Int? {
+            sequences[id].flatMap(index(ofSequence:))
+        }
+
+        func index(ofSequence sequence: Int64) -> Int? {
+            let index = firstIndex(atOrAfter: sequence)
+            return index < entries.count && entries[index].exchange.sequence == sequence ? index : nil
+        }
+
+        /// The first entry whose sequence is `sequence` or later (binary search).
+        func firstIndex(atOrAfter sequence: Int64) -> Int {
+            var (low, high) = (0, entries.count)
+            while low < high {
+                let middle = (low + high) / 2
+                if (entries[middle].exchange.sequence ?? 0) < sequence { low = middle + 1 } else { high = middle }
+            }
+            return low
+        }
     }
 
     private let state = Mutex(State())
@@ -34,10 +57,11 @@ public final class InMemoryTraceStore: TraceStore {
         let storedAt = now()
         state.withLock { state in
             for var exchange in exchanges {
-                if let index = state.entries.firstIndex(where: { $0.exchange.id == exchange.id }) {
+                if let index = state.index(of: exchange.id) {
                     state.totalBytes -= state.entries.remove(at: index).bytes
                 }
                 exchange.sequence = state.nextSequence
+                state.sequences[exchange.id] = state.nextSequence
                 state.nextSequence += 1
                 let entry = Entry(exchange: exchange, storedAt: storedAt, bytes: exchange.storedByteCount)
                 state.totalBytes += entry.bytes
@@ -55,12 +79,13 @@ public final class InMemoryTraceStore: TraceStore {
 
     public func summaries(after sequence: Int64, limit: Int) throws -> [TraceSummary] {
         state.withLock { state in
-            Array(state.entries.lazy.filter { ($0.exchange.sequence ?? 0) > sequence }.prefix(max(0, limit)).map(\.exchange.summary))
+            let start = sequence < .max ? state.firstIndex(atOrAfter: sequence + 1) : state.entries.count
+            return Array(state.entries[start...].prefix(max(0, limit)).map(\.exchange.summary))
         }
     }
 
     public func exchange(id: UUID) throws -> TraceExchange? {
-        state.withLock { $0.entries.first { $0.exchange.id == id }?.exchange }
+        state.withLock { state in state.index(of: id).map { state.entries[$0].exchange } }
     }
 
     public func count() throws -> Int {
@@ -95,7 +120,7 @@ public final class InMemoryTraceStore: TraceStore {
     }
 
     public func exchange(sequence: Int64) throws -> TraceExchange? {
-        state.withLock { $0.entries.first { $0.exchange.sequence == sequence }?.exchange }
+        state.withLock { state in state.index(ofSequence: sequence).map { state.entries[$0].exchange } }
     }
 
     // MARK: Bounds
@@ -122,6 +147,7 @@ public final class InMemoryTraceStore: TraceStore {
             removedCount: cut, removedBytes: removedBytes, remainingCount: items.count - cut,
             remainingBytes: state.totalBytes - removedBytes, reasons: reasons, isDryRun: dryRun)
         if !dryRun {
+            for entry in state.entries[..<cut] { state.sequences[entry.exchange.id] = nil }
             state.entries.removeFirst(cut)
             state.totalBytes -= removedBytes
         }

@@ -12,11 +12,11 @@ import Testing
     /// Runs `count` calls for `key` that end at once with `outcome`.
     static func calls(_ count: Int, _ outcome: CallOutcome, key: String, in registry: CircuitBreakerRegistry, clock: ManualClock) async {
         for _ in 0..<count {
-            guard case .proceed(let permit) = await registry.acquirePermission(for: key, clock: clock) else {
+            guard case .proceed(let permit) = registry.acquirePermission(for: key, clock: clock) else {
                 Issue.record("call for \(key) was rejected")
                 return
             }
-            await registry.record(outcome, permit: permit, for: key, clock: clock)
+            registry.record(outcome, permit: permit, for: key, clock: clock)
         }
     }
 
@@ -40,8 +40,8 @@ import Testing
         let registry = CircuitBreakerRegistry(configuration: .small(window: 2, minimum: 2))
         await Self.calls(2, .failure, key: "a", in: registry, clock: clock)
         await Self.calls(2, .success, key: "b", in: registry, clock: clock)
-        #expect(await registry.states() == ["a": .open, "b": .closed])
-        #expect(await registry.acquirePermission(for: "a", clock: clock) == .reject(state: .open, retryAfter: .seconds(30)))
+        #expect(registry.states() == ["a": .open, "b": .closed])
+        #expect(registry.acquirePermission(for: "a", clock: clock) == .reject(state: .open, retryAfter: .seconds(30)))
     }
 
     @Test func transitionsAreKeptInHistoryAndPublishedToListeners() async {
@@ -49,21 +49,56 @@ import Testing
         let registry = CircuitBreakerRegistry(configuration: .small(window: 2, minimum: 2), historyLimit: 3,
                                               now: { Date(timeIntervalSince1970: 1_000) })
         let heard = Recorded<CircuitTransitionRecord>()
-        await registry.addListener { heard.append($0) }
+        registry.addListener { heard.append($0) }
         await Self.calls(2, .failure, key: "a", in: registry, clock: clock)
         clock.advance(by: .seconds(5))
-        await registry.forceOpen("b")
-        await registry.reset("b")
-        await registry.disable("a")
+        registry.forceOpen("b")
+        registry.reset("b")
+        registry.disable("a")
 
         let expected = ["a: closed → open", "b: closed → forced-open", "b: forced-open → closed", "a: open → disabled"]
         #expect(heard.values.map { "\($0.key): \($0.transition.from) → \($0.transition.to)" } == expected)
         // The history keeps only the last three; times are on the clock's timeline, dates from `now`.
-        let history = await registry.history()
+        let history = registry.history()
         #expect(history.map(\.transition.to) == [.forcedOpen, .closed, .disabled])
         #expect(history.map(\.transition.at) == [.seconds(5), .seconds(5), .seconds(5)])
         #expect(history.allSatisfy { $0.date == Date(timeIntervalSince1970: 1_000) })
-        #expect(await registry.history(for: "a").map(\.transition.reason) == ["disabled"])
+        #expect(registry.history(for: "a").map(\.transition.reason) == ["disabled"])
+    }
+
+    @Test func aListenerMayCallBackInAndStillHearsEverythingInOrder() async {
+        // The registry is a lock, not an actor: a listener runs outside it, so calling back in neither deadlocks
+        // nor reorders what the listeners hear.
+        let clock = ManualClock()
+        let registry = CircuitBreakerRegistry(configuration: .small(window: 2, minimum: 2))
+        let heard = Recorded<String>()
+        registry.addListener { record in
+            heard.append("\(record.key): \(record.transition.to) (states: \(registry.states().count))")
+            if record.key == "a", record.transition.to == .open { registry.forceOpen("b") }
+        }
+        await Self.calls(2, .failure, key: "a", in: registry, clock: clock)
+        registry.reset("a")
+        #expect(heard.values == ["a: open (states: 1)", "b: forced-open (states: 2)", "a: closed (states: 2)"])
+    }
+
+    @Test func concurrentTransitionsReachListenersInHistoryOrder() async {
+        let clock = ManualClock()
+        let registry = CircuitBreakerRegistry(configuration: .small(window: 2, minimum: 2), historyLimit: 10_000)
+        let heard = Recorded<CircuitTransitionRecord>()
+        registry.addListener { heard.append($0) }
+        await withTaskGroup(of: Void.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    for round in 0..<50 {
+                        let key = "k\(task)-\(round % 3)"
+                        registry.forceOpen(key)
+                        registry.reset(key)
+                    }
+                }
+            }
+        }
+        #expect(heard.values.count == 800)
+        #expect(heard.values == registry.history())
     }
 
     @Test func callDurationRunsFromThePermitToTheRecordOnTheGivenClock() async {
@@ -72,12 +107,12 @@ import Testing
         configuration.slowCallDuration = .seconds(5)
         let clock = ManualClock()
         let registry = CircuitBreakerRegistry(configuration: configuration)
-        guard case .proceed(let quick) = await registry.acquirePermission(for: "a", clock: clock) else { return }
+        guard case .proceed(let quick) = registry.acquirePermission(for: "a", clock: clock) else { return }
         clock.advance(by: .milliseconds(4_999))
-        #expect(await registry.record(.success, permit: quick, for: "a", clock: clock) == nil)
-        guard case .proceed(let slow) = await registry.acquirePermission(for: "a", clock: clock) else { return }
+        #expect(registry.record(.success, permit: quick, for: "a", clock: clock) == nil)
+        guard case .proceed(let slow) = registry.acquirePermission(for: "a", clock: clock) else { return }
         clock.advance(by: .seconds(5))
-        let record = await registry.record(.success, permit: slow, for: "a", clock: clock)
+        let record = registry.record(.success, permit: slow, for: "a", clock: clock)
         #expect(record?.transition.reason == "slow-call rate 100% ≥ 100% over 1 calls (slow ≥ 5s)")
     }
 
@@ -86,14 +121,14 @@ import Testing
         let registry = CircuitBreakerRegistry(configuration: .small(window: 2, minimum: 2, wait: .seconds(30)))
         await Self.calls(2, .failure, key: "a", in: registry, clock: clock)
         clock.advance(by: .seconds(29))
-        #expect(await registry.acquirePermission(for: "a", clock: clock) == .reject(state: .open, retryAfter: .seconds(1)))
+        #expect(registry.acquirePermission(for: "a", clock: clock) == .reject(state: .open, retryAfter: .seconds(1)))
         clock.advance(by: .seconds(1))
-        guard case .proceed(let probe) = await registry.acquirePermission(for: "a", clock: clock) else {
+        guard case .proceed(let probe) = registry.acquirePermission(for: "a", clock: clock) else {
             Issue.record("no probe after the wait")
             return
         }
         #expect(probe.state == .halfOpen)
-        #expect(await registry.states()["a"] == .halfOpen)
-        #expect(await registry.history().last?.transition.reason == "wait of 30s elapsed")
+        #expect(registry.states()["a"] == .halfOpen)
+        #expect(registry.history().last?.transition.reason == "wait of 30s elapsed")
     }
 }

@@ -98,6 +98,25 @@ import Tracing
         _ = try await quiet.send(Ping())
         #expect(seen.values.last?.headerFields[traceparent] == nil)
     }
+
+    @Test func aTracerThatRecordsNothingStillGetsTheFallbackTraceparentPerAttempt() async throws {
+        // The NoOp tracer's spans record nothing, so the middleware skips their attributes; the fallback
+        // traceparent must still go out, exchange id as trace id, low 64 bits + attempt as parent id.
+        let seen = Recorded<HTTPRequest>()
+        let client = makeClockedClient(
+            scriptedTransport([503, 200], seen: seen),
+            middlewares: [
+                TracingMiddleware(tracer: NoOpTracer()), RetryOn503(maxAttempts: 2), AttemptTracingMiddleware(tracer: NoOpTracer()),
+            ])
+        let response = try await client.response(Ping())
+        let hex = response.exchangeID.uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        let low = try #require(UInt64(hex.suffix(16), radix: 16))
+        let expected = [1, 2].map { attempt in
+            let span = String(low &+ UInt64(attempt), radix: 16)
+            return "00-\(hex)-\(String(repeating: "0", count: 16 - span.count))\(span)-01"
+        }
+        #expect(seen.values.map { $0.headerFields[traceparent] } == expected)
+    }
 }
 
 /// A tracer whose propagation writes a fixed W3C `traceparent`, as an OpenTelemetry tracer would.

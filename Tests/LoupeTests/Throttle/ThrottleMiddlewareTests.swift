@@ -54,6 +54,26 @@ import Testing
         #expect(server.order.values == ["a", "b", "c", "d", "e"].map { "api.example.test/\($0)" })
     }
 
+    @Test func higherPriorityWaitersOvertakeLowerOnesAndKeepArrivalOrderAmongThemselves() async throws {
+        let server = CountingServer()
+        let throttle = ThrottleMiddleware(maxConcurrent: 1)
+        let client = Interleaving.client(server.transport, middlewares: [throttle])
+        let arrivals: [(String, RequestPriority)] = [
+            ("first", .normal), ("low1", .low), ("normal1", .normal), ("high1", .high), ("low2", .low), ("high2", .high),
+        ]
+        var tasks: [Task<ClientResponse<Data>, any Error>] = []
+        for (index, (name, priority)) in arrivals.enumerated() {
+            tasks.append(Task {
+                try await client.execute(
+                    Interleaving.request(.get, "https://api.example.test/\(name)"), metadata: RequestMetadata(priority: priority))
+            })
+            #expect(await Interleaving.eventually { throttle.snapshot.running + throttle.snapshot.queued == index + 1 })
+        }
+        server.gate.open()
+        for task in tasks { _ = try await task.value }
+        #expect(server.order.values == ["first", "high1", "high2", "normal1", "low1", "low2"].map { "api.example.test/\($0)" })
+    }
+
     @Test func perHostLimitsLetOtherHostsThrough() async throws {
         let server = CountingServer()
         let throttle = ThrottleMiddleware(maxConcurrent: nil, maxConcurrentPerHost: 1)
@@ -106,7 +126,7 @@ import Testing
         let waits = log.events(.throttleWait)
         #expect(waits.count == 1)
         #expect(waits.first?.attributes == ["waitMs": "2000", "limit": "client", "host": "api.example.test",
-                                           "position": "1", "outcome": "granted"])
+                                           "position": "1", "priority": "normal", "outcome": "granted"])
     }
 
     @Test func requestsInsideATokenRefreshBypassTheThrottle() async throws {

@@ -18,6 +18,24 @@ import Testing
         #expect(machine.running == 2 && machine.queue.map(\.id) == [5])
     }
 
+    @Test func waitersQueueByPriorityThenArrival() {
+        var machine = Machine(maxConcurrent: 1, maxConcurrentPerHost: nil)
+        _ = machine.acquire(1, host: "h")
+        let low = machine.acquire(2, host: "h", priority: .low)
+        let normal = machine.acquire(3, host: "h")
+        let high = machine.acquire(4, host: "h", priority: .high)
+        let urgent = machine.acquire(5, host: "h", priority: RequestPriority(rawValue: 5))
+        let secondHigh = machine.acquire(6, host: "h", priority: .high)
+        // Positions say where each went in line when it arrived.
+        #expect([low, normal, high, urgent, secondHigh].map {
+            if case .wait(let position, _) = $0 { position } else { 0 }
+        } == [1, 1, 1, 1, 3])
+        #expect(machine.queue.map(\.id) == [5, 4, 6, 3, 2])
+        var granted: [UInt64] = []
+        for _ in 0..<5 { granted += machine.release(host: "h") }
+        #expect(granted == [5, 4, 6, 3, 2])
+    }
+
     @Test func aFullHostDoesNotHoldUpOtherHosts() {
         var machine = Machine(maxConcurrent: 3, maxConcurrentPerHost: 1)
         let a1 = machine.acquire(1, host: "a")

@@ -34,7 +34,7 @@ public struct CircuitBreakerMiddleware: ClientMiddleware {
     ) async throws -> RawResponse {
         let key = registry.key(for: request, operation: context.operation)
         let permit: CircuitPermit
-        switch await registry.acquirePermission(for: key, clock: context.clock) {
+        switch registry.acquirePermission(for: key, clock: context.clock) {
         case .reject(let state, let retryAfter):
             throw CircuitOpenError(key: key, state: state, retryAfter: retryAfter)
         case .proceed(let granted):
@@ -48,18 +48,18 @@ public struct CircuitBreakerMiddleware: ClientMiddleware {
         let classify = registry.configuration.classify
         do {
             let response = try await next(request, body, context)
-            await finish(classify(.response(response.head)), permit: permit, key: key, context: context)
+            finish(classify(.response(response.head)), permit: permit, key: key, context: context)
             return response
         } catch {
             // A caller that gave up says nothing about the server, whatever the transport made of it.
             let outcome = Task.isCancelled ? .ignored : classify(.error(error))
-            await finish(outcome, permit: permit, key: key, context: context)
+            finish(outcome, permit: permit, key: key, context: context)
             throw error
         }
     }
 
-    private func finish(_ outcome: CallOutcome, permit: CircuitPermit, key: String, context: RequestContext) async {
-        if let record = await registry.record(outcome, permit: permit, for: key, clock: context.clock) {
+    private func finish(_ outcome: CallOutcome, permit: CircuitPermit, key: String, context: RequestContext) {
+        if let record = registry.record(outcome, permit: permit, for: key, clock: context.clock) {
             Self.recordTransition(record.transition, key: key, in: context)
         }
     }

@@ -39,6 +39,13 @@ public struct RequestPriority: RawRepresentable, Hashable, Comparable, Sendable,
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 
+    /// The task priority an exchange of this priority runs at: `nil` (inherit the caller's) for normal.
+    var taskPriority: TaskPriority? {
+        if rawValue > 0 { return .high }
+        if rawValue < 0 { return .low }
+        return nil
+    }
+
     public var description: String {
         switch self {
         case .low: "low"

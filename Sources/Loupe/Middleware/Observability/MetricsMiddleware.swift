@@ -1,5 +1,6 @@
 import HTTPTypes
 import Metrics
+import Synchronization
 
 /// Counts and times exchanges on swift-metrics, and counts the retries below it.
 ///
@@ -17,10 +18,12 @@ public struct MetricsMiddleware: ClientMiddleware {
 
     /// Where metrics go.
     public let factory: any MetricsFactory
+    private let handles: MetricHandles
 
     /// A metrics middleware reporting to `factory`.
     public init(factory: any MetricsFactory = MetricsSystem.factory) {
         self.factory = factory
+        self.handles = MetricHandles(factory: factory)
     }
 
     public func intercept(
@@ -33,17 +36,13 @@ public struct MetricsMiddleware: ClientMiddleware {
         let (result, elapsed) = await ObservabilityLabels.measure(context.clock) { try await next(request, body, context) }
         let host = ObservabilityLabels.host(request)
         let status = try? result.get().status.code
-        let dimensions = [
-            ("operation", context.operation), ("host", host), ("status_class", ObservabilityLabels.statusClass(status)),
-        ]
-        Counter(label: "loupe_requests_total", dimensions: dimensions, factory: factory).increment()
-        Timer(label: "loupe_request_duration_seconds", dimensions: dimensions, preferredDisplayUnit: .seconds, factory: factory)
-            .record(duration: elapsed)
+        let series = handles.series(operation: context.operation, host: host, statusClass: ObservabilityLabels.statusClass(status))
+        series.requests.increment()
+        series.duration.record(duration: elapsed)
         // Attempts happen below middleware; the count they leave on the context tells how many were retries.
         let retries = context.attemptsSoFar - before - 1
         if retries > 0 {
-            Counter(label: "loupe_retries_total", dimensions: [("operation", context.operation), ("host", host)], factory: factory)
-                .increment(by: retries)
+            handles.retries(operation: context.operation, host: host).increment(by: retries)
         }
         return try result.get()
     }
@@ -56,6 +55,57 @@ public struct MetricsMiddleware: ClientMiddleware {
         for known in Set(Self.breakerStates + [state]) {
             Gauge(label: "loupe_circuit_breaker_state", dimensions: [("key", key), ("state", known)], factory: factory)
                 .record(known == state ? 1 : 0)
+        }
+    }
+}
+
+/// The metric objects per (operation, host, status class), made once: swift-metrics asks callers to reuse them,
+/// since making one goes through the factory (a lock and a lookup in most backends, an allocation in all).
+private final class MetricHandles: Sendable {
+    struct Key: Hashable {
+        let operation: String, host: String, statusClass: String
+    }
+
+    struct Series {
+        let requests: Counter, duration: Timer
+    }
+
+    /// The labels are low-cardinality by design; past this many series something is not (say, an operation named
+    /// after a URL), and new ones are made per call instead of growing the cache without end.
+    static let maxSeries = 4_096
+    let factory: any MetricsFactory
+    private let cache = Mutex<[Key: Series]>([:])
+    /// Per (operation, host), made at the first retry: a backend should not show a retry series that never moved.
+    private let retryCounters = Mutex<[Key: Counter]>([:])
+
+    init(factory: any MetricsFactory) {
+        self.factory = factory
+    }
+
+    func series(operation: String, host: String, statusClass: String) -> Series {
+        let key = Key(operation: operation, host: host, statusClass: statusClass)
+        if let series = cache.withLock({ $0[key] }) { return series }
+        let dimensions = [("operation", operation), ("host", host), ("status_class", statusClass)]
+        let series = Series(
+            requests: Counter(label: "loupe_requests_total", dimensions: dimensions, factory: factory),
+            duration: Timer(
+                label: "loupe_request_duration_seconds", dimensions: dimensions, preferredDisplayUnit: .seconds,
+                factory: factory))
+        return cache.withLock { cache in
+            if let existing = cache[key] { return existing }
+            if cache.count < Self.maxSeries { cache[key] = series }
+            return series
+        }
+    }
+
+    func retries(operation: String, host: String) -> Counter {
+        let key = Key(operation: operation, host: host, statusClass: "")
+        if let counter = retryCounters.withLock({ $0[key] }) { return counter }
+        let counter = Counter(label: "loupe_retries_total", dimensions: [("operation", operation), ("host", host)], factory: factory)
+        return retryCounters.withLock { counters in
+            if let existing = counters[key] { return existing }
+            if counters.count < Self.maxSeries { counters[key] = counter }
+            return counter
         }
     }
 }

@@ -26,7 +26,24 @@ enum ObservabilityLabels {
 
     /// The server's host name, `unknown` when the request has no authority.
     static func host(_ request: HTTPRequest) -> String {
-        request.url?.host ?? request.authority ?? "unknown"
+        // From the authority, not `request.url` (which parses the whole URL again), and over UTF-8 bytes rather
+        // than Characters (grapheme breaking made this ≈ 1 µs per request).
+        guard let authority = request.authority, !authority.isEmpty else { return "unknown" }
+        let bytes = authority.utf8
+        var start = bytes.startIndex
+        if let at = bytes.lastIndex(of: UInt8(ascii: "@")) { start = bytes.index(after: at) }
+        var end = bytes.endIndex
+        if start < end, bytes[start] == UInt8(ascii: "[") {
+            // [IPv6]:port → the address without brackets, as `URL.host` gives it.
+            guard let close = bytes[start...].firstIndex(of: UInt8(ascii: "]")) else { return authority }
+            start = bytes.index(after: start)
+            end = close
+        } else if let colon = bytes[start...].lastIndex(of: UInt8(ascii: ":")) {
+            end = colon
+        }
+        guard start < end else { return "unknown" }
+        if start == bytes.startIndex, end == bytes.endIndex { return authority }
+        return String(Substring(authority.utf8[start..<end]))
     }
 
     /// The URL to show: never the user-info part, and `<redacted>` for the values of `redactedQueryItems`.

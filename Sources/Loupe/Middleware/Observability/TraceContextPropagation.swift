@@ -38,15 +38,28 @@ enum TraceContextPropagation {
 
     /// `00-<exchange id>-<low 64 bits + attempt>-01` (sampled: Loupe records every exchange).
     static func fallbackTraceparent(exchangeID: UUID, attempt: Int) -> String {
-        let bytes = withUnsafeBytes(of: exchangeID.uuid) { Array($0) }
-        let traceID = bytes.map { hex($0) }.joined()
-        var spanID = bytes[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } &+ UInt64(attempt)
-        if spanID == 0 { spanID = 1 }  // W3C forbids an all-zero parent id
-        let span = String(spanID, radix: 16)
-        return "00-\(traceID)-\(String(repeating: "0", count: 16 - span.count) + span)-01"
-    }
-
-    private static func hex(_ byte: UInt8) -> String {
-        byte < 16 ? "0" + String(byte, radix: 16) : String(byte, radix: 16)
+        // Written byte by byte into one 55-byte buffer: this runs for every exchange and every attempt.
+        withUnsafeBytes(of: exchangeID.uuid) { id in
+            var spanID = (8..<16).reduce(UInt64(0)) { $0 << 8 | UInt64(id[$1]) } &+ UInt64(attempt)
+            if spanID == 0 { spanID = 1 }  // W3C forbids an all-zero parent id
+            return String(unsafeUninitializedCapacity: 55) { out in
+                let digits: StaticString = "0123456789abcdef"
+                let hex = UnsafeBufferPointer(start: digits.utf8Start, count: 16)
+                var at = 0
+                func put(_ byte: UInt8) {
+                    out[at] = byte
+                    at += 1
+                }
+                for byte in [UInt8(ascii: "0"), UInt8(ascii: "0"), UInt8(ascii: "-")] { put(byte) }
+                for byte in id {
+                    put(hex[Int(byte >> 4)])
+                    put(hex[Int(byte & 0x0F)])
+                }
+                put(UInt8(ascii: "-"))
+                for shift in stride(from: 60, through: 0, by: -4) { put(hex[Int((spanID >> UInt64(shift)) & 0x0F)]) }
+                for byte in [UInt8(ascii: "-"), UInt8(ascii: "0"), UInt8(ascii: "1")] { put(byte) }
+                return at
+            }
+        }
     }
 }

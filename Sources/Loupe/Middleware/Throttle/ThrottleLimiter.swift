@@ -44,7 +44,7 @@ final class ThrottleLimiter: Sendable {
         storage.withLock { $0.machine.acquireIfFree(host: host) }
     }
 
-    func acquire(host: String) async -> Acquisition {
+    func acquire(host: String, priority: RequestPriority = .normal) async -> Acquisition {
         let id = storage.withLock { storage -> UInt64? in
             if storage.machine.acquireIfFree(host: host) { return nil }
             storage.nextWaiter += 1
@@ -56,7 +56,7 @@ final class ThrottleLimiter: Sendable {
                 let immediate = storage.withLock { storage -> Acquisition? in
                     // Under the lock: a task cancelled before it queues never queues.
                     if Task.isCancelled { return .cancelled }
-                    switch storage.machine.acquire(id, host: host) {
+                    switch storage.machine.acquire(id, host: host, priority: priority) {
                     case .run: return .immediate
                     case .wait(let position, let limit):
                         storage.parked[id] = Parked(continuation: continuation, position: position, limit: limit)

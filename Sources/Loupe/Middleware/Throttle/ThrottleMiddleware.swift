@@ -1,7 +1,8 @@
 import Foundation
 import HTTPTypes
 
-/// Caps concurrent requests per client and per host; the rest wait in a FIFO queue.
+/// Caps concurrent requests per client and per host; the rest wait in a queue ordered by priority
+/// (``RequestMetadata/priority``, higher first), then arrival.
 ///
 /// A request waiting for a permit can be cancelled: it leaves the queue and holds nothing. A running request's
 /// permit is returned however it ends (response, error, cancellation), so permits never leak. Waits are
@@ -36,14 +37,18 @@ public struct ThrottleMiddleware: ClientMiddleware {
 
     /// Queues for a permit, recording the wait; throws (holding nothing) when cancelled while queued.
     private func waitForPermit(host: String, context: RequestContext) async throws {
-        let (acquisition, waited) = await WaitMeasurement.measure(on: context.clock) { await limiter.acquire(host: host) }
+        let priority = RequestMetadata.current.priority
+        let (acquisition, waited) = await WaitMeasurement.measure(on: context.clock) {
+            await limiter.acquire(host: host, priority: priority)
+        }
         switch acquisition {
         case .immediate:
             break
         case .waited(let position, let limit):
             context.record(.throttleWait, "waited \(waited) for a \(limit) permit (\(host)), queued at position \(position)",
                            attributes: ["waitMs": WaitMeasurement.milliseconds(waited), "limit": limit.rawValue,
-                                        "host": host, "position": "\(position)", "outcome": "granted"])
+                                        "host": host, "position": "\(position)", "priority": priority.description,
+                                        "outcome": "granted"])
         case .cancelled:
             context.record(.throttleWait, "left the throttle queue after \(waited) (cancelled)",
                            attributes: ["waitMs": WaitMeasurement.milliseconds(waited), "host": host, "outcome": "cancelled"])

@@ -1,11 +1,12 @@
 import Foundation
 
-/// Permits for concurrent requests, per client and per host, with a FIFO queue; a value whose methods return
+/// Permits for concurrent requests, per client and per host, with a priority queue; a value whose methods return
 /// who may run.
 ///
-/// A queued request runs as soon as both limits allow it. Waiters are granted in arrival order; one whose host
-/// is at its limit is skipped (not blocking others behind it), so order is FIFO per host and FIFO among all
-/// waiters that compete for the client-wide permits. After every call no queued waiter could run.
+/// A queued request runs as soon as both limits allow it. Waiters are granted by ``RequestPriority`` (higher
+/// first) and, within a priority, in arrival order; one whose host is at its limit is skipped (not blocking others
+/// behind it), so order is FIFO per host and priority among all waiters that compete for the client-wide
+/// permits. After every call no queued waiter could run.
 struct ThrottleStateMachine: Sendable {
     typealias WaiterID = UInt64
 
@@ -24,6 +25,7 @@ struct ThrottleStateMachine: Sendable {
     struct Waiter: Sendable, Hashable {
         var id: WaiterID
         var host: String
+        var priority: RequestPriority = .normal
     }
 
     let maxConcurrent: Int?
@@ -39,11 +41,12 @@ struct ThrottleStateMachine: Sendable {
         self.maxConcurrentPerHost = maxConcurrentPerHost
     }
 
-    /// A request for `host` wants to run.
-    mutating func acquire(_ id: WaiterID, host: String) -> AcquireAction {
+    /// A request for `host` wants to run. Queued, it goes behind every waiter of its priority or higher.
+    mutating func acquire(_ id: WaiterID, host: String, priority: RequestPriority = .normal) -> AcquireAction {
         if let limit = blockingLimit(for: host) {
-            queue.append(Waiter(id: id, host: host))
-            return .wait(position: queue.count, limit: limit)
+            let index = queue.lastIndex { $0.priority >= priority }.map { $0 + 1 } ?? 0
+            queue.insert(Waiter(id: id, host: host, priority: priority), at: index)
+            return .wait(position: index + 1, limit: limit)
         }
         take(host)
         return .run

@@ -1,0 +1,82 @@
+import Foundation
+import Loupe
+import LoupeTesting
+import LoupeTrace
+
+// A plain loop for `perf record`: package-benchmark's runner only measures when driven by its plugin, so this
+// sends the same requests as the client benchmarks with no harness in the way.
+//   swift build -c release --product LoupeProfile
+//   perf record -g .build/release/LoupeProfile resilient-recording 200000
+struct Ping: Endpoint {
+    typealias Response = Data
+    var path: String { "/v1/ping" }
+}
+
+let arguments = CommandLine.arguments.dropFirst()
+let shape = arguments.first ?? "resilient-recording"
+let count = arguments.dropFirst().first.flatMap(Int.init) ?? 200_000
+let baseURL = URL(string: "https://api.example.com")!
+let transport: any ClientTransport = CannedTransport(json: #"{"ok":true,"id":42,"name":"loupe"}"#)
+var options = ResilienceOptions()
+options.tokenProvider = StaticTokenProvider()
+
+let store = InMemoryTraceStore(bounds: TraceStoreBounds(maxCount: 1_000))
+let inspector = NetworkTraceInspector(store: store)
+let client: Client
+switch shape {
+case "bare": client = Client(baseURL: baseURL, transport: transport)
+case "resilient": client = Client.resilient(baseURL: baseURL, transport: transport, options: options)
+case "recording": client = Client(baseURL: baseURL, transport: transport, observer: inspector)
+case "resilient-empty-observer":
+    client = Client.resilient(baseURL: baseURL, transport: transport, observer: EmptyObserver(), options: options)
+case let only where only.hasPrefix("only-"):
+    var one = ResilienceOptions()
+    (one.retry, one.retryBudgetRatio, one.deadline, one.circuitBreaker) = (nil, nil, nil, nil)
+    (one.maxConcurrent, one.maxConcurrentPerHost, one.tokenProvider) = (nil, nil, nil)
+    (one.deduplicate, one.conditionalGET, one.metrics, one.tracing) = (false, false, false, false)
+    switch only.dropFirst(5) {
+    case "tracing": one.tracing = true
+    case "metrics": one.metrics = true
+    case "dedup": one.deduplicate = true
+    case "cache": one.conditionalGET = true
+    case "retry": (one.retry, one.retryBudgetRatio, one.deadline) = (options.retry, options.retryBudgetRatio, options.deadline)
+    case "bearer": one.tokenProvider = options.tokenProvider
+    case "throttle": (one.maxConcurrent, one.maxConcurrentPerHost) = (options.maxConcurrent, options.maxConcurrentPerHost)
+    case "breaker": one.circuitBreaker = options.circuitBreaker
+    default: fatalError("unknown component \(only)")
+    }
+    client = Client.resilient(baseURL: baseURL, transport: transport, options: one)
+default: client = Client.resilient(baseURL: baseURL, transport: transport, observer: inspector, options: options)
+}
+/// Off the main actor, as the benchmarks run: top-level code is main-actor isolated, and every `await` from there
+/// would add two executor hops per request.
+@concurrent func sendAll(_ client: Client, count: Int) async -> Duration {
+    let start = ContinuousClock.now
+    for _ in 0..<count {
+        _ = try? await client.send(Ping())
+    }
+    let sent = start.duration(to: .now)
+    await inspector.flush()
+    print("sending took \(sent / count) per request, before the flush")
+    return start.duration(to: .now)
+}
+let elapsed = await sendAll(client, count: count)
+let micros = Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12
+print("\(shape): \(count) requests, \(String(format: "%.2f", micros / Double(count))) µs each")
+
+struct StaticTokenProvider: TokenProvider {
+    func currentCredential() async throws -> Credential { Credential(token: "profile-token") }
+    func refresh(_ rejected: Credential) async throws -> Credential { Credential(token: "profile-token") }
+}
+struct StaticTokenProvider: TokenProvider {
+    func currentCredential() async throws -> Credential { Credential(token: "profile-token") }
+    func refresh(_ rejected: Credential) async throws -> Credential { Credential(token: "profile-token") }
+}
+if shape == "resilient-recording" {
+    let one = try store.exchanges(matching: nil, limit: 1).first!
+    print("events:", one.events.map { "\($0)" }.joined(separator: "\n  "))
+    print("attempts:", one.attempts.count)
+}
+
+/// Observes everything and does nothing: what building the observer payloads costs, apart from recording them.
+struct EmptyObserver: ClientObserver {}
