@@ -57,25 +57,17 @@ default: client = Client.resilient(baseURL: baseURL, transport: transport, obser
     }
     let sent = start.duration(to: .now)
     await inspector.flush()
-    print("sending took \(sent / count) per request, before the flush")
+    print("sending took \(sent / count) per request before the flush")
     return start.duration(to: .now)
 }
 let elapsed = await sendAll(client, count: count)
 let micros = Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12
 print("\(shape): \(count) requests, \(String(format: "%.2f", micros / Double(count))) µs each")
 
+/// The benchmark's bearer credential: always valid, never refreshed.
 struct StaticTokenProvider: TokenProvider {
     func currentCredential() async throws -> Credential { Credential(token: "profile-token") }
     func refresh(_ rejected: Credential) async throws -> Credential { Credential(token: "profile-token") }
-}
-struct StaticTokenProvider: TokenProvider {
-    func currentCredential() async throws -> Credential { Credential(token: "profile-token") }
-    func refresh(_ rejected: Credential) async throws -> Credential { Credential(token: "profile-token") }
-}
-if shape == "resilient-recording" {
-    let one = try store.exchanges(matching: nil, limit: 1).first!
-    print("events:", one.events.map { "\($0)" }.joined(separator: "\n  "))
-    print("attempts:", one.attempts.count)
 }
 
 /// Observes everything and does nothing: what building the observer payloads costs, apart from recording them.
