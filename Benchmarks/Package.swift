@@ -42,8 +42,13 @@ let package = Package(
                 .product(name: "Loupe", package: "Loupe"),
                 .product(name: "LoupeTrace", package: "Loupe"),
                 .product(name: "LoupeTesting", package: "Loupe"),
+                .product(name: "LoupeAsyncHTTPClient", package: "Loupe"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
-            path: "LoupeProfile"
+            path: "Tools/LoupeProfile"
         ),
     ]
 )

@@ -112,6 +112,24 @@ func registerClientBenchmarks() {
         check(inspector, stored: try? store.count(), expected: benchmark.scaledIterations.count, benchmark)
     }
 
+    // 6a. Exactly the stack issue #3's aim names (retry with budget and deadline, circuit breaker, bearer auth,
+    //     de-duplication, throttle, metrics) plus the recorder: 6 without tracing and conditional GET.
+    Benchmark("Client issue-3 stack + recording (in-memory store)") { benchmark in
+        let store = InMemoryTraceStore()
+        let inspector = NetworkTraceInspector(store: store)
+        let client = Client.resilient(
+            baseURL: Fixtures.baseURL, transport: Fixtures.transport, observer: inspector, options: .issueStack)
+        let endpoint = Ping()
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            blackHole(try? await client.send(endpoint))
+        }
+        await inspector.flush()
+        benchmark.stopMeasurement()
+        await inspector.shutdown()
+        check(inspector, stored: try? store.count(), expected: benchmark.scaledIterations.count, benchmark)
+    }
+
     // 5a. Where 5's overhead goes: the bare client plus one component of the resilient stack at a time, with the
     //     settings `Client.resilient` gives it. The parts need not add up exactly to 5 (a longer chain costs a
     //     little more per link), but they show which component dominates.

@@ -111,6 +111,15 @@ extension ResilienceOptions {
         options.tokenProvider = StaticTokenProvider()
         return options
     }
+
+    /// The stack issue #3's overhead aim lists: retry (budget, deadline), breaker, bearer auth, de-dup, throttle,
+    /// metrics; no tracing, no conditional GET.
+    static var issueStack: ResilienceOptions {
+        var options = benchmark
+        options.tracing = false
+        options.conditionalGET = false
+        return options
+    }
 }
 
 struct BenchmarkSetupError: Error, CustomStringConvertible {

@@ -22,19 +22,13 @@ options.tokenProvider = StaticTokenProvider()
 
 let store = InMemoryTraceStore(bounds: TraceStoreBounds(maxCount: 1_000))
 let inspector = NetworkTraceInspector(store: store)
-let client: Client
-switch shape {
-case "bare": client = Client(baseURL: baseURL, transport: transport)
-case "resilient": client = Client.resilient(baseURL: baseURL, transport: transport, options: options)
-case "recording": client = Client(baseURL: baseURL, transport: transport, observer: inspector)
-case "resilient-empty-observer":
-    client = Client.resilient(baseURL: baseURL, transport: transport, observer: EmptyObserver(), options: options)
-case let only where only.hasPrefix("only-"):
+/// Everything off but one component of the resilient stack (`only-retry`, `loopback-only-breaker`, …).
+func onlyOptions(_ component: Substring, from options: ResilienceOptions) -> ResilienceOptions {
     var one = ResilienceOptions()
     (one.retry, one.retryBudgetRatio, one.deadline, one.circuitBreaker) = (nil, nil, nil, nil)
     (one.maxConcurrent, one.maxConcurrentPerHost, one.tokenProvider) = (nil, nil, nil)
     (one.deduplicate, one.conditionalGET, one.metrics, one.tracing) = (false, false, false, false)
-    switch only.dropFirst(5) {
+    switch component {
     case "tracing": one.tracing = true
     case "metrics": one.metrics = true
     case "dedup": one.deduplicate = true
@@ -43,9 +37,32 @@ case let only where only.hasPrefix("only-"):
     case "bearer": one.tokenProvider = options.tokenProvider
     case "throttle": (one.maxConcurrent, one.maxConcurrentPerHost) = (options.maxConcurrent, options.maxConcurrentPerHost)
     case "breaker": one.circuitBreaker = options.circuitBreaker
-    default: fatalError("unknown component \(only)")
+    default: fatalError("unknown component \(component)")
     }
-    client = Client.resilient(baseURL: baseURL, transport: transport, options: one)
+    return one
+}
+
+if shape.hasPrefix("loopback-") {
+    var loopShape = String(shape.dropFirst(9))
+    var loopOptions = options
+    if loopShape.hasPrefix("only-") {
+        loopOptions = onlyOptions(loopShape.dropFirst(5), from: options)
+        loopShape = "resilient"
+    }
+    let elapsed = try await Loopback.run(loopShape, count: count, options: loopOptions, observer: inspector)
+    let micros = Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12
+    print("\(shape): \(count) requests, 8 in flight, \(String(format: "%.1f", micros / Double(count))) µs each")
+    exit(0)
+}
+let client: Client
+switch shape {
+case "bare": client = Client(baseURL: baseURL, transport: transport)
+case "resilient": client = Client.resilient(baseURL: baseURL, transport: transport, options: options)
+case "recording": client = Client(baseURL: baseURL, transport: transport, observer: inspector)
+case "resilient-empty-observer":
+    client = Client.resilient(baseURL: baseURL, transport: transport, observer: EmptyObserver(), options: options)
+case let only where only.hasPrefix("only-"):
+    client = Client.resilient(baseURL: baseURL, transport: transport, options: onlyOptions(only.dropFirst(5), from: options))
 default: client = Client.resilient(baseURL: baseURL, transport: transport, observer: inspector, options: options)
 }
 /// Off the main actor, as the benchmarks run: top-level code is main-actor isolated, and every `await` from there
