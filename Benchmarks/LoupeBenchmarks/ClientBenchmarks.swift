@@ -36,22 +36,9 @@ func registerClientBenchmarks() {
         }
     }
 
-    // 3. Recording into memory. A fresh store per iteration (made before the clock starts): `InMemoryTraceStore`
-    //    keeps everything and its `write` scans all it holds, so a store shared across iterations would measure
-    //    how many iterations ran before, not the per-request cost.
+    // 3. Recording into memory, a fresh store per iteration (see `sendRecorded`).
     Benchmark("Client recording (in-memory store)") { benchmark in
-        let store = InMemoryTraceStore()
-        let inspector = NetworkTraceInspector(store: store)
-        let client = Client(baseURL: Fixtures.baseURL, transport: Fixtures.transport, observer: inspector)
-        let endpoint = Ping()
-        benchmark.startMeasurement()
-        for _ in benchmark.scaledIterations {
-            blackHole(try? await client.send(endpoint))
-        }
-        await inspector.flush()
-        benchmark.stopMeasurement()
-        await inspector.shutdown()
-        check(inspector, stored: try? store.count(), expected: benchmark.scaledIterations.count, benchmark)
+        await sendRecorded(benchmark) { Client(baseURL: Fixtures.baseURL, transport: Fixtures.transport, observer: $0) }
     }
 
     // 4. Recording into SQLite, one store for the whole benchmark, as an app would keep it.
@@ -97,37 +84,13 @@ func registerClientBenchmarks() {
     // 6. The full stack and the flight recorder (in memory, as 3): what a production client does per request,
     //    minus the network. Its gap to "Client bare" is the overhead the resilience aim (≤ 15 µs) is about.
     Benchmark("Client resilient + recording (in-memory store)") { benchmark in
-        let store = InMemoryTraceStore()
-        let inspector = NetworkTraceInspector(store: store)
-        let client = Client.resilient(
-            baseURL: Fixtures.baseURL, transport: Fixtures.transport, observer: inspector, options: .benchmark)
-        let endpoint = Ping()
-        benchmark.startMeasurement()
-        for _ in benchmark.scaledIterations {
-            blackHole(try? await client.send(endpoint))
-        }
-        await inspector.flush()
-        benchmark.stopMeasurement()
-        await inspector.shutdown()
-        check(inspector, stored: try? store.count(), expected: benchmark.scaledIterations.count, benchmark)
+        await sendRecorded(benchmark) { .resilient(baseURL: Fixtures.baseURL, transport: Fixtures.transport, observer: $0, options: .benchmark) }
     }
 
     // 6a. Exactly the stack issue #3's aim names (retry with budget and deadline, circuit breaker, bearer auth,
     //     de-duplication, throttle, metrics) plus the recorder: 6 without tracing and conditional GET.
     Benchmark("Client issue-3 stack + recording (in-memory store)") { benchmark in
-        let store = InMemoryTraceStore()
-        let inspector = NetworkTraceInspector(store: store)
-        let client = Client.resilient(
-            baseURL: Fixtures.baseURL, transport: Fixtures.transport, observer: inspector, options: .issueStack)
-        let endpoint = Ping()
-        benchmark.startMeasurement()
-        for _ in benchmark.scaledIterations {
-            blackHole(try? await client.send(endpoint))
-        }
-        await inspector.flush()
-        benchmark.stopMeasurement()
-        await inspector.shutdown()
-        check(inspector, stored: try? store.count(), expected: benchmark.scaledIterations.count, benchmark)
+        await sendRecorded(benchmark) { .resilient(baseURL: Fixtures.baseURL, transport: Fixtures.transport, observer: $0, options: .issueStack) }
     }
 
     // 5a. Where 5's overhead goes: the bare client plus one component of the resilient stack at a time, with the
@@ -159,6 +122,25 @@ func registerClientBenchmarks() {
         }
         benchmark.stopMeasurement()
     }
+}
+
+/// Sends the iteration's requests through the client `makeClient` builds around a recorder with a fresh in-memory
+/// store (both made before the clock starts), the final `flush()` inside the measurement; fails if anything was
+/// lost. A fresh store per iteration, because `InMemoryTraceStore` keeps everything: a shared one would make later
+/// iterations measure a bigger store.
+func sendRecorded(_ benchmark: Benchmark, makeClient: (NetworkTraceInspector) -> Client) async {
+    let store = InMemoryTraceStore()
+    let inspector = NetworkTraceInspector(store: store)
+    let client = makeClient(inspector)
+    let endpoint = Ping()
+    benchmark.startMeasurement()
+    for _ in benchmark.scaledIterations {
+        blackHole(try? await client.send(endpoint))
+    }
+    await inspector.flush()
+    benchmark.stopMeasurement()
+    await inspector.shutdown()
+    check(inspector, stored: try? store.count(), expected: benchmark.scaledIterations.count, benchmark)
 }
 
 /// The parts of `ResilienceOptions`, for the one-at-a-time benchmarks.

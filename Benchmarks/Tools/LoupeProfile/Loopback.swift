@@ -55,10 +55,12 @@ enum Loopback {
             send = { n in _ = try await client.send(LoopbackPing(n: n)) }
         }
         for n in 0..<200 { try await send(n) }  // warm up: connections, caches
+        // LOUPE_IN_FLIGHT=1 separates the stack's own cost from what concurrency adds to it.
+        let width = ProcessInfo.processInfo.environment["LOUPE_IN_FLIGHT"].flatMap(Int.init) ?? 8
         let start = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
             var next = 0
-            while next < min(8, count) {
+            while next < min(width, count) {
                 let n = next
                 group.addTask { try await send(n) }
                 next += 1

@@ -51,7 +51,7 @@ if shape.hasPrefix("loopback-") {
     }
     let elapsed = try await Loopback.run(loopShape, count: count, options: loopOptions, observer: inspector)
     let micros = Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12
-    print("\(shape): \(count) requests, 8 in flight, \(String(format: "%.1f", micros / Double(count))) µs each")
+    print("\(shape): \(count) requests, \(ProcessInfo.processInfo.environment["LOUPE_IN_FLIGHT"] ?? "8") in flight, \(String(format: "%.1f", micros / Double(count))) µs each")
     exit(0)
 }
 let client: Client

@@ -82,7 +82,6 @@ import Testing
     }
 
     @Test func concurrentTransitionsReachListenersInHistoryOrder() async {
-        let clock = ManualClock()
         let registry = CircuitBreakerRegistry(configuration: .small(window: 2, minimum: 2), historyLimit: 10_000)
         let heard = Recorded<CircuitTransitionRecord>()
         registry.addListener { heard.append($0) }

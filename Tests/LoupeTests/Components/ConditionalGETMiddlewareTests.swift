@@ -109,6 +109,46 @@ struct Greeting: Endpoint {
         #expect(observer.events.filter { $0.kind == .cacheRevalidation }.compactMap { $0.attributes["outcome"] } == ["modified", "not-modified"])
     }
 
+    @Test func aVaryingResponseOnlyAnswersRequestsWithTheSameVaryingFields() async throws {
+        struct Localized: Endpoint {
+            typealias Response = String
+            let language: String
+            var path: String { "/greeting" }
+            var headers: HTTPFields { [.acceptLanguage: language] }
+        }
+        let resource = VersionedResource()
+        resource.change { $0.extraFields[.vary] = "Accept-Language, Accept-Encoding" }
+        let client = client(resource, cache: ConditionalGETMiddleware())
+        _ = try await client.send(Localized(language: "fr"))
+        _ = try await client.send(Localized(language: "fr"))   // same variant: revalidated
+        _ = try await client.send(Localized(language: "de"))   // another variant: no validator sent, replaces it
+        _ = try await client.send(Localized(language: "de"))
+        _ = try await client.send(Localized(language: "fr"))   // the fr entry was replaced
+        #expect(resource.received.map { $0.headerFields[.ifNoneMatch] } == [nil, #""v1""#, nil, #""v1""#, nil])
+        #expect(resource.notModified == 2)
+    }
+
+    @Test func varyStarIsNeverStored() async throws {
+        let resource = VersionedResource()
+        resource.change { $0.extraFields[.vary] = "*" }
+        let store = InMemoryResponseCache()
+        let client = client(resource, cache: ConditionalGETMiddleware(store: store))
+        _ = try await client.send(Greeting())
+        _ = try await client.send(Greeting())
+        #expect(store.count == 0)
+        #expect(resource.received.allSatisfy { $0.headerFields[.ifNoneMatch] == nil })
+    }
+
+    @Test func varyMatchingComparesEveryNamedFieldCaseInsensitively() {
+        let head = HTTPResponse(status: .ok, headerFields: [.vary: "accept, X-Tenant", .eTag: #""v""#])
+        let stored = CachedResponse(head: head, body: Data(), storedAt: Date(), request: [.accept: "application/json"])
+        #expect(stored.matches([.accept: "application/json"]))
+        #expect(!stored.matches([.accept: "text/html"]))
+        #expect(!stored.matches([.accept: "application/json", HTTPField.Name("X-Tenant")!: "a"]))
+        #expect(CachedResponse(head: HTTPResponse(status: .ok), body: Data(), storedAt: Date()).matches([.accept: "x"]))
+        #expect(!CachedResponse.isStorable([.vary: "Accept, *"]))
+    }
+
     @Test func noStoreResponsesAreNotCachedAndEvictOlderEntries() async throws {
         let resource = VersionedResource()
         let store = InMemoryResponseCache()

@@ -1,4 +1,5 @@
 import Foundation
+import LoupeTesting
 import Testing
 
 @testable import Loupe
@@ -22,7 +23,7 @@ import Testing
     }
 
     @Test(arguments: 0..<4) func randomUnicodeStringsMatchFoundation(seed: UInt64) {
-        var random = SplitMix(seed: seed)
+        let random = SeededRandomSource(seed: seed)
         let alphabet = Array("aZ09-._~!$&'()*+,;=:@/?#[]% \"<>\\^`{|}\u{7F}\t\néü€😀中\u{0}")
         for _ in 0..<500 {
             let text = String((0..<Int(random.next() % 12)).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] })
@@ -36,17 +37,5 @@ import Testing
     @Test func aStringWithNothingToEscapeComesBackAsItIs() {
         #expect(RequestTarget.percentEncode("/v1/users/42", allowed: RequestTarget.pathAllowed) == "/v1/users/42")
         #expect(RequestTarget.encodeQueryComponent("a b&c=d") == "a%20b%26c%3Dd")
-    }
-}
-
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

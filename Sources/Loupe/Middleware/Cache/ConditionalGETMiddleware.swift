@@ -7,8 +7,10 @@ import HTTPTypes
 /// with `If-None-Match` / `If-Modified-Since`; a 304 comes back to the caller as the stored 200 with the 304's
 /// updated header fields, marked `Loupe-Cache: revalidated`, and recorded as a `cache-revalidation` event. The
 /// attempt itself records the real 304 and the annotation `cache`. The policy comes from the call's
-/// ``RequestMetadata/cachePolicy``, else the endpoint's entry in ``operationPolicies``, else ``defaultPolicy``. Requests that set their own validators, say
-/// `Cache-Control: no-store`, or stream their body to a file pass straight through.
+/// ``RequestMetadata/cachePolicy``, else the endpoint's entry in ``operationPolicies``, else ``defaultPolicy``.
+/// Requests that set their own validators, say `Cache-Control: no-store`, or stream their body to a file pass
+/// straight through. `Vary` is honoured: an entry answers (and validates) only requests whose varying fields match
+/// the ones it was stored for, and a `Vary: *` response is never stored.
 public struct ConditionalGETMiddleware: ClientMiddleware {
     /// Where responses are kept.
     public let store: any ResponseCacheStore
@@ -50,7 +52,9 @@ public struct ConditionalGETMiddleware: ClientMiddleware {
         else { return try await next(request, body, context) }
 
         let key = ResponseCacheKey(request)
-        let cached = policy == .reloadIgnoringCache ? nil : await store.entry(for: key)
+        let stored = policy == .reloadIgnoringCache ? nil : await store.entry(for: key)
+        // Another variant (say, for another `Accept`) is no answer and no validator for this request.
+        let cached = stored.flatMap { $0.matches(request.headerFields) ? $0 : nil }
         var request = request
         var context = context
         if let cached, policy == .returnCacheElseLoad {
@@ -68,8 +72,9 @@ public struct ConditionalGETMiddleware: ClientMiddleware {
 
         let response = try await next(request, body, context)
         if response.status.code == 304, let cached {
-            let refreshed = CachedResponse(head: Self.merge(cached.head, with: response.head), body: cached.body, storedAt: now())
-            if Self.forbidsStorage(response.head.headerFields) {
+            var refreshed = CachedResponse(head: Self.merge(cached.head, with: response.head), body: cached.body, storedAt: now())
+            refreshed.selectingFields = cached.selectingFields
+            if Self.forbidsStorage(response.head.headerFields) || !CachedResponse.isStorable(refreshed.head.headerFields) {
                 await store.removeEntry(for: key)
             } else {
                 await store.store(refreshed, for: key)
@@ -87,17 +92,19 @@ public struct ConditionalGETMiddleware: ClientMiddleware {
                            : "revalidation answered \(response.status.code): passed on, cached body kept",
                            attributes: ["key": key.url, "outcome": changed ? "modified" : "failed", "status": "\(response.status.code)"])
         }
-        await keep(response, for: key)
+        await keep(response, for: key, request: request.headerFields, replacing: stored != nil || policy == .reloadIgnoringCache)
         return response
     }
 
-    /// Stores a 200 that has a validator and allows storage; any other 200, or a `no-store`, drops the old entry.
-    private func keep(_ response: RawResponse, for key: ResponseCacheKey) async {
+    /// Stores a 200 that has a validator and allows storage; any other 200, or a `no-store`, drops the old entry
+    /// (when there was one: most responses have no validator, and the store need not hear about each).
+    private func keep(_ response: RawResponse, for key: ResponseCacheKey, request: HTTPFields, replacing hadEntry: Bool) async {
         let fields = response.head.headerFields
-        let forbidden = Self.forbidsStorage(fields)
+        let forbidden = Self.forbidsStorage(fields) || !CachedResponse.isStorable(fields)
         if response.status.code == 200, !forbidden, fields[.eTag] != nil || fields[.lastModified] != nil {
-            await store.store(CachedResponse(head: response.head, body: response.body, storedAt: now()), for: key)
-        } else if forbidden || response.status.code == 200 {
+            let entry = CachedResponse(head: response.head, body: response.body, storedAt: now(), request: request)
+            await store.store(entry, for: key)
+        } else if hadEntry, forbidden || response.status.code == 200 {
             await store.removeEntry(for: key)
         }
     }

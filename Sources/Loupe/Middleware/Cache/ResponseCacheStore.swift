@@ -13,7 +13,9 @@ public protocol ResponseCacheStore: Sendable {
 
 /// What identifies a cached response: the absolute URL of a GET (scheme, authority, path and query).
 ///
-/// Header fields are not part of the key (no `Vary` support), so one cache should serve one user's credentials.
+/// One entry per URL: a response that says `Vary` is only used for requests that match it (see
+/// ``CachedResponse/matches(_:)``), and a different variant replaces it. `Authorization` is added after the cache
+/// looks (inside retry), so one cache should serve one user's credentials.
 public struct ResponseCacheKey: Hashable, Sendable, CustomStringConvertible {
     /// `scheme://authority/path?query`.
     public var url: String
@@ -34,12 +36,51 @@ public struct CachedResponse: Sendable, Hashable {
     public var body: Data
     /// When it was stored or last revalidated.
     public var storedAt: Date
+    /// The request's values of the fields the response's `Vary` names, as they were when it was stored.
+    public var selectingFields: [String: String]
 
-    /// Stores `head` and `body`, validated at `storedAt`.
-    public init(head: HTTPResponse, body: Data, storedAt: Date) {
+    /// Stores `head` and `body`, validated at `storedAt`, for the request whose fields were `request`.
+    public init(head: HTTPResponse, body: Data, storedAt: Date, request: HTTPFields = [:]) {
         self.head = head
         self.body = body
         self.storedAt = storedAt
+        self.selectingFields = Self.selecting(Self.varyNames(head.headerFields) ?? [], in: request)
+    }
+
+    /// Whether the response may answer a request with these fields (RFC 9111 §4.1): every field its `Vary` names
+    /// has the value it had when stored. `Vary: *` matches nothing.
+    public func matches(_ request: HTTPFields) -> Bool {
+        guard let names = Self.varyNames(head.headerFields) else { return false }
+        return names.isEmpty || Self.selecting(names, in: request) == selectingFields
+    }
+
+    /// Whether a response with these fields may be stored at all (`Vary: *` may not).
+    public static func isStorable(_ fields: HTTPFields) -> Bool {
+        varyNames(fields) != nil
+    }
+
+    /// The lowercased field names of every `Vary`, or `nil` for `Vary: *`.
+    static func varyNames(_ fields: HTTPFields) -> [String]? {
+        var names: [String] = []
+        for value in fields[values: .vary] {
+            for name in value.split(separator: ",") {
+                let trimmed = name.trimmingCharacters(in: .whitespaces).lowercased()
+                if trimmed == "*" { return nil }
+                if !trimmed.isEmpty { names.append(trimmed) }
+            }
+        }
+        return names
+    }
+
+    /// Each named field's values, joined as one line would carry them; absent fields are absent.
+    private static func selecting(_ names: [String], in fields: HTTPFields) -> [String: String] {
+        var selected: [String: String] = [:]
+        for name in names {
+            guard let field = HTTPField.Name(name) else { continue }
+            let values = fields[values: field]
+            if !values.isEmpty { selected[name] = values.joined(separator: ", ") }
+        }
+        return selected
     }
 
     /// The `ETag` validator.
