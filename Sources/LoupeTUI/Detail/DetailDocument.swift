@@ -83,10 +83,14 @@ struct DetailDocument {
                 .init("  first byte ", .dim), .init(offset(attempt.firstByteAt)),
                 .init("  end ", .dim), .init(offset(attempt.endedAt)),
             ])]
-            var notes: [StyledLine.Span] = []
-            if let reason = attempt.retryReason { notes += [.init("retry: ", .dim), .init(reason + "  ")] }
-            if let delay = attempt.retryDelay { notes += [.init("after ", .dim), .init(DurationFormat.millis(delay) + "  ")] }
-            if let circuit = attempt.circuitState { notes += [.init("circuit ", .dim), .init(circuit)] }
+            var facts: [(label: String, value: String)] = []
+            if let reason = attempt.retryReason { facts.append(("retry: ", reason)) }
+            if let delay = attempt.retryDelay { facts.append(("after ", DurationFormat.millis(delay))) }
+            if let circuit = attempt.circuitState { facts.append(("circuit ", circuit)) }
+            facts += attempt.notes.sorted { $0.key < $1.key }.map { ($0.key + " ", $0.value) }
+            let notes = facts.enumerated().flatMap { index, fact -> [StyledLine.Span] in
+                [.init((index == 0 ? "" : "  ") + fact.label, .dim), .init(fact.value)]
+            }
             if !notes.isEmpty { lines.append(StyledLine([.init("      ")] + notes)) }
             if let error = attempt.error { lines.append(StyledLine([.init("      error: ", .dim), .init(error, .error)])) }
             return lines

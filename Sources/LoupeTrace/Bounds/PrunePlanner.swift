@@ -19,6 +19,7 @@ extension TraceExchange {
         bytes += (requestBody?.data.count ?? 0) + (responseBody?.data.count ?? 0)
         for attempt in attempts {
             bytes += Self.childRowAllowance + count(attempt.error) + count(attempt.circuitState) + count(attempt.retryReason)
+                + attempt.notes.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
         }
         for event in events {
             bytes += Self.childRowAllowance + count(event.kind) + count(event.message)

@@ -167,6 +167,7 @@ public struct HARImporter: Sendable {
         exchange.responseHeaders = redaction.redact(headers: exchange.responseHeaders)
         for index in exchange.attempts.indices {
             exchange.attempts[index].error = exchange.attempts[index].error.map { scrub($0) }
+            exchange.attempts[index].notes = exchange.attempts[index].notes.mapValues { scrub($0) }
         }
         for index in exchange.events.indices {
             exchange.events[index].message = scrub(exchange.events[index].message)

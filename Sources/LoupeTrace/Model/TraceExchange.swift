@@ -112,10 +112,13 @@ public struct TraceAttempt: Sendable, Codable, Hashable {
     public var retryReason: String?
     /// How long the client waited before it, in seconds.
     public var retryDelay: Double?
+    /// What middleware noted about this attempt beyond the fields above (``AttemptAnnotations/extra``): for
+    /// example `cache` (`miss`, `revalidate`), `circuit.key`, `auth.generation`, `priority`.
+    public var notes: [String: String]
 
     public init(number: Int, startedAt: Date, requestSentAt: Date? = nil, firstByteAt: Date? = nil, endedAt: Date? = nil,
                 status: Int? = nil, error: String? = nil, circuitState: String? = nil, retryReason: String? = nil,
-                retryDelay: Double? = nil) {
+                retryDelay: Double? = nil, notes: [String: String] = [:]) {
         self.number = number
         self.startedAt = startedAt
         self.requestSentAt = requestSentAt
@@ -126,10 +129,48 @@ public struct TraceAttempt: Sendable, Codable, Hashable {
         self.circuitState = circuitState
         self.retryReason = retryReason
         self.retryDelay = retryDelay
+        self.notes = notes
     }
 
     /// Start to end in seconds, when ended.
     public var duration: TimeInterval? { endedAt.map { $0.timeIntervalSince(startedAt) } }
+
+    private enum CodingKeys: String, CodingKey {
+        case number, startedAt, requestSentAt, firstByteAt, endedAt, status, error, circuitState, retryReason, retryDelay
+        case notes
+    }
+
+    // Written by hand only so that `notes` may be absent: HAR files and JSON from before it existed still decode,
+    // and attempts without notes encode exactly as they did.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        number = try container.decode(Int.self, forKey: .number)
+        startedAt = try container.decode(Date.self, forKey: .startedAt)
+        requestSentAt = try container.decodeIfPresent(Date.self, forKey: .requestSentAt)
+        firstByteAt = try container.decodeIfPresent(Date.self, forKey: .firstByteAt)
+        endedAt = try container.decodeIfPresent(Date.self, forKey: .endedAt)
+        status = try container.decodeIfPresent(Int.self, forKey: .status)
+        error = try container.decodeIfPresent(String.self, forKey: .error)
+        circuitState = try container.decodeIfPresent(String.self, forKey: .circuitState)
+        retryReason = try container.decodeIfPresent(String.self, forKey: .retryReason)
+        retryDelay = try container.decodeIfPresent(Double.self, forKey: .retryDelay)
+        notes = try container.decodeIfPresent([String: String].self, forKey: .notes) ?? [:]
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(number, forKey: .number)
+        try container.encode(startedAt, forKey: .startedAt)
+        try container.encodeIfPresent(requestSentAt, forKey: .requestSentAt)
+        try container.encodeIfPresent(firstByteAt, forKey: .firstByteAt)
+        try container.encodeIfPresent(endedAt, forKey: .endedAt)
+        try container.encodeIfPresent(status, forKey: .status)
+        try container.encodeIfPresent(error, forKey: .error)
+        try container.encodeIfPresent(circuitState, forKey: .circuitState)
+        try container.encodeIfPresent(retryReason, forKey: .retryReason)
+        try container.encodeIfPresent(retryDelay, forKey: .retryDelay)
+        if !notes.isEmpty { try container.encode(notes, forKey: .notes) }
+    }
 }
 
 /// A decision recorded during an exchange (retry scheduled, breaker transition…).

@@ -135,7 +135,7 @@ struct PendingAttempt: Sendable {
             number: number, startedAt: timings?.start ?? startedAt, requestSentAt: timings?.requestSent,
             firstByteAt: timings?.firstByte, endedAt: timings?.end, status: status, error: error.map(scrub),
             circuitState: annotations.circuitState, retryReason: annotations.retryReason,
-            retryDelay: annotations.retryDelay.map(Self.seconds))
+            retryDelay: annotations.retryDelay.map(Self.seconds), notes: annotations.extra.mapValues(scrub))
     }
 
     static func seconds(_ duration: Duration) -> Double {

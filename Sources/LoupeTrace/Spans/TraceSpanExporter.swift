@@ -87,6 +87,7 @@ public struct TraceSpanExporter: Sendable {
             if let reason = attempt.retryReason { attributes["loupe.retry.reason"] = reason }
             if let delay = attempt.retryDelay { attributes["loupe.retry.delay_ms"] = (delay * 1_000_000).rounded() / 1000 }
             if let state = attempt.circuitState { attributes["loupe.circuit.state"] = state }
+            for (key, value) in attempt.notes { attributes["loupe.note.\(key)"] = value }
         }
         if let error = attempt.error {
             span.setStatus(SpanStatus(code: .error, message: error))

@@ -8,7 +8,7 @@ import GRDB
 /// use `datetime(started_at, 'unixepoch')`; ids are upper-case UUID text; header lists and attributes are JSON.
 enum SQLiteSchema {
     /// The newest schema this code knows.
-    static let version = 2
+    static let version = 3
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -17,6 +17,9 @@ enum SQLiteSchema {
         }
         migrator.registerMigration("v2") { db in
             try db.execute(sql: v2)
+        }
+        migrator.registerMigration("v3") { db in
+            try db.execute(sql: v3)
         }
         return migrator
     }
@@ -135,5 +138,12 @@ enum SQLiteSchema {
         CREATE INDEX event_kind ON event(kind, exchange_sequence);
 
         PRAGMA user_version = 2;
+        """
+
+    /// Version 3: `attempt.notes`, the attempt's other annotations (cache outcome, breaker key, credential
+    /// generation, priority…) as a JSON object; `NULL` when there are none, so older rows need no rewrite.
+    private static let v3 = """
+        ALTER TABLE attempt ADD COLUMN notes TEXT;
+        PRAGMA user_version = 3;
         """
 }

@@ -17,8 +17,8 @@ struct RowWriter {
     static let insertAttempt = """
         INSERT INTO attempt (
             exchange_sequence, number, started_at, request_sent_at, first_byte_at, ended_at, status, error,
-            circuit_state, retry_reason, retry_delay)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            circuit_state, retry_reason, retry_delay, notes)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
     static let insertEvent = "INSERT INTO event (exchange_sequence, kind, at, message, attributes) VALUES (?, ?, ?, ?, ?)"
 
@@ -44,12 +44,12 @@ struct RowWriter {
         return StatementArguments(values)
     }
 
-    func attemptArguments(_ attempt: TraceAttempt, sequence: Int64) -> StatementArguments {
+    func attemptArguments(_ attempt: TraceAttempt, sequence: Int64) throws -> StatementArguments {
         let values: [(any DatabaseValueConvertible)?] = [
             sequence, attempt.number, attempt.startedAt.timeIntervalSince1970,
             attempt.requestSentAt?.timeIntervalSince1970, attempt.firstByteAt?.timeIntervalSince1970,
             attempt.endedAt?.timeIntervalSince1970, attempt.status, attempt.error, attempt.circuitState,
-            attempt.retryReason, attempt.retryDelay,
+            attempt.retryReason, attempt.retryDelay, attempt.notes.isEmpty ? nil : try json(attempt.notes),
         ]
         return StatementArguments(values)
     }
@@ -96,7 +96,15 @@ enum RowReader {
             number: row["number"], startedAt: date(row["started_at"]) ?? .distantPast,
             requestSentAt: date(row["request_sent_at"]), firstByteAt: date(row["first_byte_at"]),
             endedAt: date(row["ended_at"]), status: row["status"], error: row["error"],
-            circuitState: row["circuit_state"], retryReason: row["retry_reason"], retryDelay: row["retry_delay"])
+            circuitState: row["circuit_state"], retryReason: row["retry_reason"], retryDelay: row["retry_delay"],
+            notes: notes(row["notes"]))
+    }
+
+    /// The notes column: a JSON object of strings, or `NULL`. Anything else (a hand-edited row) reads as none
+    /// rather than failing the whole exchange.
+    static func notes(_ text: String?) -> [String: String] {
+        guard let text else { return [:] }
+        return (try? JSONDecoder().decode([String: String].self, from: Data(text.utf8))) ?? [:]
     }
 
     static func event(_ row: Row) throws -> TraceEvent {

@@ -64,10 +64,11 @@ enum ExchangeText {
             [String(attempt.number), offset(attempt.startedAt), offset(attempt.requestSentAt), offset(attempt.firstByteAt),
              offset(attempt.endedAt), attempt.status.map(String.init) ?? "—", attempt.circuitState ?? "—",
              attempt.retryDelay.map { "after \(Formatting.milliseconds($0))" + (attempt.retryReason.map { " (\($0))" } ?? "") } ?? "",
+             attempt.notes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "),
              attempt.error ?? ""]
         }
-        lines += section("Attempts", table(header: ["#", "START", "SENT", "FIRST BYTE", "END", "STATUS", "BREAKER", "RETRY", "ERROR"],
-                                           rows: attemptRows))
+        lines += section("Attempts", table(
+            header: ["#", "START", "SENT", "FIRST BYTE", "END", "STATUS", "BREAKER", "RETRY", "NOTES", "ERROR"], rows: attemptRows))
         let eventRows = exchange.events.map { event in
             [offset(event.at), event.kind, event.message,
              event.attributes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")]
@@ -120,6 +121,7 @@ struct ExchangeJSON: Encodable {
         var status: Int?
         var error, circuitState, retryReason: String?
         var retryDelayMs: Double?
+        var notes: [String: String]?
     }
     struct Event: Encodable {
         var kind, at, message: String
@@ -153,7 +155,8 @@ struct ExchangeJSON: Encodable {
             Attempt(number: attempt.number, startedAt: iso(attempt.startedAt) ?? "", requestSentAt: iso(attempt.requestSentAt),
                     firstByteAt: iso(attempt.firstByteAt), endedAt: iso(attempt.endedAt), durationMs: ms(attempt.duration),
                     status: attempt.status, error: attempt.error, circuitState: attempt.circuitState,
-                    retryReason: attempt.retryReason, retryDelayMs: ms(attempt.retryDelay))
+                    retryReason: attempt.retryReason, retryDelayMs: ms(attempt.retryDelay),
+                    notes: attempt.notes.isEmpty ? nil : attempt.notes)
         }
         events = exchange.events.map {
             Event(kind: $0.kind, at: iso($0.at) ?? "", message: $0.message, attributes: $0.attributes)

@@ -36,7 +36,7 @@ enum HARFixtures {
                              endedAt: at(101), status: 503, circuitState: "closed"),
                 TraceAttempt(number: 2, startedAt: at(300.25), requestSentAt: at(301), firstByteAt: at(400),
                              endedAt: at(412.3), status: 200, circuitState: "closed", retryReason: "status 503",
-                             retryDelay: 0.199_25),
+                             retryDelay: 0.199_25, notes: ["cache": "revalidate", "circuit.key": "api.example.com"]),
             ],
             events: [
                 TraceEvent(kind: "retry", at: at(101.5), message: "Retrying after 503 in 199 ms",

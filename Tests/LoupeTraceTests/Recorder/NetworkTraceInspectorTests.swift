@@ -131,4 +131,34 @@ struct NetworkTraceInspectorTests {
         #expect(try store.count() == 1)
         #expect(inspector.droppedCount == 1)
     }
+
+    @Test("what middleware note on an attempt (cache, breaker key, priority) is stored with it, in SQLite too")
+    func attemptNotes() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try SQLiteTraceStore(path: folder.file("traces.sqlite"))
+        let inspector = NetworkTraceInspector(store: store)
+        let client = Fixture.client(
+            [.status(200)], middlewares: [RequestMetadataMiddleware(), NoteTaker(key: "cache", value: "miss")],
+            observer: inspector)
+        let response = try await client.execute(
+            Fixture.request("https://api.example.test/ping"), metadata: RequestMetadata(priority: .high))
+        await inspector.flush()
+        let stored = try #require(try store.exchange(id: response.exchangeID))
+        #expect(stored.attempts.first?.notes == ["priority": "high", "cache": "miss"])
+    }
+}
+
+/// Writes one annotation for the next attempt, as the cache and breaker middleware do.
+private struct NoteTaker: ClientMiddleware {
+    let key: String, value: String
+
+    func intercept(
+        _ request: HTTPRequest, body: RequestBody?, context: RequestContext,
+        next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
+    ) async throws -> RawResponse {
+        var context = context
+        context.annotations.extra[key] = value
+        return try await next(request, body, context)
+    }
 }
