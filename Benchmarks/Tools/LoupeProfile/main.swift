@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Loupe
 import LoupeTesting
 import LoupeTrace
@@ -61,6 +62,10 @@ case "resilient": client = Client.resilient(baseURL: baseURL, transport: transpo
 case "recording": client = Client(baseURL: baseURL, transport: transport, observer: inspector)
 case "resilient-empty-observer":
     client = Client.resilient(baseURL: baseURL, transport: transport, observer: EmptyObserver(), options: options)
+case let chain where chain.hasPrefix("chain-"):
+    // N pass-through middlewares: what one link of the chain costs, apart from any middleware's own work.
+    let links = Int(chain.dropFirst(6)) ?? 8
+    client = Client(baseURL: baseURL, transport: transport, middlewares: Array(repeating: PassThrough(), count: links))
 case let only where only.hasPrefix("only-"):
     client = Client.resilient(baseURL: baseURL, transport: transport, options: onlyOptions(only.dropFirst(5), from: options))
 default: client = Client.resilient(baseURL: baseURL, transport: transport, observer: inspector, options: options)
@@ -89,3 +94,17 @@ struct StaticTokenProvider: TokenProvider {
 
 /// Observes everything and does nothing: what building the observer payloads costs, apart from recording them.
 struct EmptyObserver: ClientObserver {}
+
+/// Hands every request on unchanged; holds a reference, as most middleware do (a registry, a limiter).
+struct PassThrough: ClientMiddleware {
+    let state = PassThroughState()
+
+    func intercept(
+        _ request: HTTPRequest, body: RequestBody?, context: RequestContext,
+        next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
+    ) async throws -> RawResponse {
+        try await next(request, body, context)
+    }
+}
+
+final class PassThroughState: Sendable {}

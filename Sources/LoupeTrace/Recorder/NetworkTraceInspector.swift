@@ -24,6 +24,13 @@ public final class NetworkTraceInspector: ClientObserver {
         var unreportedDrops = 0
         /// Exchanges not tracked at all because too many were in flight.
         var untracked = 0
+
+        /// Changes the in-flight exchange in place. (`inFlight[id]?.x = …` copied the whole `PendingExchange` out
+        /// and back, ≈ 15 retains per observer call, 45 per request.)
+        mutating func updateInFlight(_ id: UUID, _ change: (inout PendingExchange) -> Void) {
+            guard let index = inFlight.index(forKey: id) else { return }
+            change(&inFlight.values[index])
+        }
     }
 
     /// The settings this inspector was made with.
@@ -68,7 +75,8 @@ public final class NetworkTraceInspector: ClientObserver {
     // MARK: ClientObserver
 
     public func exchangeStarted(_ exchange: ExchangeStarted) {
-        let pending = PendingExchange(exchange)
+        // Moved (`take()`), never copied, into the dictionary: a copy of `PendingExchange` is ≈ 7 retains.
+        var pending: PendingExchange? = PendingExchange(exchange)
         let limit = configuration.queueCapacity
         state.withLock { state in
             // In-flight exchanges are bounded like the queue, so a leak elsewhere cannot grow memory forever.
@@ -77,15 +85,16 @@ public final class NetworkTraceInspector: ClientObserver {
                 state.unreportedDrops += 1
                 return
             }
-            state.inFlight[exchange.exchangeID] = pending
+            state.inFlight[exchange.exchangeID] = pending.take()
         }
     }
 
     public func attemptStarted(_ attempt: AttemptStarted) {
+        let pendingAttempt = PendingAttempt(
+            number: attempt.number, startedAt: attempt.startedAt, requestHeaders: attempt.request.headerFields,
+            annotations: attempt.annotations)
         state.withLock { state in
-            state.inFlight[attempt.exchangeID]?.attempts.append(PendingAttempt(
-                number: attempt.number, startedAt: attempt.startedAt, requestHeaders: attempt.request.headerFields,
-                annotations: attempt.annotations))
+            state.updateInFlight(attempt.exchangeID) { $0.attempts.append(pendingAttempt) }
         }
     }
 
@@ -93,32 +102,38 @@ public final class NetworkTraceInspector: ClientObserver {
         let status = attempt.response.map { $0.status.code }
         let error = attempt.error.map { String(describing: $0) }
         state.withLock { state in
-            state.inFlight[attempt.exchangeID]?.finishAttempt(attempt.number, timings: attempt.timings, status: status, error: error)
+            state.updateInFlight(attempt.exchangeID) {
+                $0.finishAttempt(attempt.number, timings: attempt.timings, status: status, error: error)
+            }
         }
     }
 
     public func eventRecorded(_ event: ExchangeEvent) {
         let trace = TraceEvent(kind: event.kind.rawValue, at: event.at, message: event.message, attributes: event.attributes)
         state.withLock { state in
-            state.inFlight[event.exchangeID]?.events.append(trace)
+            state.updateInFlight(event.exchangeID) { $0.events.append(trace) }
         }
     }
 
     public func exchangeFinished(_ exchange: ExchangeFinished) {
         let error = exchange.error.map { String(describing: $0) }
-        let taken = state.withLock { state -> (PendingExchange, Int)? in
-            guard let pending = state.inFlight.removeValue(forKey: exchange.exchangeID) else { return nil }
-            defer { state.unreportedDrops = 0 }
-            return (pending, state.unreportedDrops)
+        var taken: PendingExchange?
+        var droppedBefore = 0
+        state.withLock { state in
+            taken = state.inFlight.removeValue(forKey: exchange.exchangeID)
+            guard taken != nil else { return }
+            droppedBefore = state.unreportedDrops
+            state.unreportedDrops = 0
         }
-        guard case (var pending, let droppedBefore)? = taken else { return }
-        pending.endedAt = exchange.endedAt
-        pending.outcome = exchange.outcome
-        pending.finalResponse = exchange.response
-        pending.responseBody = exchange.responseBody
-        pending.error = error
-        pending.droppedBefore = droppedBefore
-        if !writer.enqueue(pending) {
+        // Changed in place through the optional and moved out by `take()`: a copy would cost ≈ 10 retains.
+        guard taken != nil else { return }
+        taken!.endedAt = exchange.endedAt
+        taken!.outcome = exchange.outcome
+        taken!.finalResponse = exchange.response
+        taken!.responseBody = exchange.responseBody
+        taken!.error = error
+        taken!.droppedBefore = droppedBefore
+        if !writer.enqueue(taken.take()!) {
             // This one is lost too: report it, and the ones it was carrying, on the next exchange that makes it.
             state.withLock { $0.unreportedDrops += droppedBefore + 1 }
         }

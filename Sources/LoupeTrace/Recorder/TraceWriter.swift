@@ -63,15 +63,16 @@ final class TraceWriter<Item: Sendable>: Sendable {
 
     /// Queues one item; returns `false` (and counts a drop) when the queue is full or the writer stopped.
     @discardableResult
-    func enqueue(_ item: Item) -> Bool {
+    func enqueue(_ item: consuming Item) -> Bool {
         let batchSize = settings.batchSize
         let capacity = settings.capacity
+        var item: Item? = consume item  // moved into the queue below, not copied
         let (accepted, wake, sleeper) = state.withLock { state -> (Bool, CheckedContinuation<Void, Never>?, Task<Void, Never>?) in
             guard !state.isStopping, state.queue.count < capacity else {
                 state.dropped += 1
                 return (false, nil, nil)
             }
-            state.queue.append(item)
+            if let item = item.take() { state.queue.append(item) }
             state.accepted += 1
             let wake = state.workWaiter
             state.workWaiter = nil
