@@ -48,6 +48,8 @@ public enum DemoEndpoints {
         public var path: String { "/secure/profile" }
         public var headers: HTTPFields { [.authorization: "Bearer \(token)"] }
         public var operationName: String { "profile" }
+        /// A user is waiting for it: it goes ahead of queued requests (recorded as the attempt note `priority`).
+        public var metadata: RequestMetadata? { RequestMetadata(priority: .high) }
     }
 
     public struct Order: Codable, Sendable {

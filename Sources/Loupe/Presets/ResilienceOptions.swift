@@ -29,11 +29,15 @@ public struct ResilienceOptions: Sendable {
     public var metrics = true
     /// Spans on swift-distributed-tracing's global tracer, with W3C `traceparent` injected.
     public var tracing = true
+    /// Each attempt notes the request's non-default ``RequestMetadata`` (priority, cache policy), so recordings
+    /// show it.
+    public var annotatesMetadata = true
 
     public init() {}
 
     /// The chain, outermost first. Why this order:
-    /// 1. tracing, logging, metrics see the exchange as the caller does (one span, one log line, one duration);
+    /// 1. tracing, logging, metrics see the exchange as the caller does (one span, one log line, one duration),
+    ///    and the request's metadata is noted for every attempt below;
     /// 2. de-duplication before retry, so callers who join share the whole retried exchange;
     /// 3. the cache before retry, so a 304 revalidation is one logical request;
     /// 4. retry (with its budget and deadline) wraps everything that is per attempt;
@@ -45,6 +49,7 @@ public struct ResilienceOptions: Sendable {
         if tracing { chain.append(TracingMiddleware()) }
         if let logger { chain.append(LoggingMiddleware(logger: logger)) }
         if metrics { chain.append(MetricsMiddleware()) }
+        if annotatesMetadata { chain.append(RequestMetadataMiddleware()) }
         if deduplicate { chain.append(DeduplicationMiddleware()) }
         if conditionalGET { chain.append(ConditionalGETMiddleware()) }
         if let retry {
