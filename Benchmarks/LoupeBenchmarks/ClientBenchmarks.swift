@@ -157,6 +157,7 @@ extension ResilienceOptions {
         (options.retry, options.retryBudgetRatio, options.deadline, options.circuitBreaker) = (nil, nil, nil, nil)
         (options.maxConcurrent, options.maxConcurrentPerHost, options.tokenProvider) = (nil, nil, nil)
         (options.deduplicate, options.conditionalGET, options.metrics, options.tracing) = (false, false, false, false)
+        options.annotatesMetadata = false
         switch component {
         case .tracing: options.tracing = true
         case .metrics: options.metrics = true

@@ -118,6 +118,7 @@ extension ResilienceOptions {
         var options = benchmark
         options.tracing = false
         options.conditionalGET = false
+        options.annotatesMetadata = false
         return options
     }
 }

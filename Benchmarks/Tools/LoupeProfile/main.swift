@@ -29,6 +29,7 @@ func onlyOptions(_ component: Substring, from options: ResilienceOptions) -> Res
     (one.retry, one.retryBudgetRatio, one.deadline, one.circuitBreaker) = (nil, nil, nil, nil)
     (one.maxConcurrent, one.maxConcurrentPerHost, one.tokenProvider) = (nil, nil, nil)
     (one.deduplicate, one.conditionalGET, one.metrics, one.tracing) = (false, false, false, false)
+    one.annotatesMetadata = false
     switch component {
     case "tracing": one.tracing = true
     case "metrics": one.metrics = true

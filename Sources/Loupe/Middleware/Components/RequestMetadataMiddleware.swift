@@ -14,6 +14,10 @@ public struct RequestMetadataMiddleware: ClientMiddleware {
         next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
     ) async throws -> RawResponse {
         let metadata = RequestMetadata.current
+        // Most requests carry the defaults: pass the context on as it is rather than copying it to change nothing.
+        guard metadata.priority != .normal || metadata.cachePolicy != nil || metadata.streamsResponseBody else {
+            return try await next(request, body, context)
+        }
         var context = context
         if metadata.priority != .normal { context.annotations.extra["priority"] = metadata.priority.description }
         if let policy = metadata.cachePolicy { context.annotations.extra["cache-policy"] = policy.rawValue }
