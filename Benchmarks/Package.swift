@@ -26,14 +26,23 @@ let package = Package(
                 .product(name: "LoupeTrace", package: "Loupe"),
                 .product(name: "LoupeTesting", package: "Loupe"),
                 .product(name: "LoupeAsyncHTTPClient", package: "Loupe"),
+                "LoopbackServer",
                 .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
             ],
             path: "LoupeBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // The loopback server both executables start (under Tools/, so the benchmark plugin does not take it for
+        // a benchmark target).
+        .target(
+            name: "LoopbackServer",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Tools/LoopbackServer"
         ),
         // A plain request loop to run under `perf record` (the benchmark runner only measures under its plugin).
         .executableTarget(
@@ -44,9 +53,7 @@ let package = Package(
                 .product(name: "LoupeTesting", package: "Loupe"),
                 .product(name: "LoupeAsyncHTTPClient", package: "Loupe"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                "LoopbackServer",
             ],
             path: "Tools/LoupeProfile"
         ),

@@ -72,13 +72,8 @@ func registerClientBenchmarks() {
     //    NoOp: nothing here bootstraps a backend. The client is made before the clock starts, once per
     //    iteration, so the breaker, budget and caches reach their steady state within the iteration's 1,000.
     Benchmark("Client resilient") { benchmark in
-        let client = Client.resilient(baseURL: Fixtures.baseURL, transport: Fixtures.transport, options: .benchmark)
-        let endpoint = Ping()
-        benchmark.startMeasurement()
-        for _ in benchmark.scaledIterations {
-            blackHole(try? await client.send(endpoint))
-        }
-        benchmark.stopMeasurement()
+        await sendMeasured(benchmark, through: .resilient(
+            baseURL: Fixtures.baseURL, transport: Fixtures.transport, options: .benchmark))
     }
 
     // 6. The full stack and the flight recorder (in memory, as 3): what a production client does per request,
@@ -98,30 +93,29 @@ func registerClientBenchmarks() {
     //     little more per link), but they show which component dominates.
     for component in ResilienceComponent.allCases {
         Benchmark("Client + \(component.rawValue) only") { benchmark in
-            let client = Client.resilient(
-                baseURL: Fixtures.baseURL, transport: Fixtures.transport, options: .only(component))
-            let endpoint = Ping()
-            benchmark.startMeasurement()
-            for _ in benchmark.scaledIterations {
-                blackHole(try? await client.send(endpoint))
-            }
-            benchmark.stopMeasurement()
+            await sendMeasured(benchmark, through: .resilient(
+                baseURL: Fixtures.baseURL, transport: Fixtures.transport, options: .only(component)))
         }
     }
 
     // 5b. Splits "tracing only": the same middleware without the fallback `traceparent` it builds when the
     //     (here NoOp) tracer injects none.
     Benchmark("Client + tracing only (no fallback traceparent)") { benchmark in
-        let client = Client(
+        await sendMeasured(benchmark, through: Client(
             baseURL: Fixtures.baseURL, transport: Fixtures.transport,
-            middlewares: [TracingMiddleware(injectsTraceparentWhenMissing: false)])
-        let endpoint = Ping()
-        benchmark.startMeasurement()
-        for _ in benchmark.scaledIterations {
-            blackHole(try? await client.send(endpoint))
-        }
-        benchmark.stopMeasurement()
+            middlewares: [TracingMiddleware(injectsTraceparentWhenMissing: false)]))
     }
+}
+
+/// Sends the iteration's requests through `client` (made before the clock starts, by the caller), measuring only
+/// the sends.
+func sendMeasured(_ benchmark: Benchmark, through client: Client) async {
+    let endpoint = Ping()
+    benchmark.startMeasurement()
+    for _ in benchmark.scaledIterations {
+        blackHole(try? await client.send(endpoint))
+    }
+    benchmark.stopMeasurement()
 }
 
 /// Sends the iteration's requests through the client `makeClient` builds around a recorder with a fresh in-memory

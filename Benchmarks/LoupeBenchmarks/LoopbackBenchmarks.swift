@@ -2,12 +2,10 @@ import AsyncHTTPClient
 import Benchmark
 import Foundation
 import HTTPTypes
-import Hummingbird
-import Logging
 import Loupe
 import LoupeAsyncHTTPClient
+import LoopbackServer
 import LoupeTrace
-import NIOCore
 import Synchronization
 
 /// Throughput over a real socket: a Hummingbird server on 127.0.0.1 (ephemeral port) answering `GET /ping` with a
@@ -203,30 +201,8 @@ struct LoopbackRig: Sendable {
     /// Starts the server on an ephemeral port (returning once it listens) and a dedicated `HTTPClient`.
     static func start() async throws -> LoopbackRig {
         let hits = HitCounter()
-        let router = Router()
-        router.get("/ping") { _, _ in
+        let (server, port) = try await LoopbackServer.start(name: "loupe-bench", body: Fixtures.responseJSON) {
             hits.value.add(1, ordering: .relaxed)
-            return Response(
-                status: .ok, headers: [.contentType: "application/json"],
-                body: .init(byteBuffer: ByteBuffer(string: Fixtures.responseJSON)))
-        }
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(
-            router: router,
-            configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "loupe-bench"),
-            onServerRunning: { channel in
-                continuation.yield(channel.localAddress?.port ?? 0)
-                continuation.finish()
-            },
-            logger: Logger(label: "loupe.bench.server", factory: { _ in SwiftLogNoOpLogHandler() })
-        )
-        let server = Task { try await app.runService(gracefulShutdownSignals: []) }
-        var bound: Int?
-        for await port in ports { bound = port }
-        guard let port = bound, port > 0 else {
-            server.cancel()
-            _ = await server.result
-            throw BenchmarkSetupError("the loopback server did not start")
         }
         let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: .init())
         return LoopbackRig(server: server, port: port, http: http, hits: hits)

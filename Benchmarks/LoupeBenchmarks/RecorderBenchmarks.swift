@@ -23,23 +23,7 @@ func registerRecorderBenchmarks() {
     let raw = Holder<(folder: URL, pool: DatabasePool, rows: RawRows)>()
     Benchmark("SQLite raw batched GRDB insert") { benchmark in
         guard let (_, pool, rows) = raw.value else { return benchmark.error("no setup") }
-        let total = benchmark.scaledIterations.count
-        do {
-            for _ in 0..<(total / batchSize) {
-                let exchange = rows.exchange.values(now: Date())
-                let attempt = rows.attempt.values(now: Date())
-                try pool.write { db in
-                    let insertExchange = try db.cachedStatement(sql: rows.exchange.sql)
-                    let insertAttempt = try db.cachedStatement(sql: rows.attempt.sql)
-                    for _ in 0..<batchSize {
-                        try insertExchange.execute(arguments: exchange.arguments(key: ExchangeID.make().uuidString))
-                        try insertAttempt.execute(arguments: attempt.arguments(key: db.lastInsertedRowID))
-                    }
-                }
-            }
-        } catch {
-            benchmark.error("insert failed: \(error)")
-        }
+        insertRaw(benchmark, into: pool, rows: rows, batchSize: batchSize)
     } setup: {
         let folder = try Fixtures.temporaryFolder()
         let path = folder.appendingPathComponent("raw.sqlite").path
@@ -90,23 +74,7 @@ func registerRecorderBenchmarks() {
     let bare = Holder<(folder: URL, pool: DatabasePool, rows: RawRows)>()
     Benchmark("SQLite raw batched GRDB insert (no secondary indexes)") { benchmark in
         guard let (_, pool, rows) = bare.value else { return benchmark.error("no setup") }
-        let total = benchmark.scaledIterations.count
-        do {
-            for _ in 0..<(total / batchSize) {
-                let exchange = rows.exchange.values(now: Date())
-                let attempt = rows.attempt.values(now: Date())
-                try pool.write { db in
-                    let insertExchange = try db.cachedStatement(sql: rows.exchange.sql)
-                    let insertAttempt = try db.cachedStatement(sql: rows.attempt.sql)
-                    for _ in 0..<batchSize {
-                        try insertExchange.execute(arguments: exchange.arguments(key: ExchangeID.make().uuidString))
-                        try insertAttempt.execute(arguments: attempt.arguments(key: db.lastInsertedRowID))
-                    }
-                }
-            }
-        } catch {
-            benchmark.error("insert failed: \(error)")
-        }
+        insertRaw(benchmark, into: pool, rows: rows, batchSize: batchSize)
     } setup: {
         let folder = try Fixtures.temporaryFolder()
         let path = folder.appendingPathComponent("bare.sqlite").path
@@ -272,5 +240,26 @@ struct RawInsert {
             case nil: return nil
             }
         }, keySlot: 0)
+    }
+}
+
+/// The raw baseline's loop: `rows` for every exchange of the iteration, one exchange and one attempt row each,
+/// `batchSize` per transaction, through cached prepared statements.
+func insertRaw(_ benchmark: Benchmark, into pool: DatabasePool, rows: RawRows, batchSize: Int) {
+    do {
+        for _ in 0..<(benchmark.scaledIterations.count / batchSize) {
+            let exchange = rows.exchange.values(now: Date())
+            let attempt = rows.attempt.values(now: Date())
+            try pool.write { db in
+                let insertExchange = try db.cachedStatement(sql: rows.exchange.sql)
+                let insertAttempt = try db.cachedStatement(sql: rows.attempt.sql)
+                for _ in 0..<batchSize {
+                    try insertExchange.execute(arguments: exchange.arguments(key: ExchangeID.make().uuidString))
+                    try insertAttempt.execute(arguments: attempt.arguments(key: db.lastInsertedRowID))
+                }
+            }
+        }
+    } catch {
+        benchmark.error("insert failed: \(error)")
     }
 }

@@ -1,10 +1,8 @@
 import AsyncHTTPClient
 import Foundation
-import Hummingbird
-import Logging
+import LoopbackServer
 import Loupe
 import LoupeAsyncHTTPClient
-import NIOCore
 
 /// `GET /ping?n=N` against a Hummingbird server on 127.0.0.1, 8 in flight, as the loopback benchmarks send it.
 struct LoopbackPing: Endpoint {
@@ -18,24 +16,8 @@ struct LoopbackPing: Endpoint {
 enum Loopback {
     /// Runs `count` requests of `shape` (`raw`, `bare`, `resilient`, `resilient-recording`), 8 in flight.
     @concurrent static func run(_ shape: String, count: Int, options: ResilienceOptions, observer: any ClientObserver) async throws -> Duration {
-        let router = Router()
-        router.get("/ping") { _, _ in
-            Response(status: .ok, headers: [.contentType: "application/json"],
-                     body: .init(byteBuffer: ByteBuffer(string: #"{"ok":true,"id":42,"name":"loupe"}"#)))
-        }
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(
-            router: router,
-            configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "loupe-profile"),
-            onServerRunning: { channel in
-                continuation.yield(channel.localAddress?.port ?? 0)
-                continuation.finish()
-            },
-            logger: Logger(label: "loupe.profile.server", factory: { _ in SwiftLogNoOpLogHandler() }))
-        let server = Task { try await app.runService(gracefulShutdownSignals: []) }
-        var bound = 0
-        for await value in ports { bound = value }
-        let port = bound
+        let (server, port) = try await LoopbackServer.start(
+            name: "loupe-profile", body: #"{"ok":true,"id":42,"name":"loupe"}"#)
         let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: .init())
         let base = URL(string: "http://127.0.0.1:\(port)")!
         let transport = AsyncHTTPClientTransport(client: http)
