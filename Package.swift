@@ -107,6 +107,15 @@ let package = Package(
             ]
         ),
         .testTarget(name: "LoupeTUITests", dependencies: ["LoupeTUI", "LoupeTesting"]),
+        // The `loupe` executable's own logic (argument types, error lines, printers), through `@testable import loupe`.
+        .testTarget(
+            name: "LoupeCLITests",
+            dependencies: [
+                "loupe", "LoupeTrace", "LoupeTesting",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
         .testTarget(
             name: "LoupeIntegrationTests",
             dependencies: [

@@ -29,6 +29,12 @@ public struct AsyncHTTPClientTransport: ClientTransport {
     public let client: HTTPClient
     public let options: Options
     private let ownsClient: Bool
+    /// The client's decompression limit in words (`25× the compressed size`), for the error that names it;
+    /// `nil` for a borrowed client (AHC does not expose its configuration).
+    private let decompressionLimit: String?
+
+    /// How far ``sharedClient`` lets a compressed body inflate: `25` times its compressed size (AHC's default).
+    public static let sharedDecompressionRatio = 25
 
     /// A process-wide client like `HTTPClient.shared`, but one that reports a failed connection at once instead of
     /// re-dialling silently until the deadline: Loupe's own retry policy decides, and every try is recorded.
@@ -36,6 +42,7 @@ public struct AsyncHTTPClientTransport: ClientTransport {
         var configuration = HTTPClient.Configuration.singletonConfiguration
         configuration.timeout.connect = .seconds(10)
         configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.decompression = .enabled(limit: .ratio(sharedDecompressionRatio))
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 
@@ -44,6 +51,7 @@ public struct AsyncHTTPClientTransport: ClientTransport {
         self.client = Self.sharedClient
         self.options = options
         self.ownsClient = false
+        self.decompressionLimit = "\(Self.sharedDecompressionRatio)× the compressed size"
     }
 
     /// Borrows `client`; the caller shuts it down.
@@ -51,6 +59,7 @@ public struct AsyncHTTPClientTransport: ClientTransport {
         self.client = client
         self.options = options
         self.ownsClient = false
+        self.decompressionLimit = client === Self.sharedClient ? "\(Self.sharedDecompressionRatio)× the compressed size" : nil
     }
 
     /// Creates and owns a client with `configuration` (for example with pinned trust roots); call ``shutdown()``.
@@ -58,6 +67,7 @@ public struct AsyncHTTPClientTransport: ClientTransport {
         self.client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         self.options = options
         self.ownsClient = true
+        self.decompressionLimit = DecompressionLimitText.describe(configuration.decompression)
     }
 
     /// Shuts the client down if this transport created it; a no-op for borrowed clients.
@@ -65,14 +75,40 @@ public struct AsyncHTTPClientTransport: ClientTransport {
         if ownsClient { try await client.shutdown() }
     }
 
+    /// Sends the request and collects the response; the attempt's timeout bounds all of it, body included.
+    ///
+    /// A failure after the head arrived (connection closed mid-body, timeout, body over ``Options/maxResponseBytes``)
+    /// throws a ``TransportError`` whose `partialResponse` holds the status, headers and bytes that came.
     public func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> RawResponse {
+        let timeout = context.timeout ?? options.defaultTimeout
+        let progress = ResponseProgress()
         do {
-            let response = try await executeHead(request, body: body, context: context)
-            let buffer = try await response.body.collect(upTo: options.maxResponseBytes)
-            return RawResponse(head: Self.makeHead(response), body: Data(buffer: buffer))
+            return try await AttemptDeadline.run(timeout) { [self] in
+                try await receive(request, body: body, context: context, into: progress)
+            }
         } catch {
-            throw failure(error, request: request, context: context)
+            let mapped = failure(explain(error, timeout: timeout, progress: progress), request: request, context: context)
+            guard var transportError = mapped as? TransportError, let partial = progress.response else { throw mapped }
+            transportError.partialResponse = partial
+            throw transportError
         }
+    }
+
+    private func receive(
+        _ request: HTTPRequest, body: RequestBody?, context: RequestContext, into progress: ResponseProgress
+    ) async throws -> RawResponse {
+        let response = try await executeHead(request, body: body, context: context)
+        progress.begin(Self.makeHead(response), version: Self.versionText(response.version))
+        for try await chunk in response.body {
+            guard progress.append(chunk, limit: options.maxResponseBytes) else {
+                throw TransportError(.other, """
+                    the response body is larger than \(options.maxResponseBytes) bytes, this transport's limit; \
+                    raise it with AsyncHTTPClientTransport.Options(maxResponseBytes:)
+                    """)
+            }
+        }
+        guard let complete = progress.response else { throw TransportError(.other, "the response head was lost") }
+        return complete
     }
 
     /// Sends the request and returns once the response head has arrived (AHC's deadline covers up to the head).
@@ -84,6 +120,25 @@ public struct AsyncHTTPClientTransport: ClientTransport {
         return response
     }
 
+    /// Errors whose own text would not tell the user what happened or what to change, in words that do.
+    private func explain(_ error: any Error, timeout: Duration, progress: ResponseProgress) -> any Error {
+        if let error = error as? HTTPClientError, error == .deadlineExceeded { return AttemptDeadline.timedOut(timeout) }
+        if let error = error as? HTTPParserError, error == .invalidEOFState, let partial = progress.response {
+            let expected = partial.head.headerFields[.contentLength].map { " of \($0)" } ?? ""
+            return TransportError(
+                .connectionReset, "the server closed the connection after \(partial.body.count)\(expected) body bytes")
+        }
+        if DecompressionLimitText.isLimitError(error) {
+            return TransportError(.other, DecompressionLimitText.message(limit: decompressionLimit))
+        }
+        return error
+    }
+
+    /// `HTTP/1.0`, `HTTP/1.1`, `HTTP/2` (as curl writes them).
+    static func versionText(_ version: HTTPVersion) -> String {
+        version.major >= 2 ? "HTTP/\(version.major)" : "HTTP/\(version.major).\(version.minor)"
+    }
+
     static func nanoseconds(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components
         return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
@@ -93,6 +148,8 @@ public struct AsyncHTTPClientTransport: ClientTransport {
     /// async API reports nothing else, so for other requests that phase stays unknown rather than guessed).
     static func makeRequest(_ request: HTTPRequest, body: RequestBody?, attempt: AttemptHandle? = nil) throws -> HTTPClientRequest {
         guard let url = request.url else { throw TransportError(.other, "request has no absolute URL") }
+        // The client checks this already; a transport used on its own must not let SwiftNIO trap on the port.
+        if let problem = RequestTargetCheck.problem(in: request) { throw TransportError(.other, problem.message) }
         var outgoing = HTTPClientRequest(url: url.absoluteString)
         outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
         for field in request.headerFields {

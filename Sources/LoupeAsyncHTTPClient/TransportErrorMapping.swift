@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Loupe
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 import NIOSSL
 
@@ -27,6 +28,9 @@ enum TransportErrorMapping {
             return .tls
         case is NIOConnectionError:
             return .connectFailed
+        case let error as HTTPParserError where error == .invalidEOFState:
+            // The connection closed before the message was complete (a body shorter than its Content-Length).
+            return .connectionReset
         case let error as IOError:
             switch error.errnoCode {
             case ECONNREFUSED, EHOSTUNREACH, ENETUNREACH, EADDRNOTAVAIL: return .connectFailed

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LoupeTrace
 
 /// `loupe`: record, inspect and replay HTTP traffic.
 @main
@@ -10,7 +11,7 @@ struct LoupeCommand: AsyncParsableCommand {
         discussion: "STORE defaults to $LOUPE_STORE, else $XDG_STATE_HOME/loupe/traces.sqlite (~/.local/state/loupe/traces.sqlite).",
         subcommands: [
             DemoCommand.self, TUICommand.self, SendCommand.self, ListCommand.self, ShowCommand.self, StatsCommand.self,
-            ExportCommand.self, ImportCommand.self, CurlCommand.self, PruneCommand.self,
+            ExportCommand.self, ImportCommand.self, CurlCommand.self, PruneCommand.self, RedactCommand.self,
         ]
     )
 
@@ -23,22 +24,59 @@ struct LoupeCommand: AsyncParsableCommand {
             } else {
                 try command.run()
             }
-        } catch let failure as CommandFailure {
-            FileHandle.standardError.write(Data("loupe: \(failure.message)\n".utf8))
-            Foundation.exit(failure.code)
         } catch {
-            let code = exitCode(for: error)
-            let message = fullMessage(for: error)
-            if code == .success {
-                print(message)
+            switch report(for: error) {
+            case .help(let text):
+                print(text)
                 Foundation.exit(0)
+            case .failure(let line, let code):
+                if let line { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+                Foundation.exit(code)
             }
-            if code.rawValue == 1 && message.isEmpty { Foundation.exit(1) }
-            if !message.isEmpty { FileHandle.standardError.write(Data((message + "\n").utf8)) }
-            // ArgumentParser uses 64 for usage errors; the contract says 2.
-            Foundation.exit(code == .validationFailure ? 2 : code.rawValue)
         }
     }
+
+    /// What `main` does with `error`: help goes to stdout with exit 0; everything else is at most one stderr line
+    /// `loupe: …` (control characters made visible) and the contract's exit code. Usage errors exit 2, never
+    /// ArgumentParser's 64, and never print its `Error:`/`Usage:`/`Help:` block.
+    static func report(for error: any Error) -> ErrorReport {
+        if let failure = error as? CommandFailure {
+            return .failure(line: "loupe: " + TerminalText.line(failure.message), code: failure.code)
+        }
+        let code = exitCode(for: error)
+        if code == .success { return .help(fullMessage(for: error)) }
+        let status = code == .validationFailure ? 2 : code.rawValue
+        let message = message(for: error)
+        guard !message.isEmpty else { return .failure(line: nil, code: status) }
+        return .failure(line: "loupe: " + TerminalText.line(oneLine(message)), code: status)
+    }
+
+    /// ArgumentParser's message as one line in the CLI's voice: `The value 'inf' is invalid for '--timeout
+    /// <seconds>': expected …` becomes `--timeout: expected …`; several lines are joined with "; ".
+    static func oneLine(_ message: String) -> String {
+        let lines = message.split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        var text = lines.joined(separator: "; ")
+        let invalidValue = /The value '(?<value>.*)' is invalid for '(?<name>[^' ]+)(?: <[^>]*>)?'(?<reason>: .*)?/
+        if let match = text.wholeMatch(of: invalidValue) {
+            let (value, name) = (String(match.output.value), String(match.output.name))
+            let reason = match.output.reason.map { String($0.dropFirst(2)) }
+            text = "\(name): " + (reason ?? "invalid value '\(value)'")
+        }
+        // "Missing expected argument …" reads like the CLI's own lowercase messages; "URL …" keeps its capitals.
+        if let first = text.first, first.isUppercase, text.dropFirst().first?.isLowercase == true {
+            text = first.lowercased() + text.dropFirst()
+        }
+        return text
+    }
+}
+
+/// How the CLI ends after an error.
+enum ErrorReport: Equatable {
+    /// Help or another clean exit: the text goes to stdout and the exit code is 0.
+    case help(String)
+    /// At most one stderr line, then exit with `code`.
+    case failure(line: String?, code: Int32)
 }
 
 /// A failure the CLI reports in one line with a contract exit code.

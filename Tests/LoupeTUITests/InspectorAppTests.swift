@@ -80,6 +80,8 @@ import Testing
         let (app, screen) = Fixture.app(store, replayer: replayer)
         screen.press("k", "r")
         app.turn(on: screen)
+        screen.press("y")  // a POST without an Idempotency-Key asks first
+        app.turn(on: screen)
         #expect(screen.lines[22].contains("replaying POST api.example.com/orders…"))
 
         await app.settle()

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import NIOCore
 import Synchronization
@@ -71,7 +72,38 @@ extension FlakyAPI {
             Response(status: .ok, headers: [.contentType: "application/octet-stream"],
                      body: .init(byteBuffer: ByteBuffer(bytes: (0..<64).map { UInt8($0 * 7 % 256) })))
         }
+        for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete] {
+            router.on("/echo", method: method) { request, _ in try await echo(request) }
+        }
         return router
+    }
+
+    /// `/echo`: the request as JSON (`method`, `url` as sent, decoded `query` items, `headers` as name/value
+    /// pairs, the body as `body` text when UTF-8 and always as `bodyBase64`, a Basic header's decoded
+    /// `basicCredentials`), and each request header again as an `X-Echo-<name>` response header. A server that
+    /// reflects everything, so tests can check that no secret survives anywhere in a recording.
+    static func echo(_ request: Request) async throws -> Response {
+        let body = Data(try await request.body.collect(upTo: 1 << 20).readableBytesView)
+        var object: [String: Any] = [
+            "method": request.method.rawValue,
+            "url": request.uri.string,
+            "query": Dictionary(
+                (URLComponents(string: request.uri.string)?.queryItems ?? []).map { ($0.name, $0.value ?? "") },
+                uniquingKeysWith: { first, _ in first }),
+            "headers": request.headers.map { [$0.name.rawName, $0.value] },
+            "bodyBase64": body.base64EncodedString(),
+        ]
+        if let text = String(data: body, encoding: .utf8) { object["body"] = text }
+        if let authorization = request.headers[.authorization], authorization.hasPrefix("Basic "),
+           let decoded = Data(base64Encoded: String(authorization.dropFirst(6))) {
+            object["basicCredentials"] = String(decoding: decoded, as: UTF8.self)
+        }
+        let json = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        var headers: HTTPFields = [.contentType: "application/json"]
+        for field in request.headers {
+            if let name = HTTPField.Name("X-Echo-" + field.name.rawName) { headers.append(HTTPField(name: name, value: field.value)) }
+        }
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: json)))
     }
 
     static let users = ["Ada", "Grace", "Linus", "Barbara", "Ken", "Margaret", "Edsger", "Zoë 🚀", "東京"]

@@ -24,10 +24,15 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
     public var kind: Kind
     /// The transport's own description of the failure.
     public var message: String
+    /// What had arrived when the failure came after the response head (a connection closed mid-body, a timeout
+    /// while the body trickled in): the status, the header fields and the body bytes so far. The client passes it
+    /// to observers, so the recorder keeps it, marked incomplete, instead of an exchange with no response at all.
+    public var partialResponse: RawResponse?
 
-    public init(_ kind: Kind, _ message: String) {
+    public init(_ kind: Kind, _ message: String, partialResponse: RawResponse? = nil) {
         self.kind = kind
         self.message = message
+        self.partialResponse = partialResponse
     }
 
     public var description: String { "\(kind): \(message)" }

@@ -12,10 +12,15 @@ extension Client {
         validate: Bool,
         decode: (RawResponse) throws -> Value
     ) async throws -> ClientResponse<Value> {
-        let id = configuration.makeID()
         // The query is left out: it varies per call (bad for grouping) and may carry secrets.
         let path = (request.path ?? "/").split(separator: "?", maxSplits: 1).first.map(String.init) ?? "/"
         let operation = options.operation ?? "\(request.method.rawValue) \(path)"
+        // Before anything is recorded or sent: SwiftNIO traps on a port above 65535, so a bad URL typed, imported
+        // or replayed must fail here as an ordinary error.
+        if let problem = RequestTargetCheck.problem(in: request) {
+            throw ClientError(operation: operation, request: request, stage: .encoding, underlyingError: problem)
+        }
+        let id = configuration.makeID()
         let tracker = ExchangeTracker(exchangeID: id, observer: observer, now: configuration.now)
         let startedAt = configuration.now()
         observer.exchangeStarted(ExchangeStarted(
@@ -38,13 +43,15 @@ extension Client {
         do {
             raw = try await runCancellable(id) { [handler] in try await handler(request, body, context) }
         } catch {
+            // A transport failure after the head arrived carries what came: it is reported, not thrown away.
+            let partial = (error as? TransportError)?.partialResponse
             if Task.isCancelled || error is CancellationError || (error as? ClientError)?.stage == .cancelled {
-                throw fail(.cancelled, error, nil)
+                throw fail(.cancelled, error, partial)
             }
             if let transportError = error as? TransportError {
-                throw fail(transportError.kind == .cancelled ? .cancelled : .transport, error, nil)
+                throw fail(transportError.kind == .cancelled ? .cancelled : .transport, error, partial)
             }
-            throw fail(.middleware, error, nil)
+            throw fail(error is InvalidRequestTargetError ? .encoding : .middleware, error, nil)
         }
         if validate, !configuration.acceptableStatus(raw.status) {
             throw fail(.validation, UnacceptableStatusError(status: raw.status.code), raw)
@@ -62,7 +69,7 @@ extension Client {
             endedAt: endedAt, attemptCount: tracker.attemptCount))
         return ClientResponse(
             value: value, request: request, head: raw.head, body: raw.body, exchangeID: id,
-            attempts: tracker.metrics, startedAt: startedAt, endedAt: endedAt)
+            attempts: tracker.metrics, startedAt: startedAt, endedAt: endedAt, httpVersion: raw.httpVersion)
     }
 
     /// Runs `work` in a task that both the caller's cancellation and ``Client/cancelAll()`` can cancel.

@@ -17,6 +17,8 @@ public struct ClientResponse<Value: Sendable>: Sendable {
     public var attempts: [AttemptMetrics]
     public var startedAt: Date
     public var endedAt: Date
+    /// The protocol version of the final response (`HTTP/1.0`, `HTTP/1.1`, `HTTP/2`), when the transport reports it.
+    public var httpVersion: String? = nil
 
     /// The final status.
     public var status: HTTPResponse.Status { head.status }

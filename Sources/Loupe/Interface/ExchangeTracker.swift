@@ -67,6 +67,8 @@ final class ExchangeTracker: Sendable {
         observer.attemptStarted(AttemptStarted(
             exchangeID: exchangeID, number: number, request: request, startedAt: start, annotations: context.annotations))
         do {
+            // Again here, for authorities a middleware rewrote: no transport may see an unusable port.
+            if let problem = RequestTargetCheck.problem(in: request) { throw problem }
             let response = try await transport.send(request, body: body, context: context)
             let timings = handle.finish()
             update(number) { $0.timings = timings; $0.status = response.status.code }
@@ -76,11 +78,26 @@ final class ExchangeTracker: Sendable {
             return response
         } catch {
             let timings = handle.finish()
-            update(number) { $0.timings = timings; $0.error = String(describing: error) }
+            let partial = (error as? TransportError)?.partialResponse
+            update(number) { $0.timings = timings; $0.error = String(describing: error); $0.status = partial?.status.code }
+            if let partial, let failure = error as? TransportError { recordIncomplete(partial, failure) }
             observer.attemptFinished(AttemptFinished(
-                exchangeID: exchangeID, number: number, response: nil, responseBody: nil, error: error, timings: timings))
+                exchangeID: exchangeID, number: number, response: partial?.head, responseBody: partial?.body,
+                error: error, timings: timings))
             throw error
         }
+    }
+
+    /// Marks the exchange as holding only part of its response, and says how much of how much arrived.
+    private func recordIncomplete(_ partial: RawResponse, _ failure: TransportError) {
+        let received = partial.body.count
+        let expected = partial.head.headerFields[.contentLength].flatMap { Int($0) }
+        var attributes = ["status": String(partial.status.code), "receivedBytes": String(received), "reason": failure.kind.description]
+        if let expected { attributes["expectedBytes"] = String(expected) }
+        let amount = expected.map { "\(received) of \($0)" } ?? "\(received)"
+        record(.incompleteResponse,
+               "only \(amount) body bytes arrived (HTTP \(partial.status.code)): \(failure.kind)",
+               attributes: attributes)
     }
 
     private func update(_ number: Int, _ change: (inout AttemptMetrics) -> Void) {

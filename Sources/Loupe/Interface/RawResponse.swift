@@ -7,15 +7,19 @@ public struct RawResponse: Sendable {
     public var head: HTTPResponse
     /// The body bytes (empty when the response had none).
     public var body: Data
+    /// The protocol version the server answered with (`HTTP/1.0`, `HTTP/1.1`, `HTTP/2`), when the transport knows
+    /// it. swift-http-types' `HTTPResponse` has no version field, so it travels beside the head.
+    public var httpVersion: String?
 
-    public init(head: HTTPResponse, body: Data = Data()) {
+    public init(head: HTTPResponse, body: Data = Data(), httpVersion: String? = nil) {
         self.head = head
         self.body = body
+        self.httpVersion = httpVersion
     }
 
     /// A response with the given status, header fields and body.
-    public init(status: HTTPResponse.Status, headerFields: HTTPFields = [:], body: Data = Data()) {
-        self.init(head: HTTPResponse(status: status, headerFields: headerFields), body: body)
+    public init(status: HTTPResponse.Status, headerFields: HTTPFields = [:], body: Data = Data(), httpVersion: String? = nil) {
+        self.init(head: HTTPResponse(status: status, headerFields: headerFields), body: body, httpVersion: httpVersion)
     }
 
     /// The status code.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The client's base URL split once into the parts every request reuses, so building a request does no URL parsing.
-struct RequestTarget: Sendable {
+package struct RequestTarget: Sendable {
     let scheme: String
     let authority: String
     /// The base path without a trailing slash ("" for the root).
@@ -44,7 +44,7 @@ struct RequestTarget: Sendable {
     /// `addingPercentEncoding(withAllowedCharacters:)` for an ASCII set, without Foundation: on Linux that call
     /// goes through NSString and cost ≈ 1 µs per request. Every UTF-8 byte outside `allowed` becomes `%XX`;
     /// a string with nothing to escape is returned as it is.
-    static func percentEncode(_ string: String, allowed: ASCIISet) -> String {
+    package static func percentEncode(_ string: String, allowed: ASCIISet) -> String {
         let utf8 = string.utf8
         if utf8.allSatisfy(allowed.contains) { return string }
         let hex = Array("0123456789ABCDEF".utf8)
@@ -64,12 +64,12 @@ struct RequestTarget: Sendable {
 }
 
 /// A set of ASCII bytes, as a 128-bit mask.
-struct ASCIISet: Sendable {
+package struct ASCIISet: Sendable {
     private var low: UInt64 = 0
     private var high: UInt64 = 0
 
     /// RFC 3986 unreserved characters (letters, digits, `-._~`) and `extra`.
-    init(unreservedPlus extra: String) {
+    package init(unreservedPlus extra: String) {
         for byte in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8 { insert(byte) }
         for byte in extra.utf8 { insert(byte) }
     }
@@ -78,7 +78,7 @@ struct ASCIISet: Sendable {
         if byte < 64 { low |= 1 << UInt64(byte) } else if byte < 128 { high |= 1 << UInt64(byte - 64) }
     }
 
-    func contains(_ byte: UInt8) -> Bool {
+    package func contains(_ byte: UInt8) -> Bool {
         byte < 64 ? low & (1 << UInt64(byte)) != 0 : byte < 128 && high & (1 << UInt64(byte - 64)) != 0
     }
 }

@@ -63,7 +63,7 @@ public struct AttemptStarted: Sendable {
 public struct AttemptFinished: Sendable {
     public var exchangeID: UUID
     public var number: Int
-    /// The response, when one arrived.
+    /// The response, when one arrived; with an error, the head and body bytes that arrived before it.
     public var response: HTTPResponse?
     public var responseBody: Data?
     /// The error, when the transport failed.
@@ -131,13 +131,17 @@ public struct ExchangeEventKind: RawRepresentable, Hashable, Sendable, Codable, 
     public static let cacheRevalidation = Self(rawValue: "cache-revalidation")
     public static let pinningFailure = Self(rawValue: "pinning-failure")
     public static let recorderDrop = Self(rawValue: "recorder-drop")
+    /// The response head arrived but the body did not finish (connection closed, timed out, too large): the
+    /// status, headers and bytes recorded with the exchange are only what arrived.
+    public static let incompleteResponse = Self(rawValue: "incomplete")
 }
 
 /// The logical request ended.
 public struct ExchangeFinished: Sendable {
     public var exchangeID: UUID
     public var outcome: ExchangeOutcome
-    /// The final response, when one arrived.
+    /// The final response, when one arrived. With a transport error it is the part that arrived (see
+    /// ``TransportError/partialResponse``).
     public var response: HTTPResponse?
     public var responseBody: Data?
     public var error: ClientError?

@@ -22,6 +22,10 @@ public final class InspectorApp {
     private let filter: InspectorFilter?
     private let inbox = ActionInbox()
     private var replays: [UUID: Task<Void, Never>] = [:]
+    /// The exchange waiting for the user's y/N, so confirming sends exactly what was shown.
+    private var awaitingConfirmation: TraceExchange?
+    /// Most keys discarded at once: a bound, so endless input cannot keep the loop from drawing.
+    private static let typeaheadLimit = 1 << 20
     private var lastDrawn: Buffer?
     private static let pollBatch = 1_000
 
@@ -71,15 +75,34 @@ public final class InspectorApp {
         if state.size != screen.size { apply(.resized(screen.size)) }
         var key = screen.nextKey(timeout: timeout)
         var handled = 0
+        var replayKeyPressed = false
         while let pressed = key, !hasQuit {
+            let phase = state.replay
             if pressed == .resize { apply(.resized(screen.size)) } else { handle(pressed) }
             handled += 1
+            if state.replay != phase, state.replay != .idle {
+                // This key started a replay or opened its confirmation: keys typed before the user could see that
+                // (the rest of a paste) must not answer the prompt or fire more replays.
+                replayKeyPressed = true
+                discardTypeahead(on: screen)
+                break
+            }
             key = handled < 64 ? screen.nextKey(timeout: .zero) : nil
         }
         guard !hasQuit else { return false }
         applyInbox()
         draw(on: screen)
+        if replayKeyPressed { discardTypeahead(on: screen) }
         return true
+    }
+
+    /// Throws away every key already waiting (curses' `flushinp`, done through the ``Screen`` protocol).
+    private func discardTypeahead(on screen: any Screen) {
+        var discarded = 0
+        while discarded < Self.typeaheadLimit, let key = screen.nextKey(timeout: .zero) {
+            if key == .resize { apply(.resized(screen.size)) }
+            discarded += 1
+        }
     }
 
     /// Polls the store for exchanges written since the last poll (by this or another process). A failed read
@@ -157,21 +180,41 @@ public final class InspectorApp {
                 apply(.detailFailed(id: id, reason: "Could not read the exchange: \(error)"))
             }
         case .replay(let id):
-            startReplay(id)
+            guard let exchange = loadForReplay(id) else { return }
+            if let reason = ReplaySafety.reasonToConfirm(exchange) {
+                awaitingConfirmation = exchange
+                apply(.replayNeedsConfirmation(id: id, reason: reason))
+            } else {
+                startReplay(exchange)
+            }
+        case .sendReplay(let id):
+            let confirmed = awaitingConfirmation?.id == id ? awaitingConfirmation : loadForReplay(id)
+            awaitingConfirmation = nil
+            if let confirmed { startReplay(confirmed) }
         }
     }
 
-    private func startReplay(_ id: UUID) {
-        guard let replayer else { return }
-        let exchange: TraceExchange
+    /// The exchange to replay; `nil` (after ending the replay with a message) when it cannot be read.
+    private func loadForReplay(_ id: UUID) -> TraceExchange? {
+        guard replayer != nil else {
+            apply(.replayFinished(.error("replay is not available here: no replayer is configured")))
+            return nil
+        }
         do {
             guard let found = try store.exchange(id: id) else {
                 apply(.replayFinished(.error("replay: the exchange is no longer in the store")))
-                return
+                return nil
             }
-            exchange = found
+            return found
         } catch {
             apply(.replayFinished(.error("replay: could not read the exchange: \(error)")))
+            return nil
+        }
+    }
+
+    private func startReplay(_ exchange: TraceExchange) {
+        guard let replayer else {
+            apply(.replayFinished(.error("replay is not available here: no replayer is configured")))
             return
         }
         let token = UUID()

@@ -2,12 +2,19 @@ import Foundation
 
 /// Wall-clock times as the list shows them: `HH:mm:ss.SSS` in the calendar's time zone.
 enum ClockFormat {
+    /// What a time no clock can show (NaN, or further than ``limit`` from 2001) reads as.
+    static let unknown = "--:--:--.---"
+    /// About 31,000 years either side of 2001: milliseconds stay exact in a `Double` well past this.
+    static let limit: TimeInterval = 1e12
+
     static func string(_ date: Date, calendar: Calendar) -> String {
+        let seconds = date.timeIntervalSinceReferenceDate
+        guard seconds.isFinite, abs(seconds) < limit else { return unknown }
         // Whole milliseconds first (with a half-microsecond nudge against binary fractions such as .999 → .998),
         // then the clock fields from the whole second, so the two never disagree.
-        let totalMillis = (date.timeIntervalSinceReferenceDate * 1000 + 0.0005).rounded(.down)
+        let totalMillis = (seconds * 1000 + 0.0005).rounded(.down)
         let wholeSeconds = (totalMillis / 1000).rounded(.down)
-        let millis = Int(totalMillis - wholeSeconds * 1000)
+        let millis = Int(saturating: totalMillis - wholeSeconds * 1000)
         let parts = calendar.dateComponents([.hour, .minute, .second],
                                             from: Date(timeIntervalSinceReferenceDate: wholeSeconds))
         return two(parts.hour ?? 0) + ":" + two(parts.minute ?? 0) + ":" + two(parts.second ?? 0) + "."

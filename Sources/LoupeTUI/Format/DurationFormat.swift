@@ -1,26 +1,35 @@
 import Foundation
 
 /// Short human durations and sizes: `0.4ms`, `12ms`, `1.23s`, `2m05s`; `512 B`, `1.5 KB`.
+///
+/// Any `Double` is accepted, whatever a store holds: NaN shows as `—`, negative as `0ms`, and values too large
+/// to be real saturate (`>9999h`, `∞`) instead of trapping in an integer conversion.
 enum DurationFormat {
     /// At most 6 columns, for the list.
     static func short(_ seconds: TimeInterval) -> String {
+        guard !seconds.isNaN else { return "—" }
+        guard seconds != .infinity else { return "∞" }
         let millis = seconds * 1000
         switch millis {
         case ..<0: return "0ms"
         case ..<10: return String(format: "%.1fms", millis)
-        case ..<1000: return "\(Int(millis.rounded()))ms"
+        case ..<1000: return "\(Int(saturating: millis))ms"
         case ..<10_000: return String(format: "%.2fs", seconds)
         case ..<100_000: return String(format: "%.1fs", seconds)
-        case ..<600_000: return "\(Int(seconds.rounded()))s"
+        case ..<600_000: return "\(Int(saturating: seconds))s"
         default:
-            let total = Int(seconds.rounded())
-            return total >= 6000 ? "\(total / 3600)h" : "\(total / 60)m"
+            let total = Int(saturating: seconds)
+            guard total >= 6000 else { return "\(total / 60)m" }
+            return total / 3600 > 9999 ? ">9999h" : "\(total / 3600)h"
         }
     }
 
-    /// Milliseconds with one decimal, for attempt timings (`120.5 ms`).
+    /// Milliseconds with one decimal, for attempt timings (`120.5 ms`); NaN and infinities show as `—`.
     static func millis(_ seconds: TimeInterval) -> String {
-        String(format: "%.1f ms", seconds * 1000)
+        let millis = seconds * 1000
+        guard millis.isFinite else { return "—" }
+        // Past a billion milliseconds the decimals say nothing and the digits would fill the line.
+        return String(format: abs(millis) < 1e9 ? "%.1f ms" : "%.3g ms", millis)
     }
 
     /// A byte count (`512 B`, `1.5 KB`, `3.2 MB`).

@@ -5,7 +5,7 @@ struct DetailView {
     func render(in area: Rect, into buffer: inout Buffer) {
         var detail = detail
         detail.wrap(to: area.width)
-        let visible = detail.wrapped.dropFirst(detail.scroll).prefix(area.height)
+        let visible = detail.wrapped.dropFirst(max(0, detail.scroll)).prefix(max(0, area.height))
         for (offset, line) in visible.enumerated() {
             var x = area.x
             for span in line.spans {

@@ -14,8 +14,11 @@ struct ListView {
             EmptyHint(state: state).render(in: area, into: &buffer)
             return
         }
-        let visible = state.rows.indices.clamped(to: state.listTop..<min(state.rows.count, state.listTop + area.height))
-        let longest = visible.compactMap { state.rows[$0].duration }.max() ?? 0
+        // Bounds computed defensively: a range whose lower bound passes its upper one traps.
+        let top = min(max(0, state.listTop), state.rows.count)
+        let visible = top..<max(top, min(state.rows.count, top + max(0, area.height)))
+        // The bars scale to the longest finite duration; a stored NaN or infinity gets no bar.
+        let longest = visible.compactMap { state.rows[$0].duration }.filter(\.isFinite).max() ?? 0
         for (offset, index) in visible.enumerated() {
             let y = area.y + offset
             renderRow(state.rows[index], columns: columns, longest: longest, y: y, into: &buffer)

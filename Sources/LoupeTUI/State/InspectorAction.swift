@@ -17,6 +17,8 @@ public enum InspectorAction: Hashable, Sendable {
     case detailFailed(id: UUID, reason: String)
     /// Reading the store failed.
     case storeFailed(String)
-    /// A replay ended; the message says how.
+    /// The exchange about to be replayed is not safe to repeat (`reason`): ask before sending it.
+    case replayNeedsConfirmation(id: UUID, reason: String)
+    /// A replay ended (or never started); the message says how.
     case replayFinished(StatusMessage)
 }

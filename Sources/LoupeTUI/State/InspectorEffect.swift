@@ -4,8 +4,12 @@ import Foundation
 public enum InspectorEffect: Hashable, Sendable {
     /// Read the full exchange for the detail view, then send ``InspectorAction/detailLoaded(_:)``.
     case loadDetail(UUID)
-    /// Send the exchange again in the background, then send ``InspectorAction/replayFinished(_:)``.
+    /// Load the exchange and send it again in the background, then send ``InspectorAction/replayFinished(_:)``;
+    /// when it is not safe to repeat (``ReplaySafety``), send ``InspectorAction/replayNeedsConfirmation(id:reason:)``
+    /// instead and wait.
     case replay(UUID)
+    /// The user confirmed: send the exchange again, then send ``InspectorAction/replayFinished(_:)``.
+    case sendReplay(UUID)
     /// Leave the inspector.
     case quit
 }

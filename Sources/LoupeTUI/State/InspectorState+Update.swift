@@ -6,6 +6,7 @@ extension InspectorState {
     public mutating func update(_ action: InspectorAction) -> [InspectorEffect] {
         switch action {
         case .key(let key):
+            if case .confirming(let id) = replay { return answerConfirmation(key, id: id) }
             guard let command = keymap.command(for: key, in: keyContext) else { return [] }
             return run(command)
         case .command(let command):
@@ -35,14 +36,37 @@ extension InspectorState {
         case .storeFailed(let message):
             storeProblem = message
             return []
+        case .replayNeedsConfirmation(let id, let reason):
+            replay = .confirming(id)
+            status = .error("Replay? y/N · \(reason) · \(replayTarget(id))")
+            return []
         case .replayFinished(let message):
+            replay = .idle
             status = message
             return []
         }
     }
 
+    /// `y` sends; any other key (`n`, Esc, a stray key from a paste) cancels: the answer defaults to no.
+    private mutating func answerConfirmation(_ key: Key, id: UUID) -> [InspectorEffect] {
+        guard key == "y" || key == "Y" else {
+            replay = .idle
+            status = StatusMessage("replay cancelled")
+            return []
+        }
+        replay = .running
+        status = StatusMessage("replaying \(replayTarget(id))…")
+        return [.sendReplay(id)]
+    }
+
+    /// `POST api.example.com/orders`, for status messages.
+    private func replayTarget(_ id: UUID) -> String {
+        rows.first { $0.id == id }.map { "\($0.method) \($0.host)\($0.pathAndQuery)" } ?? "exchange"
+    }
+
     private mutating func run(_ command: InspectorCommand) -> [InspectorEffect] {
         status = nil
+        if case .confirming = replay { replay = .idle }
         switch command {
         case .quit:
             return [.quit]
@@ -84,9 +108,12 @@ extension InspectorState {
             status = .error("replay is not available here: no replayer is configured")
             return []
         }
-        let summary = rows.first { $0.id == id }
-        let what = summary.map { "\($0.method) \($0.host)\($0.pathAndQuery)" } ?? "exchange"
-        status = StatusMessage("replaying \(what)…")
+        guard replay == .idle else {
+            status = StatusMessage("a replay is still running: r is ignored until it ends")
+            return []
+        }
+        replay = .running
+        status = StatusMessage("replaying \(replayTarget(id))…")
         return [.replay(id)]
     }
 

@@ -43,6 +43,8 @@ public struct InspectorState: Hashable, Sendable {
     public var lastSequence: Int64 = 0
     /// Whether the store has been read at least once.
     public var hasLoaded = false
+    /// The replay under way, or the confirmation it waits for.
+    public var replay: ReplayPhase = .idle
 
     /// A fresh state: no rows yet, following, list view.
     public init(storeName: String, size: Size, canReplay: Bool, timeZone: TimeZone = .current,

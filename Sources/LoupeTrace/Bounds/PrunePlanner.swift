@@ -68,15 +68,14 @@ enum PrunePlanner {
     }
 }
 
-/// Counts exchanges written and says when an automatic prune is due.
+/// Counts exchanges written, says when an automatic prune is due, and remembers what automatic prunes removed.
 final class AutoPruner: Sendable {
-    let bounds: TraceStoreBounds
     let interval: Int
     private let written = Mutex(0)
     private let last = Mutex<PruneResult?>(nil)
+    private let total = Mutex<PruneNotice?>(nil)
 
-    init(bounds: TraceStoreBounds, interval: Int) {
-        self.bounds = bounds
+    init(interval: Int) {
         self.interval = max(1, interval)
     }
 
@@ -90,9 +89,14 @@ final class AutoPruner: Sendable {
         }
     }
 
-    /// The result of the last automatic prune that removed something.
-    var lastResult: PruneResult? {
-        get { last.withLock { $0 } }
-        set { last.withLock { $0 = newValue } }
+    /// Notes an automatic prune that removed something.
+    func record(_ result: PruneResult, notice: PruneNotice) {
+        last.withLock { $0 = result }
+        total.withLock { $0 = $0.map { $0.merged(with: notice) } ?? notice }
     }
+
+    /// The result of the last automatic prune that removed something.
+    var lastResult: PruneResult? { last.withLock { $0 } }
+    /// Everything automatic prunes removed since the store opened.
+    var totalNotice: PruneNotice? { total.withLock { $0 } }
 }

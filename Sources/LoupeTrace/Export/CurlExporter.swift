@@ -103,9 +103,10 @@ public enum CurlExporter {
         return plain ? text : quoted(text)
     }
 
-    /// `text` in single quotes, each `'` written as `'\''` (close, escaped quote, reopen).
+    /// `text` in single quotes, each `'` written as `'\''` (close, escaped quote, reopen), and control characters
+    /// spliced in through `printf` so the command never carries a raw ESC to the terminal it is printed on.
     public static func quoted(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        TerminalText.shellQuoted(text)
     }
 
     /// A `printf` format that prints exactly `data`: printable ASCII as is, everything else as `\ooo`.

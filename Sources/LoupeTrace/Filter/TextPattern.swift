@@ -1,24 +1,31 @@
 import Foundation
+import Synchronization
 
 /// A compiled regular expression from a filter (`~u`, `~h`, `~b`), and the text each of those terms searches.
 ///
-/// ICU syntax (`NSRegularExpression`); a match anywhere in the text counts (use `^`/`$` to anchor). Equal when the
+/// ICU's syntax (as `NSRegularExpression` reads it) minus what needs backtracking: literals and escapes, `.`,
+/// classes, `\d \w \s \h \v` and their negations, `^ $ \A \z \b \B`, groups, `|`, `* + ? {m,n}` (lazy forms
+/// too, counts up to 1000), `(?i)` `(?s)` flags and `\Q…\E`. Back-references, look-around, atomic groups and
+/// possessive quantifiers are refused with a reason.
+///
+/// A match anywhere in the text counts; `^` and `$` match at line ends too. Matching takes time linear in the
+/// text (a lazily built DFA), so no pattern can hang a filter, whatever the body it searches. Equal when the
 /// source and options are equal.
 public struct TextPattern: Sendable, Hashable, CustomStringConvertible {
     /// The expression as written.
     public let source: String
     /// Whether letters match either case.
     public let ignoresCase: Bool
-    private let regex: NSRegularExpression
+    private let engine: Engine
 
-    /// Compiles `source`; throws ``TextPattern/Invalid`` with a reason when it is not a valid expression.
+    /// Compiles `source`; throws ``TextPattern/Invalid`` with a reason when it is not a valid expression, or uses
+    /// what filters do not support (back-references, look-around, …).
     public init(_ source: String, ignoresCase: Bool) throws(Invalid) {
-        var options: NSRegularExpression.Options = [.anchorsMatchLines]
-        if ignoresCase { options.insert(.caseInsensitive) }
         do {
-            regex = try NSRegularExpression(pattern: source, options: options)
+            var parser = RegexParser(source)
+            engine = Engine(try RegexProgram(try parser.parse(caseless: ignoresCase)))
         } catch {
-            throw Invalid(reason: Self.reason(source))
+            throw Invalid(reason: error.description)
         }
         self.source = source
         self.ignoresCase = ignoresCase
@@ -31,7 +38,7 @@ public struct TextPattern: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether the expression matches somewhere in `text`.
     public func matches(_ text: String) -> Bool {
-        regex.firstMatch(in: text, options: [], range: NSRange(location: 0, length: text.utf16.count)) != nil
+        engine.matches(text)
     }
 
     public var description: String { source }
@@ -45,13 +52,21 @@ public struct TextPattern: Sendable, Hashable, CustomStringConvertible {
         hasher.combine(ignoresCase)
     }
 
-    /// Swift's own regex parser words its errors well ("expected ')'"); ICU only says "invalid".
-    private static func reason(_ source: String) -> String {
-        do {
-            _ = try Regex(source)
-            return "not a valid regular expression"
-        } catch {
-            return String(describing: error)
+    /// The program and one idle DFA cache, lent to one match at a time: states learnt on one row speed up the next.
+    private final class Engine: Sendable {
+        let program: RegexProgram
+        let idle = Mutex<RegexDFA?>(nil)
+
+        init(_ program: RegexProgram) {
+            self.program = program
+        }
+
+        func matches(_ text: String) -> Bool {
+            // Concurrent matches (SQLite readers, the inspector) each get a DFA; one goes back to be reused.
+            let dfa = idle.withLock { $0.take() } ?? RegexDFA(program)
+            let result = dfa.matches(text)
+            idle.withLock { if $0 == nil { $0 = dfa } }
+            return result
         }
     }
 }

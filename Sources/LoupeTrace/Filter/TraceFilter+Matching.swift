@@ -38,12 +38,14 @@ extension TraceFilter {
             return exchange.outcome != .success
         case .replay:
             return exchange.replayOf != nil
-        case .not(let inner):
-            return !inner.matches(exchange)
-        case .and(let left, let right):
-            return left.matches(exchange) && right.matches(exchange)
-        case .or(let left, let right):
-            return left.matches(exchange) || right.matches(exchange)
+        // Whole chains at a time, so recursion follows brackets, never the length of `a & b & c …`.
+        case .not:
+            let (count, inner) = negations
+            return inner.matches(exchange) == count.isMultiple(of: 2)
+        case .and:
+            return conjuncts.allSatisfy { $0.matches(exchange) }
+        case .or:
+            return disjuncts.contains { $0.matches(exchange) }
         }
     }
 }
@@ -56,30 +58,40 @@ extension TraceFilter {
     /// reading its body. Lists can show decided rows at once and load only the undecided ones.
     public func matches(_ summary: TraceSummary) -> Bool? {
         switch self {
-        case .method(let method): FilterText.sameBytes(summary.method, method)
-        case .status(let range): summary.status.map(range.contains) ?? false
-        case .host(let host): FilterText.containsBytes(FilterText.asciiLowercased(summary.host), host)
-        case .url(let pattern): pattern.matches(summary.url)
-        case .header, .body: nil
-        case .operation(let name): FilterText.sameBytes(summary.operation, name)
-        case .duration(let comparison): summary.duration.map(comparison.holds) ?? false
-        case .attempts(let comparison): comparison.holds(for: summary.attemptCount)
-        case .circuit(let match): match.includesShortCircuited && summary.outcome == .shortCircuited ? true : nil
-        case .error: summary.outcome != .success
-        case .replay: summary.replayOf != nil
-        case .not(let inner): inner.matches(summary).map { !$0 }
-        case .and(let left, let right):
-            switch (left.matches(summary), right.matches(summary)) {
-            case (false, _), (_, false): false
-            case (true, true): true
-            default: nil
+        case .method(let method): return FilterText.sameBytes(summary.method, method)
+        case .status(let range): return summary.status.map(range.contains) ?? false
+        case .host(let host): return FilterText.containsBytes(FilterText.asciiLowercased(summary.host), host)
+        case .url(let pattern): return pattern.matches(summary.url)
+        case .header, .body: return nil
+        case .operation(let name): return FilterText.sameBytes(summary.operation, name)
+        case .duration(let comparison): return summary.duration.map(comparison.holds) ?? false
+        case .attempts(let comparison): return comparison.holds(for: summary.attemptCount)
+        case .circuit(let match): return match.includesShortCircuited && summary.outcome == .shortCircuited ? true : nil
+        case .error: return summary.outcome != .success
+        case .replay: return summary.replayOf != nil
+        case .not:
+            let (count, inner) = negations
+            return inner.matches(summary).map { $0 == count.isMultiple(of: 2) }
+        case .and:
+            var result: Bool? = true
+            for operand in conjuncts {
+                switch operand.matches(summary) {
+                case false?: return false
+                case nil: result = nil
+                case true?: break
+                }
             }
-        case .or(let left, let right):
-            switch (left.matches(summary), right.matches(summary)) {
-            case (true, _), (_, true): true
-            case (false, false): false
-            default: nil
+            return result
+        case .or:
+            var result: Bool? = false
+            for operand in disjuncts {
+                switch operand.matches(summary) {
+                case true?: return true
+                case nil: result = nil
+                case false?: break
+                }
             }
+            return result
         }
     }
 }

@@ -23,6 +23,10 @@ import Foundation
 /// tighter than `&`, which binds tighter than `|`. Arguments end at whitespace, parentheses, `&` and `|`: quote
 /// them (`"…"` or `'…'`, with `\"` and `\\` escapes) when they contain those.
 ///
+/// Regexes use ICU's syntax without back-references and look-around (``TextPattern``), and match in time linear
+/// in the text. A filter has at most 10,000 characters, 500 terms and 16 levels of `(` and `!`; past those,
+/// parsing fails with the limit and the position.
+///
 /// ```swift
 /// let filter = try TraceFilter.parse("~c 5xx | ~b secret")
 /// filter.matches(exchange)                                   // in memory (the inspector, InMemoryTraceStore)
@@ -74,12 +78,54 @@ public indirect enum TraceFilter: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether matching needs headers or bodies (`~h`, `~b`), not just the columns a ``TraceSummary`` has.
     public var needsContent: Bool {
-        switch self {
-        case .header, .body: true
-        case .method, .status, .host, .url, .operation, .duration, .attempts, .circuit, .error, .replay: false
-        case .not(let inner): inner.needsContent
-        case .and(let left, let right), .or(let left, let right): left.needsContent || right.needsContent
+        // An explicit stack: `a & b & c …` nests one level per term.
+        var pending = [self]
+        while let next = pending.popLast() {
+            switch next {
+            case .header, .body: return true
+            case .method, .status, .host, .url, .operation, .duration, .attempts, .circuit, .error, .replay: break
+            case .not(let inner): pending.append(inner)
+            case .and(let left, let right), .or(let left, let right): pending += [right, left]
+            }
         }
+        return false
+    }
+
+    /// The operands of the `&` chain this filter heads, left to right (itself when it is no `&`).
+    ///
+    /// `a & b & c` parses as `.and(.and(a, b), c)`, nesting one level per term; code that walks filters takes
+    /// whole chains at once, found without recursion, so its depth follows the brackets, not the length.
+    var conjuncts: [TraceFilter] {
+        operands { if case .and(let left, let right) = $0 { (left, right) } else { nil } }
+    }
+
+    /// The operands of the `|` chain this filter heads, left to right (itself when it is no `|`).
+    var disjuncts: [TraceFilter] {
+        operands { if case .or(let left, let right) = $0 { (left, right) } else { nil } }
+    }
+
+    private func operands(_ split: (TraceFilter) -> (TraceFilter, TraceFilter)?) -> [TraceFilter] {
+        var result: [TraceFilter] = []
+        var pending = [self]
+        while let next = pending.popLast() {
+            if let (left, right) = split(next) {
+                pending += [right, left]
+            } else {
+                result.append(next)
+            }
+        }
+        return result
+    }
+
+    /// How many `!` wrap the filter under them: `!!x` is `(2, x)`.
+    var negations: (count: Int, inner: TraceFilter) {
+        var count = 0
+        var inner = self
+        while case .not(let next) = inner {
+            count += 1
+            inner = next
+        }
+        return (count, inner)
     }
 
     /// The canonical text of this filter; parsing it gives an equal filter.

@@ -11,18 +11,29 @@
 struct TraceFilterParser {
     /// Every `~name`, in the order error messages list them.
     static let termNames = ["m", "c", "d", "u", "h", "b", "op", "dur", "att", "cb", "e", "replay"]
-    /// Nesting of `(` and `!` beyond this is refused, so no input can exhaust the stack.
-    static let maxDepth = 100
+    /// Filters longer than this are refused before anything else is read.
+    static let maxLength = 10_000
+    /// More terms than this are refused. Realistic filters have a handful; the bound keeps every filter inside
+    /// SQLite's limits (expression depth 1000, bound variables 999 on old builds) and its memory small.
+    static let maxTerms = 500
+    /// Nesting of `(` and `!` beyond this is refused: no input can exhaust the stack of the code that walks
+    /// filters, or SQLite's parser stack (the SQL a filter becomes nests as deep as its brackets).
+    static let maxDepth = 16
 
     private let chars: [Character]
     private var offset = 0
     private var depth = 0
+    private var terms = 0
 
     init(_ text: String) {
         chars = Array(text)
     }
 
     mutating func parse() throws(TraceFilterError) -> TraceFilter {
+        guard chars.count <= Self.maxLength else {
+            throw .problem("the filter is longer than \(Self.maxLength) characters",
+                           expected: "a filter of at most \(Self.maxLength) characters", at: Self.maxLength)
+        }
         let filter = try parseOr(after: nil)
         skipSpaces()
         // `and` stops only before `)`, `|` or the end, and `or` consumes every `|`: only a `)` can be left.
@@ -82,8 +93,10 @@ struct TraceFilterParser {
             offset += 1
             return inner
         case "~":
+            try countTerm()
             return try parseTerm()
         default:
+            try countTerm()
             let word = try argument(wanting: "a word to find in URLs")
             return .url(try pattern(word, ignoresCase: true, term: "a bare word"))
         }
@@ -92,7 +105,16 @@ struct TraceFilterParser {
     private mutating func enter() throws(TraceFilterError) {
         depth += 1
         if depth > Self.maxDepth {
-            throw .problem("nested more than \(Self.maxDepth) levels deep", expected: "fewer nested ( or !", at: offset - 1)
+            throw .problem("( and ! nested more than \(Self.maxDepth) levels deep", expected: "fewer nested ( or !",
+                           at: offset - 1)
+        }
+    }
+
+    private mutating func countTerm() throws(TraceFilterError) {
+        terms += 1
+        if terms > Self.maxTerms {
+            throw .problem("more than \(Self.maxTerms) terms in one filter", expected: "at most \(Self.maxTerms) terms",
+                           at: offset)
         }
     }
 

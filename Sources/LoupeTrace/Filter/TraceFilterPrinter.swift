@@ -16,11 +16,31 @@ enum TraceFilterPrinter {
         case .error: "~e"
         case .replay: "~replay"
         case .not(let inner): "!" + grouped(inner, unless: !isBinary(inner))
-        case .and(let left, let right):
-            grouped(left, unless: !isOr(left)) + " & " + grouped(right, unless: !isBinary(right))
-        case .or(let left, let right):
-            text(left) + " | " + grouped(right, unless: !isOr(right))
+        case .and, .or: chain(filter)
         }
+    }
+
+    /// `a & b & c` as `.and(.and(a, b), c)`: the left spine is walked in a loop, so a long chain costs no stack.
+    /// A right operand of the same operator is bracketed, so the text parses back to the same tree.
+    private static func chain(_ filter: TraceFilter) -> String {
+        var rights: [TraceFilter] = []
+        var first = filter
+        let isAnd = if case .and = filter { true } else { false }
+        while true {
+            switch first {
+            case .and(let left, let right) where isAnd, .or(let left, let right) where !isAnd:
+                rights.append(right)
+                first = left
+                continue
+            default: break
+            }
+            break
+        }
+        var text = isAnd ? grouped(first, unless: !isOr(first)) : self.text(first)
+        for right in rights.reversed() {
+            text += isAnd ? " & " + grouped(right, unless: !isBinary(right)) : " | " + grouped(right, unless: !isOr(right))
+        }
+        return text
     }
 
     private static func status(_ range: ClosedRange<Int>) -> String {

@@ -7,8 +7,10 @@ import Foundation
 public enum HARDate {
     /// `2024-05-01T12:00:00.123Z` (milliseconds rounded down, so the text never reaches the next second).
     public static func string(from date: Date) -> String {
-        // Outside years 0...9999 ISO 8601 needs an expanded form nobody reads; such dates are clamped.
-        let seconds = min(max(date.timeIntervalSince1970, -62_167_219_200), 253_402_300_799.999)
+        // Outside years 0...9999 ISO 8601 needs an expanded form nobody reads; such dates are clamped (and NaN,
+        // which no comparison moves, is taken as 1970 rather than trapping in the integer conversion below).
+        let raw = date.timeIntervalSince1970
+        let seconds = raw.isNaN ? 0 : min(max(raw, TraceTime.range.lowerBound), TraceTime.range.upperBound)
         let totalMilliseconds = Int64((seconds * 1000).rounded(.down))
         let (days, millisecondOfDay) = floorDivide(totalMilliseconds, 86_400_000)
         let (year, month, day) = civil(fromDays: days)

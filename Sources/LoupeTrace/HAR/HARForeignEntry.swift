@@ -7,7 +7,7 @@ enum HARForeignEntry {
         -> TraceExchange {
         let request = entry.request
         let response = entry.response
-        let status = response.status > 0 ? response.status : nil
+        let status = HARNumbers.status(response.status)
         let error = status == nil ? (response.browserError ?? "no response") : nil
         let attempt = self.attempt(entry.timings, startedAt: startedAt, totalMilliseconds: entry.time,
                                    status: status, error: error)
@@ -45,10 +45,9 @@ enum HARForeignEntry {
                             endedAt: end, status: status, error: error)
     }
 
-    /// A phase that was measured: finite and not negative.
+    /// A phase that was measured (``HARNumbers/milliseconds(_:)``): finite, not negative, not absurdly long.
     static func known(_ milliseconds: Double?) -> Double? {
-        guard let milliseconds, milliseconds >= 0, milliseconds.isFinite else { return nil }
-        return milliseconds
+        HARNumbers.milliseconds(milliseconds)
     }
 
     /// Posted bytes; when the tool kept none but says there were some, an empty truncated body of that size.

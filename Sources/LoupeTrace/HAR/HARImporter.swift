@@ -99,6 +99,7 @@ public struct HARImporter: Sendable {
             exchange = HARForeignEntry.exchange(
                 entry, id: makeID(), startedAt: startedAt, requestData: requestData, responseData: responseData)
         }
+        exchange = try HARNumbers.checked(exchange, path: path, fromLoupe: entry.loupe != nil)
         return Self.onMicrosecondGrid(redacted(exchange))
     }
 
@@ -144,11 +145,13 @@ public struct HARImporter: Sendable {
         return data
     }
 
+    /// Every byte but ASCII letters, digits and `-._~` percent-encoded, with the client's own encoder (Foundation's
+    /// `alphanumerics` would let non-ASCII letters through unencoded).
     private static func formEncoded(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+        RequestTarget.percentEncode(text, allowed: formAllowed)
     }
+
+    private static let formAllowed = ASCIISet(unreservedPlus: "")
 
     // MARK: Redaction
 

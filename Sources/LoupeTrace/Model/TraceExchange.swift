@@ -52,8 +52,8 @@ public struct TraceExchange: Sendable, Codable, Hashable, Identifiable {
         self.replayOf = replayOf
     }
 
-    /// Start to end in seconds, when ended.
-    public var duration: TimeInterval? { endedAt.map { $0.timeIntervalSince(startedAt) } }
+    /// Start to end in seconds, when ended; within `0...TraceTime.maxDuration` whatever the times hold.
+    public var duration: TimeInterval? { endedAt.flatMap { TraceTime.clampedDuration($0.timeIntervalSince(startedAt)) } }
     /// The URL's host (empty when the URL has none).
     public var host: String { URLComponents(string: url)?.host ?? "" }
     /// The URL's path and query.
@@ -132,8 +132,8 @@ public struct TraceAttempt: Sendable, Codable, Hashable {
         self.notes = notes
     }
 
-    /// Start to end in seconds, when ended.
-    public var duration: TimeInterval? { endedAt.map { $0.timeIntervalSince(startedAt) } }
+    /// Start to end in seconds, when ended; within `0...TraceTime.maxDuration` whatever the times hold.
+    public var duration: TimeInterval? { endedAt.flatMap { TraceTime.clampedDuration($0.timeIntervalSince(startedAt)) } }
 
     private enum CodingKeys: String, CodingKey {
         case number, startedAt, requestSentAt, firstByteAt, endedAt, status, error, circuitState, retryReason, retryDelay

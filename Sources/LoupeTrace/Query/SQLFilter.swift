@@ -32,22 +32,42 @@ struct SQLFilter {
     var arguments: StatementArguments { StatementArguments(values) }
 
     /// Registers the regex function for the duration of `body` (when the filter has regex terms).
-    func withFunction<T>(in db: Database, _ body: () throws -> T) rethrows -> T {
-        guard !patterns.isEmpty else { return try body() }
-        let function = makeFunction()
-        db.add(function: function)
-        defer { db.remove(function: function) }
-        return try body()
+    ///
+    /// Should SQLite refuse the statement as too large or too deep (the parser's limits keep parsed filters well
+    /// inside SQLite's, but a filter built in code has none), that is thrown as a ``TraceFilterError``: it is the
+    /// filter that is at fault, not the store.
+    func withFunction<T>(in db: Database, _ body: () throws -> T) throws -> T {
+        do {
+            guard !patterns.isEmpty else { return try body() }
+            let function = makeFunction()
+            db.add(function: function)
+            defer { db.remove(function: function) }
+            return try body()
+        } catch let error as DatabaseError where Self.isTooComplex(error) {
+            throw TraceFilterError(
+                position: 1, expected: "a filter with fewer terms or less nesting",
+                message: "the filter is too complex for the store's database (SQLite: \(error.message ?? "\(error.resultCode)")); "
+                    + "use fewer terms or less nesting")
+        }
+    }
+
+    /// SQLite's complaints about a statement's size: expression depth, parser stack, variables, terms, length.
+    static func isTooComplex(_ error: DatabaseError) -> Bool {
+        if error.resultCode == .SQLITE_TOOBIG { return true }
+        guard error.resultCode == .SQLITE_ERROR, let message = error.message?.lowercased() else { return false }
+        return ["too large", "stack overflow", "too many", "too complex", "too deep"].contains { message.contains($0) }
     }
 
     private mutating func clause(_ filter: TraceFilter) -> String {
         switch filter {
         case .method(let method):
             return bind("exchange.method = ?", method)
+        // Numbers and Loupe's own names are written as literals: only text from the user is bound, which keeps
+        // the count of `?` far below SQLite's limit (999 on old builds) whatever the filter.
         case .status(let range) where range.lowerBound == range.upperBound:
-            return bind("exchange.status = ?", range.lowerBound)
+            return "exchange.status = \(range.lowerBound)"
         case .status(let range):
-            return bind("exchange.status BETWEEN ? AND ?", range.lowerBound, range.upperBound)
+            return "exchange.status BETWEEN \(range.lowerBound) AND \(range.upperBound)"
         case .host(let host):
             return bind("exchange.host IN (\(Self.distinctHosts) WHERE instr(lower(name), ?) > 0)", host)
         case .url(let pattern):
@@ -65,30 +85,46 @@ struct SQLFilter {
         case .operation(let name):
             return bind("exchange.operation = ?", name)
         case .duration(let comparison):
-            return bind("exchange.duration \(comparison.op.rawValue) ?", comparison.value)
+            // The parser admits finite values only; Swift's text for a Double reads back as the same Double.
+            return "exchange.duration \(comparison.op.rawValue) \(comparison.value)"
         case .attempts(let comparison):
-            return bind("exchange.attempt_count \(comparison.op.rawValue) ?", comparison.value)
+            return "exchange.attempt_count \(comparison.op.rawValue) \(comparison.value)"
         case .circuit(let match):
-            let marks = Array(repeating: "?", count: match.states.count).joined(separator: ", ")
-            var sql = "exchange.sequence IN (SELECT exchange_sequence FROM attempt WHERE circuit_state IN (\(marks)))"
-            if match.includesShortCircuited {
-                sql = bind("(exchange.outcome = ? OR \(sql))", ExchangeOutcome.shortCircuited.rawValue)
-            }
-            values.append(contentsOf: match.states.map { $0 as (any DatabaseValueConvertible)? })
-            return sql
+            let states = match.states.map { "'\($0)'" }.joined(separator: ", ")
+            let sql = "exchange.sequence IN (SELECT exchange_sequence FROM attempt WHERE circuit_state IN (\(states)))"
+            guard match.includesShortCircuited else { return sql }
+            return "(exchange.outcome = '\(ExchangeOutcome.shortCircuited.rawValue)' OR \(sql))"
         case .error:
             // Literal, not bound: only then can SQLite use the partial index `exchange_errors`.
             return "exchange.outcome <> 'success'"
         case .replay:
             return "exchange.replay_of IS NOT NULL"
-        case .not(let inner):
-            return "NOT IFNULL(\(clause(inner)), 0)"
-        case .and(let left, let right):
-            return "(\(clause(left)) AND \(clause(right)))"
-        case .or(let left, let right):
-            return "(\(clause(left)) OR \(clause(right)))"
+        case .not:
+            // A run of `!` is one test: `!!x` is `x` (an absent value stays "no match", as in memory).
+            let (count, inner) = filter.negations
+            let sql = clause(inner)
+            return count.isMultiple(of: 2) ? sql : "(\(sql)) IS NOT 1"
+        case .and:
+            return chain(filter.conjuncts.map { clause($0) }, "AND")
+        case .or:
+            return chain(filter.disjuncts.map { clause($0) }, "OR")
         }
     }
+
+    /// Operands joined by `op`, bracketed. Long chains are split into bracketed groups of at most
+    /// ``chainWidth``, so `a AND b AND …` with hundreds of terms stays a shallow expression tree for SQLite
+    /// (a flat chain nests one level per term, and SQLite refuses trees deeper than 1000).
+    private func chain(_ operands: [String], _ op: String) -> String {
+        var level = operands
+        while level.count > Self.chainWidth {
+            level = stride(from: 0, to: level.count, by: Self.chainWidth).map { start in
+                "(" + level[start..<min(start + Self.chainWidth, level.count)].joined(separator: " \(op) ") + ")"
+            }
+        }
+        return "(" + level.joined(separator: " \(op) ") + ")"
+    }
+
+    static let chainWidth = 16
 
     /// Appends the values of the `?`s in `sql`, in order.
     /// The distinct hosts, found by hopping through the `exchange_host` index (one seek per host, where

@@ -92,18 +92,26 @@ struct TraceStatsAccumulator {
 
     mutating func add(operation: String, host: String, duration: Double?, isError: Bool, attempts: Int,
                       requestBytes: Int, responseBytes: Int, transitions: Int) {
+        // A store may hold any number (a hand-edited or old row): durations are brought into range as rows are
+        // read, and the sums saturate rather than trap on overflow.
+        let duration = TraceTime.clampedDuration(duration)
         func update(_ partial: inout Partial) {
             partial.count += 1
             if isError { partial.errors += 1 }
             if attempts > 1 { partial.retried += 1 }
-            partial.requestBytes += requestBytes
-            partial.responseBytes += responseBytes
-            partial.transitions += transitions
+            partial.requestBytes = Self.sum(partial.requestBytes, max(0, requestBytes))
+            partial.responseBytes = Self.sum(partial.responseBytes, max(0, responseBytes))
+            partial.transitions = Self.sum(partial.transitions, transitions)
             if let duration { partial.durations.append(duration) }
         }
         update(&all)
         update(&operations[operation, default: Partial()])
         update(&hosts[host, default: Partial()])
+    }
+
+    private static func sum(_ a: Int, _ b: Int) -> Int {
+        let (result, overflow) = a.addingReportingOverflow(b)
+        return overflow ? (b > 0 ? .max : .min) : result
     }
 
     /// The `all` row (only when something was added), then operations, then hosts, each sorted by name.

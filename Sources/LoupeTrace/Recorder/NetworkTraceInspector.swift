@@ -59,6 +59,10 @@ public final class NetworkTraceInspector: ClientObserver {
     public var droppedCount: Int { writer.droppedCount + state.withLock { $0.untracked } }
     /// Batches the store failed to write (their exchanges are lost; requests are unaffected).
     public var failedWriteCount: Int { writer.failedWriteCount }
+    /// Exchanges the store committed (what was recorded, as opposed to what was sent).
+    public var writtenCount: Int { writer.writtenCount }
+    /// Exchanges lost in batches the store failed to write.
+    public var failedExchangeCount: Int { writer.failedItemCount }
     /// The last error the store reported, for diagnostics.
     public var lastWriteError: String? { writer.lastError }
 

@@ -53,43 +53,51 @@ struct PendingExchange: Sendable {
         attempts[index].error = error
     }
 
-    /// The recorded form: URL, headers and bodies redacted, bodies capped at `bodyCap` bytes.
+    /// The recorded form: redacted by name and by value (``RedactionPolicy/redact(exchange:alsoSent:)``), then
+    /// bodies capped at `bodyCap` bytes.
     func makeTrace(policy: RedactionPolicy, bodyCap: Int) -> TraceExchange {
         // Record the headers that went on the wire (after middleware added auth, tracing and so on) when an
         // attempt was made; a short-circuited exchange only has the app's own.
         let requestFields = attempts.last?.requestHeaders ?? appHeaders
-        let redactedURL = policy.redact(url: url)
-        let scrub = Scrubber(url: url, redactedURL: redactedURL)
-        var events = events.map { event in
-            TraceEvent(kind: event.kind, at: event.at, message: scrub(event.message),
-                       attributes: event.attributes.mapValues { scrub($0) })
-        }
+        var events = events
         if droppedBefore > 0 {
             events.insert(TraceEvent(
                 kind: ExchangeEventKind.recorderDrop.rawValue, at: startedAt,
                 message: "The recorder dropped \(droppedBefore) exchange(s) before this one: it was over capacity.",
                 attributes: ["count": String(droppedBefore)]), at: 0)
         }
-        return TraceExchange(
-            id: id, operation: scrub(operation), method: method, url: redactedURL, startedAt: startedAt,
+        let raw = TraceExchange(
+            id: id, operation: operation, method: method, url: url, startedAt: startedAt,
             endedAt: endedAt, outcome: outcome, status: finalResponse.map { $0.status.code } ?? attempts.last?.status,
-            error: error.map { scrub($0) },
-            requestHeaders: policy.redact(headers: requestFields),
-            requestBody: Self.body(requestBody, contentType: requestFields[.contentType], policy: policy, cap: bodyCap),
-            responseHeaders: finalResponse.map { policy.redact(headers: $0.headerFields) } ?? [],
-            responseBody: Self.body(
-                responseBody, contentType: finalResponse?.headerFields[.contentType], policy: policy, cap: bodyCap),
-            attempts: attempts.map { $0.makeTrace(scrub: { scrub($0) }) },
-            events: events, replayOf: replayOf)
+            error: error, requestHeaders: Self.headers(requestFields),
+            requestBody: requestBody.map { TraceBody(data: $0, size: $0.count, isTruncated: false) },
+            responseHeaders: finalResponse.map { Self.headers($0.headerFields) } ?? [],
+            responseBody: responseBody.map { TraceBody(data: $0, size: $0.count, isTruncated: false) },
+            attempts: attempts.map { $0.makeTrace() }, events: events, replayOf: replayOf)
+        // Credentials sent on earlier attempts (a token refreshed since, say) are scrubbed too; only the fields the
+        // policy names can hold one, so only those are converted.
+        let alsoSent = (attempts.dropLast().compactMap(\.requestHeaders) + [appHeaders]).map { fields in
+            fields.filter { policy.headerNames.contains($0.name.rawName) }.map { TraceHeader(name: $0.name.rawName, value: $0.value) }
+        }
+        var trace = policy.redact(exchange: raw, alsoSent: alsoSent)
+        trace.requestBody = Self.capped(trace.requestBody, cap: bodyCap)
+        trace.responseBody = Self.capped(trace.responseBody, cap: bodyCap)
+        return trace
     }
 
-    /// Redacts the whole body first (a secret must not survive because a cut made the JSON unparsable), then caps.
-    static func body(_ data: Data?, contentType: String?, policy: RedactionPolicy, cap: Int) -> TraceBody? {
-        guard let data else { return nil }
-        let redacted = policy.redact(body: data, contentType: contentType)
+    /// The body cut at `cap` bytes, keeping the size of the whole body (redaction happened before the cut, so a
+    /// secret cannot survive because the cut made the JSON unrecognisable).
+    static func capped(_ body: TraceBody?, cap: Int) -> TraceBody? {
+        guard var body else { return nil }
         let limit = max(0, cap)
-        guard redacted.count > limit else { return TraceBody(data: redacted, size: data.count, isTruncated: false) }
-        return TraceBody(data: Data(redacted.prefix(limit)), size: data.count, isTruncated: true)
+        guard body.data.count > limit else { return body }
+        body.data = Data(body.data.prefix(limit))
+        body.isTruncated = true
+        return body
+    }
+
+    private static func headers(_ fields: HTTPFields) -> [TraceHeader] {
+        fields.map { TraceHeader(name: $0.name.rawName, value: $0.value) }
     }
 }
 
@@ -130,12 +138,13 @@ struct PendingAttempt: Sendable {
     var status: Int?
     var error: String?
 
-    func makeTrace(scrub: (String) -> String) -> TraceAttempt {
+    /// The attempt as recorded, before redaction (``RedactionPolicy/redact(exchange:alsoSent:)`` scrubs its texts).
+    func makeTrace() -> TraceAttempt {
         TraceAttempt(
             number: number, startedAt: timings?.start ?? startedAt, requestSentAt: timings?.requestSent,
-            firstByteAt: timings?.firstByte, endedAt: timings?.end, status: status, error: error.map(scrub),
+            firstByteAt: timings?.firstByte, endedAt: timings?.end, status: status, error: error,
             circuitState: annotations.circuitState, retryReason: annotations.retryReason,
-            retryDelay: annotations.retryDelay.map(Self.seconds), notes: annotations.extra.mapValues(scrub))
+            retryDelay: annotations.retryDelay.map(Self.seconds), notes: annotations.extra)
     }
 
     static func seconds(_ duration: Duration) -> Double {

@@ -1,55 +1,100 @@
 import Foundation
 import HTTPTypes
 
-/// Which header values, query items and body fields the recorder replaces with ``marker`` before storing.
+/// What the recorder hides before anything is stored: values by name, then those values wherever else they appear.
 ///
-/// Names are compared case-insensitively everywhere, because a secret leaked through `API_KEY` is as bad as one
-/// leaked through `api_key`. Values are replaced, never removed, so the trace still shows that a value existed.
+/// **By name.** Header values, query items and JSON or form fields whose names are in ``headerNames``,
+/// ``queryItemNames`` or ``jsonFieldNames`` are replaced with ``marker``. Names match loosely (case, `-` and `_`
+/// ignored; see ``RedactionNames``), and the defaults are long lists of credential names
+/// (``defaultHeaderNames``, ``defaultQueryItemNames``, ``defaultFieldNames``). Values are replaced, never removed,
+/// so the trace still shows that a value existed.
+///
+/// **By value.** Every value redacted by name in an exchange, every credential the client sent in a redacted
+/// header on any attempt (the token after `Bearer`, a Basic header's base64 and its decoded `user:password`),
+/// and ``secretValues`` are then scrubbed from everything else recorded for that exchange (URL, headers, bodies,
+/// error texts, events, attempt notes), in raw, JSON-escaped, percent-encoded and base64 forms. Values shorter than
+/// ``minimumScrubLength`` are only redacted where they are named: scrubbing `1` or `true` everywhere would
+/// destroy the trace. See ``redact(exchange:alsoSent:)``.
 ///
 /// ```swift
-/// var policy = RedactionPolicy()                 // Authorization, Cookie, Set-Cookie, Proxy-Authorization
-/// policy.headerNames.insert("X-API-Key")
-/// policy.queryItemNames = ["access_token"]
-/// policy.jsonFieldNames = ["password", "refresh_token"]
+/// var policy = RedactionPolicy()                      // the default lists
+/// policy.headerNames.insert("X-Tenant-Secret")
+/// policy.queryItemNames.remove("key")                 // `?key=` is not a credential in this API
+/// let strict = policy.adding(fields: ["ssn"]).removing(headers: ["x-csrf-token"])
 /// ```
 public struct RedactionPolicy: Sendable, Hashable {
     /// What a redacted value is replaced with.
     public static let marker = "[REDACTED]"
     /// The marker as it appears inside a URL (percent-encoded, so the URL stays valid and `curl` does not glob it).
     public static let urlMarker = "%5BREDACTED%5D"
-    /// Headers that carry credentials in almost every API.
-    public static let defaultHeaderNames: Set<String> = ["authorization", "cookie", "set-cookie", "proxy-authorization"]
+    /// The default for ``minimumScrubLength``.
+    public static let defaultMinimumScrubLength = 6
 
-    /// Header names whose values are redacted (stored lowercased).
-    public var headerNames: Set<String> { didSet { headerNames = Self.lowercased(headerNames) } }
-    /// Query item names whose values are redacted inside URLs and form bodies (stored lowercased).
-    public var queryItemNames: Set<String> { didSet { queryItemNames = Self.lowercased(queryItemNames) } }
-    /// Object keys whose values are redacted at any depth of JSON bodies and in form bodies (stored lowercased).
-    public var jsonFieldNames: Set<String> { didSet { jsonFieldNames = Self.lowercased(jsonFieldNames) } }
+    /// Header names whose values are redacted.
+    public var headerNames: RedactionNames
+    /// Query item names whose values are redacted inside URLs and form bodies.
+    public var queryItemNames: RedactionNames
+    /// Object keys whose values are redacted at any depth of JSON bodies, and field names in form bodies.
+    public var jsonFieldNames: RedactionNames
+    /// Values scrubbed from every exchange wherever they appear (an app's own API key, say), in every form.
+    public var secretValues: Set<String>
+    /// Values shorter than this many bytes (UTF-8) are redacted where they are named but not searched for
+    /// elsewhere. Default 6.
+    public var minimumScrubLength: Int
 
-    /// A policy redacting the default headers plus the given names; pass `includeDefaults: false` to start empty.
-    public init(headerNames: Set<String> = [], queryItemNames: Set<String> = [], jsonFieldNames: Set<String> = [],
-                includeDefaults: Bool = true) {
-        self.headerNames = Self.lowercased(headerNames.union(includeDefaults ? Self.defaultHeaderNames : []))
-        self.queryItemNames = Self.lowercased(queryItemNames)
-        self.jsonFieldNames = Self.lowercased(jsonFieldNames)
+    /// A policy redacting the default names plus the given ones; pass `includeDefaults: false` to start empty.
+    public init(headerNames: some Sequence<String> = [String](), queryItemNames: some Sequence<String> = [String](),
+                jsonFieldNames: some Sequence<String> = [String](), secretValues: Set<String> = [],
+                minimumScrubLength: Int = RedactionPolicy.defaultMinimumScrubLength, includeDefaults: Bool = true) {
+        self.headerNames = RedactionNames(headerNames).union(includeDefaults ? Self.defaultHeaderNames : [])
+        self.queryItemNames = RedactionNames(queryItemNames).union(includeDefaults ? Self.defaultQueryItemNames : [])
+        self.jsonFieldNames = RedactionNames(jsonFieldNames).union(includeDefaults ? Self.defaultFieldNames : [])
+        self.secretValues = secretValues
+        self.minimumScrubLength = minimumScrubLength
     }
 
     /// A policy that redacts nothing (for traces of test servers only).
     public static let none = RedactionPolicy(includeDefaults: false)
 
+    /// This policy with more names redacted.
+    public func adding(headers: some Sequence<String> = [String](), queryItems: some Sequence<String> = [String](),
+                       fields: some Sequence<String> = [String]()) -> RedactionPolicy {
+        var policy = self
+        policy.headerNames.formUnion(RedactionNames(headers))
+        policy.queryItemNames.formUnion(RedactionNames(queryItems))
+        policy.jsonFieldNames.formUnion(RedactionNames(fields))
+        return policy
+    }
+
+    /// This policy with some names no longer redacted (matched loosely, like every name here).
+    public func removing(headers: some Sequence<String> = [String](), queryItems: some Sequence<String> = [String](),
+                         fields: some Sequence<String> = [String]()) -> RedactionPolicy {
+        var policy = self
+        policy.headerNames.subtract(RedactionNames(headers))
+        policy.queryItemNames.subtract(RedactionNames(queryItems))
+        policy.jsonFieldNames.subtract(RedactionNames(fields))
+        return policy
+    }
+
     // MARK: Headers
 
     /// The headers in order, with sensitive values replaced by ``marker``.
     public func redact(headers: [TraceHeader]) -> [TraceHeader] {
-        headers.map { header in
-            headerNames.contains(header.name.lowercased()) ? TraceHeader(name: header.name, value: Self.marker) : header
-        }
+        var ignored = SecretCollector(minimumLength: .max)
+        return redact(headers: headers, collecting: &ignored)
     }
 
     /// swift-http-types fields as recorded headers, with sensitive values replaced by ``marker``.
     public func redact(headers: HTTPFields) -> [TraceHeader] {
         redact(headers: headers.map { TraceHeader(name: $0.name.rawName, value: $0.value) })
+    }
+
+    func redact(headers: [TraceHeader], collecting secrets: inout SecretCollector) -> [TraceHeader] {
+        headers.map { header in
+            guard headerNames.contains(header.name) else { return header }
+            secrets.addHeader(name: header.name, value: header.value)
+            return TraceHeader(name: header.name, value: Self.marker)
+        }
     }
 
     // MARK: URLs
@@ -58,14 +103,25 @@ public struct RedactionPolicy: Sendable, Hashable {
     ///
     /// Works on the raw query text so that everything else (order, encoding, duplicates) stays exactly as sent.
     public func redact(url: String) -> String {
+        var ignored = SecretCollector(minimumLength: .max)
+        return redact(url: url, collecting: &ignored)
+    }
+
+    /// The URL as text with sensitive query items and any password redacted, as the `String` overload does.
+    public func redact(url: URL) -> String {
+        redact(url: url.absoluteString)
+    }
+
+    func redact(url: String, collecting secrets: inout SecretCollector) -> String {
         guard var components = URLComponents(string: url) else { return url }
         var changed = false
-        if components.percentEncodedPassword != nil {
+        if let password = components.percentEncodedPassword, password != Self.urlMarker {
+            secrets.addEncoded(password)
             components.percentEncodedPassword = Self.urlMarker
             changed = true
         }
         if let query = components.percentEncodedQuery, !queryItemNames.isEmpty {
-            let redacted = redact(formEncoded: query, names: queryItemNames)
+            let redacted = redact(formEncoded: query, names: queryItemNames, collecting: &secrets)
             if redacted != query {
                 components.percentEncodedQuery = redacted
                 changed = true
@@ -75,31 +131,26 @@ public struct RedactionPolicy: Sendable, Hashable {
         return components.string ?? url
     }
 
-    /// The URL as text with sensitive query items and any password redacted, as the `String` overload does.
-    public func redact(url: URL) -> String {
-        redact(url: url.absoluteString)
-    }
-
     // MARK: Bodies
 
     /// The body with sensitive fields redacted when it is JSON or a form; anything else is returned unchanged.
     ///
-    /// JSON is detected by parsing, not by trusting `contentType` (apps send JSON as `text/plain` too), and is
-    /// re-serialised only when a field was redacted, so untouched bodies keep their exact bytes.
+    /// JSON is recognised by its first byte, not by trusting `contentType` (apps send JSON as `text/plain` too),
+    /// and is scanned rather than parsed: only the redacted values change, every other byte stays as it was, and
+    /// a body cut short or nested too deep for a parser is still redacted.
     public func redact(body: Data, contentType: String?) -> Data {
-        let fieldNames = jsonFieldNames
-        if !fieldNames.isEmpty, Self.looksLikeJSON(body),
-           let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) {
-            var changed = false
-            let redacted = redact(json: object, names: fieldNames, changed: &changed)
-            guard changed else { return body }
-            let options: JSONSerialization.WritingOptions = [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes]
-            return (try? JSONSerialization.data(withJSONObject: redacted, options: options)) ?? body
+        var ignored = SecretCollector(minimumLength: .max)
+        return redact(body: body, contentType: contentType, collecting: &ignored)
+    }
+
+    func redact(body: Data, contentType: String?, collecting secrets: inout SecretCollector) -> Data {
+        if !jsonFieldNames.isEmpty, JSONFieldRedactor.looksLikeJSON(body) {
+            return JSONFieldRedactor.redact(body, names: jsonFieldNames, collecting: &secrets) ?? body
         }
-        let formNames = queryItemNames.union(fieldNames)
+        let formNames = queryItemNames.union(jsonFieldNames)
         if !formNames.isEmpty, let contentType, contentType.lowercased().contains("application/x-www-form-urlencoded"),
            let text = String(data: body, encoding: .utf8) {
-            let redacted = redact(formEncoded: text, names: formNames)
+            let redacted = redact(formEncoded: text, names: formNames, collecting: &secrets)
             return redacted == text ? body : Data(redacted.utf8)
         }
         return body
@@ -107,45 +158,18 @@ public struct RedactionPolicy: Sendable, Hashable {
 
     // MARK: Helpers
 
-    private func redact(json: Any, names: Set<String>, changed: inout Bool) -> Any {
-        if let object = json as? [String: Any] {
-            var result = [String: Any](minimumCapacity: object.count)
-            for (key, value) in object {
-                if names.contains(key.lowercased()) {
-                    result[key] = Self.marker
-                    changed = true
-                } else {
-                    result[key] = redact(json: value, names: names, changed: &changed)
-                }
-            }
-            return result
-        }
-        if let array = json as? [Any] {
-            return array.map { redact(json: $0, names: names, changed: &changed) }
-        }
-        return json
-    }
-
     /// Redacts `name=value` pairs of an `a=1&b=2` text, leaving every other byte as it was.
-    private func redact(formEncoded text: String, names: Set<String>) -> String {
+    private func redact(formEncoded text: String, names: RedactionNames, collecting secrets: inout SecretCollector) -> String {
         let pairs = text.split(separator: "&", omittingEmptySubsequences: false).map { pair -> Substring in
             guard let equals = pair.firstIndex(of: "=") else { return pair }
             let rawName = pair[..<equals]
             let name = (rawName.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(rawName))
-            return names.contains(name.lowercased()) ? rawName + "=" + Self.urlMarker : pair
+            guard names.contains(name) else { return pair }
+            let value = pair[pair.index(after: equals)...]
+            guard value != Self.urlMarker else { return pair }
+            secrets.addEncoded(value)
+            return rawName + "=" + Self.urlMarker
         }
         return pairs.joined(separator: "&")
-    }
-
-    /// A cheap pre-check so binary and text bodies are not handed to the JSON parser at all.
-    private static func looksLikeJSON(_ body: Data) -> Bool {
-        guard let first = body.first(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }) else {
-            return false
-        }
-        return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
-    }
-
-    private static func lowercased(_ names: Set<String>) -> Set<String> {
-        Set(names.map { $0.lowercased() })
     }
 }

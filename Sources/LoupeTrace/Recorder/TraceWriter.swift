@@ -26,7 +26,11 @@ final class TraceWriter<Item: Sendable>: Sendable {
         /// Items handed to the store (written or lost to a store error).
         var processed = 0
         var dropped = 0
+        /// Items the store committed.
+        var written = 0
         var failedWrites = 0
+        /// Items in the batches the store failed to write.
+        var failedItems = 0
         var lastError: String?
         var flushWaiters: [(target: Int, continuation: CheckedContinuation<Void, Never>)] = []
         /// The background task parked while the queue is empty.
@@ -58,6 +62,10 @@ final class TraceWriter<Item: Sendable>: Sendable {
     var droppedCount: Int { state.withLock { $0.dropped } }
     /// Batches the store failed to write.
     var failedWriteCount: Int { state.withLock { $0.failedWrites } }
+    /// Items the store committed.
+    var writtenCount: Int { state.withLock { $0.written } }
+    /// Items lost in batches the store failed to write.
+    var failedItemCount: Int { state.withLock { $0.failedItems } }
     /// The last store error, for diagnostics.
     var lastError: String? { state.withLock { $0.lastError } }
 
@@ -188,7 +196,10 @@ final class TraceWriter<Item: Sendable>: Sendable {
             state.processed += batch.count
             if let failure {
                 state.failedWrites += 1
+                state.failedItems += batch.count
                 state.lastError = failure
+            } else {
+                state.written += batch.count
             }
             let processed = state.processed
             let ready = state.flushWaiters.filter { $0.target <= processed }.map(\.continuation)

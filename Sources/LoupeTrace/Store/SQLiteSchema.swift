@@ -8,9 +8,15 @@ import GRDB
 /// use `datetime(started_at, 'unixepoch')`; ids are upper-case UUID text; header lists and attributes are JSON.
 enum SQLiteSchema {
     /// The newest schema this code knows.
-    static let version = 3
+    static let version = 4
+    /// The migrations this code knows; a store that ran any other was migrated by a newer Loupe.
+    static let knownMigrations: Set<String> = ["v1", "v2", "v3", "v4"]
 
-    static var migrator: DatabaseMigrator {
+    /// The migrations, with the defaults recorded as the bounds of a store migrated to v4.
+    static var migrator: DatabaseMigrator { migrator(seeding: .default) }
+
+    /// The migrations; `bounds` become the store's own when v4 runs (on a new store, or an older one upgraded).
+    static func migrator(seeding bounds: TraceStoreBounds) -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try db.execute(sql: v1)
@@ -21,27 +27,35 @@ enum SQLiteSchema {
         migrator.registerMigration("v3") { db in
             try db.execute(sql: v3)
         }
+        migrator.registerMigration("v4") { db in
+            try db.execute(sql: v4)
+            try StoreSettings.writeBounds(bounds, in: db)
+        }
         return migrator
     }
 
-    /// Refuses databases from a newer Loupe and SQLite databases that belong to something else.
-    static func check(_ db: Database, path: String, requireSchema: Bool) throws {
+    /// Judges a store through a connection that cannot write: returns its schema version, or throws when the
+    /// file is an SQLite database that Loupe did not write, or one written by a newer Loupe.
+    ///
+    /// A Loupe store has `PRAGMA user_version` 1 or more, an `exchange` table, and GRDB's migration table listing
+    /// `v1`; a database from anything else is refused, whatever its `user_version` says.
+    static func inspect(_ db: Database, path: String) throws -> Int {
+        // Ownership first: another program's database may carry any user_version, and is never "a newer Loupe's".
+        let tables = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"))
+        guard tables.contains("exchange"), tables.contains("grdb_migrations") else {
+            throw TraceStoreError.notALoupeStore(path)
+        }
+        let applied = Set(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"))
+        guard applied.contains("v1") else { throw TraceStoreError.notALoupeStore(path) }
         let found = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
         if found > version {
             throw TraceStoreError.newerSchema(path, found: found, supported: version)
         }
-        if try db.tableExists("grdb_migrations"), try migrator.hasBeenSuperseded(db) {
+        guard applied.isSubset(of: knownMigrations) else {
             throw TraceStoreError.newerSchema(path, found: max(found, version + 1), supported: version)
         }
-        guard found == 0 else { return }
-        // Version 0: a brand-new file is fine to migrate when writing; anyone else's tables are not ours to touch.
-        let foreignTables = try String.fetchAll(db, sql: """
-            SELECT name FROM sqlite_master
-            WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%'
-            """)
-        if requireSchema || !foreignTables.isEmpty {
-            throw TraceStoreError.notALoupeStore(path)
-        }
+        guard found >= 1 else { throw TraceStoreError.notALoupeStore(path) }
+        return found
     }
 
     private static let v1 = """
@@ -145,5 +159,13 @@ enum SQLiteSchema {
     private static let v3 = """
         ALTER TABLE attempt ADD COLUMN notes TEXT;
         PRAGMA user_version = 3;
+        """
+
+    /// Version 4: `store_setting`, the store's own settings as key/value rows: its bounds (`max_count`,
+    /// `max_bytes`, `max_age_seconds`; `NULL` for no limit), and the notices of prunes (`pending_prune`, reported
+    /// on the next exchange written; `last_prune`) as JSON. Plain SQL reads them: `SELECT * FROM store_setting`.
+    private static let v4 = """
+        CREATE TABLE store_setting (key TEXT PRIMARY KEY NOT NULL, value) WITHOUT ROWID;
+        PRAGMA user_version = 4;
         """
 }

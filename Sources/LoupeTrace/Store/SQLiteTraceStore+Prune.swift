@@ -8,12 +8,20 @@ import GRDB
 /// attempts and events go with them (`ON DELETE CASCADE`). Freed pages are reused by later writes; ``vacuum()``
 /// gives them back to the file system.
 extension SQLiteTraceStore {
+    /// Removes the oldest exchanges until the store is within `bounds` (one-off bounds: the store's own stay as
+    /// they are); a dry run only counts, and works on a read-only store. Removals are recorded as a prune notice.
     public func prune(_ bounds: TraceStoreBounds, now: Date, dryRun: Bool) throws -> PruneResult {
         try guarded {
             if dryRun {
                 return try pool.read { db in try Self.prune(db, bounds: bounds, now: now, dryRun: true) }
             }
-            return try pool.write { db in try Self.prune(db, bounds: bounds, now: now, dryRun: false) }
+            return try pool.write { db in
+                let result = try Self.prune(db, bounds: bounds, now: now, dryRun: false)
+                if result.removedCount > 0 {
+                    try StoreSettings.record(PruneNotice(result, bounds: bounds, at: now, isAutomatic: false), in: db)
+                }
+                return result
+            }
         }
     }
 
@@ -24,16 +32,37 @@ extension SQLiteTraceStore {
         }
     }
 
-    /// Prunes with the store's own bounds; failures are ignored (the next write tries again).
+    /// The last automatic prune by this store that removed something (for diagnostics).
+    public var lastAutoPrune: PruneResult? { autoPruner?.lastResult }
+
+    /// Everything this store's automatic prunes removed since it opened (`nil`: nothing), so a command can say so.
+    public var automaticPrunes: PruneNotice? { autoPruner?.totalNotice }
+
+    /// Prunes with the store's own bounds, read in the same transaction (another process may have changed them);
+    /// failures are ignored (the next write tries again).
+    /// Prunes now with the store's own bounds, as a writer does when it opens and every `pruneEvery` exchanges.
+    ///
+    /// A short-lived writer (one `loupe send`, one import) calls it before it closes, so it leaves the store within
+    /// its bounds instead of waiting for the next writer to open it. Read-only stores and writers opened with
+    /// `bounds: nil` do nothing; failures are ignored like every automatic prune's.
+    public func applyOwnBounds() {
+        autoPrune()
+    }
+
     func autoPrune() {
         guard let autoPruner else { return }
-        let (bounds, moment) = (autoPruner.bounds, now())
-        let result = try? pool.write { db -> PruneResult? in
+        let moment = now()
+        let pruned = try? pool.write { db -> (PruneResult, PruneNotice)? in
+            let bounds = try StoreSettings.bounds(in: db)
             let (keepFrom, reasons) = try Self.firstKept(db, bounds: bounds, now: moment)
             guard let keepFrom else { return nil }
-            return try Self.apply(db, keepFrom: keepFrom, reasons: reasons, dryRun: false)
+            let result = try Self.apply(db, keepFrom: keepFrom, reasons: reasons, dryRun: false)
+            guard result.removedCount > 0 else { return nil }
+            let notice = PruneNotice(result, bounds: bounds, at: moment, isAutomatic: true)
+            try StoreSettings.record(notice, in: db)
+            return (result, notice)
         }
-        if let pruned = result ?? nil { autoPruner.lastResult = pruned }
+        if let (result, notice) = pruned ?? nil { autoPruner.record(result, notice: notice) }
     }
 
     private static func prune(_ db: Database, bounds: TraceStoreBounds, now: Date, dryRun: Bool) throws -> PruneResult {

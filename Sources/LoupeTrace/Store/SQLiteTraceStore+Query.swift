@@ -52,12 +52,7 @@ extension SQLiteTraceStore {
                     var accumulator = TraceStatsAccumulator()
                     let arguments: StatementArguments = [TraceStatsAccumulator.circuitKind] + condition.arguments
                     let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
-                    while let row = try rows.next() {
-                        let outcome: String = row[3]
-                        accumulator.add(
-                            operation: row[0], host: row[1], duration: row[2], isError: outcome != "success",
-                            attempts: row[4], requestBytes: row[5] ?? 0, responseBytes: row[6] ?? 0, transitions: row[7])
-                    }
+                    while let row = try rows.next() { RowReader.addStats(row, to: &accumulator) }
                     return accumulator.result()
                 }
             }

@@ -67,6 +67,11 @@ struct RowWriter {
 }
 
 /// Turns rows back into trace values.
+///
+/// Columns are read leniently, whatever version (or hand) wrote them: SQLite keeps any value in any column, and
+/// GRDB's typed subscripts stop the process on a value they cannot convert (an `INTEGER` column holding `1e300`,
+/// text in a `REAL` one). A value of the wrong type reads as absent, and times and durations pass through
+/// ``TraceTime``, so every reader and renderer downstream meets finite numbers of sane size.
 enum RowReader {
     static let summaryColumns = """
         sequence, id, operation, method, url, started_at, duration, outcome, status, error, attempt_count, replay_of
@@ -74,30 +79,42 @@ enum RowReader {
 
     static func summary(_ row: Row) -> TraceSummary {
         TraceSummary(
-            id: uuid(row["id"]) ?? UUID(), sequence: row["sequence"], operation: row["operation"],
-            method: row["method"], url: row["url"], startedAt: date(row["started_at"]) ?? .distantPast,
-            duration: row["duration"], outcome: outcome(row["outcome"]), status: row["status"], error: row["error"],
-            attemptCount: row["attempt_count"], replayOf: uuid(row["replay_of"]))
+            id: uuid(row, "id") ?? UUID(), sequence: int64(row, "sequence") ?? 0, operation: text(row, "operation") ?? "",
+            method: text(row, "method") ?? "", url: text(row, "url") ?? "",
+            startedAt: date(row, "started_at") ?? .distantPast,
+            duration: TraceTime.clampedDuration(double(row, "duration")), outcome: outcome(text(row, "outcome")),
+            status: int(row, "status"), error: text(row, "error"), attemptCount: max(0, int(row, "attempt_count") ?? 0),
+            replayOf: uuid(row, "replay_of"))
     }
 
     static func exchange(_ row: Row, attempts: [TraceAttempt], events: [TraceEvent]) throws -> TraceExchange {
         TraceExchange(
-            id: uuid(row["id"]) ?? UUID(), sequence: row["sequence"], operation: row["operation"],
-            method: row["method"], url: row["url"], startedAt: date(row["started_at"]) ?? .distantPast,
-            endedAt: date(row["ended_at"]), outcome: outcome(row["outcome"]), status: row["status"],
-            error: row["error"], requestHeaders: try headers(row["request_headers"]),
-            requestBody: body(row, prefix: "request"), responseHeaders: try headers(row["response_headers"]),
-            responseBody: body(row, prefix: "response"), attempts: attempts, events: events,
-            replayOf: uuid(row["replay_of"]))
+            id: uuid(row, "id") ?? UUID(), sequence: int64(row, "sequence"), operation: text(row, "operation") ?? "",
+            method: text(row, "method") ?? "", url: text(row, "url") ?? "",
+            startedAt: date(row, "started_at") ?? .distantPast, endedAt: date(row, "ended_at"),
+            outcome: outcome(text(row, "outcome")), status: int(row, "status"), error: text(row, "error"),
+            requestHeaders: try headers(text(row, "request_headers")), requestBody: body(row, prefix: "request"),
+            responseHeaders: try headers(text(row, "response_headers")), responseBody: body(row, prefix: "response"),
+            attempts: attempts, events: events, replayOf: uuid(row, "replay_of"))
     }
 
     static func attempt(_ row: Row) -> TraceAttempt {
         TraceAttempt(
-            number: row["number"], startedAt: date(row["started_at"]) ?? .distantPast,
-            requestSentAt: date(row["request_sent_at"]), firstByteAt: date(row["first_byte_at"]),
-            endedAt: date(row["ended_at"]), status: row["status"], error: row["error"],
-            circuitState: row["circuit_state"], retryReason: row["retry_reason"], retryDelay: row["retry_delay"],
-            notes: notes(row["notes"]))
+            number: int(row, "number") ?? 0, startedAt: date(row, "started_at") ?? .distantPast,
+            requestSentAt: date(row, "request_sent_at"), firstByteAt: date(row, "first_byte_at"),
+            endedAt: date(row, "ended_at"), status: int(row, "status"), error: text(row, "error"),
+            circuitState: text(row, "circuit_state"), retryReason: text(row, "retry_reason"),
+            retryDelay: TraceTime.clampedDuration(double(row, "retry_delay")), notes: notes(text(row, "notes")))
+    }
+
+    /// One row of the statistics query (operation, host, duration, outcome, attempt count, request and response
+    /// body sizes, breaker transitions), read as leniently as the others.
+    static func addStats(_ row: Row, to accumulator: inout TraceStatsAccumulator) {
+        func value(_ index: Int) -> DatabaseValue { row[index] }
+        accumulator.add(
+            operation: text(value(0)) ?? "", host: text(value(1)) ?? "", duration: double(value(2)),
+            isError: text(value(3)) != "success", attempts: int(value(4)) ?? 0, requestBytes: int(value(5)) ?? 0,
+            responseBytes: int(value(6)) ?? 0, transitions: int(value(7)) ?? 0)
     }
 
     /// The notes column: a JSON object of strings, or `NULL`. Anything else (a hand-edited row) reads as none
@@ -108,34 +125,76 @@ enum RowReader {
     }
 
     static func event(_ row: Row) throws -> TraceEvent {
-        let attributes: String = row["attributes"]
-        return TraceEvent(
-            kind: row["kind"], at: date(row["at"]) ?? .distantPast, message: row["message"],
-            attributes: try JSONDecoder().decode([String: String].self, from: Data(attributes.utf8)))
+        TraceEvent(
+            kind: text(row, "kind") ?? "", at: date(row, "at") ?? .distantPast, message: text(row, "message") ?? "",
+            attributes: try JSONDecoder().decode([String: String].self, from: Data((text(row, "attributes") ?? "{}").utf8)))
     }
 
     /// A body exists when its size column is set; SQLite may store an empty blob as NULL.
     private static func body(_ row: Row, prefix: String) -> TraceBody? {
-        guard let size: Int = row["\(prefix)_body_size"] else { return nil }
-        let data: Data? = row["\(prefix)_body"]
-        let truncated: Bool? = row["\(prefix)_body_truncated"]
-        return TraceBody(data: data ?? Data(), size: size, isTruncated: truncated ?? false)
+        guard let size = int(row, "\(prefix)_body_size") else { return nil }
+        let data: Data?
+        switch (row["\(prefix)_body"] as DatabaseValue).storage {
+        case .blob(let blob): data = blob
+        case .string(let string): data = Data(string.utf8)
+        default: data = nil
+        }
+        let truncated = int(row, "\(prefix)_body_truncated").map { $0 != 0 } ?? false
+        return TraceBody(data: data ?? Data(), size: size, isTruncated: truncated)
     }
 
-    private static func headers(_ text: String) throws -> [TraceHeader] {
-        try JSONDecoder().decode([TraceHeader].self, from: Data(text.utf8))
+    private static func headers(_ text: String?) throws -> [TraceHeader] {
+        try JSONDecoder().decode([TraceHeader].self, from: Data((text ?? "[]").utf8))
     }
 
-    private static func date(_ seconds: Double?) -> Date? {
-        seconds.map { Date(timeIntervalSince1970: $0) }
+    // MARK: Columns
+
+    /// Times as stored by any version, brought into ``TraceTime/range`` (not-a-number reads as unknown).
+    private static func date(_ row: Row, _ column: String) -> Date? {
+        TraceTime.clampedInstant(double(row, column))
     }
 
-    private static func uuid(_ text: String?) -> UUID? {
-        text.flatMap(UUID.init(uuidString:))
+    private static func double(_ row: Row, _ column: String) -> Double? { double(row[column]) }
+    private static func int64(_ row: Row, _ column: String) -> Int64? { int64(row[column]) }
+    private static func int(_ row: Row, _ column: String) -> Int? { int(row[column]) }
+    private static func text(_ row: Row, _ column: String) -> String? { text(row[column]) }
+
+    private static func double(_ value: DatabaseValue) -> Double? {
+        switch value.storage {
+        case .int64(let value): Double(value)
+        case .double(let value): value
+        default: nil
+        }
+    }
+
+    private static func int64(_ value: DatabaseValue) -> Int64? {
+        switch value.storage {
+        case .int64(let value): value
+        case .double(let value): Int64(exactly: value.rounded(.towardZero))
+        default: nil
+        }
+    }
+
+    private static func int(_ value: DatabaseValue) -> Int? {
+        int64(value).flatMap { Int(exactly: $0) }
+    }
+
+    private static func text(_ value: DatabaseValue) -> String? {
+        switch value.storage {
+        case .string(let value): value
+        case .blob(let value): String(decoding: value, as: UTF8.self)
+        case .int64(let value): String(value)
+        case .double(let value): String(value)
+        case .null: nil
+        }
+    }
+
+    private static func uuid(_ row: Row, _ column: String) -> UUID? {
+        text(row, column).flatMap(UUID.init(uuidString:))
     }
 
     /// Unknown outcomes (from a hand-edited file) read as client errors rather than failing the whole list.
-    private static func outcome(_ text: String) -> ExchangeOutcome {
-        ExchangeOutcome(rawValue: text) ?? .clientError
+    private static func outcome(_ text: String?) -> ExchangeOutcome {
+        text.flatMap(ExchangeOutcome.init(rawValue:)) ?? .clientError
     }
 }

@@ -3,72 +3,73 @@ import GRDB
 
 /// Keeps exchanges in one SQLite file (GRDB `DatabasePool`, WAL mode): the store the CLI and the inspector share.
 ///
-/// WAL lets one process record while others read; every read sees the commits made before it began. The file
-/// and its `-wal`/`-shm` companions are owner-only (0600). Opening a file that is not a Loupe store, or one
-/// written by a newer Loupe, throws a ``TraceStoreError`` saying so.
+/// WAL lets one process record while others read; every read sees the commits made before it began. A store
+/// Loupe creates is owner-only (0600, and SQLite gives its `-wal`/`-shm` companions the same mode).
 ///
-/// A writable store keeps itself within its ``TraceStoreBounds`` (by default 256 MB and 14 days): it prunes
-/// when it opens and after every `pruneEvery` exchanges written, on the caller of ``write(_:)`` (the recorder's
-/// background writer), never on the request path.
+/// Opening never changes a file that is not a Loupe store this version can use: the path is checked with `stat`
+/// (folders, pipes, sockets and devices are refused at once), the header is read with a plain read-only
+/// descriptor, and the schema with a connection that cannot write, all before any journal switch, migration or
+/// write. A read-only store never writes (no migration, no pruning); a file that is not writable can still be
+/// read, as a snapshot when SQLite cannot share it. Errors are ``TraceStoreError``s saying what is wrong.
+///
+/// A store has its own ``bounds`` (recorded when it is created; by default 256 MB and 14 days; changed with
+/// ``setBounds(_:)`` or `loupe prune --set-max-…`). A writable store keeps itself within them: it prunes when it
+/// opens and after every `pruneEvery` exchanges written, on the caller of ``write(_:)`` (the recorder's background
+/// writer), never on the request path. Every prune that removes exchanges is recorded in the store, and the next
+/// exchange written carries a `store-prune` event saying how many went and why (``PruneNotice``).
 ///
 /// ```swift
 /// let store = try SQLiteTraceStore(path: StoreLocation.defaultPath())             // creates it if needed
-/// let reader = try SQLiteTraceStore(path: path, readOnly: true)                    // never creates anything
+/// let reader = try SQLiteTraceStore(path: path, readOnly: true)                    // never creates or writes
 /// ```
 public final class SQLiteTraceStore: TraceStore {
     /// Where the database file is.
     public let path: String
     /// Whether this store was opened read-only.
     public let isReadOnly: Bool
-    let pool: DatabasePool
-    /// Tells when to prune automatically (writable stores with bounds only).
+    /// Whether this read-only store reads the file as an immutable snapshot (SQLite could not share it: the file
+    /// and its folder are not writable); commits made later by others are not seen.
+    public let isSnapshot: Bool
+    let pool: any DatabaseWriter
+    /// Tells when to prune automatically (writable stores opened with bounds only).
     let autoPruner: AutoPruner?
     /// The clock for `stored_at` and for the age bound.
     let now: @Sendable () -> Date
 
-    /// Opens the store at `path`; a writable open creates the file and its folders (and migrates the schema),
-    /// a read-only open requires an existing store and never writes.
+    /// Opens the store at `path`. A writable open creates the store (and its folders) when nothing is there, and
+    /// upgrades an older Loupe store; a read-only open requires an existing store and never writes.
     ///
     /// - Parameters:
-    ///   - bounds: what a writable store keeps; `nil` never prunes by itself (``prune(_:now:dryRun:)`` still works).
+    ///   - bounds: the bounds recorded in a store this call creates (or upgrades from a version without bounds);
+    ///     an existing store keeps its own, and writers apply the store's. `nil` records no limits, and this
+    ///     writer never prunes by itself (``prune(_:now:dryRun:)`` still works): for tools that prune explicitly.
     ///   - pruneEvery: exchanges written between automatic prunes.
     ///   - now: the clock that stamps writes and ages exchanges (inject one in tests).
-    public init(path: String, readOnly: Bool = false, bounds: TraceStoreBounds? = .default, pruneEvery: Int = 10_000,
-                now: @escaping @Sendable () -> Date = Date.init) throws {
+    public convenience init(path: String, readOnly: Bool = false, bounds: TraceStoreBounds? = .default,
+                            pruneEvery: Int = 10_000, now: @escaping @Sendable () -> Date = Date.init) throws {
+        try self.init(path: path, readOnly: readOnly, bounds: bounds, pruneEvery: pruneEvery, now: now,
+                      openSharedReader: { try DatabasePool(path: $0, configuration: $1) })
+    }
+
+    /// The designated initializer; tests replace `openSharedReader` to take the snapshot path.
+    init(path: String, readOnly: Bool, bounds: TraceStoreBounds?, pruneEvery: Int, now: @escaping @Sendable () -> Date,
+         openSharedReader: (String, Configuration) throws -> any DatabaseWriter) throws {
         self.path = path
         self.isReadOnly = readOnly
         self.now = now
-        self.autoPruner = readOnly ? nil : bounds.map { AutoPruner(bounds: $0, interval: pruneEvery) }
-        if readOnly {
-            try StoreFile.prepareForReading(path)
-        } else {
-            try StoreFile.prepareForWriting(path)
-        }
-        var configuration = Configuration()
-        configuration.readonly = readOnly
-        configuration.label = "LoupeTrace"
-        // Another process (the demo, `loupe send`) may be writing: wait for its lock rather than fail at once.
-        configuration.busyMode = .timeout(5)
-        configuration.prepareDatabase { db in
-            // In WAL mode NORMAL never corrupts the file; a power cut may lose the last commits, which for a flight
-            // recorder beats paying an fsync per batch. A larger page cache keeps the indexes hot while ingesting.
-            try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -32768")
-        }
+        self.autoPruner = readOnly ? nil : bounds.map { _ in AutoPruner(interval: pruneEvery) }
         do {
-            pool = try DatabasePool(path: path, configuration: configuration)
-            try pool.read { db in try SQLiteSchema.check(db, path: path, requireSchema: readOnly) }
-            if !readOnly {
-                try SQLiteSchema.migrator.migrate(pool)
-                StoreFile.restrictPermissions(path)
+            if readOnly {
+                (pool, isSnapshot) = try Self.openReader(path, openShared: openSharedReader)
+            } else {
+                pool = try Self.openWriter(path, bounds: bounds)
+                isSnapshot = false
             }
         } catch {
             throw Self.storeError(error, path: path)
         }
         autoPrune()
     }
-
-    /// The last automatic prune that removed something (for diagnostics).
-    public var lastAutoPrune: PruneResult? { autoPruner?.lastResult }
 
     /// Closes the database connections; later calls throw.
     public func close() throws {
@@ -82,6 +83,11 @@ public final class SQLiteTraceStore: TraceStore {
         let storedAt = now()
         try guarded {
             try pool.write { db in
+                var exchanges = exchanges
+                // Exchanges pruned since the last write (by any process) are reported on the first one written.
+                if let notice = try StoreSettings.takePending(in: db) {
+                    exchanges[0].events.append(notice.event(on: exchanges[0]))
+                }
                 let rows = RowWriter()
                 let delete = try db.cachedStatement(sql: "DELETE FROM exchange WHERE id = ?")
                 let insert = try db.cachedStatement(sql: RowWriter.insertExchange)
@@ -159,17 +165,22 @@ public final class SQLiteTraceStore: TraceStore {
     func guarded<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
+        } catch let error as TraceFilterError {
+            throw error  // a filter too complex for SQLite is the filter's fault, not the store's (SQLFilter)
         } catch {
             throw Self.storeError(error, path: path)
         }
     }
 
-    private static func storeError(_ error: any Error, path: String) -> TraceStoreError {
+    static func storeError(_ error: any Error, path: String) -> TraceStoreError {
         if let error = error as? TraceStoreError { return error }
         guard let error = error as? DatabaseError else { return .database(path, String(describing: error)) }
         switch error.resultCode {
-        case .SQLITE_NOTADB, .SQLITE_CORRUPT: return .notADatabase(path)
+        // The header was checked before SQLite opened the file, so SQLite finding "not a database" later means
+        // damage (a header or page overwritten), as SQLITE_CORRUPT does.
+        case .SQLITE_CORRUPT, .SQLITE_NOTADB: return .damaged(path, "SQLite: \(error.message ?? "database disk image is malformed")")
         case .SQLITE_CANTOPEN, .SQLITE_PERM: return .cannotOpen(path, error.message ?? "\(error)")
+        case .SQLITE_READONLY: return .readOnly(path, error.message ?? "SQLite cannot write it")
         default: return .database(path, error.message ?? "\(error)")
         }
     }

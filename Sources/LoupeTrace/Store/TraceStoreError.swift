@@ -22,6 +22,14 @@ public struct TraceStoreError: Error, Hashable, Sendable, CustomStringConvertibl
         public static let cannotOpen = Code(name: "cannotOpen")
         /// SQLite reported an error while reading or writing.
         public static let database = Code(name: "database")
+        /// The path names a folder, a named pipe, a socket or a device: nothing Loupe opens as a store.
+        public static let notAFile = Code(name: "notAFile")
+        /// A writer was asked to record into a store whose file is read-only (viewers can still read it).
+        public static let readOnly = Code(name: "readOnly")
+        /// The file is a Loupe store whose pages are damaged (truncated, overwritten or corrupted).
+        public static let damaged = Code(name: "damaged")
+        /// Bounds that mean nothing: a negative count or size, an age that is not a positive number.
+        public static let invalidBounds = Code(name: "invalidBounds")
     }
 
     /// The kind of failure.
@@ -37,7 +45,7 @@ public struct TraceStoreError: Error, Hashable, Sendable, CustomStringConvertibl
         self.message = message
     }
 
-    public var description: String { "\(path): \(message)" }
+    public var description: String { path.isEmpty ? message : "\(path): \(message)" }
 
     static func notFound(_ path: String) -> Self {
         Self(code: .notFound, path: path, message: "no trace store here (record something first, or pass --store)")
@@ -58,6 +66,29 @@ public struct TraceStoreError: Error, Hashable, Sendable, CustomStringConvertibl
 
     static func cannotOpen(_ path: String, _ reason: String) -> Self {
         Self(code: .cannotOpen, path: path, message: "cannot open the trace store: \(reason)")
+    }
+
+    static func notAFile(_ path: String, _ kind: String) -> Self {
+        Self(code: .notAFile, path: path, message: "\(kind), not a trace store file; give the path of a store file")
+    }
+
+    static func emptyFile(_ path: String) -> Self {
+        Self(code: .notALoupeStore, path: path, message:
+            "an empty file, not a Loupe trace store (Loupe never leaves a store empty); remove it to start a new store here")
+    }
+
+    static func readOnly(_ path: String, _ reason: String) -> Self {
+        Self(code: .readOnly, path: path, message:
+            "the store is read-only (\(reason)); list, show, stats, export and tui can still read it")
+    }
+
+    static func damaged(_ path: String, _ detail: String) -> Self {
+        Self(code: .damaged, path: path, message:
+            "the trace store is damaged (\(detail)); copy what can be saved with `sqlite3 STORE .recover | sqlite3 NEW.sqlite`")
+    }
+
+    static func invalidBounds(_ detail: String) -> Self {
+        Self(code: .invalidBounds, path: "", message: detail)
     }
 
     static func database(_ path: String, _ detail: String) -> Self {

@@ -18,43 +18,47 @@ struct DemoCommand: AsyncParsableCommand {
     @Flag(help: "Record without the terminal UI (for scripts).")
     var headless = false
 
-    @Option(help: "With --headless: how many seconds to run.")
-    var duration: Double = 10
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "With --headless: how many seconds to run, 0.001 to 86400 (default: 10).", valueName: "SECONDS"),
+        transform: DurationArgument.seconds)
+    var duration = DurationArgument(seconds: 10)
 
-    @Option(help: "The API's port on 127.0.0.1 (0 picks a free one).")
-    var port: Int = 0
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "The API's port on 127.0.0.1, 0 to 65535 (default: 0, which picks a free one).", valueName: "N"),
+        transform: PortArgument.parse)
+    var port: PortArgument = 0
 
-    @Option(help: "Concurrent callers in the traffic scenario.")
-    var workers: Int = 3
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Concurrent callers in the traffic scenario, 1 to 256 (default: 3).", valueName: "N"),
+        transform: CountArgument.parser(in: 1...256))
+    var workers: CountArgument = 3
 
-    @Option(help: "Pause between one caller's requests, in milliseconds (0 for as fast as possible).")
-    var pause: Int = 250
-
-    func validate() throws {
-        guard duration > 0 else { throw ValidationError("--duration must be positive") }
-        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
-        guard (1...256).contains(workers) else { throw ValidationError("--workers must be 1...256") }
-        guard pause >= 0 else { throw ValidationError("--pause must not be negative") }
-    }
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Pause between one caller's requests, 0 to 60000 milliseconds (default: 250; 0 for as fast as possible).",
+        valueName: "MS"), transform: CountArgument.parser(in: 0...60_000, unit: "milliseconds"))
+    var pause: CountArgument = 250
 
     func run() async throws {
         let storeArgument = store ?? defaultDemoStore()
         let (store, path) = try StoreAccess.openForWriting(storeArgument)
+        defer { StoreAccess.reportPrunes(store, path: path) }  // what keeping the store within its bounds removed
         let server: FlakyAPI.RunningServer
         do {
-            server = try await FlakyAPI.start(port: port)
+            server = try await FlakyAPI.start(port: port.value)
         } catch {
-            throw CommandFailure.badInput("cannot start the demo API on 127.0.0.1:\(port): \(error)")
+            throw CommandFailure.badInput("cannot start the demo API on 127.0.0.1:\(port.value): \(error)")
         }
         let inspector = NetworkTraceInspector(store: store)
         let client = DemoClient.make(baseURL: server.baseURL, observer: inspector)
-        let traffic = DemoTraffic(client: client, workers: workers, pause: .milliseconds(pause))
+        let traffic = DemoTraffic(client: client, workers: workers.value, pause: .milliseconds(pause.value))
         if headless {
             FileHandle.standardError.write(Data("loupe demo: API on \(server.baseURL), recording into \(path) for \(duration) s\n".utf8))
-            let sent = await traffic.run(until: .now + .milliseconds(Int64(duration * 1000)))
+            let sent = await traffic.run(until: .now + duration.duration)
             await inspector.shutdown()
             await server.stop()
-            print("recorded \(sent) exchanges into \(path)")
+            RecorderReport.warnIfLost(inspector, path: path)
+            // What reached the store, not what was sent: a full disk must not read as a complete recording.
+            print("recorded \(inspector.writtenCount) of \(sent) exchanges into \(path)")
             return
         }
         let trafficTask = Task { await traffic.run() }
@@ -63,6 +67,7 @@ struct DemoCommand: AsyncParsableCommand {
         _ = await trafficTask.value
         await inspector.shutdown()
         await server.stop()
+        RecorderReport.warnIfLost(inspector, path: path)
         try result.get()
         print("recorded into \(path); inspect again with `loupe tui \(path)`")
     }

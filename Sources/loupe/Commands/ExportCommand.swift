@@ -40,7 +40,7 @@ struct ExportCommand: AsyncParsableCommand {
         let count = try writeAtomically(to: destination) { handle in
             try export(from: store, filter: filter) { try handle.write(contentsOf: $0) }
         }
-        print("Exported \(count) exchange(s) to \(destination)")
+        print(TerminalText.line("Exported \(count) exchange(s) to \(destination)"))
     }
 
     /// Streams the matching exchanges into `sink`; returns how many.

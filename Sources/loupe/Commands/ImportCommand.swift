@@ -21,19 +21,13 @@ struct ImportCommand: AsyncParsableCommand {
     @Option(help: "The trace store to import into (default: $LOUPE_STORE or the XDG state store).")
     var store: String?
 
-    @Option(name: .customLong("redact-header"), help: ArgumentHelp("Also redact this header (repeatable).", valueName: "NAME"))
-    var redactHeaders: [String] = []
-
-    @Option(name: .customLong("redact-query"), help: ArgumentHelp("Also redact this query item (repeatable).", valueName: "NAME"))
-    var redactQueryItems: [String] = []
-
-    @Option(name: .customLong("redact-field"), help: ArgumentHelp("Also redact this JSON or form field (repeatable).", valueName: "NAME"))
-    var redactFields: [String] = []
+    @OptionGroup(title: "Redaction")
+    var redaction: RedactionFlags
 
     func run() async throws {
-        let path = StoreAccess.expandTilde(file)
-        let policy = RedactionPolicy(headerNames: Set(redactHeaders), queryItemNames: Set(redactQueryItems),
-                                     jsonFieldNames: Set(redactFields))
+        // A directory, FIFO or device (`/dev/zero`) is refused before any read, which could otherwise never end.
+        let path = try InputFile.regular(StoreAccess.expandTilde(file), role: "HAR file")
+        let policy = redaction.policy
         let exchanges: [TraceExchange]
         do {
             exchanges = try HARImporter(redaction: policy).exchanges(contentsOf: URL(fileURLWithPath: path))
@@ -41,11 +35,12 @@ struct ImportCommand: AsyncParsableCommand {
             throw CommandFailure.badInput("\(path): \(error)")
         }
         let (store, storePath) = try StoreAccess.openForWriting(store)
+        defer { StoreAccess.reportPrunes(store, path: storePath) }  // what keeping the store within its bounds removed
         do {
             try store.write(exchanges)
         } catch {
-            throw CommandFailure.badInput("cannot write to \(storePath): \(error)")
+            throw CommandFailure.badInput("cannot write \(exchanges.count) exchange(s) to \(storePath), none imported: \(error)")
         }
-        print("Imported \(exchanges.count) exchange(s) from \(path) into \(storePath)")
+        print(TerminalText.line("Imported \(exchanges.count) exchange(s) from \(path) into \(storePath)"))
     }
 }

@@ -13,44 +13,41 @@ struct ListCommand: AsyncParsableCommand {
     @Option(help: "Only exchanges matching EXPR, e.g. '~c 5xx | ~dur >1s' (see below).")
     var filter: String?
 
-    @Option(help: "Show at most N exchanges (the newest).")
-    var limit: Int = 50
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Show at most N exchanges (the newest), 1 to 10000000 (default: 50).", valueName: "N"),
+        transform: CountArgument.parser(in: 1...10_000_000))
+    var limit: CountArgument = 50
 
     @Flag(help: "Print JSON (an array of exchanges).")
     var json = false
-
-    func validate() throws {
-        guard limit > 0 else { throw ValidationError("--limit must be positive") }
-    }
 
     func run() async throws {
         let filter = try FilterOption.parse(self.filter)
         let (store, _) = try StoreAccess.openForReading(store)
         let summaries: [TraceSummary]
         do {
-            summaries = try store.summaries(matching: filter, limit: limit)
+            summaries = try store.summaries(matching: filter, limit: limit.value)
         } catch {
             throw CommandFailure.badInput("cannot read the store: \(error)")
         }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(summaries.map(SummaryJSON.init)), as: UTF8.self))
+            print(try Formatting.json(summaries.map(SummaryJSON.init)))
             return
         }
         if summaries.isEmpty {
             print(filter == nil ? "No exchanges recorded yet." : "No exchanges match.")
             return
         }
+        // Method and URL are recorded data: shown with control characters made visible.
         for summary in summaries {
             let columns = [
                 "#\(summary.sequence)".padding(toLength: 7, withPad: " ", startingAt: 0),
-                Formatting.timeFormatter.string(from: summary.startedAt),
-                summary.method.padding(toLength: 7, withPad: " ", startingAt: 0),
+                Formatting.pad(Formatting.time(summary.startedAt), 23),
+                TerminalText.line(summary.method).padding(toLength: 7, withPad: " ", startingAt: 0),
                 Formatting.status(summary).padding(toLength: 4, withPad: " ", startingAt: 0),
-                Formatting.milliseconds(summary.duration).padding(toLength: 9, withPad: " ", startingAt: 0),
+                Formatting.pad(Formatting.milliseconds(summary.duration), 9),
                 (summary.attemptCount > 1 ? "×\(summary.attemptCount)" : "").padding(toLength: 3, withPad: " ", startingAt: 0),
-                summary.url + (summary.replayOf != nil ? "  (replay)" : ""),
+                TerminalText.line(summary.url) + (summary.replayOf != nil ? "  (replay)" : ""),
             ]
             print(columns.joined(separator: " "))
         }

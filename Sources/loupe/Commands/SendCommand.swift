@@ -32,6 +32,8 @@ struct SendCommand: AsyncParsableCommand {
     @Option(help: "The trace store to record into.")
     var store: String?
 
+    @OptionGroup(title: "Redaction") var redaction: RedactionFlags
+
     @OptionGroup(title: "Resilience")
     var resilience: ResilienceFlags
 
@@ -42,13 +44,15 @@ struct SendCommand: AsyncParsableCommand {
         guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme), parsed.host != nil else {
             throw ValidationError("'\(url)' is not an absolute http(s) URL")
         }
+        if let problem = PortArgument.problem(in: parsed) { throw ValidationError("'\(url)': \(problem)") }
     }
 
     func run() async throws {
         let request = try makeRequest()
         let body = try makeBody()
-        let (store, _) = try StoreAccess.openForWriting(store)
-        let inspector = NetworkTraceInspector(store: store)
+        let (store, storePath) = try StoreAccess.openForWriting(store)
+        defer { StoreAccess.reportPrunes(store, path: storePath) }  // what keeping the store within its bounds removed
+        let inspector = NetworkTraceInspector(store: store, configuration: .init(redaction: redaction.policy))
         let transport = try resilience.makeTransport()
         let client = Client(
             baseURL: request.url!, transport: transport, middlewares: resilience.makeMiddlewares(),
@@ -61,6 +65,7 @@ struct SendCommand: AsyncParsableCommand {
             result = .failure(error)
         }
         await inspector.shutdown()
+        RecorderReport.warnIfLost(inspector, path: storePath)
         try? await transport.shutdown()
         switch result {
         case .success(let response):
@@ -94,17 +99,20 @@ struct SendCommand: AsyncParsableCommand {
         guard let text = data ?? json else { return nil }
         guard text.hasPrefix("@") else { return .string(text) }
         let path = StoreAccess.expandTilde(String(text.dropFirst()))
-        guard let contents = FileManager.default.contents(atPath: path) else {
-            throw CommandFailure.badInput("cannot read body file \(path)")
-        }
-        return .data(contents)
+        return .data(try InputFile.contents(path, role: "body file"))
     }
 
+    /// The head always with control characters made visible; the body as received, unless stdout is a terminal
+    /// (then as `TerminalText.block`), so `send … > file` stays byte-exact and a hostile body cannot drive the screen.
     func printResponse(_ response: ClientResponse<Data>) {
-        var head = "HTTP/1.1 \(response.status.code) \(response.status.reasonPhrase)\n"
-        for field in response.headerFields { head += "\(field.name.rawName): \(field.value)\n" }
+        var head = "\(response.httpVersion ?? "HTTP/1.1") \(response.status.code) \(TerminalText.line(response.status.reasonPhrase))\n"
+        for field in response.headerFields { head += TerminalText.line("\(field.name.rawName): \(field.value)") + "\n" }
         FileHandle.standardOutput.write(Data((head + "\n").utf8))
-        FileHandle.standardOutput.write(response.body)
+        if isatty(STDOUT_FILENO) == 1 {
+            FileHandle.standardOutput.write(Data(TerminalText.block(String(decoding: response.body, as: UTF8.self)).utf8))
+        } else {
+            FileHandle.standardOutput.write(response.body)
+        }
         if let last = response.body.last, last != UInt8(ascii: "\n") { FileHandle.standardOutput.write(Data("\n".utf8)) }
     }
 }

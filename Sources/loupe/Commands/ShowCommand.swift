@@ -28,9 +28,7 @@ struct ShowCommand: AsyncParsableCommand {
         let (store, path) = try StoreAccess.openForReading(storeArgument)
         let exchange = try StoreAccess.exchange(reference, in: store, path: path)
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(ExchangeJSON(exchange)), as: UTF8.self))
+            print(try Formatting.json(ExchangeJSON(exchange)))
         } else {
             print(ExchangeText.render(exchange))
         }
@@ -42,36 +40,43 @@ enum ExchangeText {
     /// Bodies longer than this are cut in text output (`--json` has them whole).
     static let bodyPreview = 2_048
 
+    /// Every recorded value (method, URL, headers, bodies, errors, notes, events) is recorded data from a server
+    /// or a file: single-line values go through `TerminalText.line`, bodies through `TerminalText.block`.
     static func render(_ exchange: TraceExchange) -> String {
         let start = exchange.startedAt
-        func offset(_ date: Date?) -> String { date.map { "+" + Formatting.milliseconds($0.timeIntervalSince(start)) } ?? "—" }
+        func offset(_ date: Date?) -> String {
+            guard let date, case let text = Formatting.milliseconds(date.timeIntervalSince(start)), text != "—" else { return "—" }
+            return "+" + text
+        }
+        func line(_ text: String) -> String { TerminalText.line(text) }
+        func pairs(_ values: [String: String]) -> String {
+            values.sorted { $0.key < $1.key }.map { line("\($0.key)=\($0.value)") }.joined(separator: " ")
+        }
         var lines = [
-            "\(exchange.method) \(exchange.url)",
+            "\(line(exchange.method)) \(line(exchange.url))",
             "  id         \(exchange.id.uuidString)  (#\(exchange.sequence ?? 0))",
-            "  operation  \(exchange.operation)",
-            "  started    \(Formatting.timeFormatter.string(from: start))   duration \(Formatting.milliseconds(exchange.duration))",
+            "  operation  \(line(exchange.operation))",
+            "  started    \(Formatting.time(start))   duration \(Formatting.milliseconds(exchange.duration))",
             "  outcome    \(exchange.outcome.rawValue)" + (exchange.status.map { "   status \($0)" } ?? "")
-                + (exchange.error.map { "   error: \($0)" } ?? ""),
+                + (exchange.error.map { "   error: \(line($0))" } ?? ""),
         ]
         if let replayOf = exchange.replayOf { lines.append("  replay of  \(replayOf.uuidString)") }
-        if let trace = exchange.traceContext { lines.append("  trace      \(trace.traceID)  span \(trace.spanID)") }
-        lines += section("Request headers", exchange.requestHeaders.map { "\($0.name): \($0.value)" })
+        if let trace = exchange.traceContext { lines.append("  trace      \(line(trace.traceID))  span \(line(trace.spanID))") }
+        lines += section("Request headers", exchange.requestHeaders.map { line("\($0.name): \($0.value)") })
         lines += body("Request body", exchange.requestBody)
-        lines += section("Response headers", exchange.responseHeaders.map { "\($0.name): \($0.value)" })
+        lines += section("Response headers", exchange.responseHeaders.map { line("\($0.name): \($0.value)") })
         lines += body("Response body", exchange.responseBody)
 
         let attemptRows = exchange.attempts.map { attempt in
             [String(attempt.number), offset(attempt.startedAt), offset(attempt.requestSentAt), offset(attempt.firstByteAt),
-             offset(attempt.endedAt), attempt.status.map(String.init) ?? "—", attempt.circuitState ?? "—",
-             attempt.retryDelay.map { "after \(Formatting.milliseconds($0))" + (attempt.retryReason.map { " (\($0))" } ?? "") } ?? "",
-             attempt.notes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "),
-             attempt.error ?? ""]
+             offset(attempt.endedAt), attempt.status.map(String.init) ?? "—", attempt.circuitState.map(line) ?? "—",
+             attempt.retryDelay.map { "after \(Formatting.milliseconds($0))" + (attempt.retryReason.map { " (\(line($0)))" } ?? "") } ?? "",
+             pairs(attempt.notes), attempt.error.map(line) ?? ""]
         }
         lines += section("Attempts", table(
             header: ["#", "START", "SENT", "FIRST BYTE", "END", "STATUS", "BREAKER", "RETRY", "NOTES", "ERROR"], rows: attemptRows))
         let eventRows = exchange.events.map { event in
-            [offset(event.at), event.kind, event.message,
-             event.attributes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")]
+            [offset(event.at), line(event.kind), line(event.message), pairs(event.attributes)]
         }
         lines += section("Events", table(header: nil, rows: eventRows))
         return lines.joined(separator: "\n")
@@ -89,7 +94,9 @@ enum ExchangeText {
             return section(heading, ["<\(body.data.count) bytes of binary data; --json shows them as base64>"])
         }
         let cut = text.count > bodyPreview ? String(text.prefix(bodyPreview)) + " … (--json shows all)" : text
-        return section(heading, cut.isEmpty ? ["(empty)"] : cut.split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
+        // Lines and tabs keep the body's layout; every other control character is shown, not sent.
+        return section(heading, cut.isEmpty ? ["(empty)"] : TerminalText.block(cut)
+            .split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
     }
 
     /// Left-aligned columns, padded to their widest cell.
@@ -136,9 +143,9 @@ struct ExchangeJSON: Encodable {
     var events: [Event]
 
     init(_ exchange: TraceExchange) {
-        func iso(_ date: Date?) -> String? { date?.formatted(Formatting.iso8601) }
+        func iso(_ date: Date?) -> String? { Formatting.jsonDate(date) }
         traceContext = exchange.traceContext
-        func ms(_ seconds: Double?) -> Double? { seconds.map { ($0 * 1_000_000).rounded() / 1000 } }
+        func ms(_ seconds: Double?) -> Double? { Formatting.jsonMilliseconds(seconds) }
         func body(_ body: TraceBody?) -> Body? {
             body.map { body in
                 let text = String(data: body.data, encoding: .utf8)
@@ -167,6 +174,7 @@ struct ExchangeJSON: Encodable {
     func encode(to encoder: any Encoder) throws {
         try summary.encode(to: encoder)
         var container = encoder.container(keyedBy: Key.self)
+        try container.encodeIfPresent(traceContext, forKey: .traceContext)
         try container.encode(requestHeaders, forKey: .requestHeaders)
         try container.encode(responseHeaders, forKey: .responseHeaders)
         try container.encodeIfPresent(requestBody, forKey: .requestBody)
@@ -176,6 +184,6 @@ struct ExchangeJSON: Encodable {
     }
 
     private enum Key: String, CodingKey {
-        case requestHeaders, responseHeaders, requestBody, responseBody, attempts, events
+        case traceContext, requestHeaders, responseHeaders, requestBody, responseBody, attempts, events
     }
 }

@@ -45,9 +45,7 @@ struct StatsCommand: AsyncParsableCommand {
             let report = StatsJSON(all: all.map { StatsJSON.Row(name: nil, $0) },
                                    operations: operations.map { StatsJSON.Row(name: $0.0, $0.1) },
                                    hosts: hosts.map { StatsJSON.Row(name: $0.0, $0.1) })
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            print(try Formatting.json(report))
             return
         }
         guard let all else {
@@ -64,8 +62,9 @@ struct StatsCommand: AsyncParsableCommand {
 
     private static func table(_ title: String, _ rows: [(String, TraceStats)]) -> [String] {
         let header = [title, "COUNT", "ERRORS", "RETRIED", "P50", "P95", "P99", "SENT", "RECEIVED", "BREAKER"]
+        // Operation names and hosts are recorded data: shown with control characters made visible.
         let cells = rows.map { name, row in
-            [name, String(row.count), percent(row.errorRate), percent(row.retryRate), Formatting.milliseconds(row.p50),
+            [TerminalText.line(name), String(row.count), percent(row.errorRate), percent(row.retryRate), Formatting.milliseconds(row.p50),
              Formatting.milliseconds(row.p95), Formatting.milliseconds(row.p99), bytes(row.requestBytes),
              bytes(row.responseBytes), String(row.breakerTransitions)]
         }
@@ -80,7 +79,7 @@ struct StatsCommand: AsyncParsableCommand {
         }
     }
 
-    static func percent(_ rate: Double) -> String { String(format: "%.1f%%", rate * 100) }
+    static func percent(_ rate: Double) -> String { rate.isFinite ? String(format: "%.1f%%", rate * 100) : "—" }
 
     /// Binary units, as `--max-bytes` counts them: 512 B, 12.3 KiB, 4.5 MiB.
     static func bytes(_ count: Int) -> String {
@@ -105,13 +104,14 @@ struct StatsJSON: Encodable {
         var requestBytes, responseBytes, breakerTransitions: Int
 
         init(name: String?, _ stats: TraceStats) {
-            func ms(_ seconds: Double?) -> Double? { seconds.map { ($0 * 1_000_000).rounded() / 1000 } }
+            func ms(_ seconds: Double?) -> Double? { Formatting.jsonMilliseconds(seconds) }
             self.name = name
             count = stats.count
             errors = stats.errorCount
             retried = stats.retriedCount
-            errorRate = stats.errorRate
-            retryRate = stats.retryRate
+            // Counts over counts, finite unless a group is empty; 0 then, as JSON has no NaN.
+            errorRate = stats.errorRate.isFinite ? stats.errorRate : 0
+            retryRate = stats.retryRate.isFinite ? stats.retryRate : 0
             p50Ms = ms(stats.p50)
             p95Ms = ms(stats.p95)
             p99Ms = ms(stats.p99)

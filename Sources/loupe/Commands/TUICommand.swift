@@ -3,11 +3,11 @@ import Foundation
 import LoupeTUI
 import LoupeTrace
 
-/// `loupe tui [STORE]`: the live terminal inspector.
+/// `loupe tui [STORE]`: the live terminal inspector, on a store opened read-only.
 struct TUICommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "tui", abstract: "Open the terminal inspector on a trace store.")
 
-    @Argument(help: "The trace store (default: $LOUPE_STORE or the XDG state store). Created empty if missing, so recordings started later appear live.")
+    @Argument(help: "The trace store (default: $LOUPE_STORE or the XDG state store). Viewed read-only; created empty if missing, so recordings started later appear live.")
     var store: String?
 
     @Option(help: "Only show exchanges matching EXPR (the `loupe list --filter` language).")
@@ -15,12 +15,15 @@ struct TUICommand: AsyncParsableCommand {
 
     func run() async throws {
         let filter = try FilterOption.parse(self.filter)
-        let (store, path) = try StoreAccess.openForWriting(store)
-        let inspector = NetworkTraceInspector(store: store)
-        try await Inspector.run(
-            store: store, path: path, replayer: StoreReplayer(inspector: inspector),
-            filter: filter.map { InspectorFilter($0, store: store) })
-        await inspector.shutdown()
+        // Looking never writes: the store is read-only, and a writer opens only when a replay is recorded.
+        let (store, path) = try StoreAccess.openForViewing(store)
+        let replayer = StoreReplayer(path: path)
+        let result = await Result(catching: {
+            try await Inspector.run(
+                store: store, path: path, replayer: replayer, filter: filter.map { InspectorFilter($0, store: store) })
+        })
+        await replayer.shutdown()
+        try result.get()
     }
 }
 

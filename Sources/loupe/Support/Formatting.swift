@@ -3,9 +3,55 @@ import LoupeTrace
 
 /// Text shapes shared by the commands.
 enum Formatting {
+    /// A duration for people: `42 ms`, `1.25 s`; "—" when unknown or not finite (a store may hold `inf` written by
+    /// an older version or an import), and `1.0e+22 s` for absurd magnitudes rather than hundreds of digits.
     static func milliseconds(_ seconds: TimeInterval?) -> String {
-        guard let seconds else { return "—" }
+        guard let seconds, seconds.isFinite else { return "—" }
+        if abs(seconds) >= 1e9 { return String(format: "%.1e s", seconds) }
         return seconds < 1 ? String(format: "%.0f ms", seconds * 1000) : String(format: "%.2f s", seconds)
+    }
+
+    /// Seconds as JSON milliseconds rounded to the microsecond, or nil (JSON `null`) when unknown or when the value
+    /// is not finite: JSON has no infinity, and a renderer must not fail on a value already in a store.
+    static func jsonMilliseconds(_ seconds: Double?) -> Double? {
+        guard let seconds else { return nil }
+        let milliseconds = (seconds * 1_000_000).rounded() / 1000
+        return milliseconds.isFinite ? milliseconds : nil
+    }
+
+    /// `value` as the CLI's JSON: pretty, sorted keys, slashes unescaped.
+    ///
+    /// Every `Double` in the CLI's JSON shapes is made finite (or nil) before it gets here; the string strategy
+    /// is only a backstop so that a field added later without that care prints "Infinity" instead of failing.
+    static func json(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    /// A date for JSON (ISO 8601 with milliseconds), or nil when it is not a real date (a non-finite time, or
+    /// beyond the year 9999 which ISO 8601 cannot write in four digits).
+    static func jsonDate(_ date: Date?) -> String? {
+        guard let date, isPrintable(date) else { return nil }
+        return date.formatted(iso8601)
+    }
+
+    /// `text` padded with spaces to `width` characters; never cut, unlike `padding(toLength:)`.
+    static func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+    }
+
+    /// A date for the text tables, or "—" when it is not a real date.
+    static func time(_ date: Date) -> String {
+        isPrintable(date) ? timeFormatter.string(from: date) : "—"
+    }
+
+    /// Years 1 to 9999, the range date formatters print faithfully.
+    static func isPrintable(_ date: Date) -> Bool {
+        let seconds = date.timeIntervalSince1970
+        return seconds.isFinite && (-62_135_596_800...253_402_300_799).contains(seconds)
     }
 
     static let timeFormatter: DateFormatter = {
@@ -44,14 +90,14 @@ struct SummaryJSON: Encodable {
     init(_ summary: TraceSummary) {
         id = summary.id.uuidString
         sequence = summary.sequence
-        startedAt = summary.startedAt.formatted(Formatting.iso8601)
+        startedAt = Formatting.jsonDate(summary.startedAt) ?? ""
         operation = summary.operation
         method = summary.method
         url = summary.url
         status = summary.status
         outcome = summary.outcome.rawValue
         error = summary.error
-        durationMs = summary.duration.map { ($0 * 1000 * 1000).rounded() / 1000 }
+        durationMs = Formatting.jsonMilliseconds(summary.duration)
         attempts = summary.attemptCount
         replayOf = summary.replayOf?.uuidString
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Loupe
+import LoupeTrace
 
 /// Prints each attempt and each policy decision to stderr as it happens, so `loupe send` shows retries live.
 struct LiveAttemptPrinter: ClientObserver {
@@ -20,7 +21,8 @@ struct LiveAttemptPrinter: ClientObserver {
         (error as? TransportError).map { "\($0)" } ?? String(describing: error)
     }
 
+    /// Reason phrases, errors and event messages come from the server: shown with control characters made visible.
     private func write(_ line: String) {
-        FileHandle.standardError.write(Data(("loupe: " + line + "\n").utf8))
+        FileHandle.standardError.write(Data(("loupe: " + TerminalText.line(line) + "\n").utf8))
     }
 }

@@ -6,14 +6,22 @@ import LoupeAsyncHTTPClient
 
 /// `loupe send`'s resilience flags, turned into the same middleware an app would use.
 struct ResilienceFlags: ParsableArguments {
-    @Option(help: "Retry failed attempts up to N times (idempotent methods; POST only with an Idempotency-Key header).")
-    var retries: Int = 0
+    // Numbers parse through the shared argument types, which refuse non-finite and out-of-range values with one
+    // line; `.unconditional` lets a negative value reach them instead of reading as an unknown option.
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Retry failed attempts up to N times, 0 to 20 (default: 0; idempotent methods, POST only with an Idempotency-Key).",
+        valueName: "N"), transform: CountArgument.parser(in: 0...20))
+    var retries: CountArgument = 0
 
-    @Option(help: "Timeout of each attempt, in seconds.")
-    var timeout: Double?
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Timeout of each attempt, in seconds (0.001 to 86400).", valueName: "SECONDS"),
+        transform: DurationArgument.seconds)
+    var timeout: DurationArgument?
 
-    @Option(help: "One deadline across all attempts, in seconds.")
-    var deadline: Double?
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "One deadline across all attempts, in seconds (0.001 to 86400).", valueName: "SECONDS"),
+        transform: DurationArgument.seconds)
+    var deadline: DurationArgument?
 
     @Option(help: "Send 'Authorization: Bearer TOKEN'.")
     var bearer: String?
@@ -27,31 +35,38 @@ struct ResilienceFlags: ParsableArguments {
     @Flag(help: "Route attempts through a circuit breaker (keyed per host).")
     var breaker = false
 
-    @Option(name: .customLong("breaker-threshold"), help: "Failure rate (%) that opens the breaker.")
-    var breakerThreshold: Double = 50
+    @Option(name: .customLong("breaker-threshold"), parsing: .unconditional, help: ArgumentHelp(
+        "Failure rate (%) that opens the breaker, 0.01 to 100 (default: 50).", valueName: "PERCENT"),
+        transform: PercentArgument.parse)
+    var breakerThreshold = PercentArgument(50)
 
-    @Option(name: .customLong("breaker-min-calls"), help: "Calls in the window before the failure rate counts.")
-    var breakerMinCalls: Int = 2
+    @Option(name: .customLong("breaker-min-calls"), parsing: .unconditional, help: ArgumentHelp(
+        "Calls in the window before the failure rate counts, 1 to 10000 (default: 2).", valueName: "N"),
+        transform: CountArgument.parser(in: 1...10_000))
+    var breakerMinCalls: CountArgument = 2
 
-    @Option(name: .customLong("breaker-wait"), help: "Seconds the breaker stays open before a probe.")
-    var breakerWait: Double = 5
+    @Option(name: .customLong("breaker-wait"), parsing: .unconditional, help: ArgumentHelp(
+        "Seconds the breaker stays open before a probe, 0.001 to 86400 (default: 5).", valueName: "SECONDS"),
+        transform: DurationArgument.seconds)
+    var breakerWait = DurationArgument(seconds: 5)
 
     func validate() throws {
-        guard (0...20).contains(retries) else { throw ValidationError("--retries must be 0...20") }
-        if let timeout, timeout <= 0 { throw ValidationError("--timeout must be positive") }
-        if let deadline, deadline <= 0 { throw ValidationError("--deadline must be positive") }
         if let basic, !basic.contains(":") { throw ValidationError("--basic takes USER:PASS") }
-        guard (0...100).contains(breakerThreshold) else { throw ValidationError("--breaker-threshold must be 0...100") }
-        guard breakerMinCalls >= 1, breakerWait > 0 else { throw ValidationError("--breaker-min-calls and --breaker-wait must be positive") }
     }
 
-    var attemptTimeout: Duration? { timeout.map { .milliseconds(Int64($0 * 1000)) } }
+    var attemptTimeout: Duration? { timeout?.duration }
 
     func makeTransport() throws -> AsyncHTTPClientTransport {
         guard !pinCert.isEmpty else { return AsyncHTTPClientTransport() }
         do {
-            let pins = try pinCert.flatMap { try CertificatePin.certificates(contentsOf: URL(fileURLWithPath: StoreAccess.expandTilde($0))) }
+            let pins = try pinCert.flatMap { path in
+                // Checked first: a FIFO or device given as a certificate would otherwise be read forever.
+                let file = try InputFile.regular(StoreAccess.expandTilde(path), role: "--pin-cert")
+                return try CertificatePin.certificates(contentsOf: URL(fileURLWithPath: file))
+            }
             return try AsyncHTTPClientTransport(pinning: PinningPolicy(pins: pins))
+        } catch let failure as CommandFailure {
+            throw failure
         } catch {
             throw CommandFailure.badInput("cannot use --pin-cert: \(error)")
         }
@@ -60,9 +75,9 @@ struct ResilienceFlags: ParsableArguments {
     /// Outermost first: retry wraps auth (fresh credentials per attempt) and the breaker (counts every attempt).
     func makeMiddlewares() -> [any ClientMiddleware] {
         var chain: [any ClientMiddleware] = []
-        if retries > 0 {
-            chain.append(RetryMiddleware(
-                policy: RetryPolicy(maxAttempts: retries + 1), deadline: deadline.map { .milliseconds(Int64($0 * 1000)) }))
+        // A deadline alone still needs the retry middleware: it is what enforces the deadline on the single attempt.
+        if retries.value > 0 || deadline != nil {
+            chain.append(RetryMiddleware(policy: RetryPolicy(maxAttempts: retries.value + 1), deadline: deadline?.duration))
         }
         if let basic, let colon = basic.firstIndex(of: ":") {
             chain.append(BasicAuthMiddleware(username: String(basic[..<colon]), password: String(basic[basic.index(after: colon)...])))
@@ -70,9 +85,9 @@ struct ResilienceFlags: ParsableArguments {
         if let bearer { chain.append(StaticBearerMiddleware(token: bearer)) }
         if breaker {
             var configuration = CircuitBreakerConfiguration()
-            configuration.failureRateThreshold = breakerThreshold
-            configuration.minimumNumberOfCalls = breakerMinCalls
-            configuration.waitDurationInOpen = .milliseconds(Int64(breakerWait * 1000))
+            configuration.failureRateThreshold = breakerThreshold.value
+            configuration.minimumNumberOfCalls = breakerMinCalls.value
+            configuration.waitDurationInOpen = breakerWait.duration
             chain.append(CircuitBreakerMiddleware(configuration: configuration))
         }
         return chain

@@ -8,27 +8,62 @@ enum StoreAccess {
         argument.map(expandTilde) ?? StoreLocation.defaultPath(environment: ProcessInfo.processInfo.environment)
     }
 
-    /// Opens an existing store for reading; a missing or unreadable store is bad input (exit 2).
+    /// Opens an existing store read-only: nothing is created, migrated, pruned or chmodded, and the database is
+    /// never written. A missing or unusable store is bad input (exit 2).
     static func openForReading(_ argument: String?) throws -> (SQLiteTraceStore, String) {
         let path = path(argument)
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw CommandFailure.badInput("no trace store at \(path) (record some with `loupe demo` or `loupe send METHOD URL`)")
-        }
         do {
             return (try SQLiteTraceStore(path: path, readOnly: true), path)
+        } catch let error as TraceStoreError where error.code == .notFound {
+            throw CommandFailure.badInput("no trace store at \(path) (record some with `loupe demo` or `loupe send METHOD URL`)")
         } catch {
-            throw CommandFailure.badInput("cannot open \(path): \(error)")
+            throw failure(error, path: path)
         }
     }
 
-    /// Opens (creating if needed, mode 0600) a store for recording.
-    static func openForWriting(_ argument: String?) throws -> (SQLiteTraceStore, String) {
+    /// Opens a store read-only for the inspector. When nothing is at the path, a new empty store is created first
+    /// (complete, 0600; an existing file is never touched), so a recording started later appears live.
+    static func openForViewing(_ argument: String?) throws -> (SQLiteTraceStore, String) {
         let path = path(argument)
         do {
-            return (try SQLiteTraceStore(path: path), path)
+            try SQLiteTraceStore.createIfMissing(path: path)
+            return (try SQLiteTraceStore(path: path, readOnly: true), path)
         } catch {
-            throw CommandFailure.badInput("cannot open \(path): \(error)")
+            throw failure(error, path: path)
         }
+    }
+
+    /// Opens (creating if needed, mode 0600) a store for recording. It applies the store's own bounds; with
+    /// `autoPrune` false it prunes nothing by itself (for `loupe prune`, which prunes explicitly).
+    static func openForWriting(_ argument: String?, autoPrune: Bool = true) throws -> (SQLiteTraceStore, String) {
+        let path = path(argument)
+        do {
+            return (try SQLiteTraceStore(path: path, bounds: autoPrune ? .default : nil), path)
+        } catch {
+            throw failure(error, path: path)
+        }
+    }
+
+    /// Says on stderr what `store`'s automatic prunes removed since it opened, if anything: one line, for every
+    /// command that records (`send`, `demo`, `import`, the inspector's replays), so no exchange vanishes unsaid.
+    /// It first applies the store's bounds once more, so a command leaves the store within them when it ends.
+    static func reportPrunes(_ store: SQLiteTraceStore, path: String) {
+        store.applyOwnBounds()
+        guard let notice = store.automaticPrunes else { return }
+        FileHandle.standardError.write(Data((pruneLine(notice, path: path) + "\n").utf8))
+    }
+
+    /// `loupe: PATH: removed the oldest 12 exchange(s) (3.1 KiB), over 10 exchanges, to keep the store within its
+    /// bounds (…; change them with …)`.
+    static func pruneLine(_ notice: PruneNotice, path: String) -> String {
+        "loupe: \(TerminalText.line(path)): removed the oldest \(notice.amount), \(notice.why), to keep the store "
+            + "within its bounds (\(notice.bounds); change them with `loupe prune --set-max-bytes/--set-max-age/--set-max-count`)"
+    }
+
+    /// A store error as one line: the store's own message names the path; anything else gets it added.
+    static func failure(_ error: any Error, path: String) -> CommandFailure {
+        if let error = error as? TraceStoreError { return CommandFailure.badInput(TerminalText.line(error.description)) }
+        return CommandFailure.badInput("cannot open \(TerminalText.line(path)): \(error)")
     }
 
     static func expandTilde(_ path: String) -> String {

@@ -3,13 +3,38 @@ import Loupe
 import LoupeAsyncHTTPClient
 import LoupeTUI
 import LoupeTrace
+import Synchronization
 
 /// Replays for the inspector: sends through a recording client into the same store, so the replay appears as a
 /// new row marked as a replay of the original.
-struct StoreReplayer: ExchangeReplaying {
-    let inspector: NetworkTraceInspector
+///
+/// `loupe tui` views its store read-only and makes a replayer with ``init(path:)``: the writer (and with it any
+/// pruning to the store's bounds) is opened on the first replay only, so looking never writes. `loupe demo`
+/// records anyway and passes its recorder.
+final class StoreReplayer: ExchangeReplaying {
+    private enum Recorder {
+        case notOpened(path: String)
+        case open(NetworkTraceInspector, store: SQLiteTraceStore?, path: String)
+    }
+
+    private let recorder: Mutex<Recorder>
+
+    /// Records replays with `inspector` (already recording into the viewed store).
+    init(inspector: NetworkTraceInspector) {
+        recorder = Mutex(.open(inspector, store: nil, path: ""))
+    }
+
+    /// Opens the store at `path` for writing on the first replay.
+    init(path: String) {
+        recorder = Mutex(.notOpened(path: path))
+    }
 
     func replay(_ exchange: TraceExchange) async throws -> String {
+        let inspector: NetworkTraceInspector
+        switch openRecorder() {
+        case .success(let opened): inspector = opened
+        case .failure(let failure): return "replay failed: \(failure.message)"
+        }
         guard let url = URL(string: exchange.url) else { return "replay failed: bad recorded URL" }
         let client = Client(baseURL: url, transport: AsyncHTTPClientTransport(), observer: inspector)
         do {
@@ -21,6 +46,41 @@ struct StoreReplayer: ExchangeReplaying {
             return "replay failed: \(error.underlyingError)"
         } catch {
             return "replay failed: \(error)"
+        }
+    }
+
+    /// Stops the recorder this replayer opened, if any, and says on stderr what its store pruned.
+    func shutdown() async {
+        let opened: (NetworkTraceInspector, SQLiteTraceStore, String)? = recorder.withLock { state in
+            guard case .open(let inspector, let store?, let path) = state else { return nil }
+            return (inspector, store, path)
+        }
+        guard let (inspector, store, path) = opened else { return }
+        await inspector.shutdown()
+        RecorderReport.warnIfLost(inspector, path: path)
+        StoreAccess.reportPrunes(store, path: path)
+    }
+
+    private struct OpenFailure: Error { var message: String }
+
+    /// The recorder, opening the store for writing if this is the first replay. Opening may wait on another
+    /// writer's lock (up to SQLite's busy timeout): that happens on the replay's task, not the UI's.
+    private func openRecorder() -> Result<NetworkTraceInspector, OpenFailure> {
+        recorder.withLock { state in
+            switch state {
+            case .open(let inspector, _, _):
+                return .success(inspector)
+            case .notOpened(let path):
+                do {
+                    let store = try SQLiteTraceStore(path: path)
+                    let inspector = NetworkTraceInspector(store: store)
+                    state = .open(inspector, store: store, path: path)
+                    return .success(inspector)
+                } catch {
+                    // Left unopened: the next replay tries again (another writer's lock may be gone by then).
+                    return .failure(OpenFailure(message: "cannot record into the store: \(error)"))
+                }
+            }
         }
     }
 }

@@ -8,8 +8,8 @@ import Synchronization
 ///
 /// It turns ``Style`` roles into colours (or, under `NO_COLOR` or on a monochrome terminal, into bold, dim and
 /// reverse), draws ``Buffer``s cell by cell, and reads keys with a timeout. Create one, `defer { shutdown() }`,
-/// and run the inspector on it: the terminal is restored on return, on a thrown error, and on SIGINT/SIGTERM
-/// (which exit with 130/143).
+/// and run the inspector on it: the terminal is restored on return, on a thrown error, on SIGINT, SIGTERM, SIGHUP
+/// and SIGQUIT (which exit with 128 + the signal number), and on a crash (``TerminalRescue``).
 final class CursesScreen: Screen {
     /// Why the terminal could not be used.
     enum Failure: Error, CustomStringConvertible {
@@ -35,8 +35,10 @@ final class CursesScreen: Screen {
     init() throws {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { throw Failure.notATerminal }
         setlocale(LC_ALL, "")
+        TerminalRescue.arm()
         try Self.active.withLock { active in
             guard loupe_newterm() != nil else {
+                TerminalRescue.disarm()
                 throw Failure.cannotStart(term: ProcessInfo.processInfo.environment["TERM"] ?? "")
             }
             active = true
@@ -96,11 +98,17 @@ final class CursesScreen: Screen {
             guard active else { return }
             endwin()
             active = false
+            TerminalRescue.disarm()
         }
     }
 
+    /// The signals that end the inspector politely (restore, then exit with 128 + the signal number): Ctrl-C,
+    /// `kill`, a closed terminal window (SIGHUP) and Ctrl-\ (SIGQUIT, which would otherwise dump core).
+    static let terminatingSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
+
     private func installSignalHandlers() {
-        for (number, status) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143))] {
+        for number in Self.terminatingSignals {
+            let status = 128 + number
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {

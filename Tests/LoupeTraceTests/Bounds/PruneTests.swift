@@ -135,21 +135,23 @@ struct PruneTests {
         #expect(try store.count() == 10)
     }
 
-    @Test("a writable SQLite store prunes when it opens; a read-only one never does")
+    @Test("a writable SQLite store prunes to the store's own bounds when it opens; a read-only one never does")
     func automaticOnOpen() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let now = TestNow()
         let path = folder.file("traces.sqlite")
+        let bounds = TraceStoreBounds(maxCount: 5, maxBytes: nil, maxAge: nil)
         do {
             let store = try SQLiteTraceStore(path: path, bounds: nil, now: now.clock)
             try store.write(Self.exchanges(20))
+            try store.setBounds(bounds)
             try store.close()
         }
-        let bounds = TraceStoreBounds(maxCount: 5, maxBytes: nil, maxAge: nil)
-        let reader = try SQLiteTraceStore(path: path, readOnly: true, bounds: bounds)
+        let reader = try SQLiteTraceStore(path: path, readOnly: true)
         #expect(try reader.count() == 20)
-        let store = try SQLiteTraceStore(path: path, bounds: bounds, now: now.clock)
+        // The store's bounds apply, whatever the writer was opened with.
+        let store = try SQLiteTraceStore(path: path, bounds: .unlimited, now: now.clock)
         #expect(try store.count() == 5)
         #expect(store.lastAutoPrune?.removedCount == 15)
         #expect(try reader.count() == 5)

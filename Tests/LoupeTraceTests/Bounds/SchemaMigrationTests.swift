@@ -3,7 +3,7 @@ import GRDB
 @testable import LoupeTrace
 import Testing
 
-@Suite("Schema v1 → v2")
+@Suite("Schema upgrades")
 struct SchemaMigrationTests {
     /// A store as the first Loupe wrote it: schema v1, one exchange with an attempt and an event.
     static func makeV1Store(at path: String) throws {
@@ -31,9 +31,13 @@ struct SchemaMigrationTests {
         let path = folder.file("traces.sqlite")
         try Self.makeV1Store(at: path)
 
-        // Read-only opens of a v1 store still list and filter (the new indexes only make it faster).
+        // Read-only opens of a v1 store still list and filter (the new indexes only make it faster), and leave it
+        // as it was.
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
         let reader = try SQLiteTraceStore(path: path, readOnly: true)
         #expect(try reader.summaries(matching: TraceFilter.parse("~c 503 ~cb open ~h retry-after"), limit: 5).count == 1)
+        try reader.close()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
 
         let store = try SQLiteTraceStore(path: path, bounds: nil)
         let (version, storedAt, storedBytes) = try store.pool.read { db in
@@ -41,7 +45,7 @@ struct SchemaMigrationTests {
              try Double.fetchOne(db, sql: "SELECT stored_at FROM exchange"),
              try Int.fetchOne(db, sql: "SELECT stored_bytes FROM exchange"))
         }
-        #expect(version == 3 && storedAt == 1001.5)
+        #expect(version == 4 && storedAt == 1001.5)
         // Allowance, id, URL, operation, method, header lists as JSON, body, attempt (breaker state), event texts.
         #expect(storedBytes == 200 + 36 + 30 + 9 + 3 + 2 + 36 + 2 + (40 + 4) + (40 + 7 + 15 + 2))
         #expect(try store.exchange(id: UUID(uuidString: "0F000000-0000-4000-8000-000000000001")!)?.attempts.count == 1)
@@ -51,18 +55,18 @@ struct SchemaMigrationTests {
         #expect(result.removedCount == 1 && result.reasons == [.age])
     }
 
-    @Test("a store migrated by a newer Loupe (an unknown v4 migration) is refused")
+    @Test("a store migrated by a newer Loupe (an unknown v5 migration) is refused")
     func unknownMigration() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let path = folder.file("traces.sqlite")
         do {
             let store = try SQLiteTraceStore(path: path)
-            try store.pool.write { db in try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v4')") }
+            try store.pool.write { db in try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v5')") }
             try store.close()
         }
         let error = try #require(throws: TraceStoreError.self) { try SQLiteTraceStore(path: path) }
         #expect(error.code == .newerSchema)
-        #expect(error.description.contains("reads up to 3"))
+        #expect(error.description.contains("reads up to 4"))
     }
 }

@@ -114,7 +114,7 @@ struct TraceFilterParserTests {
     func invalidRegex() {
         let error = #expect(throws: TraceFilterError.self) { try TraceFilter.parse(#"~e & ~b "a[b""#) }
         #expect(error?.position == 9)
-        #expect(error?.description == "at 9: invalid regular expression after ~b: expected ']'")
+        #expect(error?.description == "at 9: invalid regular expression after ~b: missing ] to close this [ (at 2 in the expression)")
         let bare = #expect(throws: TraceFilterError.self) { try TraceFilter.parse("*oops") }
         #expect(bare?.description.hasPrefix("at 1: invalid regular expression after a bare word") == true)
     }
@@ -124,9 +124,13 @@ struct TraceFilterParserTests {
         let error = #expect(throws: TraceFilterError.self) {
             try TraceFilter.parse(String(repeating: "(", count: 10_000) + "~e" + String(repeating: ")", count: 10_000))
         }
-        #expect(error?.position == 101)
+        #expect(error?.position == TraceFilterParser.maxLength + 1)
+        let deep = #expect(throws: TraceFilterError.self) {
+            try TraceFilter.parse(String(repeating: "(", count: 1000) + "~e" + String(repeating: ")", count: 1000))
+        }
+        #expect(deep?.position == TraceFilterParser.maxDepth + 1)
         #expect(throws: TraceFilterError.self) { try TraceFilter.parse(String(repeating: "!", count: 5_000) + "~e") }
-        #expect(throws: Never.self) { try TraceFilter.parse(String(repeating: "!", count: 100) + "~e") }
+        #expect(throws: Never.self) { try TraceFilter.parse(String(repeating: "!", count: TraceFilterParser.maxDepth) + "~e") }
     }
 
     @Test("the canonical text parses back to the same filter", arguments: [

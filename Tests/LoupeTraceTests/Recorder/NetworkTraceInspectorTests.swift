@@ -35,7 +35,7 @@ struct NetworkTraceInspectorTests {
         #expect(trace.endedAt != nil)
         #expect(trace.requestHeaders.contains(TraceHeader(name: "Authorization", value: RedactionPolicy.marker)))
         #expect(trace.requestHeaders.contains(TraceHeader(name: "Content-Type", value: "application/json")))
-        #expect(trace.requestBody?.data == Data(#"{"password":"[REDACTED]","user":"ada"}"#.utf8))
+        #expect(trace.requestBody?.data == Data(#"{"user":"ada","password":"[REDACTED]"}"#.utf8))
         #expect(trace.requestBody?.size == 35)
         #expect(trace.responseHeaders == [
             TraceHeader(name: "Content-Type", value: "application/json"),

@@ -76,20 +76,22 @@ struct RedactionPolicyTests {
         #expect(!String(decoding: redacted, as: UTF8.self).contains("p1"))
     }
 
-    @Test("JSON is recognised by parsing, whatever the content type; untouched JSON keeps its exact bytes")
+    @Test("JSON is recognised by its first byte, whatever the content type; only redacted values change")
     func jsonDetection() {
         let policy = RedactionPolicy(jsonFieldNames: ["secret"])
         let plain = Data(#"[{"secret": 1}]"#.utf8)
-        #expect(policy.redact(body: plain, contentType: "text/plain") == Data(#"[{"secret":"[REDACTED]"}]"#.utf8))
+        #expect(policy.redact(body: plain, contentType: "text/plain") == Data(#"[{"secret": "[REDACTED]"}]"#.utf8))
         let untouched = Data("{ \"a\" :  1 }".utf8)
         #expect(policy.redact(body: untouched, contentType: "application/json") == untouched)
     }
 
-    @Test("invalid JSON and binary bodies are left alone")
+    @Test("JSON cut short is still redacted as far as it goes; binary and plain text bodies are left alone")
     func nonJSONBodies() {
         let policy = RedactionPolicy(jsonFieldNames: ["password"])
         let broken = Data(#"{"password": "p1", "#.utf8)
-        #expect(policy.redact(body: broken, contentType: "application/json") == broken)
+        #expect(policy.redact(body: broken, contentType: "application/json") == Data(#"{"password": "[REDACTED]", "#.utf8))
+        let cut = Data(#"{"a": [1, {"password": "hunter2-and-more"#.utf8)
+        #expect(policy.redact(body: cut, contentType: nil) == Data(#"{"a": [1, {"password": "[REDACTED]""#.utf8))
         let binary = Data([0x89, 0x50, 0x4E, 0x47, 0x00, 0xFF, 0x7B, 0x22])
         #expect(policy.redact(body: binary, contentType: "image/png") == binary)
         let text = Data("password=p1 is not a form here".utf8)

@@ -1,0 +1,284 @@
+#!/usr/bin/env bash
+# The hostile-input classes on the real binary: every bad input gets exit 2 and one `loupe: …` line, nothing
+# crashes or hangs, viewers never write, refused files stay byte-identical with their mode, and no planted secret
+# reaches a store file, its WAL, a HAR, or printed output.
+set -uo pipefail
+loupe="$1"
+here="$(cd "$(dirname "$0")" && pwd)"
+work=$(mktemp -d)
+session="loupe-hostile-$$"
+pids=()
+cleanup() {
+  tmux kill-session -t "$session" 2>/dev/null || true
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+passed=0
+ok() { passed=$((passed + 1)); echo "   ok: $*"; }
+fail() { echo "E2E-HOSTILE FAILED: $*"; [ -f "$work/pane.txt" ] && cat "$work/pane.txt"; exit 1; }
+
+# expect_bad DESCRIPTION COMMAND...: exit 2 within 20 s, exactly one stderr line starting `loupe: `, no crash text.
+expect_bad() {
+  local what="$1"; shift
+  timeout 20 "$@" >"$work/out.txt" 2>"$work/err.txt" </dev/null
+  local code=$?
+  [ "$code" -eq 124 ] && fail "$what: hung (killed after 20 s)"
+  [ "$code" -eq 2 ] || fail "$what: exit $code, want 2; stderr: $(head -c 600 "$work/err.txt")"
+  [ "$(wc -l < "$work/err.txt")" -eq 1 ] || fail "$what: stderr is not one line: $(head -c 600 "$work/err.txt")"
+  grep -q '^loupe: ' "$work/err.txt" || fail "$what: stderr does not start with 'loupe: ': $(cat "$work/err.txt")"
+  if grep -qiE 'fatal error|stack dump|backtrace|Current stack trace' "$work/err.txt" "$work/out.txt"; then
+    fail "$what: crash text printed"
+  fi
+}
+# fingerprint FILE: sha256 and mode, to prove a refused file was left alone.
+fingerprint() { echo "$(sha256sum < "$1" | cut -d' ' -f1) $(stat -c '%a' "$1") $(ls "$1"-wal "$1"-shm 2>/dev/null | wc -l)"; }
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+wait_port() { for _ in $(seq 50); do python3 -c "import socket; socket.create_connection(('127.0.0.1',$1),0.2)" 2>/dev/null && return 0; sleep 0.1; done; fail "server on $1 never came up"; }
+
+store="$work/demo.sqlite"
+"$loupe" demo --headless --duration 3 --store "$store" >/dev/null 2>&1 || fail "demo did not record"
+
+echo "-- 1. numbers: every numeric option refuses inf, nan, 1e300, negatives and zero"
+for value in inf nan 1e300 -1 0 -inf 1e-300 abc; do
+  expect_bad "send --timeout $value" "$loupe" send GET http://127.0.0.1:1/ --timeout "$value" --store "$work/n.sqlite"
+  expect_bad "send --deadline $value" "$loupe" send GET http://127.0.0.1:1/ --deadline "$value" --store "$work/n.sqlite"
+  expect_bad "send --breaker-wait $value" "$loupe" send GET http://127.0.0.1:1/ --breaker --breaker-wait "$value" --store "$work/n.sqlite"
+  expect_bad "demo --duration $value" "$loupe" demo --headless --duration "$value" --store "$work/n.sqlite"
+  expect_bad "list --limit $value" "$loupe" list "$store" --limit "$value"
+  expect_bad "prune --max-age $value" "$loupe" prune "$store" --dry-run --max-age "$value"
+done
+for value in inf nan 1e300 -1 abc 99999999999999999999; do
+  expect_bad "send --retries $value" "$loupe" send GET http://127.0.0.1:1/ --retries "$value" --store "$work/n.sqlite"
+  expect_bad "prune --max-bytes $value" "$loupe" prune "$store" --dry-run --max-bytes "$value"
+  expect_bad "prune --max-count $value" "$loupe" prune "$store" --dry-run --max-count "$value"
+done
+[ ! -e "$work/n.sqlite" ] || fail "a refused command created a store"
+ok "numeric options: exit 2, one line, nothing created"
+
+expect_bad "send to port 70000" "$loupe" send GET http://127.0.0.1:70000/ --store "$work/p.sqlite"
+expect_bad "send to port 99999999999" "$loupe" send GET http://127.0.0.1:99999999999/ --store "$work/p.sqlite"
+ok "ports above 65535 are bad input, not a trap"
+
+echo "-- 1. usage errors are one line"
+expect_bad "unknown command" "$loupe" frobnicate
+expect_bad "unknown option" "$loupe" list "$store" --frob
+expect_bad "missing value" "$loupe" list "$store" --limit
+expect_bad "missing argument" "$loupe" show
+expect_bad "bad method" "$loupe" send 'FR OB' http://127.0.0.1:1/
+"$loupe" --help >/dev/null || fail "--help does not exit 0"
+ok "usage errors: one loupe: line, exit 2; --help exits 0"
+
+echo "-- 1. filters: thousands of terms and deep nesting are a filter error"
+many=$(python3 -c 'print(" | ".join(["~c %d" % (200 + i % 300) for i in range(5000)]))')
+deep=$(python3 -c 'print("(" * 5000 + "~e" + ")" * 5000)')
+expect_bad "5000-term filter" "$loupe" list "$store" --filter "$many"
+grep -qi 'filter' "$work/err.txt" || fail "5000-term filter error does not say filter: $(cat "$work/err.txt")"
+expect_bad "5000-deep filter" "$loupe" list "$store" --filter "$deep"
+grep -qi 'filter' "$work/err.txt" || fail "deep filter error does not say filter: $(cat "$work/err.txt")"
+ok "huge filters: a clear filter error, no stack overflow"
+
+echo "-- 1/2. HAR with extreme numbers and a catastrophic-backtracking body"
+python3 - "$work/extreme.har" <<'EOF'
+import json, sys
+body = "a" * 40 + "!"
+def entry(time, wait, started):
+    return {"startedDateTime": started, "time": time,
+            "request": {"method": "GET", "url": "http://example.test/x", "httpVersion": "HTTP/1.1", "headers": [],
+                        "queryString": [], "cookies": [], "headersSize": -1, "bodySize": 0},
+            "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1", "headers": [], "cookies": [],
+                         "content": {"size": len(body), "mimeType": "text/plain", "text": body},
+                         "redirectURL": "", "headersSize": -1, "bodySize": len(body)},
+            "cache": {}, "timings": {"send": 0, "wait": wait, "receive": 0}}
+entries = [entry(1e22, 1e22, "2024-01-01T00:00:00.000Z"), entry(1e300, -1e300, "2024-01-01T00:00:01.000Z"),
+           entry(5, 5, "2024-01-01T00:00:02.000Z")]
+text = json.dumps({"log": {"version": "1.2", "creator": {"name": "t", "version": "1"}, "entries": entries}})
+text = text.replace("1e+300", "1e999", 1)   # JSON infinity as a number a parser sees as inf
+open(sys.argv[1], "w").write(text)
+EOF
+timeout 20 "$loupe" import "$work/extreme.har" --store "$work/extreme.sqlite" >/dev/null 2>"$work/err.txt"
+code=$?; [ "$code" -eq 0 ] || [ "$code" -eq 2 ] || fail "import of extreme numbers exited $code: $(cat "$work/err.txt")"
+if [ -f "$work/extreme.sqlite" ]; then
+  # Values an older version may have written straight into a store.
+  sqlite3 "$work/extreme.sqlite" "UPDATE exchange SET duration = 1e308 * 10 WHERE sequence = (SELECT MIN(sequence) FROM exchange);
+                                  UPDATE exchange SET duration = -1e300, ended_at = -1e300 WHERE sequence = (SELECT MAX(sequence) FROM exchange);"
+  for cmd in "list" "list --json" "stats" "stats --json" "show #1" "show #1 --json" "curl #1"; do
+    # shellcheck disable=SC2086
+    timeout 20 "$loupe" ${cmd%% *} "$work/extreme.sqlite" ${cmd#* } >/dev/null 2>"$work/err.txt"
+    code=$?; [ "$code" -lt 3 ] || fail "'$cmd' on extreme numbers exited $code: $(head -c 400 "$work/err.txt")"
+  done
+  start=$(date +%s)
+  timeout 60 "$loupe" list "$work/extreme.sqlite" --filter '~b "(a+)+$"' >/dev/null 2>&1
+  code=$?; [ "$code" -ne 124 ] || fail "catastrophic regex hung"
+  [ $(( $(date +%s) - start )) -lt 10 ] || fail "catastrophic regex took over 10 s"
+fi
+ok "extreme HAR numbers imported or refused; every renderer survives them; (a+)+\$ is bounded"
+
+echo "-- 2. a FIFO, socket, device or folder as a store is refused at once"
+mkfifo "$work/fifo"
+python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])' "$work/sock"
+mkdir "$work/folder"
+for target in "$work/fifo" "$work/sock" "$work/folder" /dev/null /dev/zero; do
+  before=$(stat -c '%a %F' "$target")
+  expect_bad "list $target" "$loupe" list "$target"
+  expect_bad "send --store $target" "$loupe" send GET http://127.0.0.1:1/ --store "$target"
+  expect_bad "import into $target" "$loupe" import "$work/extreme.har" --store "$target"
+  [ "$(stat -c '%a %F' "$target")" = "$before" ] || fail "$target changed mode or type"
+done
+expect_bad "import /dev/zero" "$loupe" import /dev/zero --store "$work/z.sqlite"
+expect_bad "import a folder" "$loupe" import "$work/folder" --store "$work/z.sqlite"
+expect_bad "import a FIFO" "$loupe" import "$work/fifo" --store "$work/z.sqlite"
+ok "special files: refused at once, modes unchanged"
+
+echo "-- 3. refused files stay byte-identical and keep their mode"
+sqlite3 "$work/foreign.db" "CREATE TABLE notes(a TEXT); INSERT INTO notes VALUES ('mine');"
+chmod 644 "$work/foreign.db"
+cp "$store" "$work/newer.sqlite"; sqlite3 "$work/newer.sqlite" "PRAGMA user_version = 99;"
+chmod 640 "$work/newer.sqlite"
+: > "$work/empty.sqlite"; chmod 664 "$work/empty.sqlite"
+cp "$work/foreign.db" "$work/readonly.db"; chmod 444 "$work/readonly.db"
+head -c 5000 /dev/urandom > "$work/noise.bin"; chmod 604 "$work/noise.bin"
+for file in foreign.db newer.sqlite readonly.db noise.bin; do
+  f="$work/$file"; before=$(fingerprint "$f")
+  expect_bad "list $file" "$loupe" list "$f"
+  expect_bad "show $file" "$loupe" show "$f" '#1'
+  expect_bad "send --store $file" "$loupe" send GET http://127.0.0.1:1/ --store "$f"
+  expect_bad "import --store $file" "$loupe" import "$work/extreme.har" --store "$f"
+  expect_bad "prune $file" "$loupe" prune "$f"
+  [ "$(fingerprint "$f")" = "$before" ] || fail "$file changed: $before -> $(fingerprint "$f")"
+done
+before=$(fingerprint "$work/empty.sqlite")
+expect_bad "list an empty file" "$loupe" list "$work/empty.sqlite"
+[ "$(fingerprint "$work/empty.sqlite")" = "$before" ] || fail "a viewer changed the zero-byte file"
+ok "foreign, newer-schema, read-only, noise and zero-byte files: refused, same sha256 and mode"
+
+echo "-- 3. a read-only store can be viewed, not written; a damaged store says so"
+cp "$store" "$work/ro.sqlite"; sqlite3 "$work/ro.sqlite" "PRAGMA wal_checkpoint(TRUNCATE);" >/dev/null; chmod 400 "$work/ro.sqlite"
+before=$(fingerprint "$work/ro.sqlite")
+"$loupe" list "$work/ro.sqlite" >/dev/null 2>&1 || fail "a 0400 store cannot be listed"
+expect_bad "send into a 0400 store" "$loupe" send GET http://127.0.0.1:1/ --store "$work/ro.sqlite"
+[ "$(sha256sum < "$work/ro.sqlite" | cut -d' ' -f1) $(stat -c '%a' "$work/ro.sqlite")" = "$(echo "$before" | cut -d' ' -f1-2)" ] || fail "the 0400 store changed"
+cp "$store" "$work/damaged.sqlite"; sqlite3 "$work/damaged.sqlite" "PRAGMA wal_checkpoint(TRUNCATE);" >/dev/null
+size=$(stat -c %s "$work/damaged.sqlite")
+python3 -c 'import sys; f=open(sys.argv[1],"r+b"); f.seek(int(sys.argv[2])//2//4096*4096); f.write(b"\xde\xad" * 2048)' "$work/damaged.sqlite" "$size"
+before=$(fingerprint "$work/damaged.sqlite")
+for cmd in list stats "show #1" "curl #1" "export --har $work/d.har"; do
+  read -r -a args <<< "$cmd"
+  expect_bad "$cmd on a damaged store" "$loupe" "${args[0]}" "$work/damaged.sqlite" "${args[@]:1}"
+  grep -qi 'damaged' "$work/err.txt" || fail "$cmd does not say the store is damaged: $(cat "$work/err.txt")"
+done
+[ "$(fingerprint "$work/damaged.sqlite")" = "$before" ] || fail "a damaged store was changed"
+ok "0400 store: viewed, not written, unchanged; damaged store: every command says damaged"
+
+echo "-- 3. bounds belong to the store, and a prune says so"
+bstore="$work/bounded.sqlite"; cp "$store" "$bstore"
+"$loupe" prune "$bstore" --set-max-count 5 >/dev/null 2>&1 || fail "prune --set-max-count failed"
+[ "$(sqlite3 "$bstore" "SELECT COUNT(*) FROM exchange")" -le 5 ] || fail "--set-max-count 5 kept more than 5"
+"$loupe" import "$work/extreme.har" --store "$bstore" >/dev/null 2>"$work/err.txt"
+[ "$(sqlite3 "$bstore" "SELECT COUNT(*) FROM exchange")" -le 5 ] || fail "a writer did not apply the store's own bounds"
+grep -q 'removed' "$work/err.txt" || fail "a writer's prune was not reported on stderr: $(cat "$work/err.txt")"
+sqlite3 "$bstore" "SELECT COUNT(*) FROM event WHERE kind = 'store-prune'" | grep -qv '^0$' || fail "no store-prune event recorded"
+ok "a store keeps its own bounds; writers apply them, say so on stderr and record a store-prune event"
+
+echo "-- 3. viewers never write, even on a store over its bounds"
+old="$work/old.sqlite"
+cp "$store" "$old"
+sqlite3 "$old" "PRAGMA wal_checkpoint(TRUNCATE); UPDATE exchange SET stored_at = stored_at - 90 * 86400; PRAGMA wal_checkpoint(TRUNCATE);" >/dev/null
+count_before=$(sqlite3 "$old" "SELECT COUNT(*) FROM exchange")
+sum_before=$(sha256sum < "$old")
+"$loupe" list "$old" >/dev/null || fail "list failed on the old store"
+"$loupe" show "$old" '#2' >/dev/null || fail "show failed"
+"$loupe" stats "$old" >/dev/null || fail "stats failed"
+"$loupe" curl "$old" '#2' >/dev/null || fail "curl failed"
+"$loupe" export "$old" --har "$work/old.har" >/dev/null || fail "export failed"
+"$loupe" prune "$old" --dry-run >/dev/null || fail "prune --dry-run failed"
+tmux new-session -d -s "$session" -x 120 -y 40 "TERM=xterm-256color '$loupe' tui '$old'; sleep 30"
+for _ in $(seq 50); do tmux capture-pane -p -t "$session" > "$work/pane.txt"; grep -q "/users\|/orders\|/profile" "$work/pane.txt" && break; sleep 0.1; done
+tmux send-keys -t "$session" q; sleep 0.5; tmux kill-session -t "$session" 2>/dev/null || true
+[ "$(sqlite3 "$old" "SELECT COUNT(*) FROM exchange")" = "$count_before" ] || fail "a viewer removed exchanges"
+[ "$(sha256sum < "$old")" = "$sum_before" ] || fail "a viewer changed the store file"
+ok "list, show, stats, curl, export, prune --dry-run and tui left a 90-day-old store as it was ($count_before exchanges)"
+
+echo "-- 4/5. secrets and control characters from a server nobody here wrote"
+port=$(free_port)
+python3 "$here/hostile-server.py" "$port" >/dev/null 2>&1 &
+pids+=($!)
+wait_port "$port"
+sstore="$work/secrets.sqlite"
+"$loupe" send POST "http://127.0.0.1:$port/echo?api_key=QKEY-51ab7c&page=2" \
+  -H 'X-Api-Key: HKEY-93fe1d' --json '{"user":"u","password":"JPASS-77c0aa","nested":{"client_secret":"JSEC-4d1e99"}}' \
+  --bearer BTOK-6c2f08e1 --store "$sstore" >"$work/send.txt" 2>/dev/null
+"$loupe" send POST "http://127.0.0.1:$port/echo" -H 'Content-Type: application/x-www-form-urlencoded' \
+  --data 'name=n&access_token=FTOK-0b9a3c' --basic 'alice:BPASS-e4d2f1' --store "$sstore" >/dev/null 2>&1
+"$loupe" send GET "http://127.0.0.1:$port/echo" -H 'X-Custom-Secret: CUST-8a8a8a' --store "$sstore" >/dev/null 2>&1
+"$loupe" export "$sstore" --har "$work/secrets.har" >/dev/null
+{ "$loupe" list "$sstore"; "$loupe" list "$sstore" --json; for i in 1 2 3; do "$loupe" show "$sstore" "#$i"; "$loupe" show "$sstore" "#$i" --json; "$loupe" curl "$sstore" "#$i"; done; } > "$work/printed.txt" 2>&1
+for secret in QKEY-51ab7c HKEY-93fe1d JPASS-77c0aa JSEC-4d1e99 BTOK-6c2f08e1 FTOK-0b9a3c BPASS-e4d2f1; do
+  b64=$(printf '%s' "$secret" | base64 | tr -d '=' | cut -c1-12)
+  for f in "$sstore" "$sstore-wal" "$work/secrets.har" "$work/printed.txt"; do
+    [ -f "$f" ] || continue
+    if grep -a -q -- "$secret" "$f"; then fail "secret $secret found in $(basename "$f")"; fi
+  done
+done
+basic64=$(printf 'alice:BPASS-e4d2f1' | base64)
+if grep -a -q -- "$basic64" "$sstore"* "$work/secrets.har" "$work/printed.txt"; then fail "basic credentials (base64) stored"; fi
+ok "planted secrets (header, query, JSON, nested JSON, form, bearer, basic) are in no store file, WAL, HAR or output"
+
+grep -a -q 'CUST-8a8a8a' "$sstore"* || fail "the unlisted header was not stored (test premise)"
+"$loupe" redact "$sstore" --redact-header X-Custom-Secret >/dev/null 2>&1 || fail "loupe redact failed"
+if grep -a -q 'CUST-8a8a8a' "$sstore"*; then fail "loupe redact left the old value in the store files"; fi
+ok "loupe redact re-redacts in place and leaves no old copy"
+
+"$loupe" send GET "http://127.0.0.1:$port/escape" --store "$sstore" >/dev/null 2>&1
+{ "$loupe" list "$sstore"; "$loupe" show "$sstore" '#4'; "$loupe" curl "$sstore" '#4'; "$loupe" stats "$sstore"; } > "$work/printed.txt" 2>&1
+if grep -q $'\x1b' "$work/printed.txt"; then fail "an ESC from recorded data reached the terminal"; fi
+ok "control characters from recorded data are shown, not sent to the terminal"
+
+echo "-- 2/3. trickling and truncated responses"
+start=$(date +%s)
+timeout 30 "$loupe" send GET "http://127.0.0.1:$port/trickle" --timeout 1 --store "$sstore" >/dev/null 2>&1
+code=$?
+[ "$code" -eq 1 ] || fail "trickle with --timeout 1 exited $code, want 1"
+[ $(( $(date +%s) - start )) -le 5 ] || fail "--timeout 1 did not bound the body"
+ok "--timeout bounds the whole attempt, body included"
+timeout 30 "$loupe" send GET "http://127.0.0.1:$port/truncated" --store "$sstore" >/dev/null 2>&1
+[ $? -eq 1 ] || fail "a truncated body did not exit 1"
+"$loupe" list "$sstore" --json --limit 1 > "$work/last.json"
+python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))[-1]; assert e["status"] == 200, e' "$work/last.json" || fail "truncated exchange lost its status"
+ok "a connection closed mid-body keeps its status"
+
+echo "-- 5. the TUI asks before replaying a POST, and a paste fires nothing"
+rstore="$work/replay.sqlite"
+"$loupe" import "$work/secrets.har" --store "$rstore" >/dev/null 2>&1 || fail "cannot import the replay fixture"
+replays() { sqlite3 "$rstore" "SELECT COUNT(*) FROM exchange WHERE replay_of IS NOT NULL"; }
+tmux new-session -d -s "$session" -x 120 -y 40 "TERM=xterm-256color '$loupe' tui '$rstore'; sleep 30"
+for _ in $(seq 50); do tmux capture-pane -p -t "$session" > "$work/pane.txt"; grep -q "/echo" "$work/pane.txt" && break; sleep 0.1; done
+tmux send-keys -t "$session" g; sleep 0.3
+tmux send-keys -t "$session" r
+for _ in $(seq 50); do tmux capture-pane -p -t "$session" > "$work/pane.txt"; grep -qi "replay?" "$work/pane.txt" && break; sleep 0.1; done
+grep -qi "replay?" "$work/pane.txt" || fail "r on a POST did not ask first"
+tmux send-keys -t "$session" -l "$(printf 'r%.0s' $(seq 300))y"; sleep 1.5
+[ "$(replays)" -le 1 ] || fail "a paste fired $(replays) replays"
+tmux send-keys -t "$session" n; sleep 0.3
+before_replays=$(replays)
+tmux send-keys -t "$session" r; sleep 0.5; tmux send-keys -t "$session" y
+for _ in $(seq 50); do [ "$(replays)" -gt "$before_replays" ] && break; sleep 0.1; done
+tmux capture-pane -p -t "$session" > "$work/pane.txt"
+[ "$(replays)" -eq $((before_replays + 1)) ] || fail "r then y did not record exactly one replay ($before_replays before, $(replays) after)"
+tmux send-keys -t "$session" q; sleep 0.3; tmux kill-session -t "$session" 2>/dev/null || true
+ok "POST replay asks first; a 300-key paste fires at most one; r, y fires exactly one"
+
+echo "-- 5. the TUI: SIGHUP and SIGQUIT restore the terminal"
+for sig in HUP QUIT; do
+  tmux new-session -d -s "$session" -x 100 -y 30 "sh -c 'echo \$\$ > $work/tui.pid; TERM=xterm-256color exec $loupe tui $store'; stty -a > '$work/stty.txt'; sleep 30"
+  for _ in $(seq 50); do tmux capture-pane -p -t "$session" > "$work/pane.txt"; grep -q "/users\|/orders\|/profile" "$work/pane.txt" && break; sleep 0.1; done
+  kill -"$sig" "$(cat "$work/tui.pid")"
+  for _ in $(seq 50); do [ -s "$work/stty.txt" ] && break; sleep 0.1; done
+  tmux kill-session -t "$session" 2>/dev/null || true
+  grep -q -- ' icanon' "$work/stty.txt" && grep -q -- ' echo ' "$work/stty.txt" || fail "SIG$sig left the terminal raw: $(cat "$work/stty.txt")"
+  rm -f "$work/stty.txt"
+done
+ok "SIGHUP and SIGQUIT restore the terminal"
+
+echo "E2E-HOSTILE passed"
+echo "e2e-hostile: $passed passed, 0 failed"

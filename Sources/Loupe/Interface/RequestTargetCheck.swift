@@ -1,0 +1,54 @@
+import HTTPTypes
+
+/// Checks a request's authority (host and port) before any transport sees it.
+///
+/// Runs on every request (`Client.perform` and again just before the transport, for authorities a middleware
+/// rewrote), so it only scans the authority's bytes: no URL parsing.
+public enum RequestTargetCheck {
+    /// The highest TCP port.
+    static let maximumPort = 65_535
+
+    /// Why `request` cannot be sent, or `nil` when its authority is usable (or absent: a transport reports that).
+    public static func problem(in request: HTTPRequest) -> InvalidRequestTargetError? {
+        guard let authority = request.authority else { return nil }
+        return problem(inAuthority: authority)
+    }
+
+    /// Why `authority` (`host`, `host:port`, `[v6]:port`, optionally after `userinfo@`) cannot be connected to.
+    public static func problem(inAuthority authority: String) -> InvalidRequestTargetError? {
+        let bytes = authority.utf8
+        // Userinfo ends at the last `@`; the host starts after it.
+        let start = bytes.lastIndex(of: UInt8(ascii: "@")).map { bytes.index(after: $0) } ?? bytes.startIndex
+        let hostAndPort = bytes[start...]
+        // An IPv6 literal holds colons of its own: the port separator comes after its closing bracket.
+        let searchFrom: String.UTF8View.Index
+        if hostAndPort.first == UInt8(ascii: "[") {
+            guard let close = hostAndPort.firstIndex(of: UInt8(ascii: "]")) else {
+                return InvalidRequestTargetError("the host '\(String(Substring(hostAndPort)))' has no closing ']'")
+            }
+            searchFrom = close
+        } else {
+            searchFrom = hostAndPort.startIndex
+        }
+        let colon = hostAndPort[searchFrom...].lastIndex(of: UInt8(ascii: ":"))
+        let host = hostAndPort[..<(colon ?? hostAndPort.endIndex)]
+        if host.isEmpty || host.elementsEqual("[]".utf8) {
+            return InvalidRequestTargetError("the URL has no host")
+        }
+        guard let colon else { return nil }
+        let port = hostAndPort[hostAndPort.index(after: colon)...]
+        // `host:` means the scheme's default port (RFC 3986 §3.2.3).
+        guard !port.isEmpty else { return nil }
+        let text = String(Substring(port))
+        guard port.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+            return InvalidRequestTargetError("port '\(text)' is not a number")
+        }
+        // More than five significant digits is out of range whatever they are (and would overflow `Int` past 19).
+        let digits = port.drop { $0 == UInt8(ascii: "0") }
+        let value = digits.count > 5 ? Int.max : digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+        guard (1...maximumPort).contains(value) else {
+            return InvalidRequestTargetError("port \(text) is out of range (1-\(maximumPort))")
+        }
+        return nil
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+
+/// Redacts the values of named object members in JSON text in one pass over its bytes, without parsing it.
+///
+/// A parser would reject a body cut at the recorder's cap or nested deeper than its limit, and re-serialising
+/// would reorder keys and change numbers; this scanner only tokenises strings, so every byte outside a redacted
+/// value is kept, broken or truncated JSON is redacted as far as it goes, and nesting depth costs nothing.
+/// A string followed by `:` is a key; when its (unescaped) name is in the set, the value after it (a string, a
+/// scalar, or a whole object or array, up to the end of the text if unterminated) becomes `"[REDACTED]"`.
+enum JSONFieldRedactor {
+    private static let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\"), colon = UInt8(ascii: ":")
+    private static let markerToken = Array("\"\(RedactionPolicy.marker)\"".utf8)
+
+    /// Whether the body's first non-blank byte opens an object or an array.
+    static func looksLikeJSON(_ body: Data) -> Bool {
+        guard let first = body.first(where: { !isBlank($0) }) else { return false }
+        return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
+    }
+
+    /// The redacted body, or `nil` when no value changed; redacted values go to `secrets`.
+    static func redact(_ body: Data, names: RedactionNames, collecting secrets: inout SecretCollector) -> Data? {
+        body.withUnsafeBytes { raw in
+            redact(raw.bindMemory(to: UInt8.self), names: names, collecting: &secrets).map { Data($0) }
+        }
+    }
+
+    private static func redact(_ bytes: UnsafeBufferPointer<UInt8>, names: RedactionNames,
+                               collecting secrets: inout SecretCollector) -> [UInt8]? {
+        var output: [UInt8]?
+        var copied = 0
+        var index = 0
+        let count = bytes.count
+        while index < count {
+            guard bytes[index] == quote else {
+                index += 1
+                continue
+            }
+            let stringEnd = endOfString(bytes, from: index)
+            var next = stringEnd
+            while next < count, isBlank(bytes[next]) { next += 1 }
+            guard next < count, bytes[next] == colon else {
+                index = stringEnd
+                continue
+            }
+            // A key: is it one of ours?
+            let name = unescaped(bytes, from: index + 1, to: contentEnd(bytes, start: index, end: stringEnd))
+            var valueStart = next + 1
+            guard names.containsNormalized(RedactionNames.normalized(name)) else {
+                index = valueStart
+                continue
+            }
+            while valueStart < count, isBlank(bytes[valueStart]) { valueStart += 1 }
+            let valueEnd = endOfValue(bytes, from: valueStart)
+            let value = UnsafeBufferPointer(rebasing: bytes[valueStart..<valueEnd])
+            if valueStart < count, !value.elementsEqual(markerToken) {
+                collectLeaves(value, into: &secrets)
+                if output == nil { output = []; output!.reserveCapacity(count) }
+                output!.append(contentsOf: bytes[copied..<valueStart])
+                output!.append(contentsOf: markerToken)
+                copied = valueEnd
+            }
+            index = valueEnd
+        }
+        guard var output else { return nil }
+        output.append(contentsOf: bytes[copied..<count])
+        return output
+    }
+
+    /// The index just past the string starting at `start` (a `"`), or the end of the text if it never closes.
+    private static func endOfString(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        var index = start + 1
+        while index < bytes.count {
+            switch bytes[index] {
+            case backslash: index += 2
+            case quote: return index + 1
+            default: index += 1
+            }
+        }
+        return bytes.count
+    }
+
+    /// Where the contents of the string from `start` to `end` stop: before its closing quote, if it has one.
+    private static func contentEnd(_ bytes: UnsafeBufferPointer<UInt8>, start: Int, end: Int) -> Int {
+        end > start + 1 && bytes[end - 1] == quote ? end - 1 : end
+    }
+
+    /// The index just past the value starting at `start`: a string, a bracketed value (strings inside skipped),
+    /// or a scalar running to the next `,`, `}`, `]` or blank.
+    private static func endOfValue(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        guard start < bytes.count else { return bytes.count }
+        switch bytes[start] {
+        case quote:
+            return endOfString(bytes, from: start)
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            var depth = 0
+            var index = start
+            while index < bytes.count {
+                switch bytes[index] {
+                case quote:
+                    index = endOfString(bytes, from: index)
+                    continue
+                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    depth -= 1
+                    if depth == 0 { return index + 1 }
+                default: break
+                }
+                index += 1
+            }
+            return bytes.count
+        default:
+            var index = start
+            while index < bytes.count, !isBlank(bytes[index]),
+                  ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]")].contains(bytes[index]) { index += 1 }
+            return index
+        }
+    }
+
+    /// Adds the string and number values inside a redacted value (keys and `true`/`false`/`null` are not secrets).
+    private static func collectLeaves(_ value: UnsafeBufferPointer<UInt8>, into secrets: inout SecretCollector) {
+        var index = 0
+        while index < value.count {
+            let byte = value[index]
+            if byte == quote {
+                let end = endOfString(value, from: index)
+                var next = end
+                while next < value.count, isBlank(value[next]) { next += 1 }
+                if next >= value.count || value[next] != colon {
+                    secrets.add(unescaped(value, from: index + 1, to: contentEnd(value, start: index, end: end)))
+                }
+                index = end
+            } else if byte == UInt8(ascii: "-") || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) {
+                let end = endOfValue(value, from: index)
+                secrets.add(String(decoding: UnsafeBufferPointer(rebasing: value[index..<end]), as: UTF8.self))
+                index = end
+            } else {
+                index += 1
+            }
+        }
+    }
+
+    /// The text of a JSON string's contents with its escapes resolved (invalid escapes are kept as written).
+    static func unescaped(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> String {
+        let slice = UnsafeBufferPointer(rebasing: bytes[start..<min(end, bytes.count)])
+        guard slice.contains(backslash) else { return String(decoding: slice, as: UTF8.self) }
+        var scalars = String.UnicodeScalarView()
+        var utf8 = [UInt8]()
+        func flush() {
+            scalars.append(contentsOf: String(decoding: utf8, as: UTF8.self).unicodeScalars)
+            utf8.removeAll(keepingCapacity: true)
+        }
+        var index = 0
+        var pendingHigh: UInt32?
+        while index < slice.count {
+            let byte = slice[index]
+            guard byte == backslash, index + 1 < slice.count else {
+                utf8.append(byte)
+                index += 1
+                continue
+            }
+            let escape = slice[index + 1]
+            if escape == UInt8(ascii: "u"), index + 6 <= slice.count,
+               let code = UInt32(String(decoding: UnsafeBufferPointer(rebasing: slice[(index + 2)..<(index + 6)]), as: UTF8.self), radix: 16) {
+                flush()
+                if (0xD800..<0xDC00).contains(code) {
+                    pendingHigh = code
+                } else if (0xDC00..<0xE000).contains(code), let high = pendingHigh {
+                    let combined = 0x10000 + ((high - 0xD800) << 10) + (code - 0xDC00)
+                    if let scalar = Unicode.Scalar(combined) { scalars.append(scalar) }
+                    pendingHigh = nil
+                } else if let scalar = Unicode.Scalar(code) {
+                    scalars.append(scalar)
+                }
+                index += 6
+                continue
+            }
+            pendingHigh = nil
+            switch escape {
+            case UInt8(ascii: "n"): utf8.append(0x0A)
+            case UInt8(ascii: "t"): utf8.append(0x09)
+            case UInt8(ascii: "r"): utf8.append(0x0D)
+            case UInt8(ascii: "b"): utf8.append(0x08)
+            case UInt8(ascii: "f"): utf8.append(0x0C)
+            default: utf8.append(escape)  // \" \\ \/ and anything invalid
+            }
+            index += 2
+        }
+        flush()
+        return String(scalars)
+    }
+
+    private static func isBlank(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+}

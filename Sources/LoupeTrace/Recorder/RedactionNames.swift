@@ -1,0 +1,115 @@
+/// A set of header, query item or field names that matches names loosely: ignoring case, `-` and `_`.
+///
+/// `X-Api-Key`, `x_api_key` and `XAPIKEY` are one name here, and so are `access_token`, `accessToken` and
+/// `Access-Token`: a secret leaked through a spelling the list did not foresee is as bad as any other. Every set
+/// operation works on that loose form, so `names.remove("x-api-key")` removes `X-API-Key`. Iterating gives the
+/// names as first inserted, sorted.
+///
+/// ```swift
+/// var names: RedactionNames = ["X-Api-Key", "Authorization"]
+/// names.contains("x_api_key")      // true
+/// names.remove("AUTHORIZATION")    // "Authorization"
+/// ```
+public struct RedactionNames: SetAlgebra, Sequence, Sendable, Hashable, CustomStringConvertible {
+    public typealias Element = String
+
+    /// Loose form → the spelling first inserted.
+    private var storage: [String: String]
+
+    public init() { storage = [:] }
+
+    public init<S: Sequence>(_ names: S) where S.Element == String {
+        storage = [:]
+        for name in names { insert(name) }
+    }
+
+    public init(arrayLiteral names: String...) {
+        self.init(names)
+    }
+
+    /// The form names are compared in: lowercased, without `-` and `_`.
+    public static func normalized(_ name: some StringProtocol) -> String {
+        var result = ""
+        result.reserveCapacity(name.utf8.count)
+        for scalar in name.unicodeScalars where scalar != "-" && scalar != "_" {
+            result.unicodeScalars.append(scalar)
+        }
+        return result.lowercased()
+    }
+
+    /// The longest loose form in the set, in UTF-8 bytes (lets scanners skip longer keys without normalising them).
+    var longestNormalizedLength: Int { storage.keys.map(\.utf8.count).max() ?? 0 }
+
+    /// Whether a name already in loose form is in the set.
+    func containsNormalized(_ normalized: String) -> Bool { storage[normalized] != nil }
+
+    public var isEmpty: Bool { storage.isEmpty }
+    public var count: Int { storage.count }
+    public var description: String { sorted().description }
+
+    public func makeIterator() -> IndexingIterator<[String]> {
+        storage.values.sorted().makeIterator()
+    }
+
+    public func contains(_ name: String) -> Bool {
+        storage[Self.normalized(name)] != nil
+    }
+
+    @discardableResult
+    public mutating func insert(_ name: String) -> (inserted: Bool, memberAfterInsert: String) {
+        let key = Self.normalized(name)
+        if let existing = storage[key] { return (false, existing) }
+        storage[key] = name
+        return (true, name)
+    }
+
+    @discardableResult
+    public mutating func remove(_ name: String) -> String? {
+        storage.removeValue(forKey: Self.normalized(name))
+    }
+
+    @discardableResult
+    public mutating func update(with name: String) -> String? {
+        storage.updateValue(name, forKey: Self.normalized(name))
+    }
+
+    public func union(_ other: RedactionNames) -> RedactionNames {
+        var result = self
+        result.formUnion(other)
+        return result
+    }
+
+    public func intersection(_ other: RedactionNames) -> RedactionNames {
+        var result = self
+        result.formIntersection(other)
+        return result
+    }
+
+    public func symmetricDifference(_ other: RedactionNames) -> RedactionNames {
+        var result = self
+        result.formSymmetricDifference(other)
+        return result
+    }
+
+    public mutating func formUnion(_ other: RedactionNames) {
+        storage.merge(other.storage) { mine, _ in mine }
+    }
+
+    public mutating func formIntersection(_ other: RedactionNames) {
+        storage = storage.filter { other.storage[$0.key] != nil }
+    }
+
+    public mutating func formSymmetricDifference(_ other: RedactionNames) {
+        for (key, name) in other.storage {
+            if storage.removeValue(forKey: key) == nil { storage[key] = name }
+        }
+    }
+
+    public static func == (lhs: RedactionNames, rhs: RedactionNames) -> Bool {
+        lhs.storage.keys.count == rhs.storage.keys.count && lhs.storage.keys.allSatisfy { rhs.storage[$0] != nil }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(Set(storage.keys))
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+
+extension RedactionPolicy {
+    /// The exchange with every secret removed: redacted by name, then scrubbed by value everywhere else.
+    ///
+    /// First the URL's query items and password, the request and response headers and the JSON or form bodies
+    /// are redacted by name, and each value removed is kept (with the credentials inside redacted headers: the
+    /// token after `Bearer`, a Basic header's base64, `user:password` and password, cookie values). Headers the
+    /// client sent on earlier attempts (`alsoSent`, say a token that was refreshed since) only give values.
+    /// Then those values, and ``secretValues``, are scrubbed wherever they still appear, in every form
+    /// ``SecretForms`` lists: the URL (with ``urlMarker``), the operation, every header value, both bodies (as
+    /// bytes, UTF-8 or not), error texts, attempt notes and event messages and attributes.
+    ///
+    /// Bodies are taken whole and not capped here: redact before cutting, so a secret cannot survive because the
+    /// cut made it unrecognisable. The result is stable: redacting it again changes nothing.
+    public func redact(exchange: TraceExchange, alsoSent: [[TraceHeader]] = []) -> TraceExchange {
+        var secrets = SecretCollector(minimumLength: minimumScrubLength)
+        for value in secretValues { secrets.add(value) }
+        var exchange = exchange
+        let rawURL = exchange.url
+        exchange.url = redact(url: rawURL, collecting: &secrets)
+        exchange.requestHeaders = redact(headers: exchange.requestHeaders, collecting: &secrets)
+        exchange.responseHeaders = redact(headers: exchange.responseHeaders, collecting: &secrets)
+        for headers in alsoSent { _ = redact(headers: headers, collecting: &secrets) }
+        exchange.requestBody = redact(exchange.requestBody, headers: exchange.requestHeaders, collecting: &secrets)
+        exchange.responseBody = redact(exchange.responseBody, headers: exchange.responseHeaders, collecting: &secrets)
+
+        let urlScrub = Scrubber(url: rawURL, redactedURL: exchange.url)
+        let scrubber = ValueScrubber(values: secrets.values, minimumLength: secrets.minimumLength)
+        func text(_ value: String) -> String {
+            let quoted = urlScrub(value)
+            return scrubber?.scrub(quoted) ?? quoted
+        }
+        exchange.operation = text(exchange.operation)
+        exchange.error = exchange.error.map(text)
+        for index in exchange.attempts.indices {
+            exchange.attempts[index].error = exchange.attempts[index].error.map(text)
+            exchange.attempts[index].notes = exchange.attempts[index].notes.mapValues(text)
+        }
+        for index in exchange.events.indices {
+            exchange.events[index].message = text(exchange.events[index].message)
+            exchange.events[index].attributes = exchange.events[index].attributes.mapValues(text)
+        }
+        guard let scrubber else { return exchange }
+        exchange.url = scrubber.scrub(exchange.url, marker: Self.urlMarker)
+        exchange.requestHeaders = exchange.requestHeaders.map { TraceHeader(name: $0.name, value: scrubber.scrub($0.value)) }
+        exchange.responseHeaders = exchange.responseHeaders.map { TraceHeader(name: $0.name, value: scrubber.scrub($0.value)) }
+        for keyPath in [\TraceExchange.requestBody, \TraceExchange.responseBody] {
+            guard let body = exchange[keyPath: keyPath], let scrubbed = scrubber.scrub(body.data) else { continue }
+            exchange[keyPath: keyPath]?.data = scrubbed
+        }
+        return exchange
+    }
+
+    private func redact(_ body: TraceBody?, headers: [TraceHeader], collecting secrets: inout SecretCollector) -> TraceBody? {
+        guard var body else { return nil }
+        let contentType = headers.last { $0.name.lowercased() == "content-type" }?.value
+        body.data = redact(body: body.data, contentType: contentType, collecting: &secrets)
+        return body
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+
+/// Replaces every occurrence of any of a set of byte strings with a marker, in one pass over the text.
+///
+/// An Aho–Corasick automaton: building it costs the total length of the needles, and scrubbing a text costs its
+/// length whatever the number of needles, so a 1 MiB body is read once however many secrets an exchange has.
+/// Overlapping matches are merged into one replaced range. Nothing is copied unless something matches.
+/// Works on bytes, so bodies that are not UTF-8 are scrubbed too; needles are whole UTF-8 strings, so a match in
+/// valid UTF-8 text always starts and ends on character boundaries.
+struct ValueScrubber: Sendable {
+    /// Root transitions, dense (−1: none); the root is node 0.
+    private let rootNext: [Int32]
+    // Per node, in breadth-first order (every node's children are contiguous and sorted by byte).
+    private let byte: [UInt8]
+    private let firstChild: [Int32]
+    private let childCount: [Int32]
+    private let fail: [Int32]
+    /// The length of the longest needle ending at this node (directly or through its failure links); 0 for none.
+    private let longest: [Int32]
+
+    /// A scrubber for the given secret values in all their forms (see ``SecretForms``); `nil` when there are none.
+    init?(values: some Sequence<String>, minimumLength: Int) {
+        self.init(needles: SecretForms.needles(for: values, minimumLength: minimumLength))
+    }
+
+    /// A scrubber for exactly these byte strings; `nil` when there are none.
+    init?(needles: [[UInt8]]) {
+        let needles = needles.filter { !$0.isEmpty }.sorted { $0.lexicographicallyPrecedes($1) }
+        guard !needles.isEmpty else { return nil }
+        var byte: [UInt8] = [0], firstChild: [Int32] = [0], childCount: [Int32] = [0], terminal: [Int32] = [0]
+        // Level by level: at depth d the needles, still sorted, share a node exactly when they share a prefix of
+        // length d + 1, and consecutive needles with one parent get consecutive children.
+        var node = [Int32](repeating: 0, count: needles.count)
+        let depth = needles.map(\.count).max() ?? 0
+        for level in 0..<depth {
+            var previous: (parent: Int32, byte: UInt8)?
+            for (index, needle) in needles.enumerated() where needle.count > level {
+                let parent = node[index], value = needle[level]
+                if let previous, previous.parent == parent, previous.byte == value {
+                    node[index] = Int32(byte.count - 1)
+                } else {
+                    let child = Int32(byte.count)
+                    if childCount[Int(parent)] == 0 { firstChild[Int(parent)] = child }
+                    childCount[Int(parent)] += 1
+                    byte.append(value)
+                    firstChild.append(0)
+                    childCount.append(0)
+                    terminal.append(0)
+                    node[index] = child
+                    previous = (parent, value)
+                }
+                if needle.count == level + 1 { terminal[Int(node[index])] = Int32(needle.count) }
+            }
+        }
+        var rootNext = [Int32](repeating: -1, count: 256)
+        for child in firstChild[0]..<(firstChild[0] + childCount[0]) { rootNext[Int(byte[Int(child)])] = child }
+        self.rootNext = rootNext
+        self.byte = byte
+        self.firstChild = firstChild
+        self.childCount = childCount
+        // Failure links in breadth-first order, which is node order.
+        var fail = [Int32](repeating: 0, count: byte.count)
+        var longest = terminal
+        for parent in 0..<byte.count where childCount[parent] > 0 {
+            for child in Int(firstChild[parent])..<Int(firstChild[parent] + childCount[parent]) {
+                var target: Int32 = 0
+                if parent != 0 {
+                    var state = fail[parent]
+                    while true {
+                        if let next = Self.step(state, byte[child], rootNext, byte, firstChild, childCount) {
+                            target = next
+                            break
+                        }
+                        if state == 0 { break }
+                        state = fail[Int(state)]
+                    }
+                }
+                fail[child] = target
+                longest[child] = max(terminal[child], longest[Int(target)])
+            }
+        }
+        self.fail = fail
+        self.longest = longest
+    }
+
+    /// The text with every match replaced by `marker`, or `nil` when nothing matched.
+    func scrub(_ bytes: UnsafeBufferPointer<UInt8>, marker: [UInt8]) -> [UInt8]? {
+        var output: [UInt8]?
+        var copied = 0
+        var pending: (start: Int, end: Int)?
+        var state: Int32 = 0
+        func emit(_ range: (start: Int, end: Int)) {
+            if output == nil { output = []; output!.reserveCapacity(bytes.count) }
+            output!.append(contentsOf: bytes[copied..<range.start])
+            output!.append(contentsOf: marker)
+            copied = range.end
+        }
+        let rootNext = rootNext, fail = fail, longest = longest
+        for index in 0..<bytes.count {
+            let value = bytes[index]
+            // Most bytes of most texts start no needle: stay at the root without a call.
+            if state == 0 {
+                let next = rootNext[Int(value)]
+                guard next >= 0 else { continue }
+                state = next
+            } else {
+                while true {
+                    if let next = Self.step(state, value, rootNext, byte, firstChild, childCount) {
+                        state = next
+                        break
+                    }
+                    if state == 0 { break }
+                    state = fail[Int(state)]
+                }
+            }
+            let length = Int(longest[Int(state)])
+            guard length > 0 else { continue }
+            // Ends only grow; a match may start before the pending range (a longer needle), never before `copied`.
+            let match = (start: max(index + 1 - length, copied), end: index + 1)
+            if let current = pending, match.start <= current.end {
+                pending = (min(current.start, match.start), match.end)
+            } else {
+                if let current = pending { emit(current) }
+                pending = match
+            }
+        }
+        if let current = pending { emit(current) }
+        guard var output else { return nil }
+        output.append(contentsOf: bytes[copied..<bytes.count])
+        return output
+    }
+
+    /// `data` scrubbed, or `nil` when nothing matched.
+    func scrub(_ data: Data, marker: String = RedactionPolicy.marker) -> Data? {
+        data.withUnsafeBytes { raw in
+            scrub(raw.bindMemory(to: UInt8.self), marker: Array(marker.utf8)).map { Data($0) }
+        }
+    }
+
+    /// `text` scrubbed (the same string when nothing matched).
+    func scrub(_ text: String, marker: String = RedactionPolicy.marker) -> String {
+        var text = text
+        let scrubbed = text.withUTF8 { scrub($0, marker: Array(marker.utf8)) }
+        return scrubbed.map { String(decoding: $0, as: UTF8.self) } ?? text
+    }
+
+    private static func step(_ state: Int32, _ value: UInt8, _ rootNext: [Int32], _ byte: [UInt8],
+                             _ firstChild: [Int32], _ childCount: [Int32]) -> Int32? {
+        if state == 0 {
+            let next = rootNext[Int(value)]
+            return next < 0 ? nil : next
+        }
+        let start = Int(firstChild[Int(state)]), end = start + Int(childCount[Int(state)])
+        for child in start..<end where byte[child] == value { return Int32(child) }
+        return nil
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import HTTPTypes
+import LoupeTrace
+import Testing
+
+@Suite("Redaction by name: defaults and configuration")
+struct RedactionDefaultsTests {
+    let marker = RedactionPolicy.marker
+
+    @Test("the default header list covers common credential headers in any case or separator style",
+          arguments: ["Authorization", "proxy-authorization", "COOKIE", "Set-Cookie", "X-Api-Key", "x_api_key",
+                      "X-API-KEY", "Api-Key", "X-Auth-Token", "X-Amz-Security-Token", "X-CSRF-Token", "X-Access-Token",
+                      "X-Goog-Api-Key", "Private-Token", "X-Vault-Token", "Ocp-Apim-Subscription-Key"])
+    func defaultHeaders(name: String) {
+        let redacted = RedactionPolicy().redact(headers: [TraceHeader(name: name, value: "v-0123456789")])
+        #expect(redacted == [TraceHeader(name: name, value: marker)])
+    }
+
+    @Test("ordinary headers are kept", arguments: ["Accept", "Content-Type", "User-Agent", "X-Request-Id", "Traceparent"])
+    func ordinaryHeaders(name: String) {
+        let header = TraceHeader(name: name, value: "v-0123456789")
+        #expect(RedactionPolicy().redact(headers: [header]) == [header])
+    }
+
+    @Test("the default query item list covers tokens, keys, passwords and presigned-URL signatures",
+          arguments: ["api_key", "apikey", "API-KEY", "token", "access_token", "accessToken", "refresh_token", "id_token",
+                      "password", "passwd", "secret", "client_secret", "signature", "sig", "X-Amz-Signature",
+                      "X-Amz-Credential", "X-Amz-Security-Token", "auth", "key"])
+    func defaultQueryItems(name: String) {
+        let url = "https://h.test/p?page=2&\(name)=s3cr3t-value&q=x"
+        #expect(RedactionPolicy().redact(url: url) == "https://h.test/p?page=2&\(name)=%5BREDACTED%5D&q=x")
+    }
+
+    @Test("`code` is not redacted by default (it names innocent things), but can be added")
+    func codeIsOptIn() {
+        let url = "https://h.test/cb?code=abc123def"
+        #expect(RedactionPolicy().redact(url: url) == url)
+        var policy = RedactionPolicy()
+        policy.queryItemNames.insert("code")
+        #expect(policy.redact(url: url) == "https://h.test/cb?code=%5BREDACTED%5D")
+    }
+
+    @Test("the default field list applies at any depth of JSON and in forms",
+          arguments: ["password", "secret", "token", "access_token", "refreshToken", "id_token", "client_secret",
+                      "api_key", "apiKey", "private_key", "passphrase", "aws_secret_access_key"])
+    func defaultFields(name: String) {
+        let json = Data(#"{"user":"ada","deep":[{"x":{"\#(name)":"s3cr3t-value"}}]}"#.utf8)
+        let redacted = String(decoding: RedactionPolicy().redact(body: json, contentType: "application/json"), as: UTF8.self)
+        #expect(redacted == #"{"user":"ada","deep":[{"x":{"\#(name)":"[REDACTED]"}}]}"#)
+        let form = Data("user=ada&\(name)=s3cr3t-value".utf8)
+        let redactedForm = RedactionPolicy().redact(body: form, contentType: "application/x-www-form-urlencoded")
+        #expect(String(decoding: redactedForm, as: UTF8.self) == "user=ada&\(name)=%5BREDACTED%5D")
+    }
+
+    @Test("names are removed loosely, through the set or the convenience API")
+    func removing() {
+        var policy = RedactionPolicy()
+        #expect(policy.headerNames.remove("x_api_key") == "X-Api-Key")
+        let header = TraceHeader(name: "X-API-Key", value: "k-0123456789")
+        #expect(policy.redact(headers: [header]) == [header])
+        let lenient = RedactionPolicy().removing(headers: ["COOKIE"], queryItems: ["Key"], fields: ["token"])
+        #expect(!lenient.headerNames.contains("cookie"))
+        #expect(lenient.headerNames.contains("Authorization"))
+        #expect(lenient.redact(url: "https://h.test/?key=abcdefgh") == "https://h.test/?key=abcdefgh")
+        let body = Data(#"{"token":"t-0123456789"}"#.utf8)
+        #expect(lenient.redact(body: body, contentType: nil) == body)
+    }
+
+    @Test("names are added through the set or the convenience API, and `includeDefaults: false` starts empty")
+    func adding() {
+        let policy = RedactionPolicy(includeDefaults: false).adding(headers: ["X-Tenant"], queryItems: ["ref"], fields: ["ssn"])
+        #expect(policy.headerNames == ["x-tenant"])
+        #expect(policy.redact(headers: [TraceHeader(name: "Authorization", value: "Bearer x")]).first?.value == "Bearer x")
+        #expect(policy.redact(headers: [TraceHeader(name: "X_TENANT", value: "t")]).first?.value == marker)
+        #expect(policy.redact(url: "https://h.test/?REF=1") == "https://h.test/?REF=%5BREDACTED%5D")
+        #expect(policy.redact(body: Data(#"{"SSN":"123-45-6789"}"#.utf8), contentType: nil) == Data(#"{"SSN":"[REDACTED]"}"#.utf8))
+    }
+
+    @Test("RedactionNames behaves as a set of loose names")
+    func names() {
+        var names: RedactionNames = ["Access-Token"]
+        #expect(names.contains("ACCESS_TOKEN") && names.contains("accesstoken") && names.contains("accessToken"))
+        #expect(names.insert("access_token").inserted == false)
+        #expect(names.count == 1 && Array(names) == ["Access-Token"])
+        names.formUnion(["b", "c"])
+        #expect(names.subtracting(["B"]) == ["access-token", "c"])
+        #expect(names.isSuperset(of: ["C"]))
+        #expect(RedactionNames.normalized("X-Api_KEY") == "xapikey")
+    }
+
+    @Test("JSON keys written with escapes, and values that are objects, are redacted; other bytes are kept")
+    func jsonDetails() {
+        let body = Data(#"{ "pass\u0077ord" : {"a": ["x", 1]}, "keep":  "yes", "token": null, "n": 5 }"#.utf8)
+        let redacted = RedactionPolicy().redact(body: body, contentType: nil)
+        #expect(String(decoding: redacted, as: UTF8.self)
+            == #"{ "pass\u0077ord" : "[REDACTED]", "keep":  "yes", "token": "[REDACTED]", "n": 5 }"#)
+        // Nesting far deeper than any parser allows costs nothing and is still redacted.
+        let deep = String(repeating: "[", count: 100_000) + #"{"secret":"s3cr3t-value"}"#
+        let scanned = RedactionPolicy().redact(body: Data(deep.utf8), contentType: nil)
+        #expect(!String(decoding: scanned, as: UTF8.self).contains("s3cr3t"))
+    }
+
+    @Test("redacting twice changes nothing more")
+    func idempotent() {
+        let policy = RedactionPolicy()
+        let body = Data(#"{"password":"hunter22","list":[{"token":{"v":1}}]}"#.utf8)
+        let once = policy.redact(body: body, contentType: nil)
+        #expect(policy.redact(body: once, contentType: nil) == once)
+        let url = policy.redact(url: "https://u:p@h.test/?token=abcdefgh&x=1")
+        #expect(policy.redact(url: url) == url)
+    }
+}
