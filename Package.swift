@@ -25,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.5.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
     ],
     targets: [
         // The client: endpoints, middleware chain, errors, URLSession transport. No I/O library of its own.
@@ -43,6 +44,7 @@ let package = Package(
             name: "LoupeAsyncHTTPClient",
             dependencies: [
                 "Loupe",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -56,12 +58,15 @@ let package = Package(
             name: "LoupeTrace",
             dependencies: [
                 "Loupe",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
         // Test doubles shipped as a product, like HummingbirdTesting.
-        .target(name: "LoupeTesting", dependencies: ["Loupe", "LoupeTrace"]),
+        .target(name: "LoupeTesting", dependencies: ["Loupe", .product(name: "HTTPTypes", package: "swift-http-types")]),
         // The inspector's model, update and rendering into a cell buffer. No curses here.
         .target(name: "LoupeTUI", dependencies: ["Loupe", "LoupeTrace"]),
         // ncursesw, reached only by the one curses Screen in the `loupe` executable.
@@ -75,8 +80,10 @@ let package = Package(
             name: "LoupeDemo",
             dependencies: [
                 "Loupe", "LoupeAsyncHTTPClient", "LoupeTrace",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Demo/Sources/LoupeDemo"
         ),
@@ -85,12 +92,17 @@ let package = Package(
             dependencies: [
                 "Loupe", "LoupeAsyncHTTPClient", "LoupeTrace", "LoupeTUI", "LoupeDemo", "CNcurses",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
             ]
         ),
         .testTarget(
             name: "LoupeTests",
             dependencies: [
                 "Loupe", "LoupeTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
@@ -99,19 +111,21 @@ let package = Package(
         .testTarget(
             name: "LoupeTraceTests",
             dependencies: [
-                "LoupeTrace", "LoupeTesting",
+                "Loupe", "LoupeTrace", "LoupeTesting",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ]
         ),
-        .testTarget(name: "LoupeTUITests", dependencies: ["LoupeTUI", "LoupeTesting"]),
+        .testTarget(name: "LoupeTUITests", dependencies: ["Loupe", "LoupeTrace", "LoupeTUI"]),
         // The `loupe` executable's own logic (argument types, error lines, printers), through `@testable import loupe`.
         .testTarget(
             name: "LoupeCLITests",
             dependencies: [
-                "loupe", "LoupeTrace", "LoupeTesting",
+                "loupe", "Loupe", "LoupeTrace", "LoupeTUI", "LoupeTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
@@ -120,6 +134,10 @@ let package = Package(
             name: "LoupeIntegrationTests",
             dependencies: [
                 "Loupe", "LoupeAsyncHTTPClient", "LoupeTrace", "LoupeTesting", "LoupeDemo",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

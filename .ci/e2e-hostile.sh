@@ -250,19 +250,21 @@ ok "a connection closed mid-body keeps its status"
 echo "-- 5. the TUI asks before replaying a POST, and a paste fires nothing"
 rstore="$work/replay.sqlite"
 "$loupe" import "$work/secrets.har" --store "$rstore" >/dev/null 2>&1 || fail "cannot import the replay fixture"
-replays() { sqlite3 "$rstore" "SELECT COUNT(*) FROM exchange WHERE replay_of IS NOT NULL"; }
+replays() { "$loupe" list "$rstore" --json --limit 1000 | python3 -c 'import json,sys; print(sum(1 for e in json.load(sys.stdin) if e.get("replayOf")))'; }
 tmux new-session -d -s "$session" -x 120 -y 40 "TERM=xterm-256color '$loupe' tui '$rstore'; sleep 30"
 for _ in $(seq 50); do tmux capture-pane -p -t "$session" > "$work/pane.txt"; grep -q "/echo" "$work/pane.txt" && break; sleep 0.1; done
 tmux send-keys -t "$session" g; sleep 0.3
 tmux send-keys -t "$session" r
 for _ in $(seq 50); do tmux capture-pane -p -t "$session" > "$work/pane.txt"; grep -qi "replay?" "$work/pane.txt" && break; sleep 0.1; done
 grep -qi "replay?" "$work/pane.txt" || fail "r on a POST did not ask first"
-tmux send-keys -t "$session" -l "$(printf 'r%.0s' $(seq 300))y"; sleep 1.5
+tmux send-keys -t "$session" -l "$(printf 'r%.0s' $(seq 300))y"; sleep 3
 [ "$(replays)" -le 1 ] || fail "a paste fired $(replays) replays"
-tmux send-keys -t "$session" n; sleep 0.3
+tmux send-keys -t "$session" n; sleep 0.5
 before_replays=$(replays)
-tmux send-keys -t "$session" r; sleep 0.5; tmux send-keys -t "$session" y
-for _ in $(seq 50); do [ "$(replays)" -gt "$before_replays" ] && break; sleep 0.1; done
+tmux send-keys -t "$session" r
+for _ in $(seq 50); do tmux capture-pane -p -t "$session" > "$work/pane.txt"; grep -qi "replay?" "$work/pane.txt" && break; sleep 0.1; done
+tmux send-keys -t "$session" y
+for _ in $(seq 100); do [ "$(replays)" -gt "$before_replays" ] && break; sleep 0.1; done
 tmux capture-pane -p -t "$session" > "$work/pane.txt"
 [ "$(replays)" -eq $((before_replays + 1)) ] || fail "r then y did not record exactly one replay ($before_replays before, $(replays) after)"
 tmux send-keys -t "$session" q; sleep 0.3; tmux kill-session -t "$session" 2>/dev/null || true

@@ -11,6 +11,7 @@ let package = Package(
         .package(name: "Loupe", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.0.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.3.0"),
         // The loopback benchmarks: a local server, and the raw AsyncHTTPClient baseline.
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.25.0"),
@@ -29,6 +30,7 @@ let package = Package(
                 "LoopbackServer",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "LoupeBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
@@ -54,6 +56,7 @@ let package = Package(
                 .product(name: "LoupeAsyncHTTPClient", package: "Loupe"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 "LoopbackServer",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Tools/LoupeProfile"
         ),

@@ -102,12 +102,13 @@ struct ObserverPayloads {
     init(id: UUID, now: Date = Date()) {
         exchangeStarted = ExchangeStarted(exchangeID: id, operation: "GET /v1/ping", request: Self.request, startedAt: now)
         attemptStarted = AttemptStarted(exchangeID: id, number: 1, request: Self.sentRequest, startedAt: now)
-        attemptFinished = AttemptFinished(
-            exchangeID: id, number: 1, response: Self.response, responseBody: Self.body,
-            timings: AttemptTimings(start: now, requestSent: now, firstByte: now, end: now))
+        var record = attemptStarted.record
+        record.timings = AttemptTimings(start: now, requestSent: now, firstByte: now, end: now)
+        record.response = Self.response
+        attemptFinished = AttemptFinished(exchangeID: id, record: record, responseBody: Self.body)
         exchangeFinished = ExchangeFinished(
             exchangeID: id, outcome: .success, response: Self.response, responseBody: Self.body, endedAt: now,
-            attemptCount: 1)
+            attempts: [record])
     }
 
     func deliver(_ call: ObserverCall, to observer: some ClientObserver) {

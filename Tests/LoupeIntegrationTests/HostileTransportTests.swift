@@ -50,7 +50,8 @@ import Testing
                 options: RequestOptions(timeout: .milliseconds(500)))
         }
         let elapsed = ContinuousClock.now - started
-        #expect(elapsed < .seconds(5), "took \(elapsed)")
+        // Bounded, not fast: the trickle alone would last for hours; a loaded 2-core CI machine may take seconds.
+        #expect(elapsed < .seconds(30), "took \(elapsed)")
         #expect(elapsed >= .milliseconds(450))
         let failure = try #require(error?.underlyingError as? TransportError)
         #expect(failure.kind == .timedOut)
@@ -88,7 +89,7 @@ import Testing
             #expect(exchange.responseBody?.data == Data(String(repeating: "a", count: 100).utf8))
             #expect(exchange.attempts.first?.status == 200)
             #expect(exchange.attempts.first?.error != nil)
-            let incomplete = try #require(exchange.events.first { $0.kind == ExchangeEventKind.incompleteResponse.rawValue })
+            let incomplete = try #require(exchange.events.first { $0.kind == .incompleteResponse })
             #expect(incomplete.message == "only 100 of 1000 body bytes arrived (HTTP 200): connection reset")
         }
     }

@@ -39,7 +39,7 @@ import Testing
             let response = try await client.execute(HTTPRequest(method: .get, url: baseURL.appendingPathComponent("busy")))
             #expect(response.status == .ok)
             #expect(hits.count("/busy") == 2)
-            #expect(observer.events.first?.attributes == ["attempt": "2", "delay": "0", "reason": "429", "source": "retry-after"])
+            #expect(observer.events.first?.attributes == ["attempt": "2", "delayMs": "0", "reason": "429", "source": "retry-after"])
         }
     }
 

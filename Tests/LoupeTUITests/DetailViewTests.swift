@@ -58,14 +58,14 @@ import Testing
         let cut = TraceBody(data: Data("héllo 日".utf8.dropLast(1)), size: 100, isTruncated: true)
         let lines = document(Fixture.exchange(1, responseHeaders: [], responseBody: cut))
         #expect(lines.contains("  héllo "))
-        #expect(lines.contains("  (truncated, 100 bytes total)"))
+        #expect(lines.contains("  (truncated: 9 of 100 bytes stored)"))
     }
 
     @Test func truncatedJSONIsShownAsTextWithANote() {
         let body = Fixture.body(#"{"items":[1,2,"#, truncatedFrom: 4096)
         let lines = document(Fixture.exchange(1, responseBody: body))
         #expect(lines.contains(#"  {"items":[1,2,"#))
-        #expect(lines.contains("  (truncated, 4,096 bytes total)"))
+        #expect(lines.contains("  (truncated: 14 of 4,096 bytes stored)"))
         #expect(lines.contains { $0.hasPrefix("Response body") && $0.contains("truncated") })
     }
 
@@ -112,6 +112,17 @@ import Testing
         #expect(InspectorRenderer.render(bottom).text.contains("(none)"))
         let back = detail(exchange, keys: ["G", "k", "g"])
         #expect(back.detail!.scroll == 0)
+    }
+
+    @Test func recordedControlCharactersArePicturesInTheDocumentItself() {
+        var exchange = Fixture.exchange(1, status: 500, outcome: .httpError, error: "boom\u{1B}[0m",
+                                        responseHeaders: [TraceHeader(name: "Content-Type", value: "text/plain\r\nX-Fake: 1\tz")])
+        exchange.url = "https://api.example.com/\u{1B}[2J"
+        let lines = DetailDocument(exchange: exchange, calendar: Calendar(identifier: .gregorian)).lines.map(\.text)
+        #expect(!lines.contains { $0.unicodeScalars.contains { TerminalText.isControl($0) } })
+        #expect(lines[0] == "GET https://api.example.com/␛[2J")
+        #expect(lines.contains("  Content-Type: text/plain␍␊X-Fake: 1␉z"))
+        #expect(lines.contains("Response  500 Internal Server Error  error: boom␛[0m"))
     }
 
     @Test func aMissingExchangeSaysSo() {

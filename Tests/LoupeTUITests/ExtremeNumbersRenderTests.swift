@@ -63,16 +63,17 @@ import Testing
     @Test func formattersNeverTrap() {
         let calendar = Calendar(identifier: .gregorian)
         for value in Self.durations + Self.instants {
-            _ = DurationFormat.short(value)
-            _ = DurationFormat.millis(value)
+            _ = QuantityFormat.short(value)
+            _ = QuantityFormat.millis(value)
             _ = ClockFormat.string(Date(timeIntervalSince1970: value), calendar: calendar)
+            _ = ClockFormat.dateAndTime(Date(timeIntervalSince1970: value), calendar: calendar)
             for maximum in Self.durations { _ = DurationBar.text(value: value, maximum: maximum, width: 12) }
         }
-        #expect(DurationFormat.short(.nan) == "—")
-        #expect(DurationFormat.short(.infinity) == "∞")
-        #expect(DurationFormat.short(1e300) == ">9999h")
-        #expect(DurationFormat.short(-1e300) == "0ms")
-        #expect(DurationFormat.millis(.nan) == "—")
+        #expect(QuantityFormat.short(.nan) == "—")
+        #expect(QuantityFormat.short(.infinity) == "∞")
+        #expect(QuantityFormat.short(1e300) == ">9999h")
+        #expect(QuantityFormat.short(-1e300) == "0ms")
+        #expect(QuantityFormat.millis(.nan) == "—")
         #expect(ClockFormat.string(Date(timeIntervalSince1970: .infinity), calendar: calendar) == ClockFormat.unknown)
         #expect(DurationBar.text(value: .infinity, maximum: 1, width: 5) == "")
         #expect(Int(saturating: .nan) == 0 && Int(saturating: 1e300) == .max && Int(saturating: -.infinity) == .min)

@@ -8,7 +8,7 @@ import Testing
         (725.0, "12m"), (7300.0, "2h"),
     ])
     func shortDurations(_ seconds: Double, _ text: String) {
-        #expect(DurationFormat.short(seconds) == text)
+        #expect(QuantityFormat.short(seconds) == text)
     }
 
     @Test func clockUsesTheCalendarTimeZone() {
@@ -19,10 +19,17 @@ import Testing
         #expect(ClockFormat.string(Fixture.epoch.addingTimeInterval(59.999), calendar: calendar) == "23:14:19.999")
     }
 
+    @Test func dateAndTimeForTheDetail() {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(secondsFromGMT: 3600)!
+        #expect(ClockFormat.dateAndTime(Fixture.epoch.addingTimeInterval(6000.0071), calendar: calendar) == "2023-11-15 00:53:20.007")
+        #expect(ClockFormat.dateAndTime(Date(timeIntervalSince1970: .nan), calendar: calendar) == ClockFormat.unknown)
+    }
+
     @Test func counts() {
-        #expect(DurationFormat.grouped(1_234_567) == "1,234,567")
-        #expect(DurationFormat.grouped(999) == "999")
-        #expect(DurationFormat.bytes(1536) == "1.5 KB")
+        #expect(QuantityFormat.grouped(1_234_567) == "1,234,567")
+        #expect(QuantityFormat.grouped(999) == "999")
+        #expect(QuantityFormat.bytes(1536) == "1.5 KB")
     }
 
     @Test func durationBars() {

@@ -185,7 +185,7 @@ import Testing
         #expect(screen.text.contains("  X-Name: Zoë 日本 🎉␛[31m"))
         #expect(screen.text.contains("<binary, 10,000 bytes>"))
         #expect(screen.text.contains("0000  89 50 4e 47 0d 0a 1a 0a 00 00"))
-        #expect(screen.text.contains("(truncated, 10,000 bytes total)"))
+        #expect(screen.text.contains("(truncated: 10 of 10,000 bytes stored)"))
         #expect(screen.lines.allSatisfy { DisplayWidth.of($0) == 80 })
     }
 

@@ -44,27 +44,23 @@ public enum EndpointBody: Sendable {
 }
 
 /// `application/x-www-form-urlencoded` as the WHATWG URL standard defines it.
-public enum FormEncoding {
-    // Only these bytes pass unescaped; space becomes `+`.
-    private static let unreserved = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789*-._".utf8)
+package enum FormEncoding {
+    /// Only these bytes pass unescaped (no `~`, unlike RFC 3986's unreserved set); space becomes `+`.
+    static let allowed = ASCIISet(exactly: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789*-._")
 
     /// Encodes name/value pairs in order.
-    public static func encode(_ items: [URLQueryItem]) -> String {
+    package static func encode(_ items: [URLQueryItem]) -> String {
         items.map { escape($0.name) + "=" + escape($0.value ?? "") }.joined(separator: "&")
     }
 
+    /// The shared percent-encoder, with the one difference forms have: space is `+`, not `%20`.
     static func escape(_ string: String) -> String {
-        var result = ""
-        for byte in string.utf8 {
-            if unreserved.contains(byte) {
-                result.unicodeScalars.append(UnicodeScalar(byte))
-            } else if byte == UInt8(ascii: " ") {
-                result += "+"
-            } else {
-                result += String(format: "%%%02X", byte)
-            }
-        }
-        return result
+        let space = UInt8(ascii: " ")
+        guard string.utf8.contains(space) else { return RequestTarget.percentEncode(string, allowed: allowed) }
+        // Split on the byte, not on `Character`: a space followed by a combining mark is one Character.
+        return string.utf8.split(separator: space, omittingEmptySubsequences: false)
+            .map { RequestTarget.percentEncode(String(Substring($0)), allowed: allowed) }
+            .joined(separator: "+")
     }
 }
 

@@ -29,12 +29,13 @@ public final class AttemptHandle: Sendable {
     }
 }
 
-/// The per-exchange bookkeeping shared by every attempt: numbering, timings and reporting to the observer.
+/// The per-exchange bookkeeping shared by every attempt: numbering, timing and reporting each attempt as one
+/// ``AttemptRecord``, built here once and handed unchanged to observers, the caller and the recorder.
 final class ExchangeTracker: Sendable {
     let exchangeID: UUID
     let observer: any ClientObserver
     let now: @Sendable () -> Date
-    private let attempts = Mutex<[AttemptMetrics]>([])
+    private let attempts = Mutex<[AttemptRecord]>([])
 
     init(exchangeID: UUID, observer: any ClientObserver, now: @escaping @Sendable () -> Date) {
         self.exchangeID = exchangeID
@@ -43,7 +44,8 @@ final class ExchangeTracker: Sendable {
     }
 
     var attemptCount: Int { attempts.withLock { $0.count } }
-    var metrics: [AttemptMetrics] { attempts.withLock { $0 } }
+    /// Every attempt so far, in order (finished ones with their end, status or error).
+    var records: [AttemptRecord] { attempts.withLock { $0 } }
 
     func record(_ kind: ExchangeEventKind, _ message: String, attributes: [String: String]) {
         observer.eventRecorded(ExchangeEvent(exchangeID: exchangeID, kind: kind, at: now(), message: message, attributes: attributes))
@@ -57,33 +59,34 @@ final class ExchangeTracker: Sendable {
         transport: any ClientTransport
     ) async throws -> RawResponse {
         let start = now()
-        let number = attempts.withLock {
-            $0.append(AttemptMetrics(number: $0.count + 1, timings: AttemptTimings(start: start)))
-            return $0.count
+        var record = attempts.withLock {
+            let record = AttemptRecord(
+                number: $0.count + 1, request: request, timings: AttemptTimings(start: start), annotations: context.annotations)
+            $0.append(record)
+            return record
         }
-        let handle = AttemptHandle(number: number, start: start, now: now)
+        let handle = AttemptHandle(number: record.number, start: start, now: now)
         var context = context
         context.attempt = handle
-        observer.attemptStarted(AttemptStarted(
-            exchangeID: exchangeID, number: number, request: request, startedAt: start, annotations: context.annotations))
+        observer.attemptStarted(AttemptStarted(exchangeID: exchangeID, record: record))
         do {
             // Again here, for authorities a middleware rewrote: no transport may see an unusable port.
             if let problem = RequestTargetCheck.problem(in: request) { throw problem }
             let response = try await transport.send(request, body: body, context: context)
-            let timings = handle.finish()
-            update(number) { $0.timings = timings; $0.status = response.status.code }
-            observer.attemptFinished(AttemptFinished(
-                exchangeID: exchangeID, number: number, response: response.head, responseBody: response.body,
-                error: nil, timings: timings))
+            record.timings = handle.finish()
+            record.response = response.head
+            store(record)
+            observer.attemptFinished(AttemptFinished(exchangeID: exchangeID, record: record, responseBody: response.body))
             return response
         } catch {
-            let timings = handle.finish()
+            record.timings = handle.finish()
             let partial = (error as? TransportError)?.partialResponse
-            update(number) { $0.timings = timings; $0.error = String(describing: error); $0.status = partial?.status.code }
+            record.response = partial?.head
+            record.error = String(describing: error)
+            store(record)
             if let partial, let failure = error as? TransportError { recordIncomplete(partial, failure) }
             observer.attemptFinished(AttemptFinished(
-                exchangeID: exchangeID, number: number, response: partial?.head, responseBody: partial?.body,
-                error: error, timings: timings))
+                exchangeID: exchangeID, record: record, responseBody: partial?.body, error: error))
             throw error
         }
     }
@@ -100,17 +103,7 @@ final class ExchangeTracker: Sendable {
                attributes: attributes)
     }
 
-    private func update(_ number: Int, _ change: (inout AttemptMetrics) -> Void) {
-        attempts.withLock { change(&$0[number - 1]) }
+    private func store(_ record: AttemptRecord) {
+        attempts.withLock { $0[record.number - 1] = record }
     }
-}
-
-/// What the caller learns about one attempt of an exchange.
-public struct AttemptMetrics: Sendable, Hashable {
-    public var number: Int
-    public var timings: AttemptTimings
-    /// The status code, when a response arrived.
-    public var status: Int?
-    /// A description of the error, when the attempt failed.
-    public var error: String?
 }

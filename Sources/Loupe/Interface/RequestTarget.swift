@@ -42,7 +42,7 @@ package struct RequestTarget: Sendable {
     }
 
     /// `addingPercentEncoding(withAllowedCharacters:)` for an ASCII set, without Foundation: on Linux that call
-    /// goes through NSString and cost ≈ 1 µs per request. Every UTF-8 byte outside `allowed` becomes `%XX`;
+    /// goes through NSString on every request (DECISIONS.md, 32). Every UTF-8 byte outside `allowed` becomes `%XX`;
     /// a string with nothing to escape is returned as it is.
     package static func percentEncode(_ string: String, allowed: ASCIISet) -> String {
         let utf8 = string.utf8
@@ -72,6 +72,11 @@ package struct ASCIISet: Sendable {
     package init(unreservedPlus extra: String) {
         for byte in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8 { insert(byte) }
         for byte in extra.utf8 { insert(byte) }
+    }
+
+    /// Exactly the ASCII bytes of `characters` (for encodings whose set is not "unreserved plus", such as forms).
+    package init(exactly characters: String) {
+        for byte in characters.utf8 { insert(byte) }
     }
 
     private mutating func insert(_ byte: UInt8) {

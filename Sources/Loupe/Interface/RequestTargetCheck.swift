@@ -4,18 +4,18 @@ import HTTPTypes
 ///
 /// Runs on every request (`Client.perform` and again just before the transport, for authorities a middleware
 /// rewrote), so it only scans the authority's bytes: no URL parsing.
-public enum RequestTargetCheck {
+package enum RequestTargetCheck {
     /// The highest TCP port.
     static let maximumPort = 65_535
 
     /// Why `request` cannot be sent, or `nil` when its authority is usable (or absent: a transport reports that).
-    public static func problem(in request: HTTPRequest) -> InvalidRequestTargetError? {
+    package static func problem(in request: HTTPRequest) -> InvalidRequestTargetError? {
         guard let authority = request.authority else { return nil }
         return problem(inAuthority: authority)
     }
 
     /// Why `authority` (`host`, `host:port`, `[v6]:port`, optionally after `userinfo@`) cannot be connected to.
-    public static func problem(inAuthority authority: String) -> InvalidRequestTargetError? {
+    package static func problem(inAuthority authority: String) -> InvalidRequestTargetError? {
         let bytes = authority.utf8
         // Userinfo ends at the last `@`; the host starts after it.
         let start = bytes.lastIndex(of: UInt8(ascii: "@")).map { bytes.index(after: $0) } ?? bytes.startIndex

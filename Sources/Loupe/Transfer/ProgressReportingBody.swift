@@ -5,15 +5,15 @@ import Foundation
 /// The transport pulls chunks one at a time (at most `chunkSize` bytes each), so progress follows what has really
 /// been handed to the connection, not what has been read ahead. Each pass over the body (a retry replays it)
 /// starts again at 0. The progress stream ends on ``finish()`` or when the body is released.
-public struct ProgressReportingBody: Sendable {
+package struct ProgressReportingBody: Sendable {
     /// The body to send in place of the original.
-    public let body: RequestBody
+    package let body: RequestBody
     /// Bytes handed to the transport so far, out of the body's length.
-    public let progress: AsyncStream<TransferProgress>
+    package let progress: AsyncStream<TransferProgress>
     private let channel: ProgressChannel
 
     /// Wraps `base`, re-chunking it to at most `chunkSize` bytes; `bufferingPolicy` bounds unread progress values.
-    public init(
+    package init(
         _ base: RequestBody,
         chunkSize: Int = 64 * 1024,
         bufferingPolicy: AsyncStream<TransferProgress>.Continuation.BufferingPolicy = .bufferingNewest(64)
@@ -35,7 +35,7 @@ public struct ProgressReportingBody: Sendable {
     }
 
     /// Ends the progress stream (the request is over).
-    public func finish() {
+    package func finish() {
         channel.finish()
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import LoupeTrace
 
-/// Runs the inspector: polls a ``TraceStore``, reads keys from a ``Screen``, updates the ``InspectorState``,
+/// Runs the inspector: polls a ``TraceStore``, reads keys from a ``Screen``, updates the `InspectorState`,
 /// carries out effects and draws.
 ///
 /// ``run(on:)`` is the loop for a real terminal. Tests drive the same steps without sleeping: ``refresh()``
@@ -12,7 +12,7 @@ import LoupeTrace
 /// through a locked inbox, never by touching the app.
 public final class InspectorApp {
     /// The current model.
-    public private(set) var state: InspectorState
+    package private(set) var state: InspectorState
     /// Whether the user quit.
     public private(set) var hasQuit = false
 
@@ -70,7 +70,7 @@ public final class InspectorApp {
     /// any keys already queued behind it, and draws if the picture changed.
     /// - Returns: `false` once the user has quit.
     @discardableResult
-    public func turn(on screen: any Screen, waitingUpTo timeout: Duration = .zero) -> Bool {
+    package func turn(on screen: any Screen, waitingUpTo timeout: Duration = .zero) -> Bool {
         applyInbox()
         if state.size != screen.size { apply(.resized(screen.size)) }
         var key = screen.nextKey(timeout: timeout)
@@ -107,7 +107,7 @@ public final class InspectorApp {
 
     /// Polls the store for exchanges written since the last poll (by this or another process). A failed read
     /// becomes a status message.
-    public func refresh() {
+    package func refresh() {
         do {
             var summaries: [TraceSummary]
             var through = state.lastSequence
@@ -132,19 +132,19 @@ public final class InspectorApp {
     }
 
     /// Handles one key press as the keymap says (`.resize` is handled by ``turn(on:waitingUpTo:)``).
-    public func handle(_ key: Key) {
+    package func handle(_ key: Key) {
         apply(.key(key))
     }
 
     /// Sends `action` through ``InspectorState/update(_:)`` and carries out its effects.
-    public func apply(_ action: InspectorAction) {
+    package func apply(_ action: InspectorAction) {
         for effect in state.update(action) {
             perform(effect)
         }
     }
 
     /// Waits for every replay started so far and applies its result.
-    public func settle() async {
+    package func settle() async {
         while !replays.isEmpty {
             for task in replays.values { await task.value }
             applyInbox()
@@ -152,12 +152,12 @@ public final class InspectorApp {
     }
 
     /// What the screen shows for the current state.
-    public func render() -> Buffer {
+    package func render() -> Buffer {
         InspectorRenderer.render(state)
     }
 
     /// Draws the current state on `screen` when it differs from what was drawn last.
-    public func draw(on screen: any Screen) {
+    package func draw(on screen: any Screen) {
         let buffer = render()
         guard buffer != lastDrawn else { return }
         screen.draw(buffer)

@@ -1,7 +1,7 @@
 /// A grid of ``Cell``s that views draw into and a ``Screen`` shows (ratatui's `Buffer`).
 ///
 /// All writes clip to the buffer, so a view can never draw outside the screen or crash on a tiny one. Text is
-/// measured with ``DisplayWidth``: wide graphemes take two cells, and one that would straddle the clip edge
+/// measured with `DisplayWidth`: wide graphemes take two cells, and one that would straddle the clip edge
 /// becomes a space so columns to its right stay aligned.
 public struct Buffer: Hashable, Sendable {
     /// The size in cells.
@@ -20,7 +20,7 @@ public struct Buffer: Hashable, Sendable {
     /// Rows.
     public var height: Int { size.height }
     /// The whole buffer as a rectangle.
-    public var area: Rect { Rect(size: size) }
+    package var area: Rect { Rect(size: size) }
 
     /// The cell at column `x`, row `y` (a blank cell outside the buffer).
     public subscript(x: Int, y: Int) -> Cell {
@@ -43,7 +43,7 @@ public struct Buffer: Hashable, Sendable {
     /// Writes `text` at (`x`, `y`) in `style`, clipped to the buffer and to `maxWidth` columns.
     /// - Returns: The column after the last cell written.
     @discardableResult
-    public mutating func write(_ text: some StringProtocol, x: Int, y: Int, maxWidth: Int? = nil, style: Style = .normal) -> Int {
+    package mutating func write(_ text: some StringProtocol, x: Int, y: Int, maxWidth: Int? = nil, style: Style = .normal) -> Int {
         guard y >= 0, y < height else { return x }
         let limit = min(width, maxWidth.map { x + max(0, $0) } ?? width)
         var column = x
@@ -67,14 +67,14 @@ public struct Buffer: Hashable, Sendable {
     /// Writes `text` so that it ends at column `maxX` (exclusive) on row `y`.
     /// - Returns: The column where the text starts.
     @discardableResult
-    public mutating func writeRightAligned(_ text: some StringProtocol, maxX: Int, y: Int, style: Style = .normal) -> Int {
+    package mutating func writeRightAligned(_ text: some StringProtocol, maxX: Int, y: Int, style: Style = .normal) -> Int {
         let start = maxX - DisplayWidth.of(text)
         write(text, x: start, y: y, maxWidth: maxX - start, style: style)
         return start
     }
 
     /// Fills `rect` with `character` in `style`.
-    public mutating func fill(_ rect: Rect, with character: Character = " ", style: Style = .normal) {
+    package mutating func fill(_ rect: Rect, with character: Character = " ", style: Style = .normal) {
         for y in max(0, rect.y)..<min(height, rect.maxY) where rect.x < width {
             var x = max(0, rect.x)
             while x < min(width, rect.maxX) {
@@ -84,7 +84,7 @@ public struct Buffer: Hashable, Sendable {
     }
 
     /// Gives every cell in `rect` the style `style`, keeping its grapheme (how a selected row is highlighted).
-    public mutating func setStyle(_ style: Style, in rect: Rect) {
+    package mutating func setStyle(_ style: Style, in rect: Rect) {
         for y in max(0, rect.y)..<min(height, rect.maxY) {
             for x in max(0, rect.x)..<min(width, rect.maxX) {
                 cells[y * width + x].style = style

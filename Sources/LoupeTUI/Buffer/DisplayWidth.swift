@@ -4,19 +4,19 @@
 /// lands: East Asian wide and fullwidth characters and emoji-presentation characters take 2 columns; combining
 /// marks, format characters (zero-width joiners, bidi controls) take 0 and are never written on their own;
 /// control characters are shown as their visible Control Pictures (`␛`, `␀`) so they cannot drive the terminal.
-public enum DisplayWidth {
+package enum DisplayWidth {
     /// The columns `character` takes as shown (after ``visible(_:)``).
-    public static func of(_ character: Character) -> Int {
+    package static func of(_ character: Character) -> Int {
         visible(character).width
     }
 
     /// The columns `text` takes as shown.
-    public static func of(_ text: some StringProtocol) -> Int {
+    package static func of(_ text: some StringProtocol) -> Int {
         text.reduce(0) { $0 + of($1) }
     }
 
     /// The grapheme a terminal may safely be sent for `character`, and its width in columns (0 means: skip it).
-    public static func visible(_ character: Character) -> (character: Character, width: Int) {
+    package static func visible(_ character: Character) -> (character: Character, width: Int) {
         let scalars = character.unicodeScalars
         guard let first = scalars.first else { return (" ", 0) }
         switch first.value {
@@ -34,7 +34,7 @@ public enum DisplayWidth {
     }
 
     /// `text` cut to at most `columns` columns, ending in `…` when something was cut.
-    public static func truncate(_ text: some StringProtocol, to columns: Int) -> String {
+    package static func truncate(_ text: some StringProtocol, to columns: Int) -> String {
         guard columns > 0 else { return "" }
         if of(text) <= columns { return String(text) }
         var result = ""
@@ -49,7 +49,7 @@ public enum DisplayWidth {
     }
 
     /// `text` padded with spaces (or cut) to exactly `columns` columns; `alignRight` pads on the left.
-    public static func pad(_ text: some StringProtocol, to columns: Int, alignRight: Bool = false) -> String {
+    package static func pad(_ text: some StringProtocol, to columns: Int, alignRight: Bool = false) -> String {
         let cut = truncate(text, to: columns)
         let padding = String(repeating: " ", count: max(0, columns - of(cut)))
         return alignRight ? padding + cut : cut + padding

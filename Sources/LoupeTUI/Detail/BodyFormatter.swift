@@ -16,20 +16,23 @@ enum BodyFormatter {
         } else if let text = decodeText(body) {
             lines = textLines(text)
         } else {
-            lines = [StyledLine(indent + "<binary, \(DurationFormat.grouped(max(body.size, body.data.count))) bytes>",
+            lines = [StyledLine(indent + "<binary, \(QuantityFormat.grouped(max(body.size, body.data.count))) bytes>",
                                 style: .dim)]
             lines += HexDump.lines(body.data, indent: indent)
         }
         if body.isTruncated {
-            lines.append(StyledLine(indent + "(truncated, \(DurationFormat.grouped(body.size)) bytes total)", style: .dim))
+            lines.append(StyledLine(indent + "(truncated: \(QuantityFormat.grouped(body.data.count)) of "
+                                    + "\(QuantityFormat.grouped(body.size)) bytes stored)", style: .dim))
         }
         return lines
     }
 
-    /// The body's size, as a section heading suffix (`1.2 KB`).
+    /// The body's size, as a section heading suffix (`23 B`, `1.2 KB (1,234 bytes)`, `…, truncated`).
     static func sizeNote(_ body: TraceBody?) -> String {
         guard let body else { return "" }
-        return DurationFormat.bytes(max(body.size, body.data.count)) + (body.isTruncated ? ", truncated" : "")
+        let size = max(body.size, body.data.count)
+        let exact = size < 1024 ? "" : " (\(QuantityFormat.grouped(size)) bytes)"
+        return QuantityFormat.bytes(size) + exact + (body.isTruncated ? ", truncated" : "")
     }
 
     private static func prettyJSON(_ body: TraceBody, headers: [TraceHeader]) -> String? {
@@ -65,7 +68,7 @@ enum BodyFormatter {
             lines.append(StyledLine(indent + expandTabs(line)))
         }
         if count > maxTextLines {
-            lines.append(StyledLine(indent + "… \(DurationFormat.grouped(count - maxTextLines)) more lines", style: .dim))
+            lines.append(StyledLine(indent + "… \(QuantityFormat.grouped(count - maxTextLines)) more lines", style: .dim))
         }
         return lines
     }

@@ -2,12 +2,36 @@ import Foundation
 import Loupe
 import LoupeTrace
 
-/// The detail view's content for one exchange, as lines: request, response, attempts with timings, events.
-struct DetailDocument {
-    let exchange: TraceExchange
-    let calendar: Calendar
+/// One exchange as a document of styled lines: request, response, attempts with timings, notes and events.
+///
+/// The one rendering of an exchange: the inspector's detail view draws these lines with their styles, and
+/// `loupe show` prints ``plainText``, the same lines without styles, so the two cannot drift. Every recorded
+/// value in it (URL, headers, bodies, errors, notes, events) comes from a server or a file, so each span has its
+/// control characters made visible by `TerminalText`, the rule the cell buffer applies when it draws.
+package struct DetailDocument {
+    package let exchange: TraceExchange
+    /// Gives the start's date and time their time zone.
+    package let calendar: Calendar
 
-    var lines: [StyledLine] {
+    package init(exchange: TraceExchange, calendar: Calendar) {
+        self.exchange = exchange
+        self.calendar = calendar
+    }
+
+    /// The lines, unwrapped.
+    package var lines: [StyledLine] {
+        rawLines.map { line in
+            StyledLine(line.spans.map { StyledLine.Span(TerminalText.line($0.text), $0.style) })
+        }
+    }
+
+    /// The lines without styles, one per text line: what `loupe show` prints.
+    package var plainText: String {
+        lines.map(\.text).joined(separator: "\n")
+    }
+
+    /// The lines with recorded text as it was recorded.
+    private var rawLines: [StyledLine] {
         var lines = overview
         lines += section("Request headers", headers(exchange.requestHeaders))
         lines += section("Request body", BodyFormatter.lines(exchange.requestBody, headers: exchange.requestHeaders),
@@ -22,20 +46,19 @@ struct DetailDocument {
     }
 
     private var overview: [StyledLine] {
-        var facts: [StyledLine.Span] = [
-            .init("started ", .dim), .init(ClockFormat.string(exchange.startedAt, calendar: calendar)),
-            .init("  duration ", .dim), .init(exchange.duration.map(DurationFormat.millis) ?? "in flight"),
+        let duration = exchange.duration.map(QuantityFormat.millis) ?? (exchange.endedAt == nil ? "in flight" : "—")
+        var lines = [StyledLine([.init(exchange.method + " ", .heading), .init(exchange.url, .heading)])]
+        if !exchange.operation.isEmpty { lines.append(StyledLine([.init("operation ", .dim), .init(exchange.operation)])) }
+        lines.append(StyledLine([
+            .init("started ", .dim), .init(ClockFormat.dateAndTime(exchange.startedAt, calendar: calendar)),
+            .init("  duration ", .dim), .init(duration),
             .init("  outcome ", .dim), .init(exchange.outcome.rawValue, exchange.outcome == .success ? .normal : .error),
-        ]
-        if !exchange.operation.isEmpty { facts = [.init("operation ", .dim), .init(exchange.operation + "  ")] + facts }
-        var lines = [
-            StyledLine([.init(exchange.method + " ", .heading), .init(exchange.url, .heading)]),
-            StyledLine(facts),
-        ]
+        ]))
         if let original = exchange.replayOf {
             lines.append(StyledLine([.init("↻ replay of ", .replay), .init(original.uuidString.lowercased(), .dim)]))
         }
-        lines.append(StyledLine([.init("id ", .dim), .init(exchange.id.uuidString.lowercased(), .dim)]))
+        let sequence = exchange.sequence.map { "  #\($0)" } ?? ""
+        lines.append(StyledLine([.init("id ", .dim), .init(exchange.id.uuidString.lowercased() + sequence, .dim)]))
         if let trace = exchange.traceContext {
             lines.append(StyledLine([.init("trace ", .dim), .init("\(trace.traceID) span \(trace.spanID)", .dim)]))
         }
@@ -44,7 +67,10 @@ struct DetailDocument {
 
     private var responseHeading: StyledLine {
         if let status = exchange.status {
-            return StyledLine([.init("Response  ", .heading), .init(HTTPReasonPhrase.statusLine(status), StatusStyle.style(for: status))])
+            // A response may still end in an error (a body cut short, a validator's verdict): say both.
+            let error: [StyledLine.Span] = exchange.error.map { [.init("  error: ", .dim), .init($0, .error)] } ?? []
+            return StyledLine([.init("Response  ", .heading), .init(HTTPReasonPhrase.statusLine(status), StatusStyle.style(for: status))]
+                + error)
         }
         if let error = exchange.error {
             return StyledLine([.init("Response  ", .heading), .init("no response: " + error, .error)])
@@ -64,7 +90,7 @@ struct DetailDocument {
 
     private func offset(_ date: Date?) -> String {
         guard let date else { return "—" }
-        return "+" + DurationFormat.millis(date.timeIntervalSince(exchange.startedAt))
+        return "+" + QuantityFormat.millis(date.timeIntervalSince(exchange.startedAt))
     }
 
     private var attempts: [StyledLine] {
@@ -85,7 +111,7 @@ struct DetailDocument {
             ])]
             var facts: [(label: String, value: String)] = []
             if let reason = attempt.retryReason { facts.append(("retry: ", reason)) }
-            if let delay = attempt.retryDelay { facts.append(("after ", DurationFormat.millis(delay))) }
+            if let delay = attempt.retryDelay { facts.append(("after ", QuantityFormat.millis(delay))) }
             if let circuit = attempt.circuitState { facts.append(("circuit ", circuit)) }
             facts += attempt.notes.sorted { $0.key < $1.key }.map { ($0.key + " ", $0.value) }
             let notes = facts.enumerated().flatMap { index, fact -> [StyledLine.Span] in
@@ -101,7 +127,7 @@ struct DetailDocument {
         exchange.events.map { event in
             let attributes = event.attributes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
             return StyledLine([
-                .init("  " + offset(event.at) + "  ", .dim), .init(event.kind + "  ", .label), .init(event.message),
+                .init("  " + offset(event.at) + "  ", .dim), .init(event.kind.rawValue + "  ", .label), .init(event.message),
                 .init(attributes.isEmpty ? "" : "  " + attributes, .dim),
             ])
         }

@@ -15,7 +15,7 @@ enum HexDump {
             ]))
         }
         if data.count > limit {
-            lines.append(StyledLine(indent + "… \(DurationFormat.grouped(data.count - limit)) more bytes", style: .dim))
+            lines.append(StyledLine(indent + "… \(QuantityFormat.grouped(data.count - limit)) more bytes", style: .dim))
         }
         return lines
     }

@@ -1,36 +1,36 @@
 /// One line of styled text: what the detail view is made of, before it is wrapped and drawn.
-public struct StyledLine: Hashable, Sendable {
+package struct StyledLine: Hashable, Sendable {
     /// A run of text in one style.
-    public struct Span: Hashable, Sendable {
-        public var text: String
-        public var style: Style
-        public init(_ text: String, _ style: Style = .normal) {
+    package struct Span: Hashable, Sendable {
+        package var text: String
+        package var style: Style
+        package init(_ text: String, _ style: Style = .normal) {
             self.text = text
             self.style = style
         }
     }
 
     /// The runs, left to right.
-    public var spans: [Span]
+    package var spans: [Span]
 
     /// A line of `spans`.
-    public init(_ spans: [Span]) {
+    package init(_ spans: [Span]) {
         self.spans = spans
     }
 
     /// A line of `text` in one `style`.
-    public init(_ text: String, style: Style = .normal) {
+    package init(_ text: String, style: Style = .normal) {
         self.spans = [Span(text, style)]
     }
 
     /// An empty line.
-    public static let empty = StyledLine([])
+    package static let empty = StyledLine([])
 
     /// The plain text.
-    public var text: String { spans.map(\.text).joined() }
+    package var text: String { spans.map(\.text).joined() }
 
     /// The line cut into lines of at most `width` columns; continuation lines keep the line's indent plus two.
-    public func wrapped(to width: Int) -> [StyledLine] {
+    package func wrapped(to width: Int) -> [StyledLine] {
         guard width > 0, DisplayWidth.of(text) > width else { return [self] }
         let leading = text.prefix { $0 == " " }.count
         let indent = min(leading + 2, width / 2)

@@ -1,5 +1,5 @@
 /// A named thing the inspector can do; keys map to commands through the ``Keymap``.
-public enum InspectorCommand: String, Hashable, Sendable, CaseIterable {
+package enum InspectorCommand: String, Hashable, Sendable, CaseIterable {
     /// Select the previous row, or scroll the detail up a line.
     case moveUp
     /// Select the next row, or scroll the detail down a line.

@@ -1,21 +1,21 @@
 /// One row of the key table: keys, the command they run, and how the footer and help screen describe it
 /// (lazygit's `Binding`). The same row drives input handling, footer hints and the `?` help.
-public struct KeyBinding: Hashable, Sendable {
+package struct KeyBinding: Hashable, Sendable {
     /// The keys that trigger the command; the first one is shown in the footer.
-    public var keys: [Key]
+    package var keys: [Key]
     /// What the keys do.
-    public var command: InspectorCommand
+    package var command: InspectorCommand
     /// A word or two for the footer (`open`).
-    public var title: String
+    package var title: String
     /// A sentence for the help screen.
-    public var help: String
+    package var help: String
     /// Whether the footer shows this binding.
-    public var showsInFooter: Bool
+    package var showsInFooter: Bool
     /// Where the binding applies.
-    public var contexts: Set<KeyContext>
+    package var contexts: Set<KeyContext>
 
     /// A binding of `keys` to `command` in `contexts`.
-    public init(_ keys: [Key], _ command: InspectorCommand, title: String, help: String, footer: Bool,
+    package init(_ keys: [Key], _ command: InspectorCommand, title: String, help: String, footer: Bool,
                 in contexts: Set<KeyContext>) {
         self.keys = keys
         self.command = command
@@ -26,8 +26,8 @@ public struct KeyBinding: Hashable, Sendable {
     }
 
     /// All keys, as the help screen writes them (`↑/k`).
-    public var keyLabel: String { keys.map(\.label).joined(separator: "/") }
+    package var keyLabel: String { keys.map(\.label).joined(separator: "/") }
 
     /// The first key, as the footer writes it.
-    public var footerKeyLabel: String { keys.first?.label ?? "" }
+    package var footerKeyLabel: String { keys.first?.label ?? "" }
 }

@@ -1,30 +1,30 @@
 /// The one key table: ``InspectorState`` resolves keys through it, the footer and the help overlay list it.
-public struct Keymap: Hashable, Sendable {
+package struct Keymap: Hashable, Sendable {
     /// Every binding, in the order the help screen lists them.
-    public var bindings: [KeyBinding]
+    package var bindings: [KeyBinding]
 
     /// A keymap of `bindings`; earlier bindings win when two claim the same key in one context.
-    public init(bindings: [KeyBinding]) {
+    package init(bindings: [KeyBinding]) {
         self.bindings = bindings
     }
 
     /// The command `key` runs in `context`, if any.
-    public func command(for key: Key, in context: KeyContext) -> InspectorCommand? {
+    package func command(for key: Key, in context: KeyContext) -> InspectorCommand? {
         bindings.first { $0.contexts.contains(context) && $0.keys.contains(key) }?.command
     }
 
     /// The bindings that apply in `context`.
-    public func bindings(in context: KeyContext) -> [KeyBinding] {
+    package func bindings(in context: KeyContext) -> [KeyBinding] {
         bindings.filter { $0.contexts.contains(context) }
     }
 
     /// The bindings the footer shows in `context`.
-    public func footerBindings(in context: KeyContext) -> [KeyBinding] {
+    package func footerBindings(in context: KeyContext) -> [KeyBinding] {
         bindings(in: context).filter(\.showsInFooter)
     }
 
     /// The default keys: vi-style movement plus arrows, mitmproxy's `r`, `F` and `?`.
-    public static let standard = Keymap(bindings: [
+    package static let standard = Keymap(bindings: [
         KeyBinding([.up, "k"], .moveUp, title: "up", help: "Select the previous exchange; scroll up in detail",
                    footer: false, in: [.list, .detail]),
         KeyBinding([.down, "j"], .moveDown, title: "down", help: "Select the next exchange; scroll down in detail",

@@ -1,17 +1,17 @@
 /// Draws an ``InspectorState`` into a ``Buffer``: pure, so tests compare text and styles directly.
-public enum InspectorRenderer {
+package enum InspectorRenderer {
     /// The message shown when the screen is below ``InspectorLayout/minimumSize``.
-    public static let tooSmallMessage = "terminal too small (need 40×8)"
+    package static let tooSmallMessage = "terminal too small (need 40×8)"
 
     /// A buffer of the state's size showing the state.
-    public static func render(_ state: InspectorState) -> Buffer {
+    package static func render(_ state: InspectorState) -> Buffer {
         var buffer = Buffer(size: state.size)
         render(state, into: &buffer)
         return buffer
     }
 
     /// Draws the state into `buffer` (which should be the state's size).
-    public static func render(_ state: InspectorState, into buffer: inout Buffer) {
+    package static func render(_ state: InspectorState, into buffer: inout Buffer) {
         let layout = InspectorLayout(size: buffer.size)
         guard !buffer.area.isEmpty else { return }
         if layout.isTooSmall {

@@ -49,7 +49,7 @@ struct ListView {
         buffer.write(DisplayWidth.truncate(target(of: row), to: columns.targetWidth), x: columns.targetX, y: y,
                      maxWidth: columns.targetWidth)
         if let duration = row.duration {
-            buffer.writeRightAligned(DurationFormat.short(duration), maxX: columns.durationX + ListColumns.durationWidth,
+            buffer.writeRightAligned(QuantityFormat.short(duration), maxX: columns.durationX + ListColumns.durationWidth,
                                      y: y)
             buffer.write(DurationBar.text(value: duration, maximum: longest, width: columns.barWidth), x: columns.barX,
                          y: y, maxWidth: columns.barWidth, style: .bar)

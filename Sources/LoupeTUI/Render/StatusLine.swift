@@ -20,6 +20,6 @@ struct StatusLine {
             return total == 0 ? "" : "lines \(detail.scroll + 1)–\(last) of \(total)"
         }
         guard let selected = state.selectedIndex else { return "" }
-        return "\(DurationFormat.grouped(selected + 1))/\(DurationFormat.grouped(state.rows.count))"
+        return "\(QuantityFormat.grouped(selected + 1))/\(QuantityFormat.grouped(state.rows.count))"
     }
 }

@@ -6,8 +6,8 @@ struct TitleBar {
         buffer.fill(area, style: .title)
         var right = state.follow ? "follow on " : "follow off "
         if let count = state.storeCount {
-            let shown = state.filterDescription == nil ? "" : "\(DurationFormat.grouped(state.rows.count)) of "
-            right = "\(shown)\(DurationFormat.grouped(count)) exchange\(count == 1 ? "" : "s") · " + right
+            let shown = state.filterDescription == nil ? "" : "\(QuantityFormat.grouped(state.rows.count)) of "
+            right = "\(shown)\(QuantityFormat.grouped(count)) exchange\(count == 1 ? "" : "s") · " + right
         }
         let rightX = max(area.x, area.maxX - DisplayWidth.of(right))
         var left = " Loupe · \(state.storeName)"

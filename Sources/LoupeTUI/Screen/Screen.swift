@@ -1,5 +1,5 @@
 /// Where the inspector draws and reads keys: a real terminal (curses, in the `loupe` tool) or
-/// ``InMemoryScreen`` in tests. The only seam between the pure inspector and a terminal.
+/// `InMemoryScreen` in tests. The only seam between the pure inspector and a terminal.
 public protocol Screen: AnyObject {
     /// The current size in cells.
     var size: Size { get }

@@ -2,24 +2,24 @@ import Foundation
 import LoupeTrace
 
 /// The detail view's model: which exchange, what has loaded, and how far it is scrolled.
-public struct DetailState: Hashable, Sendable {
+package struct DetailState: Hashable, Sendable {
     /// The exchange shown.
-    public var id: UUID
+    package var id: UUID
     /// The full exchange, once loaded.
-    public var exchange: TraceExchange?
+    package var exchange: TraceExchange?
     /// Why it could not be loaded, if it could not.
-    public var problem: String?
+    package var problem: String?
     /// The document lines, before wrapping.
-    public var document: [StyledLine]
+    package var document: [StyledLine]
     /// The document wrapped to ``wrapWidth`` columns; what scrolling counts.
-    public var wrapped: [StyledLine]
+    package var wrapped: [StyledLine]
     /// The width ``wrapped`` was made for.
-    public var wrapWidth: Int
+    package var wrapWidth: Int
     /// The first wrapped line shown.
-    public var scroll: Int
+    package var scroll: Int
 
     /// A detail view for `id` that is still loading.
-    public init(id: UUID) {
+    package init(id: UUID) {
         self.id = id
         self.exchange = nil
         self.problem = nil

@@ -2,7 +2,7 @@ import Foundation
 import LoupeTrace
 
 /// Everything that can happen to the inspector: keys, commands, and results of its effects (Elm's `Msg`).
-public enum InspectorAction: Hashable, Sendable {
+package enum InspectorAction: Hashable, Sendable {
     /// A key press, resolved through the state's ``Keymap``.
     case key(Key)
     /// A command, whatever key (if any) asked for it.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Work ``InspectorState/update(_:)`` asks the runner to do; the state itself never does I/O.
-public enum InspectorEffect: Hashable, Sendable {
+package enum InspectorEffect: Hashable, Sendable {
     /// Read the full exchange for the detail view, then send ``InspectorAction/detailLoaded(_:)``.
     case loadDetail(UUID)
     /// Load the exchange and send it again in the background, then send ``InspectorAction/replayFinished(_:)``;

@@ -3,7 +3,7 @@ import LoupeTrace
 
 extension InspectorState {
     /// Applies `action` and returns the effects the runner must carry out. Pure: no I/O, no clock.
-    public mutating func update(_ action: InspectorAction) -> [InspectorEffect] {
+    package mutating func update(_ action: InspectorAction) -> [InspectorEffect] {
         switch action {
         case .key(let key):
             if case .confirming(let id) = replay { return answerConfirmation(key, id: id) }
@@ -23,14 +23,14 @@ extension InspectorState {
             detail.exchange = exchange
             detail.problem = nil
             detail.setDocument(DetailDocument(exchange: exchange, calendar: calendar).lines)
-            view = .detail(detail)
+            screen = .detail(detail)
             fitDetail()
             return []
         case .detailFailed(let id, let reason):
             guard var detail, detail.id == id else { return [] }
             detail.problem = reason
             detail.setDocument([StyledLine(reason, style: .error)])
-            view = .detail(detail)
+            screen = .detail(detail)
             fitDetail()
             return []
         case .storeFailed(let message):
@@ -77,7 +77,7 @@ extension InspectorState {
             if showsHelp {
                 showsHelp = false
             } else if detail != nil {
-                view = .list
+                screen = .list
             }
             return []
         case .toggleFollow:
@@ -89,7 +89,7 @@ extension InspectorState {
             return replaySelected()
         case .open:
             guard !showsHelp, detail == nil, let summary = selectedSummary else { return [] }
-            view = .detail(DetailState(id: summary.id))
+            screen = .detail(DetailState(id: summary.id))
             fitDetail()
             return [.loadDetail(summary.id)]
         case .moveUp, .moveDown, .pageUp, .pageDown, .top, .bottom:
@@ -145,7 +145,7 @@ extension InspectorState {
         default: bottom
         }
         detail.scroll = min(max(0, target), bottom)
-        view = .detail(detail)
+        screen = .detail(detail)
     }
 
     private mutating func select(_ index: Int) {
@@ -168,7 +168,7 @@ extension InspectorState {
         guard var detail else { return }
         detail.wrap(to: layout.content.width)
         detail.scroll = max(0, min(detail.scroll, detail.wrapped.count - layout.detailPage))
-        view = .detail(detail)
+        screen = .detail(detail)
     }
 
     private mutating func merge(_ summaries: [TraceSummary], through sequence: Int64, total: Int?) -> [InspectorEffect] {

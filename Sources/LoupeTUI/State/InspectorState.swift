@@ -5,49 +5,49 @@ import LoupeTrace
 ///
 /// Change it only through ``update(_:)``; draw it with ``InspectorRenderer``. Both are pure, so tests build a
 /// state, send actions and compare buffers without a terminal.
-public struct InspectorState: Hashable, Sendable {
+package struct InspectorState: Hashable, Sendable {
     /// How the store is named in the title bar (usually its path).
-    public var storeName: String
+    package var storeName: String
     /// The filter the rows were chosen by, for the title bar.
-    public var filterDescription: String?
+    package var filterDescription: String?
     /// The screen size everything is laid out for.
-    public var size: Size
+    package var size: Size
     /// Whether replay is available (a replayer was given).
-    public var canReplay: Bool
+    package var canReplay: Bool
     /// The calendar (time zone) the clock column uses.
-    public var calendar: Calendar
+    package var calendar: Calendar
     /// The key table.
-    public var keymap: Keymap
+    package var keymap: Keymap
     /// The most rows kept; older rows drop off the top.
-    public var rowLimit: Int
+    package var rowLimit: Int
 
     /// The rows, oldest first.
-    public var rows: [TraceSummary] = []
+    package var rows: [TraceSummary] = []
     /// The selected row, `nil` only when there are no rows.
-    public var selectedIndex: Int?
+    package var selectedIndex: Int?
     /// The first row shown.
-    public var listTop = 0
+    package var listTop = 0
     /// Whether the newest row stays selected as rows arrive.
-    public var follow = true
+    package var follow = true
     /// The list or one exchange.
-    public var view: InspectorView = .list
+    package var screen: InspectorScreenState = .list
     /// Whether the help overlay is up.
-    public var showsHelp = false
+    package var showsHelp = false
     /// The message above the footer.
-    public var status: StatusMessage?
+    package var status: StatusMessage?
     /// The last store read failure, until a read succeeds.
-    public var storeProblem: String?
+    package var storeProblem: String?
     /// How many exchanges the store holds.
-    public var storeCount: Int?
+    package var storeCount: Int?
     /// The newest store sequence read.
-    public var lastSequence: Int64 = 0
+    package var lastSequence: Int64 = 0
     /// Whether the store has been read at least once.
-    public var hasLoaded = false
+    package var hasLoaded = false
     /// The replay under way, or the confirmation it waits for.
-    public var replay: ReplayPhase = .idle
+    package var replay: ReplayPhase = .idle
 
     /// A fresh state: no rows yet, following, list view.
-    public init(storeName: String, size: Size, canReplay: Bool, timeZone: TimeZone = .current,
+    package init(storeName: String, size: Size, canReplay: Bool, timeZone: TimeZone = .current,
                 keymap: Keymap = .standard, rowLimit: Int = 10_000) {
         self.storeName = storeName
         self.size = size
@@ -60,21 +60,21 @@ public struct InspectorState: Hashable, Sendable {
     }
 
     /// The layout for ``size``.
-    public var layout: InspectorLayout { InspectorLayout(size: size) }
+    package var layout: InspectorLayout { InspectorLayout(size: size) }
 
     /// The selected row.
-    public var selectedSummary: TraceSummary? {
+    package var selectedSummary: TraceSummary? {
         selectedIndex.flatMap { rows.indices.contains($0) ? rows[$0] : nil }
     }
 
     /// The detail view's model, when it is shown.
-    public var detail: DetailState? {
-        if case .detail(let detail) = view { return detail }
+    package var detail: DetailState? {
+        if case .detail(let detail) = screen { return detail }
         return nil
     }
 
     /// Which bindings apply now.
-    public var keyContext: KeyContext {
+    package var keyContext: KeyContext {
         if showsHelp { return .help }
         return detail == nil ? .list : .detail
     }

@@ -4,6 +4,7 @@ import Loupe
 
 /// A transport that answers every request with a closure: the most flexible in-process double.
 public struct MockTransport: ClientTransport {
+    /// Answers one request: return a response, or throw to fail the attempt.
     public typealias Handler = @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
 
     private let handler: Handler

@@ -11,6 +11,7 @@ import Synchronization
 /// }
 /// ```
 public struct StreamingMockTransport: StreamingClientTransport {
+    /// Answers one request with a streamed response (head now, body chunks as they come).
     public typealias Handler = @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> StreamedResponse
 
     private let handler: Handler

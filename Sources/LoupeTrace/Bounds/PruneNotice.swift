@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 
 /// What prunes removed from a store, kept in the store until the next exchange written reports it as a
 /// `store-prune` event, so a gap in a recording always says where its exchanges went.
@@ -7,7 +8,7 @@ import Foundation
 /// join, and the bounds are those of the latest.
 public struct PruneNotice: Sendable, Hashable, Codable {
     /// The kind of the ``TraceEvent`` that reports a notice on an exchange.
-    public static let eventKind = "store-prune"
+    public static let eventKind: ExchangeEventKind = "store-prune"
 
     /// Exchanges removed.
     public var removedCount: Int

@@ -22,7 +22,7 @@ extension TraceExchange {
                 + attempt.notes.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
         }
         for event in events {
-            bytes += Self.childRowAllowance + count(event.kind) + count(event.message)
+            bytes += Self.childRowAllowance + count(event.kind.rawValue) + count(event.message)
             for (key, value) in event.attributes { bytes += count(key) + count(value) }
         }
         return bytes

@@ -4,9 +4,9 @@ import Foundation
 ///
 /// Hand-rolled rather than a `DateFormatter`, so it needs no locale, is the same on every platform, and reads
 /// any number of fractional digits (mitmproxy writes microseconds) and any zone (`Z`, `+01:00`, `+0100`, none).
-public enum HARDate {
+package enum HARDate {
     /// `2024-05-01T12:00:00.123Z` (milliseconds rounded down, so the text never reaches the next second).
-    public static func string(from date: Date) -> String {
+    package static func string(from date: Date) -> String {
         // Outside years 0...9999 ISO 8601 needs an expanded form nobody reads; such dates are clamped (and NaN,
         // which no comparison moves, is taken as 1970 rather than trapping in the integer conversion below).
         let raw = date.timeIntervalSince1970
@@ -21,7 +21,7 @@ public enum HARDate {
     }
 
     /// Reads `YYYY-MM-DDThh:mm[:ss[.fraction]][Z|±hh[:mm]]` (a space may replace `T`; no zone means UTC).
-    public static func date(from text: String) -> Date? {
+    package static func date(from text: String) -> Date? {
         var scanner = Scanner(Array(text.utf8))
         guard let year = scanner.number(digits: 4), scanner.skip("-"), let month = scanner.number(digits: 2),
               scanner.skip("-"), let day = scanner.number(digits: 2), (1...12).contains(month), (1...31).contains(day)

@@ -32,7 +32,7 @@ public struct HARExporter: Sendable {
         HARDocument(log: HARLog(creator: creator, entries: exchanges.map(entry(for:))))
     }
 
-    /// The HAR file's bytes for `exchanges`, as ``HARWriter`` writes them.
+    /// The HAR file's bytes for `exchanges`, as `HARWriter` writes them.
     public func data(for exchanges: some Sequence<TraceExchange>) throws -> Data {
         var output = Data()
         var writer = HARWriter(creator: creator) { output.append($0) }

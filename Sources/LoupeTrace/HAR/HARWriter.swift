@@ -10,19 +10,19 @@ import Foundation
 /// for exchange in exchanges { try writer.append(exchange) }
 /// try writer.finish()
 /// ```
-public struct HARWriter {
+package struct HARWriter {
     private let exporter: HARExporter
     private let sink: (Data) throws -> Void
     private let encoder: JSONEncoder
     private var written = 0
 
     /// How many entries have been appended.
-    public var count: Int { written }
+    package var count: Int { written }
 
     /// - Parameters:
     ///   - creator: the log's `creator`.
     ///   - sink: receives the file's bytes in order.
-    public init(creator: HARCreator = HARExporter().creator, sink: @escaping (Data) throws -> Void) {
+    package init(creator: HARCreator = HARExporter().creator, sink: @escaping (Data) throws -> Void) {
         exporter = HARExporter(creator: creator)
         self.sink = sink
         encoder = Self.makeEncoder()
@@ -47,25 +47,25 @@ public struct HARWriter {
     }
 
     /// Writes the log's opening, up to the entries.
-    public mutating func begin() throws {
+    package mutating func begin() throws {
         let creator = Self.indented(try encoder.encode(exporter.creator), by: 4)
         try sink(Data("{\n  \"log\" : {\n    \"creator\" : ".utf8) + creator + Data(",\n    \"entries\" : [".utf8))
     }
 
     /// Writes one exchange's entry.
-    public mutating func append(_ exchange: TraceExchange) throws {
+    package mutating func append(_ exchange: TraceExchange) throws {
         try append(exporter.entry(for: exchange))
     }
 
     /// Writes one entry as given.
-    public mutating func append(_ entry: HAREntry) throws {
+    package mutating func append(_ entry: HAREntry) throws {
         let json = Self.indented(try encoder.encode(entry), by: 6)
         try sink(Data((written == 0 ? "\n      " : ",\n      ").utf8) + json)
         written += 1
     }
 
     /// Closes the entries and the log.
-    public mutating func finish() throws {
+    package mutating func finish() throws {
         try sink(Data("\n    ],\n    \"version\" : \"1.2\"\n  }\n}\n".utf8))
     }
 

@@ -97,7 +97,10 @@ public struct TraceBody: Sendable, Codable, Hashable {
     }
 }
 
-/// One try on the wire.
+/// One try on the wire, as stored: the client's ``AttemptRecord`` (see ``init(_:)``) with its texts redacted.
+///
+/// The request and response heads of the record are not kept per attempt: the exchange keeps the last attempt's
+/// (``TraceExchange/requestHeaders``), and earlier attempts' credentials only serve to redact.
 public struct TraceAttempt: Sendable, Codable, Hashable {
     public var number: Int
     public var startedAt: Date
@@ -110,7 +113,8 @@ public struct TraceAttempt: Sendable, Codable, Hashable {
     public var circuitState: String?
     /// Why this attempt was a retry.
     public var retryReason: String?
-    /// How long the client waited before it, in seconds.
+    /// How long the client waited before it, in seconds (the stored column's unit since the first schema; event
+    /// attributes hold milliseconds).
     public var retryDelay: Double?
     /// What middleware noted about this attempt beyond the fields above (``AttemptAnnotations/extra``): for
     /// example `cache` (`miss`, `revalidate`), `circuit.key`, `auth.generation`, `priority`.
@@ -132,8 +136,24 @@ public struct TraceAttempt: Sendable, Codable, Hashable {
         self.notes = notes
     }
 
+    /// The attempt as the client recorded it, field for field (before redaction, which scrubs its texts).
+    public init(_ record: AttemptRecord) {
+        let timings = record.timings
+        let notes = record.annotations
+        self.init(
+            number: record.number, startedAt: timings.start, requestSentAt: timings.requestSent,
+            firstByteAt: timings.firstByte, endedAt: timings.end, status: record.status, error: record.error,
+            circuitState: notes.circuitState, retryReason: notes.retryReason, retryDelay: notes.retryDelay?.inSeconds,
+            notes: notes.extra)
+    }
+
     /// Start to end in seconds, when ended; within `0...TraceTime.maxDuration` whatever the times hold.
     public var duration: TimeInterval? { endedAt.flatMap { TraceTime.clampedDuration($0.timeIntervalSince(startedAt)) } }
+
+    /// When it started and the milestones the transport marked.
+    public var timings: AttemptTimings {
+        AttemptTimings(start: startedAt, requestSent: requestSentAt, firstByte: firstByteAt, end: endedAt)
+    }
 
     private enum CodingKeys: String, CodingKey {
         case number, startedAt, requestSentAt, firstByteAt, endedAt, status, error, circuitState, retryReason, retryDelay
@@ -173,16 +193,26 @@ public struct TraceAttempt: Sendable, Codable, Hashable {
     }
 }
 
-/// A decision recorded during an exchange (retry scheduled, breaker transition…).
+/// A decision recorded during an exchange (retry scheduled, breaker transition…): the client's ``ExchangeEvent``
+/// without its exchange ID, texts redacted.
+///
+/// Durations in `attributes` are milliseconds in decimal (``Swift/Duration/storedMilliseconds``), under keys that
+/// end in `Ms` (`delayMs`, `waitMs`). Stores and HAR files written before that may hold a retry's `delay` in seconds.
 public struct TraceEvent: Sendable, Codable, Hashable {
-    public var kind: String
+    /// Stored as its raw string; kinds this version does not name still read.
+    public var kind: ExchangeEventKind
     public var at: Date
     public var message: String
     public var attributes: [String: String]
-    public init(kind: String, at: Date, message: String, attributes: [String: String] = [:]) {
+    public init(kind: ExchangeEventKind, at: Date, message: String, attributes: [String: String] = [:]) {
         self.kind = kind
         self.at = at
         self.message = message
         self.attributes = attributes
+    }
+
+    /// The event as the client reported it.
+    public init(_ event: ExchangeEvent) {
+        self.init(kind: event.kind, at: event.at, message: event.message, attributes: event.attributes)
     }
 }

@@ -8,7 +8,13 @@ public struct TraceSummary: Sendable, Codable, Hashable, Identifiable {
     public var sequence: Int64
     public var operation: String
     public var method: String
-    public var url: String
+    public var url: String {
+        didSet { (host, pathAndQuery) = Self.parts(of: url) }
+    }
+    /// The URL's host (empty when the URL has none): the store's `host` column, or read from `url` once.
+    public private(set) var host: String
+    /// The URL's path and query, read from `url` once rather than on every access (lists draw it every frame).
+    public private(set) var pathAndQuery: String
     public var startedAt: Date
     /// Seconds, when ended.
     public var duration: TimeInterval?
@@ -20,12 +26,20 @@ public struct TraceSummary: Sendable, Codable, Hashable, Identifiable {
 
     public init(id: UUID, sequence: Int64, operation: String, method: String, url: String, startedAt: Date,
                 duration: TimeInterval?, outcome: ExchangeOutcome, status: Int?, error: String?, attemptCount: Int,
-                replayOf: UUID?) {
+                replayOf: UUID?, host: String? = nil, path: String? = nil) {
         self.id = id
         self.sequence = sequence
         self.operation = operation
         self.method = method
         self.url = url
+        // A store passes its `host` and `path` columns (written from one parse of the URL); only a URL that did
+        // not parse then, or a summary made without them, is parsed here, once.
+        if let host, let path, !(host.isEmpty && path.isEmpty) {
+            self.host = host
+            self.pathAndQuery = (path.isEmpty ? "/" : path) + Self.query(of: url)
+        } else {
+            (self.host, self.pathAndQuery) = Self.parts(of: url)
+        }
         self.startedAt = startedAt
         self.duration = duration
         self.outcome = outcome
@@ -35,12 +49,37 @@ public struct TraceSummary: Sendable, Codable, Hashable, Identifiable {
         self.replayOf = replayOf
     }
 
-    /// The URL's host.
-    public var host: String { URLComponents(string: url)?.host ?? "" }
-    /// The URL's path and query.
-    public var pathAndQuery: String {
-        guard let components = URLComponents(string: url) else { return url }
+    private enum CodingKeys: String, CodingKey {
+        case id, sequence, operation, method, url, startedAt, duration, outcome, status, error, attemptCount, replayOf
+    }
+
+    // Written by hand so that the JSON keeps its shape: `host` and `pathAndQuery` are derived, not encoded.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            id: try container.decode(UUID.self, forKey: .id), sequence: try container.decode(Int64.self, forKey: .sequence),
+            operation: try container.decode(String.self, forKey: .operation),
+            method: try container.decode(String.self, forKey: .method), url: try container.decode(String.self, forKey: .url),
+            startedAt: try container.decode(Date.self, forKey: .startedAt),
+            duration: try container.decodeIfPresent(TimeInterval.self, forKey: .duration),
+            outcome: try container.decode(ExchangeOutcome.self, forKey: .outcome),
+            status: try container.decodeIfPresent(Int.self, forKey: .status),
+            error: try container.decodeIfPresent(String.self, forKey: .error),
+            attemptCount: try container.decode(Int.self, forKey: .attemptCount),
+            replayOf: try container.decodeIfPresent(UUID.self, forKey: .replayOf))
+    }
+
+    /// `?` and the query of `url`, or nothing: what lies between the first `?` and a `#`.
+    static func query(of url: String) -> String {
+        guard let mark = url.firstIndex(of: "?") else { return "" }
+        let tail = url[mark...]
+        return String(tail.prefix { $0 != "#" })
+    }
+
+    /// The host, and the path and query, of `url` (the whole text when it does not parse).
+    static func parts(of url: String) -> (host: String, pathAndQuery: String) {
+        guard let components = URLComponents(string: url) else { return ("", url) }
         let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
-        return components.percentEncodedQuery.map { path + "?" + $0 } ?? path
+        return (components.host ?? "", components.percentEncodedQuery.map { path + "?" + $0 } ?? path)
     }
 }

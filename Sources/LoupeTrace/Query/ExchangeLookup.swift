@@ -1,7 +1,7 @@
 import Foundation
 
 /// What ``TraceStore/lookup(_:)`` found for a reference typed by a user.
-public enum ExchangeLookup: Sendable, Hashable {
+package enum ExchangeLookup: Sendable, Hashable {
     case found(TraceExchange)
     case notFound
     /// A prefix that several ids share (the first few, by id).
@@ -13,7 +13,7 @@ extension TraceStore {
     /// a sequence number (`42` or `#42`).
     ///
     /// Digits alone are tried as a sequence number first, then as an id prefix; `#42` is only a sequence number.
-    public func lookup(_ reference: String) throws -> ExchangeLookup {
+    package func lookup(_ reference: String) throws -> ExchangeLookup {
         let text = reference.trimmingCharacters(in: .whitespaces)
         if text.hasPrefix("#") {
             guard let sequence = Int64(text.dropFirst()) else { return .notFound }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Reads the header lists `RowWriter` stores (`[{"name":"…","value":"…"},…]`, sorted keys) without `JSONDecoder`,
-/// which costs ~20 µs a row: `~h` may read every row of a big store. Anything else falls back to `JSONDecoder`.
+/// whose per-row cost adds up because `~h` may read every row of a big store (DECISIONS.md, 27). Anything else
+/// falls back to `JSONDecoder`.
 enum HeaderListJSON {
     static func decode(_ text: String) -> [TraceHeader]? {
         var reader = Reader(bytes: Array(text.utf8))

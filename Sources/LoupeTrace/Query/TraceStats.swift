@@ -84,7 +84,7 @@ struct TraceStatsAccumulator {
         add(operation: exchange.operation, host: exchange.host, duration: exchange.duration,
             isError: exchange.outcome != .success, attempts: exchange.attempts.count,
             requestBytes: exchange.requestBody?.size ?? 0, responseBytes: exchange.responseBody?.size ?? 0,
-            transitions: exchange.events.count { $0.kind == TraceStatsAccumulator.circuitKind })
+            transitions: exchange.events.count { $0.kind == .circuitTransition })
     }
 
     /// The event kind that records a breaker transition.

@@ -9,25 +9,25 @@ import Foundation
 /// there (and the credentials inside redacted headers) are scrubbed from every string of the entry, `_loupe`
 /// included, as ``RedactionPolicy/redact(exchange:alsoSent:)`` does for a recorded exchange; strings outside
 /// the entries (page titles) are scrubbed of every entry's values.
-public enum HARRedactor {
+package enum HARRedactor {
     /// The outcome of a redaction.
-    public struct Result: Sendable {
+    package struct Result: Sendable {
         /// The redacted document (the input's bytes when nothing changed).
-        public var data: Data
+        package var data: Data
         /// Entries in the document.
-        public var entryCount: Int
+        package var entryCount: Int
         /// Entries that changed.
-        public var changedEntries: Int
+        package var changedEntries: Int
         /// Whether anything in the document changed.
-        public var changed: Bool
+        package var changed: Bool
     }
 
     /// Why a file could not be redacted.
-    public struct Failure: Error, CustomStringConvertible {
-        public var description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
     }
 
-    public static func redact(_ data: Data, policy: RedactionPolicy) throws -> Result {
+    package static func redact(_ data: Data, policy: RedactionPolicy) throws -> Result {
         let parsed: Any
         do {
             parsed = try JSONSerialization.jsonObject(with: data)

@@ -17,7 +17,8 @@ struct PendingExchange: Sendable {
     var appHeaders: HTTPFields
     var requestBody: Data?
     var replayOf: UUID?
-    var attempts: [PendingAttempt] = []
+    /// The client's records, stored as they came with ``ExchangeFinished/attempts``.
+    var attempts: [AttemptRecord] = []
     var events: [TraceEvent] = []
     // Set when the exchange finishes.
     var endedAt: Date?
@@ -32,7 +33,7 @@ struct PendingExchange: Sendable {
         id = started.exchangeID
         operation = started.operation
         method = started.request.method.rawValue
-        // Joined from the request's parts, not `request.url?.absoluteString`: that parses the URL (≈ 2 µs) on the
+        // Joined from the request's parts, not `request.url?.absoluteString`: that parses the URL again on the
         // caller's path, and for a request the client built it gives back the same string.
         url = "\(started.request.scheme ?? "https")://\(started.request.authority ?? "")\(started.request.path ?? "/")"
         startedAt = started.startedAt
@@ -41,28 +42,16 @@ struct PendingExchange: Sendable {
         replayOf = started.replayOf
     }
 
-    /// Stores how attempt `number` ended (adding it if its start was never reported).
-    mutating func finishAttempt(_ number: Int, timings: AttemptTimings, status: Int?, error: String?) {
-        guard let index = attempts.lastIndex(where: { $0.number == number }) else {
-            attempts.append(PendingAttempt(
-                number: number, startedAt: timings.start, timings: timings, status: status, error: error))
-            return
-        }
-        attempts[index].timings = timings
-        attempts[index].status = status
-        attempts[index].error = error
-    }
-
     /// The recorded form: redacted by name and by value (``RedactionPolicy/redact(exchange:alsoSent:)``), then
     /// bodies capped at `bodyCap` bytes.
     func makeTrace(policy: RedactionPolicy, bodyCap: Int) -> TraceExchange {
         // Record the headers that went on the wire (after middleware added auth, tracing and so on) when an
         // attempt was made; a short-circuited exchange only has the app's own.
-        let requestFields = attempts.last?.requestHeaders ?? appHeaders
+        let requestFields = attempts.last?.request.headerFields ?? appHeaders
         var events = events
         if droppedBefore > 0 {
             events.insert(TraceEvent(
-                kind: ExchangeEventKind.recorderDrop.rawValue, at: startedAt,
+                kind: .recorderDrop, at: startedAt,
                 message: "The recorder dropped \(droppedBefore) exchange(s) before this one: it was over capacity.",
                 attributes: ["count": String(droppedBefore)]), at: 0)
         }
@@ -73,10 +62,10 @@ struct PendingExchange: Sendable {
             requestBody: requestBody.map { TraceBody(data: $0, size: $0.count, isTruncated: false) },
             responseHeaders: finalResponse.map { Self.headers($0.headerFields) } ?? [],
             responseBody: responseBody.map { TraceBody(data: $0, size: $0.count, isTruncated: false) },
-            attempts: attempts.map { $0.makeTrace() }, events: events, replayOf: replayOf)
+            attempts: attempts.map(TraceAttempt.init), events: events, replayOf: replayOf)
         // Credentials sent on earlier attempts (a token refreshed since, say) are scrubbed too; only the fields the
         // policy names can hold one, so only those are converted.
-        let alsoSent = (attempts.dropLast().compactMap(\.requestHeaders) + [appHeaders]).map { fields in
+        let alsoSent = (attempts.dropLast().map(\.request.headerFields) + [appHeaders]).map { fields in
             fields.filter { policy.headerNames.contains($0.name.rawName) }.map { TraceHeader(name: $0.name.rawName, value: $0.value) }
         }
         var trace = policy.redact(exchange: raw, alsoSent: alsoSent)
@@ -125,30 +114,5 @@ struct Scrubber {
     private static func pathAndQuery(_ components: URLComponents) -> String {
         let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
         return components.percentEncodedQuery.map { path + "?" + $0 } ?? path
-    }
-}
-
-/// One attempt as the inspector has gathered it.
-struct PendingAttempt: Sendable {
-    var number: Int
-    var startedAt: Date
-    var requestHeaders: HTTPFields?
-    var annotations = AttemptAnnotations()
-    var timings: AttemptTimings?
-    var status: Int?
-    var error: String?
-
-    /// The attempt as recorded, before redaction (``RedactionPolicy/redact(exchange:alsoSent:)`` scrubs its texts).
-    func makeTrace() -> TraceAttempt {
-        TraceAttempt(
-            number: number, startedAt: timings?.start ?? startedAt, requestSentAt: timings?.requestSent,
-            firstByteAt: timings?.firstByte, endedAt: timings?.end, status: status, error: error,
-            circuitState: annotations.circuitState, retryReason: annotations.retryReason,
-            retryDelay: annotations.retryDelay.map(Self.seconds), notes: annotations.extra)
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

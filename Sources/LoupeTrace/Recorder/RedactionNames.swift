@@ -11,6 +11,7 @@
 /// names.remove("AUTHORIZATION")    // "Authorization"
 /// ```
 public struct RedactionNames: SetAlgebra, Sequence, Sendable, Hashable, CustomStringConvertible {
+    /// A header, query item or field name, as given (matching ignores case, `-` and `_`).
     public typealias Element = String
 
     /// Loose form → the spelling first inserted.

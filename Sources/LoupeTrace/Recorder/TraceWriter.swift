@@ -4,13 +4,16 @@ import Synchronization
 
 /// Moves recorded items off the request path: a bounded queue drained by one background task into a store.
 ///
-/// `enqueue` only takes a short lock. The background task waits for the first item, then gathers more until it
-/// has `batchSize` items or `flushInterval` has passed on the injected clock (whichever comes first), turns them
-/// into exchanges with `prepare` (redaction and capping happen here, off the request path) and writes them in one
-/// `store.write` call. Store calls block, so they run on a private dispatch queue rather than tying up a thread
-/// of the cooperative pool. When the queue is full the newest item is dropped and counted; a failing store is
-/// counted and never reaches the caller.
+/// The decisions (accept or drop, when a batch is due, which flushes are done) belong to
+/// ``TraceWriterStateMachine``; this class keeps it behind a short lock and carries out its actions: it parks and
+/// wakes the background task, sleeps the batch window on the injected clock, and writes each batch. `enqueue`
+/// only takes the lock. Items become exchanges in `prepare` (redaction and capping happen here, off the request
+/// path) and each batch goes to the store in one `store.write` call. Store calls block, so they run on a private
+/// dispatch queue rather than tying up a thread of the cooperative pool. A failing store is counted and never
+/// reaches the caller.
 final class TraceWriter<Item: Sendable>: Sendable {
+    typealias Machine = TraceWriterStateMachine<Item>
+
     /// Limits and timing of one writer.
     struct Settings: Sendable {
         var capacity: Int
@@ -19,106 +22,99 @@ final class TraceWriter<Item: Sendable>: Sendable {
         var clock: any Clock<Duration>
     }
 
+    /// The machine plus what it refers to but cannot hold as a value: suspended tasks and the window's timer.
     private struct State {
-        var queue: [Item] = []
-        /// Items accepted since creation; a flush waits until `processed` reaches the value it saw.
-        var accepted = 0
-        /// Items handed to the store (written or lost to a store error).
-        var processed = 0
-        var dropped = 0
-        /// Items the store committed.
-        var written = 0
-        var failedWrites = 0
-        /// Items in the batches the store failed to write.
-        var failedItems = 0
-        var lastError: String?
-        var flushWaiters: [(target: Int, continuation: CheckedContinuation<Void, Never>)] = []
-        /// The background task parked while the queue is empty.
-        var workWaiter: CheckedContinuation<Void, Never>?
+        var machine: Machine
+        var flushWaiters: [Machine.FlushID: CheckedContinuation<Void, Never>] = [:]
+        /// The background task, parked while the queue is empty.
+        var parkedWorker: CheckedContinuation<Machine.Step?, Never>?
         /// The batch-window timer; cancelled to write at once.
-        var sleeper: Task<Void, Never>?
-        var isStopping = false
-        var isStopped = false
+        var batchWindow: Task<Void, Never>?
+
+        /// Carries out a producer's nudge; returns what must be resumed or cancelled outside the lock.
+        mutating func take(_ nudge: Machine.Nudge) -> Wakeup {
+            switch nudge {
+            case .none: return Wakeup()
+            case .wakeWorker: return Wakeup(worker: parkedWorker.take())
+            case .endBatchWindow: return Wakeup(window: batchWindow.take())
+            }
+        }
     }
 
-    private let state = Mutex(State())
+    /// Resumed and cancelled after the lock is released, so nothing runs under it.
+    private struct Wakeup {
+        var worker: CheckedContinuation<Machine.Step?, Never>?
+        var window: Task<Void, Never>?
+
+        func perform() {
+            worker?.resume(returning: nil)  // woken: it asks the machine again
+            window?.cancel()
+        }
+    }
+
+    private let state: Mutex<State>
     private let loop = Mutex<Task<Void, Never>?>(nil)
     private let store: any TraceStore
-    private let settings: Settings
+    private let clock: any Clock<Duration>
     private let prepare: @Sendable ([Item]) -> [TraceExchange]
     private let io = DispatchQueue(label: "LoupeTrace.TraceWriter", qos: .utility)
 
     init(store: any TraceStore, settings: Settings, prepare: @escaping @Sendable ([Item]) -> [TraceExchange]) {
         self.store = store
-        self.settings = Settings(
-            capacity: max(1, settings.capacity), batchSize: max(1, settings.batchSize),
-            flushInterval: settings.flushInterval, clock: settings.clock)
+        self.clock = settings.clock
+        self.state = Mutex(State(machine: Machine(
+            capacity: settings.capacity, batchSize: settings.batchSize, flushInterval: settings.flushInterval)))
         self.prepare = prepare
         let task = Task(priority: .utility) { [self] in await run() }
         loop.withLock { $0 = task }
     }
 
     /// Items dropped because the queue was full or the writer had stopped.
-    var droppedCount: Int { state.withLock { $0.dropped } }
+    var droppedCount: Int { state.withLock { $0.machine.dropped } }
     /// Batches the store failed to write.
-    var failedWriteCount: Int { state.withLock { $0.failedWrites } }
+    var failedWriteCount: Int { state.withLock { $0.machine.failedWrites } }
     /// Items the store committed.
-    var writtenCount: Int { state.withLock { $0.written } }
+    var writtenCount: Int { state.withLock { $0.machine.written } }
     /// Items lost in batches the store failed to write.
-    var failedItemCount: Int { state.withLock { $0.failedItems } }
+    var failedItemCount: Int { state.withLock { $0.machine.failedItems } }
     /// The last store error, for diagnostics.
-    var lastError: String? { state.withLock { $0.lastError } }
+    var lastError: String? { state.withLock { $0.machine.lastError } }
 
     /// Queues one item; returns `false` (and counts a drop) when the queue is full or the writer stopped.
     @discardableResult
     func enqueue(_ item: consuming Item) -> Bool {
-        let batchSize = settings.batchSize
-        let capacity = settings.capacity
         var item: Item? = consume item  // moved into the queue below, not copied
-        let (accepted, wake, sleeper) = state.withLock { state -> (Bool, CheckedContinuation<Void, Never>?, Task<Void, Never>?) in
-            guard !state.isStopping, state.queue.count < capacity else {
-                state.dropped += 1
-                return (false, nil, nil)
+        let (accepted, wakeup) = state.withLock { state -> (Bool, Wakeup) in
+            guard let item = item.take() else { return (false, Wakeup()) }
+            switch state.machine.enqueue(item) {
+            case .dropped: return (false, Wakeup())
+            case .accepted(let nudge): return (true, state.take(nudge))
             }
-            if let item = item.take() { state.queue.append(item) }
-            state.accepted += 1
-            let wake = state.workWaiter
-            state.workWaiter = nil
-            // A full batch need not wait for the rest of the window.
-            let sleeper = state.queue.count >= batchSize ? state.sleeper.take() : nil
-            return (true, wake, sleeper)
         }
-        wake?.resume()
-        sleeper?.cancel()
+        wakeup.perform()
         return accepted
     }
 
     /// Returns once every item accepted before the call has been handed to the store.
     func flush() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let (done, wake, sleeper) = state.withLock { state -> (Bool, CheckedContinuation<Void, Never>?, Task<Void, Never>?) in
-                if state.processed >= state.accepted || state.isStopped { return (true, nil, nil) }
-                state.flushWaiters.append((state.accepted, continuation))
-                let wake = state.workWaiter
-                state.workWaiter = nil
-                return (false, wake, state.sleeper.take())
+            let wakeup = state.withLock { state -> Wakeup? in
+                switch state.machine.flush() {
+                case .returnNow:
+                    return nil
+                case .wait(let id, let nudge):
+                    state.flushWaiters[id] = continuation
+                    return state.take(nudge)
+                }
             }
-            if done { continuation.resume() }
-            wake?.resume()
-            sleeper?.cancel()
+            guard let wakeup else { return continuation.resume() }
+            wakeup.perform()
         }
     }
 
     /// Stops accepting items; the background task writes what is queued, then ends. Does not wait.
     func stop() {
-        let (wake, sleeper) = state.withLock { state in
-            state.isStopping = true
-            let wake = state.workWaiter
-            state.workWaiter = nil
-            return (wake, state.sleeper.take())
-        }
-        wake?.resume()
-        sleeper?.cancel()
+        state.withLock { state in state.take(state.machine.stop()) }.perform()
     }
 
     /// Stops, and waits until everything queued is written and the background task has ended.
@@ -131,52 +127,52 @@ final class TraceWriter<Item: Sendable>: Sendable {
 
     private func run() async {
         while true {
-            await waitForWork()
-            await waitForBatchWindow()
-            let (batch, isLast) = takeBatch()
-            if !batch.isEmpty { await write(batch) }
-            if isLast { break }
-        }
-        let waiters = state.withLock { state in
-            state.isStopped = true
-            defer { state.flushWaiters.removeAll() }
-            return state.flushWaiters.map(\.continuation)
-        }
-        waiters.forEach { $0.resume() }
-    }
-
-    private func waitForWork() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state in
-                if !state.queue.isEmpty || state.isStopping { return true }
-                state.workWaiter = continuation
-                return false
+            switch await nextStep() {
+            case .park:
+                preconditionFailure("nextStep() waits out parking itself")
+            case .sleep:
+                await sleepBatchWindow()
+            case .write(let batch):
+                await write(batch)
+            case .finish(let ids):
+                let waiters = state.withLock { state in ids.compactMap { state.flushWaiters.removeValue(forKey: $0) } }
+                waiters.forEach { $0.resume() }
+                return
             }
-            if ready { continuation.resume() }
         }
     }
 
-    /// Lets a batch fill up for at most one flush interval, unless someone needs it written now.
-    private func waitForBatchWindow() async {
-        let batchSize = settings.batchSize
-        let (clock, interval) = (settings.clock, settings.flushInterval)
-        let sleeper = state.withLock { state -> Task<Void, Never>? in
-            if state.queue.count >= batchSize || !state.flushWaiters.isEmpty || state.isStopping { return nil }
-            let sleeper = Task<Void, Never> { try? await clock.sleep(for: interval) }
-            state.sleeper = sleeper
-            return sleeper
+    /// The machine's next step; parks here (the continuation stored under the same lock) until woken.
+    private func nextStep() async -> Machine.Step {
+        while true {
+            let step = await withCheckedContinuation { (continuation: CheckedContinuation<Machine.Step?, Never>) in
+                let step = state.withLock { state -> Machine.Step? in
+                    let step = state.machine.nextStep()
+                    switch step {
+                    case .park:
+                        state.parkedWorker = continuation
+                        return nil
+                    case .sleep(let interval):
+                        // Started under the lock, so a producer's `endBatchWindow` always finds it.
+                        let clock = self.clock
+                        state.batchWindow = Task { try? await clock.sleep(for: interval) }
+                    case .write, .finish:
+                        break
+                    }
+                    return step
+                }
+                if let step { continuation.resume(returning: step) }
+            }
+            if let step { return step }
         }
-        await sleeper?.value
-        state.withLock { $0.sleeper = nil }
     }
 
-    private func takeBatch() -> (batch: [Item], isLast: Bool) {
-        let batchSize = settings.batchSize
-        return state.withLock { state in
-            let count = min(batchSize, state.queue.count)
-            let batch = Array(state.queue.prefix(count))
-            state.queue.removeFirst(count)
-            return (batch, state.isStopping && state.queue.isEmpty)
+    private func sleepBatchWindow() async {
+        let window = state.withLock { $0.batchWindow }
+        await window?.value
+        state.withLock { state in
+            state.batchWindow = nil
+            state.machine.batchWindowEnded()
         }
     }
 
@@ -193,18 +189,9 @@ final class TraceWriter<Item: Sendable>: Sendable {
             }
         }
         let waiters = state.withLock { state in
-            state.processed += batch.count
-            if let failure {
-                state.failedWrites += 1
-                state.failedItems += batch.count
-                state.lastError = failure
-            } else {
-                state.written += batch.count
+            state.machine.batchWritten(batch.count, failure: failure).compactMap {
+                state.flushWaiters.removeValue(forKey: $0)
             }
-            let processed = state.processed
-            let ready = state.flushWaiters.filter { $0.target <= processed }.map(\.continuation)
-            state.flushWaiters.removeAll { $0.target <= processed }
-            return ready
         }
         waiters.forEach { $0.resume() }
     }

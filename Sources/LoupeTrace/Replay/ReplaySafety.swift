@@ -6,12 +6,12 @@ import Foundation
 /// leaves the server as sending them once. Any other method (POST, PATCH, CONNECT, custom ones) is safe to repeat
 /// only when the request carries an `Idempotency-Key` the replay will send again, so the server can recognise it.
 /// A redacted key does not count: replay drops redacted headers.
-public enum ReplaySafety {
+package enum ReplaySafety {
     /// Methods whose repetition has no further effect.
-    public static let idempotentMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"]
+    package static let idempotentMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"]
 
     /// Why replaying `exchange` needs the user's confirmation, or `nil` when it is safe to repeat.
-    public static func reasonToConfirm(_ exchange: TraceExchange) -> String? {
+    package static func reasonToConfirm(_ exchange: TraceExchange) -> String? {
         let method = exchange.method.uppercased()
         guard !idempotentMethods.contains(method) else { return nil }
         let key = exchange.requestHeaders.first { $0.name.caseInsensitiveCompare("Idempotency-Key") == .orderedSame }

@@ -67,9 +67,9 @@ extension SQLiteTraceStore {
     /// Judges the file at `path` without writing anything (not even `-wal`/`-shm` files): a regular, non-empty
     /// SQLite file, not cut short, whose schema is a Loupe store's this version reads. Returns its schema version.
     ///
-    /// A file up to ``fullCheckLimit`` has every page checked (`PRAGMA quick_check`, ≈ 20 ms at the limit), so
-    /// any command on a small store reports damage anywhere in it. A larger file is not: the check reads every
-    /// page (≈ 2.6 ms per MB, about 2 s on a 670 MB store), too slow for every `list`. There, damage is reported
+    /// A file up to ``fullCheckLimit`` has every page checked (`PRAGMA quick_check`), so any command on a small
+    /// store reports damage anywhere in it. A larger file is not: the check reads every page, so its cost grows
+    /// with the file and would soon dwarf a `list` (figures in DECISIONS.md, 44). There, damage is reported
     /// by the queries that reach it (``TraceStoreError/Code/damaged``) and by ``checkIntegrity()``.
     static func check(_ path: String) throws -> Int {
         guard try StoreFile.inspect(path) != nil else { throw TraceStoreError.notFound(path) }

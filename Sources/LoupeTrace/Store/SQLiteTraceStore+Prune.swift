@@ -80,8 +80,8 @@ extension SQLiteTraceStore {
             try db.execute(sql: "DELETE FROM exchange WHERE sequence < ?", arguments: [keepFrom])
         }
         return PruneResult(
-            removedCount: removedCount, removedBytes: Int(removed?[1] ?? 0.0), remainingCount: remaining?[0] ?? 0,
-            remainingBytes: Int(remaining?[1] ?? 0.0), reasons: reasons, isDryRun: dryRun)
+            removedCount: removedCount, removedBytes: Self.byteCount(removed?[1] ?? 0.0), remainingCount: remaining?[0] ?? 0,
+            remainingBytes: Self.byteCount(remaining?[1] ?? 0.0), reasons: reasons, isDryRun: dryRun)
     }
 
     /// The oldest sequence to keep (everything before it goes), or `nil` when the store is within bounds.
@@ -116,7 +116,7 @@ extension SQLiteTraceStore {
         }
         if let maxBytes = bounds.maxBytes, try usedBytes(db) > maxBytes {
             // The file's used pages hold at least the counted bytes, so only a file over the limit needs a sum.
-            let total = try Int(Double.fetchOne(db, sql: """
+            let total = try Self.byteCount(Double.fetchOne(db, sql: """
                 SELECT TOTAL(stored_bytes) FROM exchange INDEXED BY exchange_storage WHERE sequence >= ?
                 """, arguments: [keepFrom]) ?? 0)
             if total > maxBytes {
@@ -131,7 +131,7 @@ extension SQLiteTraceStore {
                         firstKept = row[0]
                         break
                     }
-                    remaining -= row[1] as Int
+                    remaining -= byteCount(row[1] as Double?)
                 }
                 try cut(to: firstKept, .bytes)
             }
@@ -145,5 +145,11 @@ extension SQLiteTraceStore {
         let free = try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0
         let size = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
         return (pages - free) * size
+    }
+
+    /// A `TOTAL(stored_bytes)` as an `Int`: a hand-edited row may hold `1e300`, and `Int(_:)` traps past `Int.max`.
+    static func byteCount(_ total: Double?) -> Int {
+        guard let total, total > 0 else { return 0 }   // also NaN
+        return total >= Double(Int.max) ? Int.max : Int(total)
     }
 }

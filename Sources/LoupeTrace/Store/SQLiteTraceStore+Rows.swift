@@ -56,7 +56,7 @@ struct RowWriter {
 
     func eventArguments(_ event: TraceEvent, sequence: Int64) throws -> StatementArguments {
         let values: [(any DatabaseValueConvertible)?] = [
-            sequence, event.kind, event.at.timeIntervalSince1970, event.message, try json(event.attributes),
+            sequence, event.kind.rawValue, event.at.timeIntervalSince1970, event.message, try json(event.attributes),
         ]
         return StatementArguments(values)
     }
@@ -74,7 +74,7 @@ struct RowWriter {
 /// ``TraceTime``, so every reader and renderer downstream meets finite numbers of sane size.
 enum RowReader {
     static let summaryColumns = """
-        sequence, id, operation, method, url, started_at, duration, outcome, status, error, attempt_count, replay_of
+        sequence, id, operation, method, url, host, path, started_at, duration, outcome, status, error, attempt_count, replay_of
         """
 
     static func summary(_ row: Row) -> TraceSummary {
@@ -84,7 +84,7 @@ enum RowReader {
             startedAt: date(row, "started_at") ?? .distantPast,
             duration: TraceTime.clampedDuration(double(row, "duration")), outcome: outcome(text(row, "outcome")),
             status: int(row, "status"), error: text(row, "error"), attemptCount: max(0, int(row, "attempt_count") ?? 0),
-            replayOf: uuid(row, "replay_of"))
+            replayOf: uuid(row, "replay_of"), host: text(row, "host"), path: text(row, "path"))
     }
 
     static func exchange(_ row: Row, attempts: [TraceAttempt], events: [TraceEvent]) throws -> TraceExchange {
@@ -109,12 +109,18 @@ enum RowReader {
 
     /// One row of the statistics query (operation, host, duration, outcome, attempt count, request and response
     /// body sizes, breaker transitions), read as leniently as the others.
+    // Swift 6.3.1's optimizer crashes (CopyPropagation, signal 6) on this function in release builds, whatever its
+    // shape; it runs once per row of a stats query, so it is left unoptimised rather than the module unbuildable.
+    @_optimize(none)
     static func addStats(_ row: Row, to accumulator: inout TraceStatsAccumulator) {
-        func value(_ index: Int) -> DatabaseValue { row[index] }
+        let values: [DatabaseValue] = [row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7]]
+        let operation = text(values[0]) ?? "", host = text(values[1]) ?? ""
+        let duration = double(values[2]), isError = text(values[3]) != "success"
+        let attempts = int(values[4]) ?? 0, requestBytes = int(values[5]) ?? 0
+        let responseBytes = int(values[6]) ?? 0, transitions = int(values[7]) ?? 0
         accumulator.add(
-            operation: text(value(0)) ?? "", host: text(value(1)) ?? "", duration: double(value(2)),
-            isError: text(value(3)) != "success", attempts: int(value(4)) ?? 0, requestBytes: int(value(5)) ?? 0,
-            responseBytes: int(value(6)) ?? 0, transitions: int(value(7)) ?? 0)
+            operation: operation, host: host, duration: duration, isError: isError, attempts: attempts,
+            requestBytes: requestBytes, responseBytes: responseBytes, transitions: transitions)
     }
 
     /// The notes column: a JSON object of strings, or `NULL`. Anything else (a hand-edited row) reads as none
@@ -126,7 +132,7 @@ enum RowReader {
 
     static func event(_ row: Row) throws -> TraceEvent {
         TraceEvent(
-            kind: text(row, "kind") ?? "", at: date(row, "at") ?? .distantPast, message: text(row, "message") ?? "",
+            kind: ExchangeEventKind(rawValue: text(row, "kind") ?? ""), at: date(row, "at") ?? .distantPast, message: text(row, "message") ?? "",
             attributes: try JSONDecoder().decode([String: String].self, from: Data((text(row, "attributes") ?? "{}").utf8)))
     }
 

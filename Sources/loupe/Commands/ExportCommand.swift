@@ -66,7 +66,7 @@ struct ExportCommand: AsyncParsableCommand {
             }
             try writer.finish()
         } catch let error as TraceStoreError {
-            throw CommandFailure.badInput("cannot read the store: \(error)")
+            throw StoreAccess.readFailure(error)
         }
         return writer.count
     }

@@ -28,7 +28,7 @@ struct ListCommand: AsyncParsableCommand {
         do {
             summaries = try store.summaries(matching: filter, limit: limit.value)
         } catch {
-            throw CommandFailure.badInput("cannot read the store: \(error)")
+            throw StoreAccess.readFailure(error)
         }
         if json {
             print(try Formatting.json(summaries.map(SummaryJSON.init)))
@@ -61,7 +61,9 @@ enum FilterOption {
         do {
             return try TraceFilter.parseIfPresent(text)
         } catch {
-            throw CommandFailure.badInput("bad filter \"\(text ?? "")\": \(error)")
+            // A 10,000-character filter echoed whole would bury the reason; the position in the error finds the spot.
+            let shown = (text ?? "").count > 60 ? String((text ?? "").prefix(57)) + "…" : (text ?? "")
+            throw CommandFailure.badInput("bad filter \"\(TerminalText.line(shown))\": \(error)")
         }
     }
 

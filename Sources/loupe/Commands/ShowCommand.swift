@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LoupeTrace
+import LoupeTUI
 
 /// `loupe show [STORE] ID [--json]`: one exchange with its headers, bodies, attempts and events.
 ///
@@ -35,79 +36,14 @@ struct ShowCommand: AsyncParsableCommand {
     }
 }
 
-/// The text `loupe show` prints; times inside the exchange are offsets from its start.
+/// The text `loupe show` prints: the inspector's detail document for the exchange, without styles.
+///
+/// The document (`DetailDocument` in LoupeTUI) is the one rendering of an exchange, so `show` and the detail view
+/// cannot drift; it makes every recorded value safe for a terminal (`TerminalText`) itself.
 enum ExchangeText {
-    /// Bodies longer than this are cut in text output (`--json` has them whole).
-    static let bodyPreview = 2_048
-
-    /// Every recorded value (method, URL, headers, bodies, errors, notes, events) is recorded data from a server
-    /// or a file: single-line values go through `TerminalText.line`, bodies through `TerminalText.block`.
-    static func render(_ exchange: TraceExchange) -> String {
-        let start = exchange.startedAt
-        func offset(_ date: Date?) -> String {
-            guard let date, case let text = Formatting.milliseconds(date.timeIntervalSince(start)), text != "—" else { return "—" }
-            return "+" + text
-        }
-        func line(_ text: String) -> String { TerminalText.line(text) }
-        func pairs(_ values: [String: String]) -> String {
-            values.sorted { $0.key < $1.key }.map { line("\($0.key)=\($0.value)") }.joined(separator: " ")
-        }
-        var lines = [
-            "\(line(exchange.method)) \(line(exchange.url))",
-            "  id         \(exchange.id.uuidString)  (#\(exchange.sequence ?? 0))",
-            "  operation  \(line(exchange.operation))",
-            "  started    \(Formatting.time(start))   duration \(Formatting.milliseconds(exchange.duration))",
-            "  outcome    \(exchange.outcome.rawValue)" + (exchange.status.map { "   status \($0)" } ?? "")
-                + (exchange.error.map { "   error: \(line($0))" } ?? ""),
-        ]
-        if let replayOf = exchange.replayOf { lines.append("  replay of  \(replayOf.uuidString)") }
-        if let trace = exchange.traceContext { lines.append("  trace      \(line(trace.traceID))  span \(line(trace.spanID))") }
-        lines += section("Request headers", exchange.requestHeaders.map { line("\($0.name): \($0.value)") })
-        lines += body("Request body", exchange.requestBody)
-        lines += section("Response headers", exchange.responseHeaders.map { line("\($0.name): \($0.value)") })
-        lines += body("Response body", exchange.responseBody)
-
-        let attemptRows = exchange.attempts.map { attempt in
-            [String(attempt.number), offset(attempt.startedAt), offset(attempt.requestSentAt), offset(attempt.firstByteAt),
-             offset(attempt.endedAt), attempt.status.map(String.init) ?? "—", attempt.circuitState.map(line) ?? "—",
-             attempt.retryDelay.map { "after \(Formatting.milliseconds($0))" + (attempt.retryReason.map { " (\(line($0)))" } ?? "") } ?? "",
-             pairs(attempt.notes), attempt.error.map(line) ?? ""]
-        }
-        lines += section("Attempts", table(
-            header: ["#", "START", "SENT", "FIRST BYTE", "END", "STATUS", "BREAKER", "RETRY", "NOTES", "ERROR"], rows: attemptRows))
-        let eventRows = exchange.events.map { event in
-            [offset(event.at), line(event.kind), line(event.message), pairs(event.attributes)]
-        }
-        lines += section("Events", table(header: nil, rows: eventRows))
-        return lines.joined(separator: "\n")
-    }
-
-    private static func section(_ title: String, _ lines: [String]) -> [String] {
-        ["", title] + (lines.isEmpty ? ["  (none)"] : lines.map { "  " + $0 })
-    }
-
-    private static func body(_ title: String, _ body: TraceBody?) -> [String] {
-        guard let body else { return [] }
-        let stored = body.isTruncated ? ", first \(body.data.count) stored" : ""
-        let heading = "\(title) (\(body.size) bytes\(stored))"
-        guard let text = String(data: body.data, encoding: .utf8) else {
-            return section(heading, ["<\(body.data.count) bytes of binary data; --json shows them as base64>"])
-        }
-        let cut = text.count > bodyPreview ? String(text.prefix(bodyPreview)) + " … (--json shows all)" : text
-        // Lines and tabs keep the body's layout; every other control character is shown, not sent.
-        return section(heading, cut.isEmpty ? ["(empty)"] : TerminalText.block(cut)
-            .split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
-    }
-
-    /// Left-aligned columns, padded to their widest cell.
-    static func table(header: [String]?, rows: [[String]]) -> [String] {
-        guard !rows.isEmpty else { return [] }
-        let all = (header.map { [$0] } ?? []) + rows
-        let widths = (0..<all[0].count).map { column in all.map { $0[column].count }.max() ?? 0 }
-        return all.map { row in
-            zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }
-                .joined(separator: "  ").trimmingCharacters(in: .whitespaces)
-        }
+    /// Times in the calendar's time zone (the current one by default, as the other commands print them).
+    static func render(_ exchange: TraceExchange, calendar: Calendar = .current) -> String {
+        DetailDocument(exchange: exchange, calendar: calendar).plainText
     }
 }
 
@@ -166,7 +102,7 @@ struct ExchangeJSON: Encodable {
                     notes: attempt.notes.isEmpty ? nil : attempt.notes)
         }
         events = exchange.events.map {
-            Event(kind: $0.kind, at: iso($0.at) ?? "", message: $0.message, attributes: $0.attributes)
+            Event(kind: $0.kind.rawValue, at: iso($0.at) ?? "", message: $0.message, attributes: $0.attributes)
         }
     }
 

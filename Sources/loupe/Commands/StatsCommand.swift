@@ -30,7 +30,7 @@ struct StatsCommand: AsyncParsableCommand {
         do {
             stats = try store.stats(matching: filter)
         } catch {
-            throw CommandFailure.badInput("cannot read the store: \(error)")
+            throw StoreAccess.readFailure(error)
         }
         let all = stats.first { $0.group == .all }
         let operations = stats.compactMap { row -> (String, TraceStats)? in

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import Loupe
-import HTTPTypes
 import LoupeAsyncHTTPClient
 
 /// `loupe send`'s resilience flags, turned into the same middleware an app would use.
@@ -82,7 +81,7 @@ struct ResilienceFlags: ParsableArguments {
         if let basic, let colon = basic.firstIndex(of: ":") {
             chain.append(BasicAuthMiddleware(username: String(basic[..<colon]), password: String(basic[basic.index(after: colon)...])))
         }
-        if let bearer { chain.append(StaticBearerMiddleware(token: bearer)) }
+        if let bearer { chain.append(AuthenticationMiddleware(StaticTokenAuthenticator(token: bearer))) }
         if breaker {
             var configuration = CircuitBreakerConfiguration()
             configuration.failureRateThreshold = breakerThreshold.value
@@ -91,19 +90,5 @@ struct ResilienceFlags: ParsableArguments {
             chain.append(CircuitBreakerMiddleware(configuration: configuration))
         }
         return chain
-    }
-}
-
-/// A fixed bearer token (the CLI has nothing to refresh it with).
-struct StaticBearerMiddleware: ClientMiddleware {
-    let token: String
-
-    func intercept(
-        _ request: HTTPRequest, body: RequestBody?, context: RequestContext,
-        next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
-    ) async throws -> RawResponse {
-        var request = request
-        request.headerFields[.authorization] = "Bearer \(token)"
-        return try await next(request, body, context)
     }
 }

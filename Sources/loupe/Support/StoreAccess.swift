@@ -66,6 +66,16 @@ enum StoreAccess {
         return CommandFailure.badInput("cannot open \(TerminalText.line(path)): \(error)")
     }
 
+    /// A failure while reading a store as one line: a filter the database refused is a filter problem, damage
+    /// and other store errors say what they are, never a bare "cannot read".
+    static func readFailure(_ error: any Error) -> CommandFailure {
+        switch error {
+        case let error as TraceFilterError: CommandFailure.badInput("bad filter: \(TerminalText.line(String(describing: error)))")
+        case let error as TraceStoreError: CommandFailure.badInput(TerminalText.line(error.description))
+        default: CommandFailure.badInput("cannot read the store: \(TerminalText.line(String(describing: error)))")
+        }
+    }
+
     static func expandTilde(_ path: String) -> String {
         guard path.hasPrefix("~/") else { return path }
         return FileManager.default.homeDirectoryForCurrentUser.path + path.dropFirst(1)
@@ -77,7 +87,7 @@ enum StoreAccess {
         do {
             lookup = try store.lookup(reference)
         } catch {
-            throw CommandFailure.badInput("cannot read the store: \(error)")
+            throw StoreAccess.readFailure(error)
         }
         switch lookup {
         case .found(let exchange):

@@ -33,8 +33,8 @@ import Testing
         #expect(annotations.map(\.retryDelay) == [nil, .milliseconds(250), .milliseconds(250)])
         #expect(observer.events.map(\.kind) == [.retryScheduled, .retryScheduled])
         #expect(observer.events.map(\.attributes) == [
-            ["attempt": "2", "delay": "0.25", "reason": "503", "source": "backoff"],
-            ["attempt": "3", "delay": "0.25", "reason": "503", "source": "backoff"],
+            ["attempt": "2", "delayMs": "250", "reason": "503", "source": "backoff"],
+            ["attempt": "3", "delayMs": "250", "reason": "503", "source": "backoff"],
         ])
         #expect(observer.events.first?.message == "Retrying after 503 in 250 ms (backoff)")
     }
@@ -55,7 +55,7 @@ import Testing
         let response = try await task.value
         #expect(response.status == .ok)
         #expect(observer.events.first?.attributes["source"] == "retry-after")
-        #expect(observer.events.first?.attributes["delay"] == "\(seconds)")
+        #expect(observer.events.first?.attributes["delayMs"] == "\(seconds * 1000)")
     }
 
     @Test func aRetryAfterAboveTheCapGivesUpInsteadOfWaiting() async throws {

@@ -16,7 +16,7 @@ struct NetworkTraceInspectorTests {
         let client = Fixture.client(
             [.status(503), .status(200, headers: [.contentType: "application/json", .setCookie: "s=1"],
                                      body: Data(#"{"ok":true,"password":"back"}"#.utf8))],
-            middlewares: [BearerMiddleware(token: "SECRET-123"), RetryOnceMiddleware()], observer: inspector, ids: [id])
+            middlewares: [AuthenticationMiddleware(StaticTokenAuthenticator(token: "SECRET-123")), RetryOnceMiddleware()], observer: inspector, ids: [id])
 
         let request = Fixture.request(
             "https://api.example.test/login?token=abc&page=1", method: .post, headers: [.contentType: "application/json"])

@@ -86,7 +86,7 @@ struct TraceWriterTests {
         await inspector.flush()
         let latest = try #require(store.inner.all.last)
         #expect(latest.url == "https://api.example.test/6")
-        #expect(latest.events.map(\.kind) == [ExchangeEventKind.recorderDrop.rawValue])
+        #expect(latest.events.map(\.kind) == [.recorderDrop])
         #expect(latest.events.first?.attributes["count"] == "2")
         await inspector.shutdown()
     }

@@ -111,7 +111,7 @@ struct SQLiteTraceStoreTests {
         let id = UUID()
         let client = Fixture.client(
             [.status(200, headers: [.setCookie: "session=SECRET-123"], body: Data(#"{"password":"SECRET-123"}"#.utf8))],
-            middlewares: [BearerMiddleware(token: "SECRET-123")], observer: inspector, ids: [id])
+            middlewares: [AuthenticationMiddleware(StaticTokenAuthenticator(token: "SECRET-123"))], observer: inspector, ids: [id])
         _ = try await client.execute(
             Fixture.request("https://planted.example.test/login?key=SECRET-123", method: .post),
             body: .string(#"{"password":"SECRET-123"}"#))

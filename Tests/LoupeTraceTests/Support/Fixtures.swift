@@ -22,19 +22,6 @@ struct RetryOnceMiddleware: ClientMiddleware {
     }
 }
 
-/// Adds the credential on the way out, as an auth middleware would.
-struct BearerMiddleware: ClientMiddleware {
-    var token: String
-    func intercept(
-        _ request: HTTPRequest, body: RequestBody?, context: RequestContext,
-        next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
-    ) async throws -> RawResponse {
-        var request = request
-        request.headerFields[.authorization] = "Bearer \(token)"
-        return try await next(request, body, context)
-    }
-}
-
 /// Fixed times and ids so recorded exchanges can be compared exactly.
 enum Fixture {
     /// A time exactly representable both since 1970 and since 2001, so it survives storage unchanged.

@@ -1,27 +1,17 @@
-import Foundation
 import HTTPTypes
 
-/// Adds `Authorization: Basic …` (RFC 7617) to every request that does not already carry an `Authorization` field.
+/// Adds `Authorization: Basic …` (RFC 7617) to every request that does not already carry an `Authorization` field:
+/// an ``AuthenticationMiddleware`` driving a ``BasicAuthenticator``.
 ///
 /// A request that sets its own `Authorization` keeps it: the caller knows better than a client-wide default.
-public struct BasicAuthMiddleware: ClientMiddleware {
-    /// The field value sent, `Basic base64(username:password)`.
-    public let headerValue: String
+public typealias BasicAuthMiddleware = AuthenticationMiddleware<BasicAuthenticator>
 
+extension AuthenticationMiddleware where A == BasicAuthenticator {
     /// Authenticates every request as `username` with `password` (encoded as UTF-8, as RFC 7617 recommends).
     public init(username: String, password: String) {
-        headerValue = "Basic " + Data("\(username):\(password)".utf8).base64EncodedString()
+        self.init(BasicAuthenticator(username: username, password: password))
     }
 
-    public func intercept(
-        _ request: HTTPRequest,
-        body: RequestBody?,
-        context: RequestContext,
-        next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
-    ) async throws -> RawResponse {
-        guard request.headerFields[.authorization] == nil else { return try await next(request, body, context) }
-        var request = request
-        request.headerFields[.authorization] = headerValue
-        return try await next(request, body, context)
-    }
+    /// The field value sent, `Basic base64(username:password)`.
+    public var headerValue: String { authenticator.headerValue }
 }

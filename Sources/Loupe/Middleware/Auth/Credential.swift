@@ -2,7 +2,7 @@ import Foundation
 
 /// A bearer token with its expiry and a generation number, so that a 401 for an older token is recognisable.
 ///
-/// Providers create credentials with ``init(token:expiresAt:)``; ``BearerTokenMiddleware`` stamps each one it
+/// Providers create credentials with ``init(token:expiresAt:)``; ``BearerTokenAuthenticator`` stamps each one it
 /// adopts with the next ``generation`` (1 for the first), so a response to a request sent with generation 3 can
 /// be told apart from one sent with generation 4, whatever the tokens look like.
 public struct Credential: Sendable, Hashable, CustomStringConvertible {
@@ -10,7 +10,7 @@ public struct Credential: Sendable, Hashable, CustomStringConvertible {
     public var token: String
     /// When the token stops being valid; `nil` when the provider does not know.
     public var expiresAt: Date?
-    /// Which credential this is in the middleware's history: 0 until adopted, then 1, 2, 3…
+    /// Which credential this is in the authenticator's history: 0 until adopted, then 1, 2, 3…
     public internal(set) var generation: Int
 
     /// A credential as a provider returns it.

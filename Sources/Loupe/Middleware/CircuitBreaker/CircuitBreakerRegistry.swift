@@ -15,14 +15,14 @@ public struct CircuitTransitionRecord: Sendable, Hashable, CustomStringConvertib
     public var description: String { "\(key): \(transition)" }
 }
 
-/// Holds one ``CircuitBreakerStateMachine`` per key and carries out what they decide.
+/// Holds one `CircuitBreakerStateMachine` per key and carries out what they decide.
 ///
 /// Share one registry between clients that should share breaker state. Time comes from the clock each call
 /// passes (the client's injected clock), read as offsets from the first reading: use one clock per registry.
 ///
 /// The machines sit behind a lock, not in an actor: every request asks and reports once, and each actor hop
-/// back to the caller's executor cost a thread wake-up (≈ 1.6 context switches and 8 µs per request, measured).
-/// Decisions are pure (``CircuitBreakerStateMachine``); the lock only guards holding them. Listeners hear every
+/// back to the caller's executor cost a thread wake-up (measured in DECISIONS.md, 28).
+/// Decisions are pure (`CircuitBreakerStateMachine`); the lock only guards holding them. Listeners hear every
 /// transition in the order it happened, outside the lock, so one may call back into the registry.
 public final class CircuitBreakerRegistry: Sendable {
     /// The settings every breaker of this registry starts with.
@@ -66,7 +66,7 @@ public final class CircuitBreakerRegistry: Sendable {
     }
 
     /// Asks the breaker for `key` whether a call may go now, reading time from `clock`.
-    public func acquirePermission(for key: String, clock: any Clock<Duration>) -> CircuitBreakerStateMachine.PermissionAction {
+    package func acquirePermission(for key: String, clock: any Clock<Duration>) -> CircuitBreakerStateMachine.PermissionAction {
         let configuration = configuration
         let (action, record) = state.withLock { state -> (CircuitBreakerStateMachine.PermissionAction, CircuitTransitionRecord?) in
             let now = state.timeline.now(on: clock)
@@ -80,7 +80,7 @@ public final class CircuitBreakerRegistry: Sendable {
 
     /// Reports how a permitted call ended; its duration runs from the permit to now on `clock`.
     @discardableResult
-    public func record(_ outcome: CallOutcome, permit: CircuitPermit, for key: String, clock: any Clock<Duration>) -> CircuitTransitionRecord? {
+    package func record(_ outcome: CallOutcome, permit: CircuitPermit, for key: String, clock: any Clock<Duration>) -> CircuitTransitionRecord? {
         let record = state.withLock { state -> CircuitTransitionRecord? in
             let now = state.timeline.now(on: clock)
             guard let transition = state.machines[key]?.record(outcome, duration: now - permit.acquiredAt, permit: permit, now: now)

@@ -15,7 +15,7 @@ import Foundation
 /// - forced-open and disabled are entered and left only by hand (`forceOpen()`, `disable()`, `reset()`).
 ///
 /// Every transition starts a new generation: outcomes of calls let through earlier are ignored.
-public struct CircuitBreakerStateMachine: Sendable {
+package struct CircuitBreakerStateMachine: Sendable {
     enum State: Sendable, Hashable {
         case closed
         case open(until: Duration)
@@ -32,7 +32,7 @@ public struct CircuitBreakerStateMachine: Sendable {
     }
 
     /// What to do with a call.
-    public enum PermissionAction: Sendable, Hashable {
+    package enum PermissionAction: Sendable, Hashable {
         /// Send it, then report its outcome with ``CircuitBreakerStateMachine/record(_:duration:permit:now:)``.
         case proceed(CircuitPermit)
         /// Fail fast. `retryAfter` is the time until the next probe may go, `nil` when no timer decides it
@@ -41,13 +41,13 @@ public struct CircuitBreakerStateMachine: Sendable {
     }
 
     /// The settings this breaker runs with.
-    public let configuration: CircuitBreakerConfiguration
+    package let configuration: CircuitBreakerConfiguration
     private(set) var state: State = .closed
     private var window: CircuitBreakerWindow
     private var generation: UInt64 = 0
 
     /// A closed breaker with an empty window.
-    public init(configuration: CircuitBreakerConfiguration = CircuitBreakerConfiguration()) {
+    package init(configuration: CircuitBreakerConfiguration = CircuitBreakerConfiguration()) {
         precondition(configuration.minimumNumberOfCalls > 0, "minimumNumberOfCalls must be positive")
         precondition(configuration.permittedCallsInHalfOpen > 0, "permittedCallsInHalfOpen must be positive")
         precondition(configuration.failureRateThreshold > 0 && configuration.failureRateThreshold <= 100,
@@ -59,7 +59,7 @@ public struct CircuitBreakerStateMachine: Sendable {
     }
 
     /// The current state, as the recorder shows it.
-    public var circuitState: CircuitState {
+    package var circuitState: CircuitState {
         switch state {
         case .closed: .closed
         case .open: .open
@@ -70,7 +70,7 @@ public struct CircuitBreakerStateMachine: Sendable {
     }
 
     /// Decides whether a call may go now; moves open to half-open when the wait has elapsed.
-    public mutating func acquirePermission(now: Duration) -> PermissionAction {
+    package mutating func acquirePermission(now: Duration) -> PermissionAction {
         var transition: CircuitTransition?
         if case .open(let until) = state {
             guard now >= until else { return .reject(state: .open, retryAfter: until - now) }
@@ -94,7 +94,7 @@ public struct CircuitBreakerStateMachine: Sendable {
     }
 
     /// Records how a permitted call ended; returns the transition it caused, if any.
-    public mutating func record(_ outcome: CallOutcome, duration: Duration, permit: CircuitPermit, now: Duration) -> CircuitTransition? {
+    package mutating func record(_ outcome: CallOutcome, duration: Duration, permit: CircuitPermit, now: Duration) -> CircuitTransition? {
         guard permit.generation == generation else { return nil }
         let slow = duration >= configuration.slowCallDuration
         switch state {
@@ -118,18 +118,18 @@ public struct CircuitBreakerStateMachine: Sendable {
     }
 
     /// Opens the circuit until ``reset(now:)`` or ``disable(now:)``; `nil` when it already was.
-    public mutating func forceOpen(now: Duration) -> CircuitTransition? {
+    package mutating func forceOpen(now: Duration) -> CircuitTransition? {
         state == .forcedOpen ? nil : move(to: .forcedOpen, reason: "forced open", now: now)
     }
 
     /// Lets every call through without measuring; `nil` when already disabled.
-    public mutating func disable(now: Duration) -> CircuitTransition? {
+    package mutating func disable(now: Duration) -> CircuitTransition? {
         state == .disabled ? nil : move(to: .disabled, reason: "disabled", now: now)
     }
 
     /// Closes the circuit with an empty window from any state; `nil` when it was closed already (the window is
     /// still emptied and calls in flight no longer count).
-    public mutating func reset(now: Duration) -> CircuitTransition? {
+    package mutating func reset(now: Duration) -> CircuitTransition? {
         let wasClosed = state == .closed
         let transition = move(to: .closed, reason: "reset", now: now)
         return wasClosed ? nil : transition

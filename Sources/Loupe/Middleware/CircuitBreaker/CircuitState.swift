@@ -51,13 +51,13 @@ public struct CircuitTransition: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Permission to send one call; hand it back to `record` with the call's outcome.
-public struct CircuitPermit: Sendable, Hashable {
+package struct CircuitPermit: Sendable, Hashable {
     /// The breaker's state when the call was let through (recorded on the attempt).
-    public let state: CircuitState
+    package let state: CircuitState
     /// When the call was let through, on the breaker's timeline.
-    public let acquiredAt: Duration
+    package let acquiredAt: Duration
     /// The transition that asking for this permit caused (open → half-open when the wait has elapsed).
-    public let transition: CircuitTransition?
+    package let transition: CircuitTransition?
     /// The state generation the permit belongs to: an outcome that arrives after a later transition (a slow call
     /// let through before the circuit opened, a probe finishing after half-open was decided) is stale and ignored,
     /// so it can neither pollute a fresh window nor count as a half-open probe it never was.

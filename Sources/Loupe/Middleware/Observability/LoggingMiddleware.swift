@@ -65,7 +65,7 @@ public struct LoggingMiddleware: ClientMiddleware {
         ]
         logger.log(level: requestLevel, "\(line)", metadata: base.merging(headers(request.headerFields, "request")) { $1 })
         let before = context.attemptsSoFar
-        let (result, elapsed) = await ObservabilityLabels.measure(context.clock) { try await next(request, body, context) }
+        let (result, elapsed) = await Stopwatch.measureResult(on: context.clock) { try await next(request, body, context) }
         var outcome = base
         outcome["loupe.duration_ms"] = "\(ObservabilityLabels.milliseconds(elapsed))"
         outcome["loupe.attempts"] = "\(context.attemptsSoFar - before)"

@@ -33,7 +33,7 @@ public struct MetricsMiddleware: ClientMiddleware {
         next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
     ) async throws -> RawResponse {
         let before = context.attemptsSoFar
-        let (result, elapsed) = await ObservabilityLabels.measure(context.clock) { try await next(request, body, context) }
+        let (result, elapsed) = await Stopwatch.measureResult(on: context.clock) { try await next(request, body, context) }
         let host = ObservabilityLabels.host(request)
         let status = try? result.get().status.code
         let series = handles.series(operation: context.operation, host: host, statusClass: ObservabilityLabels.statusClass(status))

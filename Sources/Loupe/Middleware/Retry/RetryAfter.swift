@@ -1,10 +1,10 @@
 import Foundation
 
 /// Reads the `Retry-After` response header (RFC 9110 §10.2.3): delta-seconds or an HTTP-date.
-public enum RetryAfter {
+package enum RetryAfter {
     /// The wait the header asks for, measured from `now`; `nil` when the value is not valid. A date in the past
     /// means zero.
-    public static func delay(_ value: String, now: Date) -> Duration? {
+    package static func delay(_ value: String, now: Date) -> Duration? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         if !trimmed.isEmpty, trimmed.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) {
             // A huge delta is still a valid "go away for a long time": saturate at a century rather than reject it.
@@ -18,7 +18,7 @@ public enum RetryAfter {
     /// Parses the three HTTP-date forms: IMF-fixdate, the obsolete RFC 850 form and asctime.
     ///
     /// `Sun, 06 Nov 1994 08:49:37 GMT`, `Sunday, 06-Nov-94 08:49:37 GMT`, `Sun Nov  6 08:49:37 1994`.
-    public static func httpDate(_ text: String, now: Date) -> Date? {
+    package static func httpDate(_ text: String, now: Date) -> Date? {
         let tokens = text.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "-" }).map(String.init)
         let day: String, month: String, year: String, time: String
         switch tokens.count {

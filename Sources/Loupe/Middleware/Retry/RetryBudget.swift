@@ -3,7 +3,7 @@ import Synchronization
 
 /// A retry allowance shared by every request of a client, so that an outage cannot multiply its traffic.
 ///
-/// Give the same instance to the ``RetryMiddleware`` of one client. It holds a ``RetryBudgetState`` behind a
+/// Give the same instance to the ``RetryMiddleware`` of one client. It holds a `RetryBudgetState` behind a
 /// mutex; time comes from the injected clock, which should be the client's (a `ManualClock` in tests).
 public final class RetryBudget: Sendable {
     private let state: Mutex<RetryBudgetState>
@@ -15,17 +15,17 @@ public final class RetryBudget: Sendable {
         clock: any Clock<Duration> = ContinuousClock()
     ) {
         self.state = Mutex(RetryBudgetState(ratio: ratio, minimumRetries: minimumRetries, window: window))
-        self.elapsed = RetryMath.stopwatch(clock)
+        self.elapsed = Stopwatch.start(clock)
     }
 
     /// Counts a new logical request.
-    public func requestStarted() {
+    package func requestStarted() {
         let now = elapsed()
         state.withLock { $0.requestStarted(at: now) }
     }
 
     /// Asks for one retry; the retry is counted when allowed.
-    public func retryRequested() -> RetryBudgetState.Action {
+    package func retryRequested() -> RetryBudgetState.Action {
         let now = elapsed()
         return state.withLock { $0.retryRequested(at: now) }
     }

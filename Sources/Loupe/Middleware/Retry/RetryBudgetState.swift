@@ -5,9 +5,9 @@ import Foundation
 /// Like Envoy's retry budget, a retry is allowed while the retries in the window, this one included, stay at or
 /// below `max(minimumRetries, ratio × requests)`. Under a total outage this bounds attempts to `(1 + ratio) ×`
 /// requests instead of `maxAttempts ×`. Time enters as offsets from the budget's start.
-public struct RetryBudgetState: Sendable, Hashable {
+package struct RetryBudgetState: Sendable, Hashable {
     /// The budget's answer to a retry request.
-    public enum Action: Sendable, Hashable {
+    package enum Action: Sendable, Hashable {
         /// Go ahead: the retry has been counted.
         case retry
         /// No retry: `retries` already made in the window, `allowance` the most the window permits.
@@ -21,16 +21,16 @@ public struct RetryBudgetState: Sendable, Hashable {
     }
 
     /// The largest share of requests that may be retries.
-    public let ratio: Double
+    package let ratio: Double
     /// Retries always allowed per window, so a quiet client can still retry.
-    public let minimumRetries: Int
+    package let minimumRetries: Int
     /// How far back requests and retries count.
-    public let window: Duration
+    package let window: Duration
     private let bucketWidth: Duration
     private var buckets: [Bucket]
 
     /// A budget counting in `bucketCount` slices of `window`, so old traffic leaves the window slice by slice.
-    public init(ratio: Double = 0.2, minimumRetries: Int = 3, window: Duration = .seconds(10), bucketCount: Int = 10) {
+    package init(ratio: Double = 0.2, minimumRetries: Int = 3, window: Duration = .seconds(10), bucketCount: Int = 10) {
         precondition(ratio >= 0 && minimumRetries >= 0 && window > .zero && bucketCount > 0, "invalid retry budget")
         self.ratio = ratio
         self.minimumRetries = minimumRetries
@@ -40,12 +40,12 @@ public struct RetryBudgetState: Sendable, Hashable {
     }
 
     /// Counts a new logical request (its first attempt) made at `time`.
-    public mutating func requestStarted(at time: Duration) {
+    package mutating func requestStarted(at time: Duration) {
         update(at: time) { $0.requests += 1 }
     }
 
     /// Asks for one retry at `time`, counting it when allowed.
-    public mutating func retryRequested(at time: Duration) -> Action {
+    package mutating func retryRequested(at time: Duration) -> Action {
         let (requests, retries) = totals(at: time)
         let allowance = max(minimumRetries, Int((ratio * Double(requests)).rounded(.down)))
         guard retries + 1 <= allowance else { return .exhausted(retries: retries, allowance: allowance) }
@@ -54,7 +54,7 @@ public struct RetryBudgetState: Sendable, Hashable {
     }
 
     /// Requests and retries inside the window that ends at `time`.
-    public func totals(at time: Duration) -> (requests: Int, retries: Int) {
+    package func totals(at time: Duration) -> (requests: Int, retries: Int) {
         let current = slice(time)
         return buckets.filter { $0.index > current - Int64(buckets.count) && $0.index <= current }
             .reduce(into: (0, 0)) { $0.0 += $1.requests; $0.1 += $1.retries }

@@ -15,7 +15,7 @@ public enum RetryDecision: Sendable, Hashable {
 }
 
 /// Where the delay before a retry came from, as recorded in the `source` attribute of the retry event.
-public enum RetryDelaySource: String, Sendable, Hashable {
+package enum RetryDelaySource: String, Sendable, Hashable {
     /// The policy's backoff and jitter.
     case backoff
     /// The response's `Retry-After` header.

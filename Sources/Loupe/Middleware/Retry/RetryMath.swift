@@ -2,16 +2,7 @@ import Foundation
 
 /// Duration arithmetic in seconds, rounded back to whole nanoseconds so that delays compare exactly in tests.
 enum RetryMath {
-    /// A closure returning the time passed on `clock` since the call; opens `any Clock<Duration>` once.
-    static func stopwatch<C: Clock>(_ clock: C) -> @Sendable () -> Duration where C.Duration == Duration {
-        let start = clock.now
-        return { start.duration(to: clock.now) }
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
+    static func seconds(_ duration: Duration) -> Double { duration.inSeconds }
 
     static func duration(seconds: Double) -> Duration {
         guard seconds.isFinite, seconds > 0 else { return .zero }
@@ -20,16 +11,10 @@ enum RetryMath {
         return .nanoseconds(Int64(nanoseconds))
     }
 
-    /// `0.25` for 250 ms: how delays appear in event attributes.
-    static func attribute(_ duration: Duration) -> String {
-        let value = seconds(duration)
-        return value == value.rounded() ? String(Int64(value)) : String(value)
-    }
-
-    /// `250 ms` or `1.5 s`: how delays appear in event messages.
+    /// `250 ms` or `1.5 s`: how delays appear in event messages (attributes hold ``Swift/Duration/storedMilliseconds``).
     static func words(_ duration: Duration) -> String {
         let value = seconds(duration)
         if value < 1 { return "\(Int64((value * 1000).rounded())) ms" }
-        return "\(attribute(duration)) s"
+        return "\(value == value.rounded() ? String(Int64(value)) : String(value)) s"
     }
 }

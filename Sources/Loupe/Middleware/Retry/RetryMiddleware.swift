@@ -3,7 +3,7 @@ import HTTPTypes
 
 /// Sends a request again when an attempt fails in a way a ``RetryPolicy`` calls transient.
 ///
-/// A ``RetryPlanner`` decides; this middleware carries the decision out: it waits on the client's clock (so a
+/// A `RetryPlanner` decides; this middleware carries the decision out: it waits on the client's clock (so a
 /// `ManualClock` drives tests), annotates the next attempt with the reason and delay, and records a
 /// ``ExchangeEventKind/retryScheduled`` event for every retry and a ``ExchangeEventKind/retryGivenUp`` event for
 /// every retry it declines. An optional ``RetryBudget`` shared by the client caps retries across all requests, and
@@ -34,7 +34,7 @@ public struct RetryMiddleware: ClientMiddleware {
         context: RequestContext,
         next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
     ) async throws -> RawResponse {
-        let elapsed = RetryMath.stopwatch(context.clock)
+        let elapsed = Stopwatch.start(context.clock)
         var planner = RetryPlanner(policy: policy, operation: context.operation, request: request, body: body, deadline: deadline)
         var context = context
         let configuredTimeout = context.timeout
@@ -64,7 +64,7 @@ public struct RetryMiddleware: ClientMiddleware {
                 }
                 context.record(
                     .retryScheduled, "Retrying after \(reason) in \(RetryMath.words(delay)) (\(source.rawValue))",
-                    attributes: ["attempt": "\(attempt + 1)", "delay": RetryMath.attribute(delay), "reason": reason,
+                    attributes: ["attempt": "\(attempt + 1)", "delayMs": delay.storedMilliseconds, "reason": reason,
                                  "source": source.rawValue])
                 context.annotations.retryReason = reason
                 context.annotations.retryDelay = delay

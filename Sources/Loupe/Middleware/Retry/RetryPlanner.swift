@@ -5,9 +5,9 @@ import HTTPTypes
 ///
 /// Feed it each attempt's outcome with the time spent so far; it returns the action to carry out. It holds no
 /// clock, no budget and no task, so every rule of ``RetryPolicy`` can be tested by calling it directly.
-public struct RetryPlanner: Sendable {
+package struct RetryPlanner: Sendable {
     /// What the caller of the planner does next.
-    public enum Action: Sendable, Hashable {
+    package enum Action: Sendable, Hashable {
         /// Wait `after`, then send the request again; `reason` names what failed (`503`, `connection reset`).
         case retry(after: Duration, reason: String, source: RetryDelaySource)
         /// The outcome was worth retrying but a rule forbids it; deliver the outcome and record `reason`.
@@ -24,19 +24,19 @@ public struct RetryPlanner: Sendable {
     }
 
     /// The rules applied.
-    public let policy: RetryPolicy
+    package let policy: RetryPolicy
     /// The operation name given to the decider.
-    public let operation: String
+    package let operation: String
     /// The request being retried.
-    public let request: HTTPRequest
+    package let request: HTTPRequest
     /// Whether the body (if any) can be sent again.
-    public let bodyIsReplayable: Bool
+    package let bodyIsReplayable: Bool
     /// The time all attempts and waits together may take, or `nil` for no limit.
-    public let deadline: Duration?
+    package let deadline: Duration?
     private var state = State.attempting(number: 1, previousDelay: nil)
 
     /// A planner for one request, about to send its first attempt.
-    public init(policy: RetryPolicy, operation: String, request: HTTPRequest, body: RequestBody?, deadline: Duration? = nil) {
+    package init(policy: RetryPolicy, operation: String, request: HTTPRequest, body: RequestBody?, deadline: Duration? = nil) {
         self.policy = policy
         self.operation = operation
         self.request = request
@@ -45,13 +45,13 @@ public struct RetryPlanner: Sendable {
     }
 
     /// The number of the attempt in flight (1 for the first); `nil` once the planner has finished.
-    public var attempt: Int? {
+    package var attempt: Int? {
         if case .attempting(let number, _) = state { return number }
         return nil
     }
 
     /// The timeout for the next attempt: the configured one, shortened to what is left before the deadline.
-    public func timeout(configured: Duration?, elapsed: Duration) -> Duration? {
+    package func timeout(configured: Duration?, elapsed: Duration) -> Duration? {
         guard let deadline else { return configured }
         let left = max(deadline - elapsed, .zero)
         return configured.map { min($0, left) } ?? left
@@ -59,7 +59,7 @@ public struct RetryPlanner: Sendable {
 
     /// Classifies the outcome of the attempt in flight and returns what to do; after anything but `.retry` the
     /// planner has finished.
-    public mutating func attemptFinished(_ outcome: Result<RawResponse, any Error>, elapsed: Duration, now: Date) -> Action {
+    package mutating func attemptFinished(_ outcome: Result<RawResponse, any Error>, elapsed: Duration, now: Date) -> Action {
         guard case .attempting(let number, let previous) = state else {
             preconditionFailure("RetryPlanner.attemptFinished called after the planner finished")
         }

@@ -38,7 +38,7 @@ public struct ThrottleMiddleware: ClientMiddleware {
     /// Queues for a permit, recording the wait; throws (holding nothing) when cancelled while queued.
     private func waitForPermit(host: String, context: RequestContext) async throws {
         let priority = RequestMetadata.current.priority
-        let (acquisition, waited) = await WaitMeasurement.measure(on: context.clock) {
+        let (acquisition, waited) = await Stopwatch.measure(on: context.clock) {
             await limiter.acquire(host: host, priority: priority)
         }
         switch acquisition {
@@ -46,12 +46,12 @@ public struct ThrottleMiddleware: ClientMiddleware {
             break
         case .waited(let position, let limit):
             context.record(.throttleWait, "waited \(waited) for a \(limit) permit (\(host)), queued at position \(position)",
-                           attributes: ["waitMs": WaitMeasurement.milliseconds(waited), "limit": limit.rawValue,
+                           attributes: ["waitMs": waited.storedMilliseconds, "limit": limit.rawValue,
                                         "host": host, "position": "\(position)", "priority": priority.description,
                                         "outcome": "granted"])
         case .cancelled:
             context.record(.throttleWait, "left the throttle queue after \(waited) (cancelled)",
-                           attributes: ["waitMs": WaitMeasurement.milliseconds(waited), "host": host, "outcome": "cancelled"])
+                           attributes: ["waitMs": waited.storedMilliseconds, "host": host, "outcome": "cancelled"])
             throw CancellationError()
         }
     }

@@ -7,14 +7,11 @@ enum WaitMeasurement {
     static func measure<C: Clock, T>(
         on clock: C, _ body: () async throws -> T
     ) async rethrows -> (T, Duration) where C.Duration == Duration {
-        let start = clock.now
-        let result = try await body()
-        return (result, start.duration(to: clock.now))
+        try await Stopwatch.measure(on: clock, body)
     }
 
     /// Whole milliseconds, as recorded in event attributes.
     static func milliseconds(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        return String(seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+        duration.storedMilliseconds
     }
 }

@@ -1,10 +1,11 @@
 import Foundation
 
-/// Short human durations and sizes: `0.4ms`, `12ms`, `1.23s`, `2m05s`; `512 B`, `1.5 KB`.
+/// Short human quantities: durations (`0.4ms`, `12ms`, `1.23s`, `2m05s`), byte sizes (`512 B`, `1.5 KB`) and
+/// counts (`12,345`).
 ///
 /// Any `Double` is accepted, whatever a store holds: NaN shows as `—`, negative as `0ms`, and values too large
 /// to be real saturate (`>9999h`, `∞`) instead of trapping in an integer conversion.
-enum DurationFormat {
+enum QuantityFormat {
     /// At most 6 columns, for the list.
     static func short(_ seconds: TimeInterval) -> String {
         guard !seconds.isNaN else { return "—" }

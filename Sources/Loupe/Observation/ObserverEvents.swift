@@ -39,45 +39,54 @@ public struct ExchangeStarted: Sendable {
     }
 }
 
-/// One try on the wire is about to start.
+/// One try on the wire is about to start: its ``AttemptRecord`` with only the start time set.
 public struct AttemptStarted: Sendable {
     public var exchangeID: UUID
-    /// 1 for the first try.
-    public var number: Int
-    /// The request as the transport will send it, after middleware.
-    public var request: HTTPRequest
-    public var startedAt: Date
-    /// What middleware said about this attempt (retry reason and delay, breaker state at dispatch).
-    public var annotations: AttemptAnnotations
+    /// The attempt as the client records it (the same value ``ExchangeFinished/attempts`` later carries, finished).
+    public var record: AttemptRecord
 
-    public init(exchangeID: UUID, number: Int, request: HTTPRequest, startedAt: Date, annotations: AttemptAnnotations = AttemptAnnotations()) {
+    public init(exchangeID: UUID, record: AttemptRecord) {
         self.exchangeID = exchangeID
-        self.number = number
-        self.request = request
-        self.startedAt = startedAt
-        self.annotations = annotations
+        self.record = record
     }
+
+    /// An attempt that has just started: numbered, timed from `startedAt`, with the middleware's notes.
+    public init(exchangeID: UUID, number: Int, request: HTTPRequest, startedAt: Date, annotations: AttemptAnnotations = AttemptAnnotations()) {
+        self.init(exchangeID: exchangeID, record: AttemptRecord(
+            number: number, request: request, timings: AttemptTimings(start: startedAt), annotations: annotations))
+    }
+
+    /// 1 for the first try.
+    public var number: Int { record.number }
+    /// The request as the transport will send it, after middleware.
+    public var request: HTTPRequest { record.request }
+    public var startedAt: Date { record.timings.start }
+    /// What middleware said about this attempt (retry reason and delay, breaker state at dispatch).
+    public var annotations: AttemptAnnotations { record.annotations }
 }
 
-/// One try on the wire ended.
+/// One try on the wire ended: its finished ``AttemptRecord``, with what live observers need beyond it (the error
+/// itself and the body bytes, which the record leaves out).
 public struct AttemptFinished: Sendable {
     public var exchangeID: UUID
-    public var number: Int
-    /// The response, when one arrived; with an error, the head and body bytes that arrived before it.
-    public var response: HTTPResponse?
+    /// The attempt as the client records it: the value ``ExchangeFinished/attempts`` carries.
+    public var record: AttemptRecord
+    /// The body bytes that arrived (with an error, the part that arrived before it).
     public var responseBody: Data?
-    /// The error, when the transport failed.
+    /// The error, when the transport failed (``AttemptRecord/error`` holds its description).
     public var error: (any Error)?
-    public var timings: AttemptTimings
 
-    public init(exchangeID: UUID, number: Int, response: HTTPResponse? = nil, responseBody: Data? = nil, error: (any Error)? = nil, timings: AttemptTimings) {
+    public init(exchangeID: UUID, record: AttemptRecord, responseBody: Data? = nil, error: (any Error)? = nil) {
         self.exchangeID = exchangeID
-        self.number = number
-        self.response = response
+        self.record = record
         self.responseBody = responseBody
         self.error = error
-        self.timings = timings
     }
+
+    public var number: Int { record.number }
+    /// The response, when one arrived; with an error, the head that arrived before it.
+    public var response: HTTPResponse? { record.response }
+    public var timings: AttemptTimings { record.timings }
 }
 
 /// Wall-clock milestones of one attempt; phases a transport cannot observe stay `nil`.
@@ -118,9 +127,13 @@ public struct ExchangeEvent: Sendable {
 }
 
 /// The kind of an ``ExchangeEvent``; open so middleware of your own can add kinds.
-public struct ExchangeEventKind: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+///
+/// Stored as its raw string (a kind this version does not know, from an older store or a HAR file, still reads).
+public struct ExchangeEventKind: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible,
+    ExpressibleByStringLiteral {
     public var rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { self.rawValue = value }
     public var description: String { rawValue }
 
     public static let retryScheduled = Self(rawValue: "retry")
@@ -146,15 +159,19 @@ public struct ExchangeFinished: Sendable {
     public var responseBody: Data?
     public var error: ClientError?
     public var endedAt: Date
-    public var attemptCount: Int
+    /// Every attempt sent, in order, each finished: the records ``AttemptFinished`` carried one by one.
+    public var attempts: [AttemptRecord]
 
-    public init(exchangeID: UUID, outcome: ExchangeOutcome, response: HTTPResponse? = nil, responseBody: Data? = nil, error: ClientError? = nil, endedAt: Date, attemptCount: Int) {
+    public init(exchangeID: UUID, outcome: ExchangeOutcome, response: HTTPResponse? = nil, responseBody: Data? = nil, error: ClientError? = nil, endedAt: Date, attempts: [AttemptRecord]) {
         self.exchangeID = exchangeID
         self.outcome = outcome
         self.response = response
         self.responseBody = responseBody
         self.error = error
         self.endedAt = endedAt
-        self.attemptCount = attemptCount
+        self.attempts = attempts
     }
+
+    /// How many attempts were sent.
+    public var attemptCount: Int { attempts.count }
 }

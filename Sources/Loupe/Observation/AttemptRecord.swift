@@ -1,0 +1,38 @@
+import Foundation
+import HTTPTypes
+
+/// One try on the wire, as the client saw it: built once by the client, for every attempt, and handed unchanged to
+/// observers (``AttemptStarted/record``, ``AttemptFinished/record``, ``ExchangeFinished/attempts``), to the caller
+/// (``ClientResponse/attempts``) and to the recorder, which stores it as a `TraceAttempt`.
+public struct AttemptRecord: Sendable, Hashable {
+    /// 1 for the first try of an exchange.
+    public var number: Int
+    /// The request head as the transport was given it, after every middleware changed it.
+    public var request: HTTPRequest
+    /// When the attempt started, and the milestones the transport marked; `end` is set once it finished.
+    public var timings: AttemptTimings
+    /// What middleware said about this attempt (retry reason and delay, breaker state at dispatch, notes).
+    public var annotations: AttemptAnnotations
+    /// The response head, when one arrived (with a transport error: the head of the part that arrived).
+    public var response: HTTPResponse?
+    /// A description of the error, when the attempt failed.
+    public var error: String?
+
+    public init(
+        number: Int, request: HTTPRequest, timings: AttemptTimings, annotations: AttemptAnnotations = AttemptAnnotations(),
+        response: HTTPResponse? = nil, error: String? = nil
+    ) {
+        self.number = number
+        self.request = request
+        self.timings = timings
+        self.annotations = annotations
+        self.response = response
+        self.error = error
+    }
+
+    /// The status code, when a response (or the head of a partial one) arrived.
+    public var status: Int? { response?.status.code }
+}
+
+/// What the caller learns about one attempt of an exchange: the client's one record of it.
+public typealias AttemptMetrics = AttemptRecord

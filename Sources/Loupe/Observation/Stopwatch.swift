@@ -1,0 +1,33 @@
+import Foundation
+
+/// Measures time passed on an injected clock (the client's, so that tests under a manual clock see exact waits):
+/// the one way middleware time their waits, calls and deadlines.
+package enum Stopwatch {
+    /// Starts timing now; the returned closure gives the time passed since. Opens `any Clock<Duration>` once.
+    package static func start<C: Clock>(_ clock: C) -> @Sendable () -> Duration where C.Duration == Duration {
+        let start = clock.now
+        return { start.duration(to: clock.now) }
+    }
+
+    /// Runs `body` and returns its result with the time it took on `clock`.
+    package static func measure<C: Clock, T>(
+        on clock: C, _ body: () async throws -> T
+    ) async rethrows -> (T, Duration) where C.Duration == Duration {
+        let elapsed = start(clock)
+        let result = try await body()
+        return (result, elapsed())
+    }
+
+    /// Runs `body` and returns how it ended, success or error, with the time it took on `clock`.
+    package static func measureResult<C: Clock, T>(
+        on clock: C, _ body: () async throws -> T
+    ) async -> (result: Result<T, any Error>, elapsed: Duration) where C.Duration == Duration {
+        let elapsed = start(clock)
+        do {
+            let value = try await body()
+            return (.success(value), elapsed())
+        } catch {
+            return (.failure(error), elapsed())
+        }
+    }
+}
