@@ -26,7 +26,7 @@ extension RedactionPolicy {
         exchange.responseBody = redact(exchange.responseBody, headers: exchange.responseHeaders, collecting: &secrets)
 
         let urlScrub = Scrubber(url: rawURL, redactedURL: exchange.url)
-        let scrubber = ValueScrubber(values: secrets.values, minimumLength: secrets.minimumLength)
+        let scrubber = ValueScrubberCache.scrubber(values: secrets.values, minimumLength: secrets.minimumLength)
         func text(_ value: String) -> String {
             let quoted = urlScrub(value)
             return scrubber?.scrub(quoted) ?? quoted

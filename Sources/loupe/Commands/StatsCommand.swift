@@ -82,16 +82,7 @@ struct StatsCommand: AsyncParsableCommand {
     static func percent(_ rate: Double) -> String { rate.isFinite ? String(format: "%.1f%%", rate * 100) : "—" }
 
     /// Binary units, as `--max-bytes` counts them: 512 B, 12.3 KiB, 4.5 MiB.
-    static func bytes(_ count: Int) -> String {
-        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
-        var value = Double(count)
-        var unit = 0
-        while value >= 1024 && unit < units.count - 1 {
-            value /= 1024
-            unit += 1
-        }
-        return unit == 0 ? "\(count) B" : String(format: "%.1f", value) + " " + units[unit]
-    }
+    static func bytes(_ count: Int) -> String { TraceStoreBounds.bytesText(count) }
 }
 
 /// The JSON shape of `loupe stats --json` (stable names; durations in ms, rates 0…1).
