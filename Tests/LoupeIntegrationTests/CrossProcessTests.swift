@@ -29,7 +29,7 @@ import Testing
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if try condition() { return true }
-            usleep(10_000)  // polling another process's file: there is no event to wait on
+            usleep(10_000)  // another process commits to the file: no in-process event or injected clock can signal it
         }
         return try condition()
     }

@@ -104,6 +104,10 @@ struct RawConnection: Sendable {
     func write(_ text: String) -> Bool { write(Array(text.utf8)) }
 
     /// Waits `milliseconds` on the server's side (a script's pacing, not a test sleeping for a result).
+    ///
+    /// Real time on purpose: the server stands for a peer on the wire, and what the tests check (AsyncHTTPClient's
+    /// own read timeout restarting on every byte, Loupe's whole-attempt timeout) runs on NIO's real clock, which
+    /// no injected clock reaches. The test itself waits on the client's result, never on a sleep.
     func pause(milliseconds: Int) {
         usleep(UInt32(milliseconds * 1000))
     }

@@ -76,7 +76,7 @@ public struct BearerTokenAuthenticator: Authenticator {
         _ context: RequestContext,
         _ ask: () async -> TokenRefresher.Outcome
     ) async throws -> (Credential, TokenRefresher.Round?) {
-        let (outcome, waited) = await WaitMeasurement.measure(on: context.clock, ask)
+        let (outcome, waited) = await Stopwatch.measure(on: context.clock, ask)
         if let round = outcome.waitedFor { Self.recordWait(context, round: round, outcome: outcome.result, waited: waited) }
         switch outcome.result {
         case .credential(let credential): return (credential, outcome.waitedFor)
@@ -88,7 +88,7 @@ public struct BearerTokenAuthenticator: Authenticator {
     private static func recordWait(
         _ context: RequestContext, round: TokenRefresher.Round, outcome: TokenRefresher.Outcome.Result, waited: Duration
     ) {
-        var attributes = ["round": "\(round.id)", "trigger": "\(round.trigger)", "waitMs": WaitMeasurement.milliseconds(waited)]
+        var attributes = ["round": "\(round.id)", "trigger": "\(round.trigger)", "waitMs": waited.storedMilliseconds]
         let ending: String
         switch outcome {
         case .credential(let credential):
