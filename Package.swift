@@ -26,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.5.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
     ],
     targets: [
         // The client: endpoints, middleware chain, errors, URLSession transport. No I/O library of its own.
@@ -65,8 +66,12 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
-        // Test doubles shipped as a product, like HummingbirdTesting.
-        .target(name: "LoupeTesting", dependencies: ["Loupe", .product(name: "HTTPTypes", package: "swift-http-types")]),
+        // Test doubles shipped as a product, like HummingbirdTesting; cassettes are read and written as LoupeTrace
+        // stores or HAR files, through its redaction.
+        .target(
+            name: "LoupeTesting",
+            dependencies: ["Loupe", "LoupeTrace", .product(name: "HTTPTypes", package: "swift-http-types")]
+        ),
         // The inspector's model, update and rendering into a cell buffer. No curses here.
         .target(name: "LoupeTUI", dependencies: ["Loupe", "LoupeTrace"]),
         // ncursesw, reached only by the one curses Screen in the `loupe` executable.
@@ -94,6 +99,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),
         .testTarget(

@@ -35,6 +35,31 @@ let package = Package(
             path: "LoupeBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // The inspector's budgets (issue 10): `InspectorApp` on an in-memory screen over a 1M-exchange store, with
+        // raw-SQL baselines. A target of its own so each benchmark process holds the inspector alone (peak RSS).
+        .executableTarget(
+            name: "InspectorBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "LoupeTUI", package: "Loupe"),
+                .product(name: "LoupeTrace", package: "Loupe"),
+                "SyntheticStores",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "InspectorBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // Cached synthetic stores (LoupeTrace's `SyntheticStore`), for the inspector benchmarks and `tui-budget.sh`.
+        .target(
+            name: "SyntheticStores",
+            dependencies: [.product(name: "LoupeTrace", package: "Loupe")],
+            path: "Tools/SyntheticStores"
+        ),
+        .executableTarget(
+            name: "make-synthetic-store",
+            dependencies: ["SyntheticStores"],
+            path: "Tools/MakeSyntheticStore"
+        ),
         // The loopback server both executables start (under Tools/, so the benchmark plugin does not take it for
         // a benchmark target).
         .target(

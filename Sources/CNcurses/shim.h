@@ -52,13 +52,49 @@ static inline int loupe_key_resize(void) { return KEY_RESIZE; }
 /// Starts curses on the process's terminal; NULL when the terminal cannot be used (unlike initscr, which exits).
 static inline SCREEN *loupe_newterm(void) { return newterm(NULL, stdout, stdin); }
 
-/// cbreak, no echo, keypad keys decoded, hidden cursor, 25 ms Esc delay.
+/// cbreak, no echo, keypad keys decoded, hidden cursor, and a 10 ms Esc delay: long enough for a local or
+/// tmux terminal to deliver an arrow key's bytes together, short enough that Esc answers within a frame.
 static inline void loupe_configure_input(void) {
     cbreak();
     noecho();
     keypad(stdscr, TRUE);
     curs_set(0);
-    set_escdelay(25);
+    set_escdelay(10);
+}
+
+// Mouse: left presses and the wheel, reported at once (no click-interval wait; the inspector times double clicks).
+static inline int loupe_key_mouse(void) { return KEY_MOUSE; }
+static inline void loupe_enable_mouse(void) {
+    mousemask(BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+    mouseinterval(0);
+}
+/// Reads the pending mouse event: 1 a left press, 2 the wheel up, 3 the wheel down, 0 anything else.
+static inline int loupe_get_mouse(int *x, int *y) {
+    MEVENT event;
+    if (getmouse(&event) != OK) return 0;
+    *x = event.x;
+    *y = event.y;
+    if (event.bstate & BUTTON1_PRESSED) return 1;
+    if (event.bstate & BUTTON4_PRESSED) return 2;
+#ifdef BUTTON5_PRESSED
+    if (event.bstate & BUTTON5_PRESSED) return 3;
+#endif
+    return 0;
+}
+
+/// Leaves curses mode for a child program (an editor) and comes back to it, redrawing the whole screen.
+static inline void loupe_suspend(void) { def_prog_mode(); endwin(); }
+static inline void loupe_resume(void) { reset_prog_mode(); clearok(curscr, TRUE); refresh(); }
+
+/// Whether terminfo says the terminal takes OSC 52 clipboard writes (tmux's `Ms` extension).
+static inline int loupe_terminfo_has_ms(void) {
+    char *value = tigetstr("Ms");
+    return value != NULL && value != (char *)-1;
+}
+/// Writes `text` straight to the terminal, after curses' own output.
+static inline void loupe_write_raw(const char *text) {
+    fputs(text, stdout);
+    fflush(stdout);
 }
 
 static inline void loupe_erase(void) { erase(); }

@@ -11,7 +11,7 @@ struct LoupeCommand: AsyncParsableCommand {
         discussion: "STORE defaults to $LOUPE_STORE, else $XDG_STATE_HOME/loupe/traces.sqlite (~/.local/state/loupe/traces.sqlite).",
         subcommands: [
             DemoCommand.self, TUICommand.self, SendCommand.self, ListCommand.self, ShowCommand.self, StatsCommand.self,
-            ExportCommand.self, ImportCommand.self, CurlCommand.self, PruneCommand.self, RedactCommand.self,
+            ExportCommand.self, ImportCommand.self, CurlCommand.self, PruneCommand.self, RedactCommand.self, ReplayCommand.self,
         ]
     )
 

@@ -22,22 +22,20 @@ import Testing
     }
 
     @Test func theListRendersAnyDurationAndStart() {
+        let context = RenderContext(session: InspectorSession(), calendar: Calendar(identifier: .gregorian), search: "a")
         for size in [Size(width: 120, height: 40), Size(width: 40, height: 12), Size(width: 1, height: 1)] {
-            var state = InspectorState(storeName: "s", size: size, canReplay: true, timeZone: .gmt)
-            _ = state.update(.summariesLoaded(Self.summaries, through: Int64(Self.summaries.count),
-                                              total: Self.summaries.count))
-            let buffer = InspectorRenderer.render(state)
+            var buffer = Buffer(size: size)
+            FlowsScreen(window: FlowWindow(rows: Self.summaries)).render(in: Rect(size: size), into: &buffer, context: context)
             #expect(buffer.lines.count == size.height)
             // Each row alone too, so the bars scale to every value in turn.
             for summary in Self.summaries {
-                var single = InspectorState(storeName: "s", size: size, canReplay: true, timeZone: .gmt)
-                _ = single.update(.summariesLoaded([summary], through: 1, total: 1))
-                _ = InspectorRenderer.render(single)
+                var single = Buffer(size: size)
+                FlowsScreen(window: FlowWindow(rows: [summary])).render(in: Rect(size: size), into: &single, context: context)
             }
         }
     }
 
-    @Test func theDetailViewRendersAnyTimes() {
+    @Test func theDetailViewRendersAnyTimes() throws {
         for (index, start) in Self.instants.enumerated() {
             for duration in Self.durations {
                 var exchange = Fixture.exchange(index + 1, attempts: 2, events: [
@@ -49,13 +47,12 @@ import Testing
                 exchange.attempts[1].retryDelay = duration
                 exchange.responseBody = TraceBody(data: Data("x".utf8), size: [Int.max, Int.min, -1][index % 3],
                                                   isTruncated: true)
-                var state = InspectorState(storeName: "s", size: Size(width: 100, height: 30), canReplay: true,
-                                           timeZone: .gmt)
-                _ = state.update(.summariesLoaded([exchange.summary], through: 1, total: 1))
-                _ = state.update(.key(.enter))
-                _ = state.update(.detailLoaded(exchange))
-                let buffer = InspectorRenderer.render(state)
-                #expect(buffer.lines.count == 30)
+                let (app, screen) = Fixture.app(try Fixture.store([exchange]), width: 100, height: 30)
+                for key in [Key.enter, .tab, .tab, .tab, .tab] {
+                    screen.press(key)
+                    app.turn(on: screen)
+                    #expect(screen.lines.count == 30)
+                }
             }
         }
     }

@@ -44,6 +44,9 @@ enum Fixture {
         TraceBody(data: Data(text.utf8), size: size ?? text.utf8.count, isTruncated: size != nil)
     }
 
+    /// The time double clicks are measured with: tests move it by hand.
+    static let clock = ManualInstant()
+
     static func store(_ exchanges: [TraceExchange]) throws -> InMemoryTraceStore {
         let store = InMemoryTraceStore()
         try store.write(exchanges)
@@ -53,7 +56,9 @@ enum Fixture {
     /// An app over `store` on an 80×24 in-memory screen, already polled once and drawn.
     static func app(_ store: any TraceStore, replayer: (any ExchangeReplaying)? = nil, width: Int = 80,
                     height: Int = 24) -> (InspectorApp, InMemoryScreen) {
-        let app = InspectorApp(store: store, storeName: "/tmp/traces.sqlite", replayer: replayer, timeZone: .gmt)
+        let app = InspectorApp(store: store, storeName: "/tmp/traces.sqlite", replayer: replayer, timeZone: .gmt,
+                               keymap: .standard, history: InMemoryPromptHistory(),
+                               size: Size(width: width, height: height), now: { Fixture.clock.now })
         let screen = InMemoryScreen(width: width, height: height)
         app.refresh()
         app.turn(on: screen)
@@ -65,23 +70,31 @@ enum Fixture {
 final class FakeReplayer: ExchangeReplaying {
     let store: InMemoryTraceStore?
     let failure: String?
-    private let replayed = Mutex<[UUID]>([])
+    private let replayedIDList = Mutex<[UUID]>([])
+    private let exchanges = Mutex<[TraceExchange]>([])
 
     init(store: InMemoryTraceStore? = nil, failure: String? = nil) {
         self.store = store
         self.failure = failure
     }
 
-    var replayedIDs: [UUID] { replayed.withLock { $0 } }
+    var replayedIDs: [UUID] { replayedIDList.withLock { $0 } }
+    /// What was sent, as given.
+    var replayed: [TraceExchange] { exchanges.withLock { $0 } }
 
     func replay(_ exchange: TraceExchange) async throws -> String {
-        replayed.withLock { $0.append(exchange.id) }
+        replayedIDList.withLock { $0.append(exchange.id) }
+        exchanges.withLock { $0.append(exchange) }
         if let failure { throw FakeError(message: failure) }
         var copy = exchange
         copy.id = UUID()
         copy.replayOf = exchange.id
         try store?.write([copy])
         return "replayed → 200 in 12 ms"
+    }
+
+    func replayResult(_ exchange: TraceExchange) async throws -> ExchangeReplayResult {
+        ExchangeReplayResult(message: try await replay(exchange), status: 200, duration: .milliseconds(12))
     }
 }
 
@@ -114,6 +127,13 @@ final class FlakyStore: TraceStore {
     }
     func exchange(id: UUID) throws -> TraceExchange? { try check(); return try inner.exchange(id: id) }
     func count() throws -> Int { try check(); return try inner.count() }
+}
+
+/// A settable instant for the app's double-click timing.
+final class ManualInstant: Sendable {
+    private let value = Mutex(ContinuousClock.now)
+    var now: ContinuousClock.Instant { value.withLock { $0 } }
+    func advance(by duration: Duration) { value.withLock { $0 = $0.advanced(by: duration) } }
 }
 
 extension InMemoryScreen {

@@ -3,85 +3,99 @@ import LoupeTrace
 import LoupeTUI
 import Testing
 
+/// The key table: every binding runs a command that works where it is bound, no key is bound twice in one
+/// context, and a user's overrides replace defaults in the help and footer too.
 @Suite struct KeymapTests {
-    /// A state in `context` where every command has something to do: many rows, selection in the middle,
-    /// follow off, and (in detail) a long document scrolled to the middle.
-    private func state(in context: KeyContext) -> InspectorState {
-        var state = InspectorState(storeName: "test", size: Size(width: 80, height: 24), canReplay: true, timeZone: .gmt)
-        let exchanges = (1...60).map { Fixture.exchange($0) }
-        _ = state.update(.summariesLoaded(exchanges.map(\.summary), through: 60, total: 60))
-        _ = state.update(.command(.toggleFollow))
-        for _ in 0..<30 { _ = state.update(.command(.moveUp)) }
-        if context == .detail {
-            var long = Fixture.exchange(0, responseBody: Fixture.body((1...200).map { "line \($0)" }.joined(separator: "\n")))
-            long.id = state.selectedSummary!.id
-            _ = state.update(.command(.open))
-            _ = state.update(.detailLoaded(long))
-            for _ in 0..<40 { _ = state.update(.command(.moveDown)) }
-        }
-        if context == .help { _ = state.update(.command(.help)) }
-        #expect(state.keyContext == context)
-        return state
-    }
-
-    @Test func everyBindingRunsACommandThatUpdateHandles() {
-        for binding in Keymap.standard.bindings {
-            for context in binding.contexts {
-                for key in binding.keys {
-                    let before = state(in: context)
-                    var after = before
-                    let effects = after.update(.key(key))
-                    #expect(after != before || !effects.isEmpty,
-                            "\(key.label) → \(binding.command) did nothing in \(context)")
-                }
+    @Test(arguments: KeyContext.allCases)
+    func noKeyIsBoundTwiceInOneContext(_ context: KeyContext) {
+        var seen: [Key: InspectorCommand] = [:]
+        for binding in Keymap.standard.bindings(in: context) {
+            for key in binding.keys {
+                #expect(seen[key] == nil, "\(key.label) is bound to \(seen[key]?.name ?? "") and \(binding.command.name) in \(context)")
+                seen[key] = binding.command
             }
         }
     }
 
-    @Test func everyCommandHasAKey() {
-        let bound = Set(Keymap.standard.bindings.map(\.command))
-        #expect(bound == Set(InspectorCommand.allCases))
-    }
-
-    @Test func noKeyIsBoundTwiceInOneContext() {
-        for context in KeyContext.allCases {
-            let keys = Keymap.standard.bindings(in: context).flatMap(\.keys)
-            #expect(Set(keys).count == keys.count, "duplicate key in \(context)")
+    @Test func promptsBindNoPrintableKeyAndOnlyEditingCommands() {
+        for binding in Keymap.standard.bindings(in: .prompt) {
+            #expect(binding.command.isTextEditing)
+            #expect(!binding.keys.contains { if case .char = $0 { true } else { false } })
+        }
+        for context in KeyContext.screens {
+            #expect(!Keymap.standard.bindings(in: context).contains { $0.command.isTextEditing })
         }
     }
 
-    @Test func qQuitsTheListButGoesBackFromDetail() {
-        #expect(Keymap.standard.command(for: "q", in: .list) == .quit)
-        #expect(Keymap.standard.command(for: "q", in: .detail) == .back)
-        #expect(Keymap.standard.command(for: .escape, in: .help) == .back)
-        #expect(Keymap.standard.command(for: "x", in: .list) == nil)
-    }
-
-    @Test func theHelpScreenListsEveryBinding() {
-        var state = state(in: .list)
-        _ = state.update(.key("?"))
-        let text = InspectorRenderer.render(state).text
-        for binding in Keymap.standard.bindings {
-            #expect(text.contains(binding.keyLabel), "help lacks keys \(binding.keyLabel)")
-            #expect(text.contains(binding.help), "help lacks \(binding.help)")
+    /// Each key does something where it is bound: running it never answers "not available on this screen".
+    @Test(arguments: [KeyContext.flows, .detail, .help])
+    func everyBindingRunsWhereItIsBound(_ context: KeyContext) throws {
+        for binding in Keymap.standard.bindings(in: context) where binding.command != .quit {
+            let (app, screen) = Fixture.app(try Fixture.store([Fixture.exchange(1), Fixture.exchange(2)]),
+                                            replayer: FakeReplayer())
+            if context == .detail { screen.press(.enter) }
+            if context == .help { screen.press("?") }
+            app.turn(on: screen)
+            #expect(app.state.top.keyContext == context)
+            app.handle(binding.keys[0])
+            #expect(app.state.status.map { !$0.text.contains("not available") } ?? true,
+                    "\(binding.keyLabel) → \(binding.command.name) in \(context): \(app.state.status?.text ?? "")")
         }
     }
 
-    @Test func helpOnASmallScreenSaysWhatItLeftOut() {
-        var state = state(in: .list)
-        _ = state.update(.resized(Size(width: 40, height: 8)))
-        _ = state.update(.key("?"))
-        let text = InspectorRenderer.render(state).text
-        #expect(text.contains("more: enlarge"))
-        #expect(text.contains("↑/k"))
+    @Test func commandNamesRoundTrip() {
+        for command in InspectorCommand.allCases {
+            #expect(InspectorCommand(name: command.name) == command)
+            #expect(!command.summary.isEmpty && command.summary != command.name)
+        }
+        #expect(InspectorCommand.sortNext.name == "sort-next")
     }
 
-    @Test func theFooterShowsTheFooterBindingsOfTheContext() {
+    @Test func anOverrideReplacesTheDefaultKeysAndTakesItsKeysFromOthers() throws {
+        let keymap = try Keymap.standard.applying([
+            KeyOverride(context: "flows", command: "filter", keys: [.ctrl("f")]),
+            KeyOverride(context: "global", command: "help", keys: ["h"]),
+        ])
+        #expect(keymap.command(for: .ctrl("f"), in: .flows) == .filter)
+        #expect(keymap.command(for: "f", in: .flows) == nil)
+        #expect(keymap.command(for: "f", in: .detail) == .filter, "other contexts keep the default")
+        #expect(keymap.command(for: .pageDown, in: .flows) == .pageDown, "page down keeps its other keys")
+        #expect(keymap.command(for: "h", in: .detail) == .help, "h no longer goes back in detail")
+        #expect(keymap.command(for: .escape, in: .detail) == .back)
+        #expect(keymap.footerBindings(in: .flows).first { $0.command == .filter }?.footerKeyLabel == "^F")
         for context in KeyContext.allCases {
-            let footer = InspectorRenderer.render(state(in: context)).lines[23]
-            for binding in Keymap.standard.footerBindings(in: context) {
-                #expect(footer.contains("\(binding.footerKeyLabel) \(binding.title)"), "\(context) footer: \(footer)")
+            var seen = Set<Key>()
+            for key in keymap.bindings(in: context).flatMap(\.keys) { #expect(seen.insert(key).inserted) }
+        }
+    }
+
+    @Test func theHelpAndFooterFollowTheUserKeymap() throws {
+        let keymap = try Keymap.standard.applying([KeyOverride(context: "flows", command: "filter", keys: ["F"])])
+        let app = InspectorApp(store: try Fixture.store([Fixture.exchange(1)]), storeName: "s", replayer: nil,
+                               timeZone: .gmt, keymap: keymap, history: InMemoryPromptHistory())
+        let screen = InMemoryScreen()
+        app.refresh()
+        app.turn(on: screen)
+        #expect(screen.lines[23].hasPrefix("Enter open  F filter"))
+        screen.press("?")
+        app.turn(on: screen)
+        #expect(screen.text.contains("  F                  Filter the whole store"))
+    }
+
+    @Test func badOverridesSayWhatIsWrong() {
+        func problem(_ override: KeyOverride) -> String {
+            do {
+                _ = try Keymap.standard.applying([override])
+                return "accepted"
+            } catch {
+                return "\(error)"
             }
         }
+        #expect(problem(KeyOverride(context: "flows", command: "fliter", keys: ["f"])) == "[flows] fliter: unknown command 'fliter'")
+        #expect(problem(KeyOverride(context: "lists", command: "filter", keys: ["f"])).hasPrefix("unknown section '[lists]'"))
+        #expect(problem(KeyOverride(context: "prompt", command: "submit", keys: ["x"]))
+                == "[prompt] submit: 'x' types text in prompts and cannot be bound there")
+        #expect(problem(KeyOverride(context: "flows", command: "submit", keys: [.ctrl("j")]))
+                == "[flows] submit: 'submit' only works in [prompt]")
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import LoupeTrace
 
-/// Runs the inspector: polls a ``TraceStore``, reads keys from a ``Screen``, updates the `InspectorState`,
-/// carries out effects and draws.
+/// Runs the inspector: polls a ``TraceStore``, reads keys and clicks from a ``Screen``, updates the
+/// `InspectorState`, carries out effects and draws.
 ///
 /// ``run(on:)`` is the loop for a real terminal. Tests drive the same steps without sleeping: ``refresh()``
 /// polls the store, ``handle(_:)`` presses a key, ``turn(on:waitingUpTo:)`` reads queued keys and draws, and
@@ -16,10 +16,9 @@ public final class InspectorApp {
     /// Whether the user quit.
     public private(set) var hasQuit = false
 
-    private let store: any TraceStore
+    private let environment: InspectorEnvironment
     private let replayer: (any ExchangeReplaying)?
     private let pollInterval: Duration
-    private let filter: InspectorFilter?
     private let inbox = ActionInbox()
     private var replays: [UUID: Task<Void, Never>] = [:]
     /// The exchange waiting for the user's y/N, so confirming sends exactly what was shown.
@@ -27,24 +26,53 @@ public final class InspectorApp {
     /// Most keys discarded at once: a bound, so endless input cannot keep the loop from drawing.
     private static let typeaheadLimit = 1 << 20
     private var lastDrawn: Buffer?
-    private static let pollBatch = 1_000
+    private var lastClick: (x: Int, y: Int, at: ContinuousClock.Instant)?
+    private let now: @Sendable () -> ContinuousClock.Instant
+    private let editor: ExternalEditor
+    /// Requests waiting to be opened in the editor (that needs the screen, so it happens in ``turn(on:waitingUpTo:)``).
+    private var pendingEdits: [TraceExchange] = []
+    /// Edited text the user saved but that would not parse, by exchange, so `e` reopens it rather than losing it.
+    private var keptEdits: [UUID: String] = [:]
+    /// The plan waiting for the user's y/N along with ``awaitingConfirmation``.
+    private var awaitingRepeat: RepeatPlan?
+    /// Where the last clipboard copy went, for tests.
+    package private(set) var copied: [String] = []
+
+    /// Most keys handled before a frame is drawn: a paste is typed in a few frames, and endless input still draws.
+    static let keysPerTurn = 512
+    /// Two presses on one row within this long are a double click.
+    static let doubleClickInterval = Duration.milliseconds(400)
 
     /// An inspector over `store`, titled `storeName` (usually its path); `replayer` enables `r`.
     ///
     /// - Parameters:
-    ///   - pollInterval: How often ``run(on:)`` asks the store for new exchanges.
-    ///   - filter: Which rows to show.
+    ///   - pollInterval: How often ``run(on:)`` asks the store for changes.
+    ///   - filter: The filter to start with (`f` changes it).
     ///   - timeZone: The clock column's time zone.
-    public init(store: any TraceStore, storeName: String, replayer: (any ExchangeReplaying)?,
-                pollInterval: Duration = .milliseconds(200), filter: InspectorFilter? = nil,
-                timeZone: TimeZone = .current) {
-        self.store = store
+    ///   - keymap: The keys (``Keymap/standard`` with a user's keys.toml applied).
+    ///   - history: Where prompts keep their history.
+    public convenience init(store: any TraceStore, storeName: String, replayer: (any ExchangeReplaying)?,
+                            pollInterval: Duration = .milliseconds(200), filter: TraceFilter? = nil,
+                            timeZone: TimeZone = .current) {
+        self.init(store: store, storeName: storeName, replayer: replayer, pollInterval: pollInterval, filter: filter,
+                  timeZone: timeZone, keymap: .standard, history: InMemoryPromptHistory())
+    }
+
+    package init(store: any TraceStore, storeName: String, replayer: (any ExchangeReplaying)?,
+                 pollInterval: Duration = .milliseconds(200), filter: TraceFilter? = nil,
+                 timeZone: TimeZone = .current, keymap: Keymap, history: any PromptHistoryStore,
+                 size: Size = Size(width: 80, height: 24),
+                 now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now },
+                 editor: ExternalEditor = .system()) {
+        self.editor = editor
+        self.environment = InspectorEnvironment(store: store, history: history)
         self.replayer = replayer
         self.pollInterval = pollInterval
-        self.filter = filter
-        self.state = InspectorState(storeName: storeName, size: Size(width: 80, height: 24),
-                                    canReplay: replayer != nil, timeZone: timeZone)
-        state.filterDescription = filter?.description
+        self.now = now
+        self.state = InspectorState(storeName: storeName, size: size, canReplay: replayer != nil,
+                                    timeZone: timeZone, keymap: keymap)
+        state.session.filter = filter
+        state.session.filterText = filter?.description
     }
 
     /// Runs until the user quits (returns) or the task is cancelled (throws `CancellationError`).
@@ -53,6 +81,7 @@ public final class InspectorApp {
     public func run(on screen: any Screen) async throws {
         defer { cancelReplays() }
         let clock = ContinuousClock()
+        if state.size != screen.size { apply(.resized(screen.size)) }
         var nextPoll = clock.now
         while true {
             try Task.checkCancellation()
@@ -66,7 +95,7 @@ public final class InspectorApp {
         }
     }
 
-    /// One turn of the loop without polling: applies finished replays, reads a key (waiting up to `timeout`) and
+    /// One turn of the loop without polling: applies finished work, reads a key (waiting up to `timeout`) and
     /// any keys already queued behind it, and draws if the picture changed.
     /// - Returns: `false` once the user has quit.
     @discardableResult
@@ -78,7 +107,11 @@ public final class InspectorApp {
         var replayKeyPressed = false
         while let pressed = key, !hasQuit {
             let phase = state.replay
-            if pressed == .resize { apply(.resized(screen.size)) } else { handle(pressed) }
+            switch pressed {
+            case .resize: apply(.resized(screen.size))
+            case .mouse(let event): click(event)
+            default: handle(pressed)
+            }
             handled += 1
             if state.replay != phase, state.replay != .idle {
                 // This key started a replay or opened its confirmation: keys typed before the user could see that
@@ -87,10 +120,12 @@ public final class InspectorApp {
                 discardTypeahead(on: screen)
                 break
             }
-            key = handled < 64 ? screen.nextKey(timeout: .zero) : nil
+            key = handled < Self.keysPerTurn ? screen.nextKey(timeout: .zero) : nil
         }
         guard !hasQuit else { return false }
         applyInbox()
+        flushCopies(to: screen)
+        runEdits(on: screen)
         draw(on: screen)
         if replayKeyPressed { discardTypeahead(on: screen) }
         return true
@@ -105,40 +140,34 @@ public final class InspectorApp {
         }
     }
 
-    /// Polls the store for exchanges written since the last poll (by this or another process). A failed read
-    /// becomes a status message.
+    /// Looks at the store for changes (by this or another process).
     package func refresh() {
-        do {
-            var summaries: [TraceSummary]
-            var through = state.lastSequence
-            if !state.hasLoaded {
-                summaries = try store.recent(limit: state.rowLimit)
-            } else {
-                summaries = []
-                for _ in 0..<10 {
-                    let batch = try store.summaries(after: through, limit: Self.pollBatch)
-                    summaries += batch
-                    through = max(through, batch.map(\.sequence).max() ?? through)
-                    if batch.count < Self.pollBatch { break }
-                }
-            }
-            through = max(through, summaries.map(\.sequence).max() ?? through)
-            let total = summaries.isEmpty && state.hasLoaded ? nil : try store.count()
-            let shown = filter.map { filter in summaries.filter(filter.matches) } ?? summaries
-            apply(.summariesLoaded(shown, through: through, total: total))
-        } catch {
-            apply(.storeFailed(String(describing: error)))
-        }
+        apply(.poll)
     }
 
-    /// Handles one key press as the keymap says (`.resize` is handled by ``turn(on:waitingUpTo:)``).
+    /// Handles one key press as the keymap says.
     package func handle(_ key: Key) {
         apply(.key(key))
     }
 
-    /// Sends `action` through ``InspectorState/update(_:)`` and carries out its effects.
+    /// A click or wheel turn; a second press on the same row soon after the first is a double click.
+    package func click(_ event: MouseEvent) {
+        var double = false
+        if event.kind == .press {
+            let time = now()
+            if let last = lastClick, last.y == event.y, time - last.at <= Self.doubleClickInterval {
+                double = true
+                lastClick = nil
+            } else {
+                lastClick = (event.x, event.y, time)
+            }
+        }
+        apply(.mouse(event, double: double))
+    }
+
+    /// Sends `action` through the state's update and carries out its effects.
     package func apply(_ action: InspectorAction) {
-        for effect in state.update(action) {
+        for effect in state.update(action, environment: environment) {
             perform(effect)
         }
     }
@@ -164,21 +193,23 @@ public final class InspectorApp {
         lastDrawn = buffer
     }
 
+    private var pendingCopies: [String] = []
+
+    private func flushCopies(to screen: any Screen) {
+        for text in pendingCopies {
+            let supported = screen.copyToClipboard(text)
+            copied.append(text)
+            apply(.finished(supported ? StatusMessage("copied curl to the clipboard (OSC 52)")
+                : .error("this terminal does not take OSC 52 clipboard writes: use x to export curl to a file"), replay: false))
+        }
+        pendingCopies = []
+    }
+
     private func perform(_ effect: InspectorEffect) {
         switch effect {
         case .quit:
             hasQuit = true
             cancelReplays()
-        case .loadDetail(let id):
-            do {
-                if let exchange = try store.exchange(id: id) {
-                    apply(.detailLoaded(exchange))
-                } else {
-                    apply(.detailFailed(id: id, reason: "This exchange is no longer in the store."))
-                }
-            } catch {
-                apply(.detailFailed(id: id, reason: "Could not read the exchange: \(error)"))
-            }
         case .replay(let id):
             guard let exchange = loadForReplay(id) else { return }
             if let reason = ReplaySafety.reasonToConfirm(exchange) {
@@ -189,32 +220,61 @@ public final class InspectorApp {
             }
         case .sendReplay(let id):
             let confirmed = awaitingConfirmation?.id == id ? awaitingConfirmation : loadForReplay(id)
+            let plan = awaitingRepeat
             awaitingConfirmation = nil
-            if let confirmed { startReplay(confirmed) }
+            awaitingRepeat = nil
+            guard let confirmed else { return }
+            if let plan { startRepeat(confirmed, plan) } else { startReplay(confirmed) }
+        case .repeatReplay(let id, let plan):
+            guard let exchange = loadForReplay(id) else { return }
+            if let reason = ReplaySafety.reasonToConfirm(exchange) {
+                awaitingConfirmation = exchange
+                awaitingRepeat = plan
+                apply(.replayNeedsConfirmation(id: id, reason: "\(reason) · sends it \(plan.times)×"))
+            } else {
+                startRepeat(exchange, plan)
+            }
+        case .edit(let id):
+            guard let exchange = loadForReplay(id) else { return }
+            pendingEdits.append(exchange)
+        case .export(let request):
+            apply(.finished(InspectorExport.run(request, store: environment.store, copy: { self.pendingCopies.append($0) }),
+                            replay: false))
+        case .copyCurl(let id):
+            do {
+                guard let exchange = try environment.store.exchange(id: id) else {
+                    return apply(.finished(.error("copy: the exchange is no longer in the store"), replay: false))
+                }
+                pendingCopies.append(CurlExporter.command(for: exchange))
+            } catch {
+                apply(.finished(.error("copy: could not read the exchange: \(error)"), replay: false))
+            }
+        case .recordHistory(let entry, let kind):
+            environment.history.record(entry, for: kind.historyName)
         }
     }
 
     /// The exchange to replay; `nil` (after ending the replay with a message) when it cannot be read.
     private func loadForReplay(_ id: UUID) -> TraceExchange? {
         guard replayer != nil else {
-            apply(.replayFinished(.error("replay is not available here: no replayer is configured")))
+            apply(.finished(.error("replay is not available here: no replayer is configured"), replay: true))
             return nil
         }
         do {
-            guard let found = try store.exchange(id: id) else {
-                apply(.replayFinished(.error("replay: the exchange is no longer in the store")))
+            guard let found = try environment.store.exchange(id: id) else {
+                apply(.finished(.error("replay: the exchange is no longer in the store"), replay: true))
                 return nil
             }
             return found
         } catch {
-            apply(.replayFinished(.error("replay: could not read the exchange: \(error)")))
+            apply(.finished(.error("replay: could not read the exchange: \(error)"), replay: true))
             return nil
         }
     }
 
     private func startReplay(_ exchange: TraceExchange) {
         guard let replayer else {
-            apply(.replayFinished(.error("replay is not available here: no replayer is configured")))
+            apply(.finished(.error("replay is not available here: no replayer is configured"), replay: true))
             return
         }
         let token = UUID()
@@ -228,7 +288,80 @@ public final class InspectorApp {
             } catch {
                 message = .error("replay failed: \(error)")
             }
-            inbox.post(.replayFinished(message), token: token)
+            inbox.post(.finished(message, replay: true), token: token)
+        }
+    }
+
+    /// Opens each pending request in the editor, then sends what was saved (asking first when not safe to repeat).
+    private func runEdits(on screen: any Screen) {
+        let edits = pendingEdits
+        pendingEdits = []
+        for original in edits {
+            let file = FileManager.default.temporaryDirectory
+                .appendingPathComponent("loupe-edit-\(original.id.uuidString.lowercased()).http").path
+            let text = keptEdits[original.id] ?? EditableRequest.text(of: original)
+            guard FileManager.default.createFile(atPath: file, contents: Data(text.utf8),
+                                                 attributes: [.posixPermissions: 0o600]) else {
+                apply(.finished(.error("edit: cannot write \(file)"), replay: true))
+                continue
+            }
+            var problem: String?
+            screen.suspend { problem = editor.edit(file) }
+            lastDrawn = nil
+            let saved = (try? String(contentsOfFile: file, encoding: .utf8)) ?? text
+            if let problem {
+                keptEdits[original.id] = saved
+                apply(.finished(.error("edit: \(problem); nothing was sent"), replay: true))
+                continue
+            }
+            do {
+                let edited = try EditableRequest.request(from: saved, original: original)
+                keptEdits[original.id] = nil
+                try? FileManager.default.removeItem(atPath: file)
+                if let reason = ReplaySafety.reasonToConfirm(edited) {
+                    awaitingConfirmation = edited
+                    apply(.replayNeedsConfirmation(id: edited.id, reason: "\(reason) · the edited request"))
+                } else {
+                    startReplay(edited)
+                }
+            } catch {
+                keptEdits[original.id] = saved
+                apply(.finished(.error("edit: \(error); nothing was sent (your text is kept: e reopens it)"),
+                                replay: true))
+            }
+        }
+    }
+
+    /// Sends `exchange` `plan.times` times, `plan.concurrency` at once, posting progress and then a summary.
+    private func startRepeat(_ exchange: TraceExchange, _ plan: RepeatPlan) {
+        guard let replayer else {
+            apply(.finished(.error("replay is not available here: no replayer is configured"), replay: true))
+            return
+        }
+        let token = UUID()
+        let inbox = inbox
+        let target = "\(exchange.method) \(exchange.host)\(exchange.pathAndQuery)"
+        replays[token] = Task {
+            let clock = ContinuousClock()
+            let start = clock.now
+            var summary = RepeatSummary(target: target)
+            await withTaskGroup(of: ExchangeReplayResult?.self) { group in
+                var started = 0
+                func startOne() {
+                    started += 1
+                    group.addTask { try? await replayer.replayResult(exchange) }
+                }
+                while started < min(plan.concurrency, plan.times) { startOne() }
+                while let result = await group.next() {
+                    if let result, result.status != nil { summary.results.append(result) } else { summary.errors += 1 }
+                    let done = summary.results.count + summary.errors
+                    inbox.post(.finished(StatusMessage("repeating \(target): \(done) of \(plan.times)…"), replay: false),
+                               token: UUID())
+                    if Task.isCancelled { group.cancelAll() } else if started < plan.times { startOne() }
+                }
+            }
+            summary.elapsed = clock.now - start
+            inbox.post(.finished(StatusMessage(summary.line, isError: summary.errors > 0), replay: true), token: token)
         }
     }
 

@@ -31,6 +31,30 @@ public enum Style: String, Hashable, Sendable, CaseIterable {
     case replay
     /// A section heading in the detail view ("Request headers").
     case heading
-    /// A field name: header names, attempt labels.
+    /// A field name: header names, attempt labels, JSON object keys.
     case label
+    /// A JSON string value.
+    case jsonString
+    /// A JSON number, as written.
+    case jsonNumber
+    /// `true`, `false` and `null` in JSON.
+    case jsonLiteral
+    /// The timing waterfall's send phase (attempt start to request sent).
+    case timingSend
+    /// The timing waterfall's wait phase (to the first byte of the response).
+    case timingWait
+    /// The timing waterfall's receive phase (first byte to the end).
+    case timingReceive
+    /// The mark (●) of a marked exchange.
+    case mark
+    /// Text matching the current search.
+    case searchHit
+    /// A detail tab's title; ``activeTab`` for the one shown.
+    case tab
+    /// The detail tab shown.
+    case activeTab
+    /// The prompt's text.
+    case prompt
+    /// The prompt's cursor cell.
+    case cursor
 }

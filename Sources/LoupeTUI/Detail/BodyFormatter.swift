@@ -1,28 +1,29 @@
 import Foundation
 import LoupeTrace
 
-/// Turns a recorded body into lines: JSON pretty-printed with sorted keys, text as is, anything else as a
-/// `<binary, N bytes>` summary plus a short hexdump; always says when the recording was truncated.
+/// A recorded body as lines in one of the ``BodyView``s; every view says when the recording was truncated.
+///
+/// The lines come out safe for a terminal (`TextLines`, `JSONLineSource`, `FormBody` and `HexDump` each make
+/// control characters visible), so callers append them without another pass over a large body, and the lines of
+/// the large views are deferred (``StyledLine``): building a 1 MiB body's lines costs one pass over its bytes.
 enum BodyFormatter {
-    static let maxTextLines = 2_000
-    private static let indent = "  "
+    static let indent = "  "
 
-    static func lines(_ body: TraceBody?, headers: [TraceHeader]) -> [StyledLine] {
-        guard let body else { return [StyledLine(indent + "(none)", style: .dim)] }
-        if body.data.isEmpty, body.size == 0 { return [StyledLine(indent + "(empty)", style: .dim)] }
+    static func lines(_ body: TraceBody?, headers: [TraceHeader], view: BodyView) -> [StyledLine] {
+        guard let body else { return [dim("(none)")] }
         var lines: [StyledLine]
-        if let json = prettyJSON(body, headers: headers) {
-            lines = textLines(json)
-        } else if let text = decodeText(body) {
-            lines = textLines(text)
+        if body.data.isEmpty {
+            lines = [dim(body.size == 0 ? "(empty)" : "(no bytes stored)")]
         } else {
-            lines = [StyledLine(indent + "<binary, \(QuantityFormat.grouped(max(body.size, body.data.count))) bytes>",
-                                style: .dim)]
-            lines += HexDump.lines(body.data, indent: indent)
+            switch view {
+            case .pretty: lines = pretty(body, contentType: contentType(headers))
+            case .raw: lines = TextLines.lines(body.data, indent: indent)
+            case .hex: lines = HexDump.lines(body.data, indent: indent)
+            }
         }
         if body.isTruncated {
-            lines.append(StyledLine(indent + "(truncated: \(QuantityFormat.grouped(body.data.count)) of "
-                                    + "\(QuantityFormat.grouped(body.size)) bytes stored)", style: .dim))
+            lines.append(dim("(truncated: \(QuantityFormat.grouped(body.data.count)) of "
+                             + "\(QuantityFormat.grouped(body.size)) bytes stored)"))
         }
         return lines
     }
@@ -35,49 +36,63 @@ enum BodyFormatter {
         return QuantityFormat.bytes(size) + exact + (body.isTruncated ? ", truncated" : "")
     }
 
-    private static func prettyJSON(_ body: TraceBody, headers: [TraceHeader]) -> String? {
-        guard !body.isTruncated else { return nil }
-        let declared = headers.contains { $0.name.lowercased() == "content-type" && $0.value.lowercased().contains("json") }
-        let looksLikeJSON = body.data.first { !isWhitespace($0) }.map { $0 == UInt8(ascii: "{") || $0 == UInt8(ascii: "[") }
-        guard declared || looksLikeJSON == true,
-              let object = try? JSONSerialization.jsonObject(with: body.data, options: [.fragmentsAllowed]),
-              let pretty = try? JSONSerialization.data(
-                withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed])
-        else { return nil }
-        return String(decoding: pretty, as: UTF8.self)
-    }
-
-    /// The body as text when it is UTF-8 without binary control bytes; a truncated body may end mid-character.
-    private static func decodeText(_ body: TraceBody) -> String? {
-        let data = body.data
-        let candidates = body.isTruncated ? (0...min(3, data.count)).map { data.dropLast($0) } : [data[...]]
-        guard let text = candidates.lazy.compactMap({ String(validating: $0, as: UTF8.self) }).first else { return nil }
-        let controls = text.unicodeScalars.filter { $0.value < 0x20 && !"\t\n\r\u{0C}".unicodeScalars.contains($0) }
-        if controls.contains(where: { $0.value == 0 }) || controls.count * 20 > max(1, text.unicodeScalars.count) {
-            return nil
+    private static func pretty(_ body: TraceBody, contentType: String) -> [StyledLine] {
+        var notes: [StyledLine] = []
+        let declaredJSON = contentType.contains("json")
+        if declaredJSON || startsLikeJSON(body.data) {
+            let (lines, outcome) = JSONReindenter.reindent(body.data, indent: indent)
+            switch outcome {
+            case .complete:
+                return lines
+            case .incomplete:
+                return lines + (body.isTruncated ? [] : [dim("(the JSON ends early)")])
+            case .invalid(let offset) where declaredJSON:
+                notes = [dim("(not valid JSON at byte \(QuantityFormat.grouped(offset)): shown as text)")]
+            case .invalid:
+                break
+            }
         }
-        return text
-    }
-
-    private static func textLines(_ text: String) -> [StyledLine] {
-        var lines: [StyledLine] = []
-        var count = 0
-        for line in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
-            count += 1
-            guard count <= maxTextLines else { continue }
-            lines.append(StyledLine(indent + expandTabs(line)))
+        let textLength = body.data.withUnsafeBytes { Self.textLength($0.bindMemory(to: UInt8.self), truncated: body.isTruncated) }
+        guard let textLength else {
+            return [dim("<binary, \(QuantityFormat.grouped(max(body.size, body.data.count))) bytes>")]
+                + HexDump.lines(body.data, indent: indent)
         }
-        if count > maxTextLines {
-            lines.append(StyledLine(indent + "… \(QuantityFormat.grouped(count - maxTextLines)) more lines", style: .dim))
+        if contentType.contains("x-www-form-urlencoded"),
+           let fields = body.data.withUnsafeBytes({ FormBody.lines(UnsafeBufferPointer(rebasing: $0.bindMemory(to: UInt8.self)[..<textLength]), indent: indent) }) {
+            return fields
         }
-        return lines
+        return notes + TextLines.lines(body.data, length: textLength, indent: indent)
     }
 
-    private static func expandTabs(_ line: Substring) -> String {
-        line.contains("\t") ? line.replacingOccurrences(of: "\t", with: "    ") : String(line)
+    /// How many leading bytes are UTF-8 text without binary control bytes; nil for binary. A truncated body may
+    /// end inside a character, so up to three bytes may be left off.
+    private static func textLength(_ bytes: UnsafeBufferPointer<UInt8>, truncated: Bool) -> Int? {
+        var controls = 0
+        for byte in bytes where byte < 0x20 || byte == 0x7F {
+            switch byte {
+            case 0x00: return nil
+            case 0x09, 0x0A, 0x0C, 0x0D: continue
+            default: controls += 1
+            }
+        }
+        guard controls * 20 <= bytes.count else { return nil }
+        let cuts = truncated ? 0...min(3, bytes.count - 1) : 0...0
+        return cuts.lazy.map { bytes.count - $0 }
+            .first { String(validating: UnsafeBufferPointer(rebasing: bytes[..<$0]), as: UTF8.self) != nil }
     }
 
-    private static func isWhitespace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    private static func startsLikeJSON(_ data: Data) -> Bool {
+        guard let first = data.first(where: { !(0x20 == $0 || 0x09 == $0 || 0x0A == $0 || 0x0D == $0) }) else {
+            return false
+        }
+        return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
+    }
+
+    private static func contentType(_ headers: [TraceHeader]) -> String {
+        headers.first { $0.name.lowercased() == "content-type" }?.value.lowercased() ?? ""
+    }
+
+    private static func dim(_ text: String) -> StyledLine {
+        StyledLine(indent + text, style: .dim)
     }
 }

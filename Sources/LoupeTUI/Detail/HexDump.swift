@@ -1,32 +1,51 @@
 import Foundation
 
-/// A short `xxd`-style dump: offset, 16 bytes in hex, and the printable ASCII.
+/// A `hexdump -C`-style dump: offset, 16 bytes in hex (a gap after eight), and the printable ASCII.
+///
+/// The rows are deferred (``StyledLine``): a 1 MiB body gives its 65,536 rows at once, each built when read.
 enum HexDump {
-    static func lines(_ data: Data, limit: Int = 256, indent: String = "  ") -> [StyledLine] {
-        let bytes = [UInt8](data.prefix(limit))
-        var lines: [StyledLine] = []
-        for start in stride(from: 0, to: bytes.count, by: 16) {
-            let row = bytes[start..<min(start + 16, bytes.count)]
-            var hex = row.map { hexByte($0) }.joined(separator: " ")
-            hex += String(repeating: " ", count: (16 - row.count) * 3)
-            let ascii = String(row.map { (0x20..<0x7F).contains($0) ? Character(Unicode.Scalar($0)) : "." })
-            lines.append(StyledLine([
-                .init(indent + offset(start), .dim), .init("  " + hex + "  "), .init(ascii, .dim),
-            ]))
-        }
-        if data.count > limit {
-            lines.append(StyledLine(indent + "… \(QuantityFormat.grouped(data.count - limit)) more bytes", style: .dim))
-        }
-        return lines
+    static func lines(_ data: Data, indent: String = "  ") -> [StyledLine] {
+        let source = HexRowSource(data: data, indent: indent)
+        return stride(from: 0, to: data.count, by: 16).map { StyledLine(deferred: source, $0, 0) }
+    }
+}
+
+/// Builds the row of a hex dump that starts at a byte offset.
+final class HexRowSource: DeferredLineSource {
+    private static let digits = Array("0123456789abcdef".utf8)
+    private let data: Data
+    private let indent: String
+    private let offsetDigits: Int
+
+    init(data: Data, indent: String) {
+        self.data = data
+        self.indent = indent
+        offsetDigits = max(4, String(max(data.count - 1, 0), radix: 16).count)
     }
 
-    private static func hexByte(_ byte: UInt8) -> String {
-        let digits = Array("0123456789abcdef")
-        return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+    func widthBound(_: Int, _: Int) -> Int {
+        indent.utf8.count + offsetDigits + 1 + 16 * 3 + 1 + 2 + 16
     }
 
-    private static func offset(_ value: Int) -> String {
-        let hex = String(value, radix: 16)
-        return String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+    func spans(_ start: Int, _: Int) -> [StyledLine.Span] {
+        // ` xx` per byte, one more space after the eighth, two before the ASCII.
+        var hex = [UInt8](repeating: 0x20, count: 16 * 3 + 1 + 2)
+        var ascii: [UInt8] = []
+        data.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            for column in 0..<max(0, min(16, bytes.count - start)) {
+                let byte = bytes[start + column]
+                let at = column * 3 + (column < 8 ? 1 : 2)
+                hex[at] = Self.digits[Int(byte >> 4)]
+                hex[at + 1] = Self.digits[Int(byte & 0x0F)]
+                ascii.append(byte >= 0x20 && byte < 0x7F ? byte : UInt8(ascii: "."))
+            }
+        }
+        let offset = String(start, radix: 16)
+        return [
+            .init(indent + String(repeating: "0", count: max(0, offsetDigits - offset.count)) + offset + " ", .dim),
+            .init(String(decoding: hex, as: UTF8.self)),
+            .init(String(decoding: ascii, as: UTF8.self), .dim),
+        ]
     }
 }

@@ -1,4 +1,8 @@
 /// One line of styled text: what the detail view is made of, before it is wrapped and drawn.
+///
+/// A line of a large body is *deferred*: it holds its source and where it is in it, and its spans are built only
+/// when read (``spans``, ``text``), so a 1 MiB body gives its 100,000 lines at once and only those drawn are ever
+/// built. Reading a deferred line costs what building it would have; keep the lines, not copies of their spans.
 package struct StyledLine: Hashable, Sendable {
     /// A run of text in one style.
     package struct Span: Hashable, Sendable {
@@ -10,17 +14,60 @@ package struct StyledLine: Hashable, Sendable {
         }
     }
 
-    /// The runs, left to right.
-    package var spans: [Span]
+    private enum Storage: Sendable {
+        case spans([Span])
+        case deferred(any DeferredLineSource, Int, Int)
+    }
+
+    private var storage: Storage
+
+    /// The runs, left to right (built now if the line is deferred).
+    package var spans: [Span] {
+        get {
+            switch storage {
+            case .spans(let spans): spans
+            case .deferred(let source, let first, let second): source.spans(first, second)
+            }
+        }
+        set { storage = .spans(newValue) }
+    }
 
     /// A line of `spans`.
     package init(_ spans: [Span]) {
-        self.spans = spans
+        storage = .spans(spans)
     }
 
     /// A line of `text` in one `style`.
     package init(_ text: String, style: Style = .normal) {
-        self.spans = [Span(text, style)]
+        storage = .spans([Span(text, style)])
+    }
+
+    /// A line `source` builds from the two numbers it gave (an offset and a length, say) when it is read.
+    init(deferred source: any DeferredLineSource, _ first: Int, _ second: Int) {
+        storage = .deferred(source, first, second)
+    }
+
+    /// Equal when the spans are; two deferred lines from the same place are equal without being built.
+    package static func == (lhs: StyledLine, rhs: StyledLine) -> Bool {
+        if case .deferred(let left, let leftFirst, let leftSecond) = lhs.storage,
+           case .deferred(let right, let rightFirst, let rightSecond) = rhs.storage,
+           left === right, leftFirst == rightFirst, leftSecond == rightSecond {
+            return true
+        }
+        return lhs.spans == rhs.spans
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(spans)
+    }
+
+    /// At least as many columns as the line takes, known without building a deferred line: no character is
+    /// wider than its UTF-8 bytes (`wrapped(to:)` uses it to keep a short deferred line unbuilt).
+    var widthBound: Int {
+        switch storage {
+        case .spans(let spans): spans.reduce(0) { $0 + $1.text.utf8.count }
+        case .deferred(let source, let first, let second): source.widthBound(first, second)
+        }
     }
 
     /// An empty line.
@@ -29,8 +76,25 @@ package struct StyledLine: Hashable, Sendable {
     /// The plain text.
     package var text: String { spans.map(\.text).joined() }
 
+    /// The same line with neighbouring spans of one style joined, so a drawn row is a few runs, not a span per cell.
+    func mergingRuns() -> StyledLine {
+        var merged: [Span] = []
+        for span in spans where !span.text.isEmpty {
+            if let last = merged.indices.last, merged[last].style == span.style {
+                merged[last].text += span.text
+            } else {
+                merged.append(span)
+            }
+        }
+        return StyledLine(merged)
+    }
+
     /// The line cut into lines of at most `width` columns; continuation lines keep the line's indent plus two.
     package func wrapped(to width: Int) -> [StyledLine] {
+        guard width > 0, widthBound > width else { return [self] }
+        // Read once: a deferred line builds its spans on every read.
+        let spans = self.spans
+        let text = spans.map(\.text).joined()
         guard width > 0, DisplayWidth.of(text) > width else { return [self] }
         let leading = text.prefix { $0 == " " }.count
         let indent = min(leading + 2, width / 2)
@@ -56,4 +120,12 @@ package struct StyledLine: Hashable, Sendable {
         if !current.isEmpty { lines.append(StyledLine(current)) }
         return lines
     }
+}
+
+/// What builds deferred ``StyledLine``s: immutable, so lines that share it may be read from any thread.
+protocol DeferredLineSource: AnyObject, Sendable {
+    /// The spans of the line made with `first` and `second`.
+    func spans(_ first: Int, _ second: Int) -> [StyledLine.Span]
+    /// At least the columns that line takes (see ``StyledLine/widthBound``), without building it.
+    func widthBound(_ first: Int, _ second: Int) -> Int
 }

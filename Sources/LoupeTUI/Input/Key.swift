@@ -11,6 +11,8 @@ public enum Key: Hashable, Sendable, ExpressibleByExtendedGraphemeClusterLiteral
     case enter, escape, backspace, delete, tab, backTab
     /// The terminal changed size; read the new size from the screen.
     case resize
+    /// A click or a wheel turn.
+    case mouse(MouseEvent)
 
     public init(extendedGraphemeClusterLiteral value: Character) {
         self = .char(value)
@@ -37,6 +39,7 @@ public enum Key: Hashable, Sendable, ExpressibleByExtendedGraphemeClusterLiteral
         case .tab: "Tab"
         case .backTab: "S-Tab"
         case .resize: "resize"
+        case .mouse: "mouse"
         }
     }
 }

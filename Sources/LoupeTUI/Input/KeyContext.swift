@@ -1,6 +1,16 @@
-/// Where a key binding applies: the exchange list, the detail view, or the help overlay on top of either.
+/// Where a key binding applies: one per screen, plus ``prompt`` while a prompt takes the keyboard.
+///
+/// A screen names its context (``InspectorScreen/keyContext``); a new screen adds a case here and its rows to
+/// ``Keymap/standard``.
 package enum KeyContext: String, Hashable, Sendable, CaseIterable {
-    case list
+    case flows
     case detail
+    /// A replay compared with its original (`d`).
+    case diff
     case help
+    /// A text prompt (filter, search, `:`); printable keys type text there, so none may be bound in it.
+    case prompt
+
+    /// The screens' contexts: a `[global]` section of keys.toml applies to these.
+    package static let screens: [KeyContext] = allCases.filter { $0 != .prompt }
 }

@@ -1,7 +1,8 @@
-/// The one key table: ``InspectorState`` resolves keys through it, the footer and the help overlay list it.
+/// The one key table: the inspector resolves keys through it, the footer and the help screen list it, and a
+/// user's keys.toml rewrites it (``applying(_:)``).
 package struct Keymap: Hashable, Sendable {
     /// Every binding, in the order the help screen lists them.
-    package var bindings: [KeyBinding]
+    package private(set) var bindings: [KeyBinding]
 
     /// A keymap of `bindings`; earlier bindings win when two claim the same key in one context.
     package init(bindings: [KeyBinding]) {
@@ -23,30 +24,68 @@ package struct Keymap: Hashable, Sendable {
         bindings(in: context).filter(\.showsInFooter)
     }
 
-    /// The default keys: vi-style movement plus arrows, mitmproxy's `r`, `F` and `?`.
-    package static let standard = Keymap(bindings: [
-        KeyBinding([.up, "k"], .moveUp, title: "up", help: "Select the previous exchange; scroll up in detail",
-                   footer: false, in: [.list, .detail]),
-        KeyBinding([.down, "j"], .moveDown, title: "down", help: "Select the next exchange; scroll down in detail",
-                   footer: false, in: [.list, .detail]),
-        KeyBinding([.pageUp, .ctrl("b")], .pageUp, title: "page up", help: "Move one page up",
-                   footer: false, in: [.list, .detail]),
-        KeyBinding([.pageDown, .ctrl("f"), " "], .pageDown, title: "page down", help: "Move one page down",
-                   footer: false, in: [.list, .detail]),
-        KeyBinding([.home, "g"], .top, title: "top", help: "Jump to the oldest exchange; top of the detail",
-                   footer: false, in: [.list, .detail]),
-        KeyBinding([.end, "G"], .bottom, title: "bottom", help: "Jump to the newest exchange; end of the detail",
-                   footer: false, in: [.list, .detail]),
-        KeyBinding([.enter, .right, "l"], .open, title: "open",
-                   help: "Show the exchange: headers, bodies, attempts, events", footer: true, in: [.list]),
-        KeyBinding([.escape, "q", .left, .backspace, "h"], .back, title: "back", help: "Back to the list",
-                   footer: true, in: [.detail]),
-        KeyBinding(["r"], .replay, title: "replay", help: "Send the exchange again (arrives as a ↻ row)",
-                   footer: true, in: [.list, .detail]),
-        KeyBinding(["F"], .toggleFollow, title: "follow", help: "Keep the newest exchange selected as traffic arrives",
-                   footer: true, in: [.list, .detail]),
-        KeyBinding(["?"], .help, title: "help", help: "Show this help", footer: true, in: [.list, .detail]),
-        KeyBinding(["q"], .quit, title: "quit", help: "Quit the inspector", footer: true, in: [.list]),
-        KeyBinding([.escape, "?", "q"], .back, title: "close", help: "Close this help", footer: true, in: [.help]),
-    ])
+    /// The first key that runs `command` in `context`, as the footer writes it (for hints like "o next").
+    package func label(of command: InspectorCommand, in context: KeyContext) -> String? {
+        bindings(in: context).first { $0.command == command }?.footerKeyLabel
+    }
+
+    /// A keymap where each override's keys run its command in its context, replacing the command's default keys
+    /// there and taking those keys away from any other command in that context.
+    ///
+    /// - Throws: ``KeymapError`` for an unknown context or command, a printable key bound in a prompt, or a
+    ///   command that does not belong in the context.
+    package func applying(_ overrides: [KeyOverride]) throws -> Keymap {
+        var result = self
+        for override in overrides {
+            let contexts = try Self.contexts(named: override.context)
+            guard let command = InspectorCommand(name: override.command) else {
+                throw KeymapError(override, "unknown command '\(override.command)'")
+            }
+            for context in contexts {
+                try result.bind(override.keys, to: command, in: context, override: override)
+            }
+        }
+        return result
+    }
+
+    private static func contexts(named name: String) throws -> [KeyContext] {
+        if name == "global" { return KeyContext.screens }
+        guard let context = KeyContext(rawValue: name) else {
+            throw KeymapError(context: name, "unknown section '[\(name)]' (use global, "
+                + KeyContext.allCases.map(\.rawValue).joined(separator: ", ") + ")")
+        }
+        return [context]
+    }
+
+    private mutating func bind(_ keys: [Key], to command: InspectorCommand, in context: KeyContext,
+                               override: KeyOverride) throws {
+        if context == .prompt {
+            guard command.isTextEditing else { throw KeymapError(override, "'\(command.name)' cannot be bound in [prompt]") }
+            if let printable = keys.first(where: { if case .char = $0 { true } else { false } }) {
+                throw KeymapError(override, "'\(printable.label)' types text in prompts and cannot be bound there")
+            }
+        } else if command.isTextEditing {
+            // In a [global] section a prompt-only command is simply skipped; named in a screen's section, it is a mistake.
+            throw KeymapError(override, "'\(command.name)' only works in [prompt]")
+        }
+        let title = bindings.first { $0.command == command }?.title ?? command.name
+        let footer = bindings.first { $0.command == command && $0.contexts.contains(context) }?.showsInFooter ?? false
+        // The new row goes where the command's row was, so the footer and help keep their order.
+        let position = bindings.firstIndex { $0.command == command && $0.contexts.contains(context) }
+        for index in bindings.indices where bindings[index].contexts.contains(context) {
+            if bindings[index].command == command {
+                bindings[index].contexts.remove(context)
+            } else if bindings[index].keys.contains(where: keys.contains) {
+                // The key moves to the new command in this context only: split the row if it serves others.
+                var taken = bindings[index]
+                taken.contexts = [context]
+                taken.keys.removeAll(where: keys.contains)
+                bindings[index].contexts.remove(context)
+                bindings.append(taken)
+            }
+        }
+        let row = KeyBinding(keys, command, title, footer: footer, in: [context])
+        bindings.insert(row, at: min(position ?? bindings.count, bindings.count))
+        bindings.removeAll { $0.contexts.isEmpty || $0.keys.isEmpty }
+    }
 }

@@ -1,12 +1,20 @@
-/// What an empty list says instead of rows: how to get traces (never an error).
+/// What an empty list says instead of rows: how to get traces, or that the filter matched nothing (never an
+/// error).
 struct EmptyHint {
-    let state: InspectorState
+    let hasLoaded: Bool
+    let filtered: Bool
 
     var lines: [StyledLine] {
-        guard state.hasLoaded else { return [StyledLine("Reading \(state.storeName)…", style: .dim)] }
+        guard hasLoaded else { return [StyledLine("Reading the store…", style: .dim)] }
+        if filtered {
+            return [
+                StyledLine("No exchange matches", style: .heading),
+                .empty,
+                StyledLine("f edits the filter (an empty one clears it); M shows all, not only marked.", style: .dim),
+            ]
+        }
         return [
             StyledLine("No exchanges recorded yet", style: .heading),
-            StyledLine("in \(state.storeName)", style: .dim),
             .empty,
             StyledLine("To record some, run one of:"),
             .empty,

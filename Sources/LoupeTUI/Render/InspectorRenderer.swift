@@ -1,4 +1,5 @@
-/// Draws an ``InspectorState`` into a ``Buffer``: pure, so tests compare text and styles directly.
+/// Draws an ``InspectorState`` into a ``Buffer``: title bar, the top screen, the status line (or the open
+/// prompt) and the footer (key hints, or the prompt's error and completions). Pure, so tests compare buffers.
 package enum InspectorRenderer {
     /// The message shown when the screen is below ``InspectorLayout/minimumSize``.
     package static let tooSmallMessage = "terminal too small (need 40×8)"
@@ -19,15 +20,14 @@ package enum InspectorRenderer {
             return
         }
         TitleBar(state: state).render(in: layout.titleBar, into: &buffer)
-        if let detail = state.detail {
-            DetailView(detail: detail).render(in: layout.content, into: &buffer)
+        let context = RenderContext(session: state.session, calendar: state.calendar, search: state.highlightedSearch)
+        state.top.render(in: layout.content, into: &buffer, context: context)
+        if let prompt = state.prompt {
+            PromptLine(prompt: prompt).render(in: layout.statusLine, footer: layout.footer, keymap: state.keymap,
+                                              into: &buffer)
         } else {
-            ListView(state: state).render(into: &buffer)
+            StatusLine(state: state).render(in: layout.statusLine, into: &buffer)
+            FooterBar(keymap: state.keymap, context: state.keyContext).render(in: layout.footer, into: &buffer)
         }
-        if state.showsHelp {
-            HelpOverlay(keymap: state.keymap).render(in: layout.content, into: &buffer)
-        }
-        StatusLine(state: state).render(in: layout.statusLine, into: &buffer)
-        FooterBar(state: state).render(in: layout.footer, into: &buffer)
     }
 }

@@ -1,18 +1,25 @@
-/// The top line: name, store, filter, count and follow mode.
+/// The top line: where you are (flows › detail), the store, the filter; on the right the count, order, marks
+/// and follow mode.
 struct TitleBar {
     let state: InspectorState
 
     func render(in area: Rect, into buffer: inout Buffer) {
         buffer.fill(area, style: .title)
-        var right = state.follow ? "follow on " : "follow off "
-        if let count = state.storeCount {
-            let shown = state.filterDescription == nil ? "" : "\(QuantityFormat.grouped(state.rows.count)) of "
-            right = "\(shown)\(QuantityFormat.grouped(count)) exchange\(count == 1 ? "" : "s") · " + right
+        let session = state.session
+        var right: [String] = []
+        if state.flows.window.hasLoaded {
+            let total = state.flows.window.total
+            right.append("\(QuantityFormat.grouped(total)) \(session.filter == nil && !session.showsMarkedOnly ? "" : "shown")"
+                .trimmingCharacters(in: .whitespaces))
         }
-        let rightX = max(area.x, area.maxX - DisplayWidth.of(right))
-        var left = " Loupe · \(state.storeName)"
-        if let filter = state.filterDescription { left += " · filter: \(filter)" }
+        right.append("\(session.order.key.rawValue)\(session.order.descending ? "↓" : "↑")")
+        if !session.marks.isEmpty { right.append("●\(session.marks.count)\(session.showsMarkedOnly ? " only" : "")") }
+        right.append(session.follow ? "follow" : "paused")
+        let rightText = right.joined(separator: " · ") + " "
+        let rightX = max(area.x, area.maxX - DisplayWidth.of(rightText))
+        var left = " Loupe │ " + state.screens.map(\.title).joined(separator: " › ") + " │ \(state.storeName)"
+        if let filter = session.filterText { left += " │ \(filter)" }
         buffer.write(DisplayWidth.truncate(left, to: rightX - area.x - 1), x: area.x, y: area.y, style: .title)
-        buffer.write(right, x: rightX, y: area.y, maxWidth: area.maxX - rightX, style: .title)
+        buffer.write(rightText, x: rightX, y: area.y, maxWidth: area.maxX - rightX, style: .title)
     }
 }

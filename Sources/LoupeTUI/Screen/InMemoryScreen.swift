@@ -43,6 +43,14 @@ package final class InMemoryScreen: Screen {
         drawCount += 1
     }
 
+    /// What was copied to the clipboard, oldest first.
+    package private(set) var clipboard: [String] = []
+
+    package func copyToClipboard(_ text: String) -> Bool {
+        clipboard.append(text)
+        return true
+    }
+
     package func nextKey(timeout: Duration) -> Key? {
         pendingKeys.isEmpty ? nil : pendingKeys.removeFirst()
     }

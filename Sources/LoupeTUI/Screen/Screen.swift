@@ -5,6 +5,16 @@ public protocol Screen: AnyObject {
     var size: Size { get }
     /// Shows `buffer` (which has the screen's size, unless the screen was resized since it was rendered).
     func draw(_ buffer: Buffer)
-    /// The next key, waiting at most `timeout`; `.resize` when the size changed; `nil` when nothing came.
+    /// The next key, click or wheel turn, waiting at most `timeout`; `.resize` when the size changed; `nil`
+    /// when nothing came.
     func nextKey(timeout: Duration) -> Key?
+    /// Puts `text` on the terminal's clipboard (OSC 52); `false` when the terminal is not known to take it.
+    func copyToClipboard(_ text: String) -> Bool
+    /// Gives the terminal to `body` (an editor) and takes it back afterwards, redrawing everything.
+    func suspend(while body: () -> Void)
+}
+
+extension Screen {
+    public func copyToClipboard(_ text: String) -> Bool { false }
+    public func suspend(while body: () -> Void) { body() }
 }

@@ -1,15 +1,40 @@
 import Foundation
+import LoupeTrace
 
-/// Work ``InspectorState/update(_:)`` asks the runner to do; the state itself never does I/O.
+/// Work the inspector's update asks the app to do: anything that writes, waits or talks to the terminal.
 package enum InspectorEffect: Hashable, Sendable {
-    /// Read the full exchange for the detail view, then send ``InspectorAction/detailLoaded(_:)``.
-    case loadDetail(UUID)
-    /// Load the exchange and send it again in the background, then send ``InspectorAction/replayFinished(_:)``;
-    /// when it is not safe to repeat (``ReplaySafety``), send ``InspectorAction/replayNeedsConfirmation(id:reason:)``
-    /// instead and wait.
+    /// Load the exchange and send it again in the background; when it is not safe to repeat
+    /// (``ReplaySafety``), ask first (``InspectorAction/replayNeedsConfirmation(id:reason:)``).
     case replay(UUID)
-    /// The user confirmed: send the exchange again, then send ``InspectorAction/replayFinished(_:)``.
+    /// The user confirmed: send the exchange again.
     case sendReplay(UUID)
+    /// Send the exchange `RepeatPlan.times` times, `concurrency` at once (asking first when it is not safe to
+    /// repeat), reporting progress and a summary.
+    case repeatReplay(UUID, RepeatPlan)
+    /// Open the request in the user's editor, then send what they saved as a replay of the original.
+    case edit(UUID)
+    /// Write exchanges to a file.
+    case export(ExportRequest)
+    /// Copy the exchange as a curl command to the terminal's clipboard (OSC 52).
+    case copyCurl(UUID)
+    /// Remember a prompt entry in its history file.
+    case recordHistory(String, PromptKind)
     /// Leave the inspector.
     case quit
+}
+
+/// Which exchanges to export, how, and where.
+package struct ExportRequest: Hashable, Sendable {
+    /// Which exchanges.
+    package enum Scope: String, Hashable, Sendable, CaseIterable {
+        case selected, marked, filtered
+    }
+
+    package var scope: Scope
+    /// The exchanges for ``Scope/selected`` and ``Scope/marked``.
+    package var ids: [UUID]
+    /// The rows for ``Scope/filtered``.
+    package var query: FlowQuery
+    package var format: ExportFormat
+    package var path: String
 }

@@ -1,4 +1,4 @@
-/// Where each part of the inspector goes on a screen of a given size; shared by update (page sizes, scrolling)
+/// Where each part of the inspector goes on a screen of a given size; shared by update (page sizes, clicks)
 /// and rendering so the two always agree.
 package struct InspectorLayout: Hashable, Sendable {
     /// Below this the inspector shows only a "terminal too small" line.
@@ -19,19 +19,10 @@ package struct InspectorLayout: Hashable, Sendable {
 
     /// The title bar.
     package var titleBar: Rect { Rect(x: 0, y: 0, width: size.width, height: 1) }
-    /// Between the title bar and the status line.
+    /// Where screens draw: between the title bar and the status line.
     package var content: Rect { Rect(x: 0, y: 1, width: size.width, height: size.height - 3) }
-    /// The list's column headings.
-    package var listHeader: Rect { content.row(0) }
-    /// The list's rows.
-    package var listRows: Rect { Rect(x: 0, y: content.y + 1, width: size.width, height: content.height - 1) }
-    /// The status message line.
+    /// The status message line, where prompts open too.
     package var statusLine: Rect { Rect(x: 0, y: size.height - 2, width: size.width, height: 1) }
-    /// The key hints.
+    /// The key hints, or the prompt's error and completions.
     package var footer: Rect { Rect(x: 0, y: size.height - 1, width: size.width, height: 1) }
-
-    /// Rows one list page moves (at least 1).
-    package var listPage: Int { max(1, listRows.height) }
-    /// Lines one detail page moves (at least 1).
-    package var detailPage: Int { max(1, content.height) }
 }

@@ -2,209 +2,284 @@ import Foundation
 import LoupeTrace
 
 extension InspectorState {
-    /// Applies `action` and returns the effects the runner must carry out. Pure: no I/O, no clock.
-    package mutating func update(_ action: InspectorAction) -> [InspectorEffect] {
+    /// Applies `action` and returns the effects the app must carry out. Reads the store through `environment`;
+    /// never writes, waits or draws.
+    package mutating func update(_ action: InspectorAction, environment: InspectorEnvironment) -> [InspectorEffect] {
+        pendingEffects = []
+        readFailures = []
+        defer {
+            if let failure = readFailures.last {
+                storeProblem = failure
+            } else if case .poll = action {
+                storeProblem = nil
+            }
+        }
         switch action {
         case .key(let key):
-            if case .confirming(let id) = replay { return answerConfirmation(key, id: id) }
-            guard let command = keymap.command(for: key, in: keyContext) else { return [] }
-            return run(command)
-        case .command(let command):
-            return run(command)
+            if case .confirming(let id) = replay {
+                answerConfirmation(key, id: id)
+            } else if prompt != nil {
+                promptKey(key, environment)
+            } else if let command = keymap.command(for: key, in: top.keyContext) {
+                run(command, argument: nil, environment)
+            }
+        case .mouse(let event, let double):
+            mouse(event, double: double, environment)
+        case .command(let command, let argument):
+            run(command, argument: argument, environment)
         case .resized(let newSize):
-            size = newSize
-            fitDetail()
-            scrollListToSelection()
-            return []
-        case .summariesLoaded(let summaries, let sequence, let total):
-            return merge(summaries, through: sequence, total: total)
-        case .detailLoaded(let exchange):
-            guard var detail, detail.id == exchange.id else { return [] }
-            detail.exchange = exchange
-            detail.problem = nil
-            detail.setDocument(DetailDocument(exchange: exchange, calendar: calendar).lines)
-            screen = .detail(detail)
-            fitDetail()
-            return []
-        case .detailFailed(let id, let reason):
-            guard var detail, detail.id == id else { return [] }
-            detail.problem = reason
-            detail.setDocument([StyledLine(reason, style: .error)])
-            screen = .detail(detail)
-            fitDetail()
-            return []
-        case .storeFailed(let message):
-            storeProblem = message
-            return []
+            resize(to: newSize, environment)
+        case .poll:
+            forEachScreen(environment) { $0.refresh(.storeChanged, context: &$1) }
         case .replayNeedsConfirmation(let id, let reason):
             replay = .confirming(id)
-            status = .error("Replay? y/N · \(reason) · \(replayTarget(id))")
-            return []
-        case .replayFinished(let message):
-            replay = .idle
+            status = .error("Replay? y/N · \(reason) · \(replayTarget)")
+        case .finished(let message, let endsReplay):
+            if endsReplay { replay = .idle }
             status = message
-            return []
         }
+        return pendingEffects
     }
 
     /// `y` sends; any other key (`n`, Esc, a stray key from a paste) cancels: the answer defaults to no.
-    private mutating func answerConfirmation(_ key: Key, id: UUID) -> [InspectorEffect] {
+    private mutating func answerConfirmation(_ key: Key, id: UUID) {
         guard key == "y" || key == "Y" else {
             replay = .idle
             status = StatusMessage("replay cancelled")
-            return []
+            return
         }
         replay = .running
-        status = StatusMessage("replaying \(replayTarget(id))…")
-        return [.sendReplay(id)]
+        status = StatusMessage("replaying \(replayTarget)…")
+        pendingEffects.append(.sendReplay(id))
     }
 
-    /// `POST api.example.com/orders`, for status messages.
-    private func replayTarget(_ id: UUID) -> String {
-        rows.first { $0.id == id }.map { "\($0.method) \($0.host)\($0.pathAndQuery)" } ?? "exchange"
+    private mutating func mouse(_ event: MouseEvent, double: Bool, _ environment: InspectorEnvironment) {
+        guard prompt == nil, replay == .idle || replay == .running else { return }
+        guard layout.content.contains(x: event.x, y: event.y) || event.kind != .press else { return }
+        withTop(environment) { $0.mouse(event, double: double, context: &$1) }
     }
 
-    private mutating func run(_ command: InspectorCommand) -> [InspectorEffect] {
+    /// Runs a command: the inspector's own first (prompts, help, session changes, effects), then the top
+    /// screen's.
+    package mutating func run(_ command: InspectorCommand, argument: String?, _ environment: InspectorEnvironment) {
         status = nil
         if case .confirming = replay { replay = .idle }
-        switch command {
-        case .quit:
-            return [.quit]
-        case .help:
-            showsHelp = true
-            return []
-        case .back:
-            if showsHelp {
-                showsHelp = false
-            } else if detail != nil {
-                screen = .list
-            }
-            return []
-        case .toggleFollow:
-            follow.toggle()
-            if follow, !rows.isEmpty { select(rows.count - 1) }
-            status = StatusMessage(follow ? "follow on: the newest exchange stays selected" : "follow off")
-            return []
-        case .replay:
-            return replaySelected()
-        case .open:
-            guard !showsHelp, detail == nil, let summary = selectedSummary else { return [] }
-            screen = .detail(DetailState(id: summary.id))
-            fitDetail()
-            return [.loadDetail(summary.id)]
-        case .moveUp, .moveDown, .pageUp, .pageDown, .top, .bottom:
-            guard !showsHelp else { return [] }
-            if detail != nil { scrollDetail(command) } else { moveSelection(command) }
-            return []
+        if runGlobal(command, argument: argument, environment) { return }
+        let handled = withTop(environment) { $0.perform(command, argument: argument, context: &$1) }
+        if !handled {
+            status = .error("\(command.name): not available on the \(top.title) screen")
         }
     }
 
-    private mutating func replaySelected() -> [InspectorEffect] {
-        guard let id = detail?.id ?? selectedSummary?.id else {
-            status = .error("nothing to replay yet")
-            return []
+    /// The commands that belong to no one screen.
+    private mutating func runGlobal(_ command: InspectorCommand, argument: String?,
+                                    _ environment: InspectorEnvironment) -> Bool {
+        switch command {
+        case .quit:
+            pendingEffects.append(.quit)
+        case .help:
+            guard top.keyContext != .help else { return true }
+            push(HelpScreen(for: top.keyContext, keymap: keymap, area: layout.content))
+        case .back:
+            if screens.count > 1 {
+                pop()
+            } else {
+                session.search = nil
+            }
+        case .flows:
+            popToRoot()
+        case .commandPrompt:
+            openPrompt(.command, text: argument ?? "", environment)
+        case .filter:
+            if let argument { applyFilter(argument, environment) } else {
+                openPrompt(.filter, text: session.filterText ?? "", environment)
+            }
+        case .search:
+            if let argument { search(argument, forward: true, fromCurrent: true, environment) } else {
+                openPrompt(.search, text: "", environment)
+            }
+        case .searchNext, .searchPrevious:
+            // A screen may give n / N a meaning of its own (the diff: the next difference).
+            if withTop(environment, { $0.perform(command, argument: argument, context: &$1) }) { return true }
+            guard let text = session.search else {
+                status = StatusMessage("no search yet: / searches")
+                return true
+            }
+            search(text, forward: command == .searchNext, fromCurrent: false, environment)
+        case .sortNext, .reverse, .sort:
+            changeOrder(command, argument: argument, environment)
+        case .showMarked:
+            guard session.showsMarkedOnly || !session.marks.isEmpty else {
+                status = StatusMessage("nothing is marked: m marks the selected exchange")
+                return true
+            }
+            session.showsMarkedOnly.toggle()
+            if session.showsMarkedOnly { popToRoot() }
+            refreshQuery(environment)
+            status = StatusMessage(session.showsMarkedOnly ? "showing the \(session.marks.count) marked" : "showing all")
+        case .unmarkAll:
+            let count = session.marks.count
+            session.marks = []
+            session.showsMarkedOnly = false
+            refreshQuery(environment)
+            status = StatusMessage("unmarked \(count)")
+        case .mark where top.keyContext != .flows:
+            guard let id = top.selection?.id else { return false }
+            if session.marks.remove(id) == nil { session.marks.insert(id) }
+            status = StatusMessage(session.marks.contains(id) ? "marked" : "unmarked")
+        case .export:
+            export(argument, environment)
+        case .copyCurl:
+            guard let id = top.selection?.id else {
+                status = .error("nothing selected to copy")
+                return true
+            }
+            pendingEffects.append(.copyCurl(id))
+        case .replay:
+            replaySelected()
+        case .repeatReplay:
+            repeatSelected(argument, environment)
+        case .editReplay:
+            guard let summary = top.selection else {
+                status = .error("nothing selected to edit")
+                return true
+            }
+            guard canReplay, replay == .idle else {
+                status = .error(canReplay ? "a replay is still running" : "replay is not available here: no replayer is configured")
+                return true
+            }
+            replay = .running
+            replayTarget = "\(summary.method) \(summary.host)\(summary.pathAndQuery)"
+            pendingEffects.append(.edit(summary.id))
+        case .diff:
+            guard let summary = top.selection else {
+                status = .error("nothing selected: d compares a replay (↻) with its original")
+                return true
+            }
+            var context = makeContext(environment)
+            if let screen = DiffScreen(replay: summary, context: &context) { push(screen) }
+            if let message = context.status { status = message }
+        default:
+            return false
         }
+        return true
+    }
+
+    private mutating func replaySelected() {
+        guard let summary = top.selection else {
+            status = .error("nothing to replay yet")
+            return
+        }
+        let id = summary.id
         guard canReplay else {
             status = .error("replay is not available here: no replayer is configured")
-            return []
+            return
         }
         guard replay == .idle else {
             status = StatusMessage("a replay is still running: r is ignored until it ends")
-            return []
+            return
         }
         replay = .running
-        status = StatusMessage("replaying \(replayTarget(id))…")
-        return [.replay(id)]
+        replayTarget = "\(summary.method) \(summary.host)\(summary.pathAndQuery)"
+        status = StatusMessage("replaying \(replayTarget)…")
+        pendingEffects.append(.replay(id))
     }
 
-    private mutating func moveSelection(_ command: InspectorCommand) {
-        guard let current = selectedIndex, !rows.isEmpty else { return }
-        let page = layout.listPage
-        let target = switch command {
-        case .moveUp: current - 1
-        case .moveDown: current + 1
-        case .pageUp: current - page
-        case .pageDown: current + page
-        case .top: 0
-        default: rows.count - 1
+    /// `R`, or `:repeat-replay TIMES [CONCURRENCY]`: without numbers, a prefilled prompt to edit them.
+    private mutating func repeatSelected(_ argument: String?, _ environment: InspectorEnvironment) {
+        guard let argument else {
+            openPrompt(.command, text: "repeat-replay 10 2", environment)
+            return
         }
-        select(target)
-        if let selectedIndex, selectedIndex < rows.count - 1 { follow = false }
-    }
-
-    private mutating func scrollDetail(_ command: InspectorCommand) {
-        guard var detail else { return }
-        let page = layout.detailPage
-        let bottom = max(0, detail.wrapped.count - page)
-        let target = switch command {
-        case .moveUp: detail.scroll - 1
-        case .moveDown: detail.scroll + 1
-        case .pageUp: detail.scroll - page
-        case .pageDown: detail.scroll + page
-        case .top: 0
-        default: bottom
+        guard let summary = top.selection else {
+            status = .error("nothing to repeat yet")
+            return
         }
-        detail.scroll = min(max(0, target), bottom)
-        screen = .detail(detail)
-    }
-
-    private mutating func select(_ index: Int) {
-        selectedIndex = rows.isEmpty ? nil : min(max(0, index), rows.count - 1)
-        scrollListToSelection()
-    }
-
-    /// Keeps the selected row inside the visible rows, and the visible rows inside the list.
-    private mutating func scrollListToSelection() {
-        let height = layout.listPage
-        if let selectedIndex {
-            if selectedIndex < listTop { listTop = selectedIndex }
-            if selectedIndex >= listTop + height { listTop = selectedIndex - height + 1 }
+        switch RepeatPlan.parse(argument) {
+        case .failure(let problem):
+            status = .error("repeat-replay: \(problem.message)")
+        case .success(let plan):
+            guard canReplay else {
+                status = .error("replay is not available here: no replayer is configured")
+                return
+            }
+            guard replay == .idle else {
+                status = StatusMessage("a replay is still running: wait for it to end")
+                return
+            }
+            replay = .running
+            replayTarget = "\(summary.method) \(summary.host)\(summary.pathAndQuery)"
+            status = StatusMessage("repeating \(replayTarget) \(plan.times)× …")
+            pendingEffects.append(.repeatReplay(summary.id, plan))
         }
-        listTop = max(0, min(listTop, rows.count - height))
     }
 
-    /// Wraps the detail document to the screen width and keeps its scroll position in range.
-    private mutating func fitDetail() {
-        guard var detail else { return }
-        detail.wrap(to: layout.content.width)
-        detail.scroll = max(0, min(detail.scroll, detail.wrapped.count - layout.detailPage))
-        screen = .detail(detail)
+    /// After the filter, order or marks-only switch changed: every screen re-reads.
+    mutating func refreshQuery(_ environment: InspectorEnvironment) {
+        forEachScreen(environment) { $0.refresh(.queryChanged, context: &$1) }
     }
 
-    private mutating func merge(_ summaries: [TraceSummary], through sequence: Int64, total: Int?) -> [InspectorEffect] {
-        hasLoaded = true
-        storeProblem = nil
-        lastSequence = max(lastSequence, sequence)
-        if let total { storeCount = total }
-        guard !summaries.isEmpty else { return [] }
+    private mutating func changeOrder(_ command: InspectorCommand, argument: String?, _ environment: InspectorEnvironment) {
+        var order = session.order
+        switch command {
+        case .reverse:
+            order.descending.toggle()
+        case .sortNext:
+            let keys = FlowSortKey.allCases
+            order.key = keys[((keys.firstIndex(of: order.key) ?? 0) + 1) % keys.count]
+        default:
+            let word = argument?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+            let parts = word.split(separator: " ")
+            guard let first = parts.first, let key = FlowSortKey(rawValue: String(first)) else {
+                status = .error("sort: expected one of " + FlowSortKey.allCases.map(\.rawValue).joined(separator: ", ")
+                                + ", then optionally asc or desc")
+                return
+            }
+            order.key = key
+            if parts.count > 1 { order.descending = parts[1].hasPrefix("desc") }
+        }
+        session.order = order
+        popToRoot()
+        refreshQuery(environment)
+        let next = keymap.label(of: .sortNext, in: .flows).map { " · \($0) next column" } ?? ""
+        let reverse = keymap.label(of: .reverse, in: .flows).map { " · \($0) reverses" } ?? ""
+        status = StatusMessage("sorted by \(order.key.rawValue) \(order.descending ? "↓" : "↑")\(next)\(reverse)")
+    }
 
-        let selectedID = selectedSummary?.id
-        var indexByID = Dictionary(rows.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
-        for summary in summaries {
-            if let index = indexByID[summary.id] {
-                rows[index] = summary
-            } else {
-                indexByID[summary.id] = rows.count
-                rows.append(summary)
+    /// Applies a filter expression to the whole store (empty clears it).
+    mutating func applyFilter(_ text: String, _ environment: InspectorEnvironment) {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if trimmed.isEmpty {
+            session.filter = nil
+            session.filterText = nil
+            status = StatusMessage("filter cleared")
+        } else {
+            do {
+                session.filter = try TraceFilter.parse(trimmed)
+                session.filterText = trimmed
+            } catch {
+                status = .error("filter: \(error.message)")
+                return
             }
         }
-        if rows.count > rowLimit {
-            let dropped = rows.count - rowLimit
-            rows.removeFirst(dropped)
-            listTop = max(0, listTop - dropped)
-        }
+        popToRoot()
+        refreshQuery(environment)
+    }
 
-        if follow {
-            select(rows.count - 1)
-        } else if let selectedID, let index = rows.firstIndex(where: { $0.id == selectedID }) {
-            select(index)
-        } else {
-            select(0)
+    mutating func search(_ text: String, forward: Bool, fromCurrent: Bool, _ environment: InspectorEnvironment) {
+        guard !text.isEmpty else {
+            session.search = nil
+            return
         }
+        session.search = text
+        let found = withTop(environment) { $0.search(text, forward: forward, fromCurrent: fromCurrent, context: &$1) }
+        if !found { status = .error("not found: \(text)") }
+    }
+}
 
-        if let detail, summaries.contains(where: { $0.id == detail.id }) {
-            return [.loadDetail(detail.id)]
-        }
-        return []
+extension Rect {
+    /// Whether the cell at (`x`, `y`) lies inside.
+    package func contains(x: Int, y: Int) -> Bool {
+        x >= self.x && x < maxX && y >= self.y && y < maxY
     }
 }

@@ -1,54 +1,40 @@
 import Foundation
 import LoupeTrace
 
-/// Everything the inspector shows, as one value: the model of an Elm-style loop.
+/// Everything the inspector shows: the screen stack, the shared session, the open prompt and the status line.
 ///
-/// Change it only through ``update(_:)``; draw it with ``InspectorRenderer``. Both are pure, so tests build a
-/// state, send actions and compare buffers without a terminal.
-package struct InspectorState: Hashable, Sendable {
+/// Change it only through ``update(_:environment:)``; draw it with ``InspectorRenderer``. Update reads the store
+/// (keyset pages, counts) but never writes or waits: those are ``InspectorEffect``s for the app. Tests build a
+/// state over an in-memory or SQLite store, send actions and compare whole buffers.
+package struct InspectorState: Sendable {
     /// How the store is named in the title bar (usually its path).
     package var storeName: String
-    /// The filter the rows were chosen by, for the title bar.
-    package var filterDescription: String?
     /// The screen size everything is laid out for.
-    package var size: Size
+    package private(set) var size: Size
     /// Whether replay is available (a replayer was given).
     package var canReplay: Bool
     /// The calendar (time zone) the clock column uses.
     package var calendar: Calendar
     /// The key table.
     package var keymap: Keymap
-    /// The most rows kept; older rows drop off the top.
-    package var rowLimit: Int
-
-    /// The rows, oldest first.
-    package var rows: [TraceSummary] = []
-    /// The selected row, `nil` only when there are no rows.
-    package var selectedIndex: Int?
-    /// The first row shown.
-    package var listTop = 0
-    /// Whether the newest row stays selected as rows arrive.
-    package var follow = true
-    /// The list or one exchange.
-    package var screen: InspectorScreenState = .list
-    /// Whether the help overlay is up.
-    package var showsHelp = false
-    /// The message above the footer.
+    /// Filter, order, marks, follow: what every screen shares.
+    package var session = InspectorSession()
+    /// The screens, bottom first; the flows list is always at the bottom.
+    package private(set) var screens: [any InspectorScreen] = [FlowsScreen()]
+    /// The prompt taking the keyboard, if one is open.
+    package var prompt: Prompt?
+    /// The message on the status line.
     package var status: StatusMessage?
-    /// The last store read failure, until a read succeeds.
+    /// Why the store could not be read, until a read succeeds (shown when there is no newer message).
     package var storeProblem: String?
-    /// How many exchanges the store holds.
-    package var storeCount: Int?
-    /// The newest store sequence read.
-    package var lastSequence: Int64 = 0
-    /// Whether the store has been read at least once.
-    package var hasLoaded = false
     /// The replay under way, or the confirmation it waits for.
     package var replay: ReplayPhase = .idle
+    /// `POST api.example.com/orders`: what the replay under way sends, for its messages.
+    package var replayTarget = ""
 
-    /// A fresh state: no rows yet, following, list view.
+    /// A fresh state: nothing read yet, following, the flows list.
     package init(storeName: String, size: Size, canReplay: Bool, timeZone: TimeZone = .current,
-                keymap: Keymap = .standard, rowLimit: Int = 10_000) {
+                 keymap: Keymap = .standard) {
         self.storeName = storeName
         self.size = size
         self.canReplay = canReplay
@@ -56,26 +42,108 @@ package struct InspectorState: Hashable, Sendable {
         calendar.timeZone = timeZone
         self.calendar = calendar
         self.keymap = keymap
-        self.rowLimit = max(1, rowLimit)
     }
+
+    /// The screen on top.
+    package var top: any InspectorScreen { screens[screens.count - 1] }
+
+    /// The flows list at the bottom of the stack.
+    package var flows: FlowsScreen { screens[0] as? FlowsScreen ?? FlowsScreen() }
+
+    /// Which bindings apply now.
+    package var keyContext: KeyContext { prompt == nil ? top.keyContext : .prompt }
 
     /// The layout for ``size``.
     package var layout: InspectorLayout { InspectorLayout(size: size) }
 
-    /// The selected row.
-    package var selectedSummary: TraceSummary? {
-        selectedIndex.flatMap { rows.indices.contains($0) ? rows[$0] : nil }
+    /// The search to highlight: the prompt's text while searching, else the last search.
+    package var highlightedSearch: String? {
+        if let prompt, prompt.kind == .search { return prompt.input.text.isEmpty ? nil : prompt.input.text }
+        return session.search
     }
 
-    /// The detail view's model, when it is shown.
-    package var detail: DetailState? {
-        if case .detail(let detail) = screen { return detail }
-        return nil
+    // MARK: The stack
+
+    /// Gives a screen the store, session and area, then takes back what it changed and asked for.
+    mutating func withTop<T>(_ environment: InspectorEnvironment,
+                             _ body: (inout any InspectorScreen, inout ScreenContext) -> T) -> T {
+        var context = makeContext(environment)
+        var screen = screens.removeLast()
+        let result = body(&screen, &context)
+        screens.append(screen)
+        absorb(&context, environment)
+        return result
     }
 
-    /// Which bindings apply now.
-    package var keyContext: KeyContext {
-        if showsHelp { return .help }
-        return detail == nil ? .list : .detail
+    /// Runs `body` on every screen, bottom first (a poll, a resize, a new filter).
+    mutating func forEachScreen(_ environment: InspectorEnvironment,
+                                _ body: (inout any InspectorScreen, inout ScreenContext) -> Void) {
+        for index in screens.indices {
+            var context = makeContext(environment)
+            body(&screens[index], &context)
+            session = context.session
+            if let status = context.status { self.status = status }
+            pendingEffects += context.effects
+            if let failure = context.readFailure { readFailures.append(failure) }
+        }
+    }
+
+    /// Store reads that failed while the current action ran.
+    var readFailures: [String] = []
+
+    /// Effects gathered while an action ran.
+    var pendingEffects: [InspectorEffect] = []
+
+    func makeContext(_ environment: InspectorEnvironment) -> ScreenContext {
+        ScreenContext(store: environment.store, session: session, area: layout.content, calendar: calendar,
+                      keymap: keymap)
+    }
+
+    /// Applies what a screen left in its context: session changes, a message, a push or pop, effects.
+    private mutating func absorb(_ context: inout ScreenContext, _ environment: InspectorEnvironment) {
+        let queryChanged = context.session.query != session.query
+        let marksChanged = context.session.marks != session.marks
+        session = context.session
+        if let status = context.status { self.status = status }
+        pendingEffects += context.effects
+        if let failure = context.readFailure { readFailures.append(failure) }
+        if context.popRequested { pop() }
+        if let pushed = context.pushed { screens.append(pushed) }
+        if queryChanged {
+            forEachScreen(environment) { $0.refresh(.queryChanged, context: &$1) }
+        } else if marksChanged {
+            forEachScreen(environment) { $0.refresh(.marksChanged, context: &$1) }
+        }
+    }
+
+    /// Takes the top screen off (never the flows list).
+    mutating func pop() {
+        if screens.count > 1 { screens.removeLast() }
+    }
+
+    /// Back to the flows list.
+    mutating func popToRoot() {
+        screens.removeLast(screens.count - 1)
+    }
+
+    /// Puts `screen` on top.
+    mutating func push(_ screen: any InspectorScreen) {
+        screens.append(screen)
+    }
+
+    mutating func resize(to newSize: Size, _ environment: InspectorEnvironment) {
+        size = newSize
+        forEachScreen(environment) { $0.refresh(.resized, context: &$1) }
+    }
+}
+
+/// What update reads: the store, and the prompts' history.
+package struct InspectorEnvironment {
+    package var store: any TraceStore
+    package var history: any PromptHistoryStore
+
+    package init(store: any TraceStore, history: any PromptHistoryStore) {
+        self.store = store
+        self.history = history
     }
 }

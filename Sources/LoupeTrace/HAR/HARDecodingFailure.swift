@@ -19,6 +19,39 @@ enum HARDecodingFailure {
         }
     }
 
+    /// An error decoding entry `index` alone, named as decoding the whole document named it
+    /// (`log.entries[3].request.url is missing`).
+    static func describe(_ error: DecodingError, inEntry index: Int) -> HARImportError {
+        let prefix: [any CodingKey] = [Key("log"), Key("entries"), Key(index)]
+        switch error {
+        case .dataCorrupted(let context) where context.codingPath.isEmpty:
+            // The reader checked the entry's syntax as the decoder does, so this is not expected.
+            return HARImportError(code: .malformedJSON, message: "log.entries[\(index)] is not valid JSON")
+        case .dataCorrupted(let context):
+            return located(prefix + context.codingPath, ": " + context.debugDescription)
+        case .keyNotFound(let key, let context):
+            return located(prefix + context.codingPath + [key], " is missing")
+        case .valueNotFound(_, let context):
+            return located(prefix + context.codingPath, " is null")
+        case .typeMismatch(let type, let context):
+            return located(prefix + context.codingPath, " is not \(kind(of: type))")
+        @unknown default:
+            return HARImportError(code: .invalidEntry, message: "log.entries[\(index)]: \(error)")
+        }
+    }
+
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int?
+        init(_ name: String) { stringValue = name }
+        init(_ index: Int) {
+            stringValue = String(index)
+            intValue = index
+        }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { self.init(intValue) }
+    }
+
     /// Errors at the top (`log`, `log.entries`) mean the file is not a HAR; deeper ones name the entry's field.
     private static func located(_ path: [any CodingKey], _ problem: String) -> HARImportError {
         let text = render(path)

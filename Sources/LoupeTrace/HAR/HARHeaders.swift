@@ -6,19 +6,37 @@ enum HARHeaders {
         HARNameValue(name: header.name, value: header.value)
     }
 
-    /// The first value of `name` (compared ignoring case).
+    /// The first value of `name` (lower-case ASCII, compared ignoring case).
     static func value(of name: String, in headers: [TraceHeader]) -> String? {
-        headers.first { $0.name.lowercased() == name }?.value
+        headers.first { isNamed($0.name, name) }?.value
+    }
+
+    /// Whether `name.lowercased() == lowercase`, for a lower-case ASCII `lowercase`: export asks this of every
+    /// header several times, so ASCII names are compared in place; others take `lowercased()`, which may map
+    /// non-ASCII letters (the Kelvin sign) to ASCII ones.
+    static func isNamed(_ name: String, _ lowercase: String) -> Bool {
+        var target = lowercase.utf8.makeIterator()
+        for byte in name.utf8 {
+            guard byte < 0x80 else { return name.lowercased() == lowercase }
+            let lowered = (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
+            guard target.next() == lowered else {
+                // A mismatch on ASCII so far still has to see whether a later byte is not ASCII.
+                return !name.utf8.allSatisfy { $0 < 0x80 } && name.lowercased() == lowercase
+            }
+        }
+        return target.next() == nil
     }
 
     /// The query items of `url`, decoded, in order (values of items without `=` are empty).
     static func queryItems(of url: String) -> [HARNameValue] {
-        (URLComponents(string: url)?.queryItems ?? []).map { HARNameValue(name: $0.name, value: $0.value ?? "") }
+        // Without a `?` there is no query to parse (and parsing is a good part of an entry's cost).
+        guard url.utf8.contains(UInt8(ascii: "?")) else { return [] }
+        return (URLComponents(string: url)?.queryItems ?? []).map { HARNameValue(name: $0.name, value: $0.value ?? "") }
     }
 
     /// `Cookie: a=1; b=2` as cookies; redacted headers give none.
     static func requestCookies(_ headers: [TraceHeader]) -> [HARCookie] {
-        headers.filter { $0.name.lowercased() == "cookie" && $0.value != RedactionPolicy.marker }.flatMap { header in
+        headers.filter { isNamed($0.name, "cookie") && $0.value != RedactionPolicy.marker }.flatMap { header in
             header.value.split(separator: ";").compactMap { pair -> HARCookie? in
                 let (name, value) = split(pair)
                 return name.isEmpty ? nil : HARCookie(name: name, value: value)
@@ -28,7 +46,7 @@ enum HARHeaders {
 
     /// Each `Set-Cookie` as a cookie with its path, domain and flags; redacted headers give none.
     static func responseCookies(_ headers: [TraceHeader]) -> [HARCookie] {
-        headers.filter { $0.name.lowercased() == "set-cookie" && $0.value != RedactionPolicy.marker }
+        headers.filter { isNamed($0.name, "set-cookie") && $0.value != RedactionPolicy.marker }
             .compactMap { header in
                 let parts = header.value.split(separator: ";")
                 guard let first = parts.first else { return nil }

@@ -10,6 +10,8 @@ import Loupe
 ///
 /// Every exchange passes through ``redaction`` and ``bodyCap`` as if it had been recorded, because a HAR from
 /// elsewhere may hold secrets. ``importFile(at:into:)`` writes all exchanges in one store write or none.
+///
+/// Files are read entry by entry (``HARStreamReader``): memory holds one entry at a time, whatever the file's size.
 public struct HARImporter: Sendable {
     /// Applied to every imported exchange (URL, headers, bodies, and the URL quoted in free text).
     public var redaction: RedactionPolicy
@@ -27,7 +29,8 @@ public struct HARImporter: Sendable {
 
     /// Reads, converts and stores every entry of the file in one write; returns how many were imported.
     ///
-    /// Nothing is written when anything in the file is wrong.
+    /// Nothing is written when anything in the file is wrong. The exchanges are held in memory until written; for
+    /// a SQLite store, ``importFile(at:into:)-(_,SQLiteTraceStore)`` streams them instead.
     @discardableResult
     public func importFile(at url: URL, into store: some TraceStore) throws -> Int {
         let exchanges = try exchanges(contentsOf: url)
@@ -35,20 +38,23 @@ public struct HARImporter: Sendable {
         return exchanges.count
     }
 
-    /// The exchanges of the HAR file at `url`, in file order.
+    /// The exchanges of the HAR file at `url`, in file order (read entry by entry; the list is what grows).
     public func exchanges(contentsOf url: URL) throws(HARImportError) -> [TraceExchange] {
-        let data: Data
-        do {
-            // Mapped, so a large file is not copied into memory before decoding.
-            data = try Data(contentsOf: url, options: .alwaysMapped)
-        } catch {
-            throw HARImportError(code: .unreadable, message: "cannot read the file: \(Self.reason(error))")
-        }
-        return try exchanges(from: data)
+        var exchanges: [TraceExchange] = []
+        try Self.onlyImportErrors { _ = try forEachExchange(contentsOf: url) { exchanges.append($0) } }
+        return exchanges
     }
 
     /// The exchanges of a HAR file's bytes, in file order.
     public func exchanges(from data: Data) throws(HARImportError) -> [TraceExchange] {
+        var exchanges: [TraceExchange] = []
+        try Self.onlyImportErrors { _ = try forEachExchange(in: data) { exchanges.append($0) } }
+        return exchanges
+    }
+
+    /// The exchanges of a HAR decoded as one document: for text the streaming reader does not take (UTF-16 or
+    /// UTF-32, which `JSONDecoder` converts first).
+    func wholeDocumentExchanges(from data: Data) throws(HARImportError) -> [TraceExchange] {
         var document = try HARImporter.document(from: data)
         // Entries are converted and released one by one, so bodies are held as text and bytes only one at a time.
         var entries = document.log.entries

@@ -2,7 +2,9 @@ import Foundation
 
 /// Writes a HAR file one entry at a time, so exporting a large store never holds every exchange in memory.
 ///
-/// Output is pretty-printed with sorted keys, so the same exchanges always give the same bytes.
+/// Output is pretty-printed with sorted keys, so the same exchanges always give the same bytes: the bytes
+/// `JSONEncoder` (`[.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]`, dates as seconds since 1970 on the
+/// microsecond grid) gives for the whole document, written entry by entry through ``PrettyJSON``.
 ///
 /// ```swift
 /// var writer = HARWriter { chunk in try handle.write(contentsOf: chunk) }
@@ -13,30 +15,23 @@ import Foundation
 package struct HARWriter {
     private let exporter: HARExporter
     private let sink: (Data) throws -> Void
-    private let encoder: JSONEncoder
+    /// The bytes not yet given to the sink; entries are written at the depth they sit at in the file.
+    private var json = PrettyJSON(depth: 3)
     private var written = 0
 
     /// How many entries have been appended.
     package var count: Int { written }
 
+    /// Bytes are handed to the sink in chunks of about this size (and whatever is left at ``finish()``).
+    static let chunkSize = 256 * 1024
+
     /// - Parameters:
     ///   - creator: the log's `creator`.
-    ///   - sink: receives the file's bytes in order.
+    ///   - sink: receives the file's bytes in order, in chunks.
     package init(creator: HARCreator = HARExporter().creator, sink: @escaping (Data) throws -> Void) {
         exporter = HARExporter(creator: creator)
         self.sink = sink
-        encoder = Self.makeEncoder()
-    }
-
-    /// The encoder behind the file's format (dates in `_loupe` as seconds since 1970, to the microsecond).
-    static func makeEncoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(microseconds(date.timeIntervalSince1970))
-        }
-        return encoder
+        json.bytes.reserveCapacity(Self.chunkSize + 64 * 1024)
     }
 
     /// Seconds rounded to the microsecond. `Date` counts from 2001, so converting to 1970 and back can move a
@@ -48,8 +43,11 @@ package struct HARWriter {
 
     /// Writes the log's opening, up to the entries.
     package mutating func begin() throws {
-        let creator = Self.indented(try encoder.encode(exporter.creator), by: 4)
-        try sink(Data("{\n  \"log\" : {\n    \"creator\" : ".utf8) + creator + Data(",\n    \"entries\" : [".utf8))
+        var creator = PrettyJSON(depth: 2)
+        exporter.creator.write(to: &creator)
+        append("{\n  \"log\" : {\n    \"creator\" : ")
+        json.bytes.append(contentsOf: creator.bytes)
+        append(",\n    \"entries\" : [")
     }
 
     /// Writes one exchange's entry.
@@ -59,30 +57,25 @@ package struct HARWriter {
 
     /// Writes one entry as given.
     package mutating func append(_ entry: HAREntry) throws {
-        let json = Self.indented(try encoder.encode(entry), by: 6)
-        try sink(Data((written == 0 ? "\n      " : ",\n      ").utf8) + json)
+        append(written == 0 ? "\n      " : ",\n      ")
+        try entry.write(to: &json)
         written += 1
+        if json.bytes.count >= Self.chunkSize { try flush() }
     }
 
-    /// Closes the entries and the log.
+    /// Closes the entries and the log, and hands the sink the rest.
     package mutating func finish() throws {
-        try sink(Data("\n    ],\n    \"version\" : \"1.2\"\n  }\n}\n".utf8))
+        append("\n    ],\n    \"version\" : \"1.2\"\n  }\n}\n")
+        try flush()
     }
 
-    /// Indents every line after the first (JSON strings hold no raw newlines, so only layout changes).
-    private static func indented(_ json: Data, by spaces: Int) -> Data {
-        let indent = [UInt8](repeating: UInt8(ascii: " "), count: spaces)
-        var result = [UInt8]()
-        result.reserveCapacity(json.count + json.count / 4)
-        json.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
-            var lineStart = 0
-            while let newline = bytes[lineStart...].firstIndex(of: UInt8(ascii: "\n")) {
-                result.append(contentsOf: bytes[lineStart...newline])
-                result.append(contentsOf: indent)
-                lineStart = newline + 1
-            }
-            result.append(contentsOf: bytes[lineStart...])
-        }
-        return Data(result)
+    private mutating func append(_ text: StaticString) {
+        text.withUTF8Buffer { json.bytes.append(contentsOf: $0) }
+    }
+
+    private mutating func flush() throws {
+        guard !json.bytes.isEmpty else { return }
+        try sink(Data(json.bytes))
+        json.bytes.removeAll(keepingCapacity: true)
     }
 }

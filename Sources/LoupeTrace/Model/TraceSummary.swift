@@ -23,10 +23,13 @@ public struct TraceSummary: Sendable, Codable, Hashable, Identifiable {
     public var error: String?
     public var attemptCount: Int
     public var replayOf: UUID?
+    /// The response body's true size in bytes (not what was kept of it), when there was a body: the `size` sort
+    /// key of ``FlowOrder``.
+    public var responseBodySize: Int?
 
     public init(id: UUID, sequence: Int64, operation: String, method: String, url: String, startedAt: Date,
                 duration: TimeInterval?, outcome: ExchangeOutcome, status: Int?, error: String?, attemptCount: Int,
-                replayOf: UUID?, host: String? = nil, path: String? = nil) {
+                replayOf: UUID?, host: String? = nil, path: String? = nil, responseBodySize: Int? = nil) {
         self.id = id
         self.sequence = sequence
         self.operation = operation
@@ -47,13 +50,16 @@ public struct TraceSummary: Sendable, Codable, Hashable, Identifiable {
         self.error = error
         self.attemptCount = attemptCount
         self.replayOf = replayOf
+        self.responseBodySize = responseBodySize
     }
 
     private enum CodingKeys: String, CodingKey {
         case id, sequence, operation, method, url, startedAt, duration, outcome, status, error, attemptCount, replayOf
+        case responseBodySize
     }
 
     // Written by hand so that the JSON keeps its shape: `host` and `pathAndQuery` are derived, not encoded.
+    // `responseBodySize` came later: an optional key, absent when there is no body and in older JSON.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
@@ -66,7 +72,8 @@ public struct TraceSummary: Sendable, Codable, Hashable, Identifiable {
             status: try container.decodeIfPresent(Int.self, forKey: .status),
             error: try container.decodeIfPresent(String.self, forKey: .error),
             attemptCount: try container.decode(Int.self, forKey: .attemptCount),
-            replayOf: try container.decodeIfPresent(UUID.self, forKey: .replayOf))
+            replayOf: try container.decodeIfPresent(UUID.self, forKey: .replayOf),
+            responseBodySize: try container.decodeIfPresent(Int.self, forKey: .responseBodySize))
     }
 
     /// `?` and the query of `url`, or nothing: what lies between the first `?` and a `#`.

@@ -19,7 +19,12 @@ public struct TraceReplayer: Sendable {
     }
 
     /// The request the recording describes, with redacted headers removed.
-    public static func request(for exchange: TraceExchange, baseURL: URL? = nil) throws -> (HTTPRequest, RequestBody?) {
+    ///
+    /// - Parameters:
+    ///   - baseURL: Sends to this scheme, host and port instead (the recorded path and query are kept).
+    ///   - headers: Fields that replace every recorded field of the same name, or are added.
+    public static func request(for exchange: TraceExchange, baseURL: URL? = nil,
+                               headers overrides: HTTPFields = [:]) throws -> (HTTPRequest, RequestBody?) {
         guard var components = URLComponents(string: exchange.url), components.host != nil else {
             throw ReplayError(description: "recorded URL is not absolute: \(exchange.url)")
         }
@@ -37,16 +42,22 @@ public struct TraceReplayer: Sendable {
             guard let name = HTTPField.Name(header.name) else { continue }
             // The transport sets these for the body it actually sends.
             if name == .contentLength || name == .transferEncoding || name.canonicalName == "host" { continue }
+            if overrides[name] != nil { continue }
             fields.append(HTTPField(name: name, value: header.value))
         }
+        fields.append(contentsOf: overrides)
         let method = HTTPRequest.Method(exchange.method) ?? .get
         return (HTTPRequest(method: method, url: url, headerFields: fields), exchange.requestBody.map { .data($0.data) })
     }
 
     /// Sends the exchange again; the new exchange is recorded with `replayOf` set to the original's id.
-    public func replay(_ exchange: TraceExchange, baseURL: URL? = nil) async throws -> ClientResponse<Data> {
-        let (request, body) = try Self.request(for: exchange, baseURL: baseURL)
+    ///
+    /// `baseURL` and `headers` change the request as in ``request(for:baseURL:headers:)``; `timeout` bounds each
+    /// attempt.
+    public func replay(_ exchange: TraceExchange, baseURL: URL? = nil, headers: HTTPFields = [:],
+                       timeout: Duration? = nil) async throws -> ClientResponse<Data> {
+        let (request, body) = try Self.request(for: exchange, baseURL: baseURL, headers: headers)
         return try await client.execute(
-            request, body: body, options: RequestOptions(operation: exchange.operation, replayOf: exchange.id))
+            request, body: body, options: RequestOptions(operation: exchange.operation, timeout: timeout, replayOf: exchange.id))
     }
 }

@@ -8,6 +8,8 @@ import Synchronization
 public final class InMemoryTraceStore: TraceStore {
     private struct Entry {
         var exchange: TraceExchange
+        /// Made once on write: a summary parses the URL, and the flows list compares every row's.
+        var summary: TraceSummary
         var storedAt: Date
         var bytes: Int
     }
@@ -20,6 +22,8 @@ public final class InMemoryTraceStore: TraceStore {
         var sequences: [UUID: Int64] = [:]
         var nextSequence: Int64 = 1
         var totalBytes = 0
+        /// Counts writes and prunes: the ``StoreChangeMarker/version``.
+        var version: Int64 = 0
 
         func index(of id: UUID) -> Int? {
             sequences[id].flatMap(index(ofSequence:))
@@ -63,10 +67,12 @@ public final class InMemoryTraceStore: TraceStore {
                 exchange.sequence = state.nextSequence
                 state.sequences[exchange.id] = state.nextSequence
                 state.nextSequence += 1
-                let entry = Entry(exchange: exchange, storedAt: storedAt, bytes: exchange.storedByteCount)
+                let entry = Entry(exchange: exchange, summary: exchange.summary, storedAt: storedAt,
+                                  bytes: exchange.storedByteCount)
                 state.totalBytes += entry.bytes
                 state.entries.append(entry)
             }
+            state.version += 1
             if let bounds, Self.exceeds(state, bounds, now: storedAt) {
                 _ = Self.prune(&state, bounds: bounds, now: storedAt, dryRun: false)
             }
@@ -74,13 +80,13 @@ public final class InMemoryTraceStore: TraceStore {
     }
 
     public func recent(limit: Int) throws -> [TraceSummary] {
-        state.withLock { Array($0.entries.suffix(max(0, limit)).map(\.exchange.summary)) }
+        state.withLock { Array($0.entries.suffix(max(0, limit)).map(\.summary)) }
     }
 
     public func summaries(after sequence: Int64, limit: Int) throws -> [TraceSummary] {
         state.withLock { state in
             let start = sequence < .max ? state.firstIndex(atOrAfter: sequence + 1) : state.entries.count
-            return Array(state.entries[start...].prefix(max(0, limit)).map(\.exchange.summary))
+            return Array(state.entries[start...].prefix(max(0, limit)).map(\.summary))
         }
     }
 
@@ -123,6 +129,51 @@ public final class InMemoryTraceStore: TraceStore {
         state.withLock { state in state.index(ofSequence: sequence).map { state.entries[$0].exchange } }
     }
 
+    // MARK: The flows list
+
+    public func flowPage(_ query: FlowQuery, from anchor: FlowAnchor, limit: Int) throws -> [TraceSummary] {
+        guard limit > 0 else { return [] }
+        let (rows, anchor) = state.withLock { state in
+            (Self.rows(state, query), anchor.replacingSummary { Self.stored($0, in: state) })
+        }
+        return FlowPaging.page(rows, order: query.order, from: anchor, limit: limit)
+    }
+
+    public func flowCount(_ query: FlowQuery) throws -> Int {
+        state.withLock { Self.rows($0, query).count }
+    }
+
+    public func flowRank(_ query: FlowQuery, of summary: TraceSummary) throws -> Int {
+        let (rows, summary) = state.withLock { (Self.rows($0, query), Self.stored(summary, in: $0)) }
+        return FlowPaging.rank(rows, order: query.order, of: summary)
+    }
+
+    public func flowArrivals(_ query: FlowQuery, after sequence: Int64, limit: Int) throws -> [TraceSummary] {
+        state.withLock { state in
+            let start = sequence < .max ? state.firstIndex(atOrAfter: sequence + 1) : state.entries.count
+            return Array(state.entries[start...].lazy.filter { query.includes($0.exchange) }.prefix(max(0, limit))
+                .map(\.summary))
+        }
+    }
+
+    public func changeMarker() throws -> StoreChangeMarker {
+        state.withLock { state in
+            StoreChangeMarker(maxSequence: state.entries.last?.exchange.sequence,
+                              minSequence: state.entries.first?.exchange.sequence, version: state.version)
+        }
+    }
+
+    /// The summaries of the rows `query` includes, oldest first.
+    private static func rows(_ state: State, _ query: FlowQuery) -> [TraceSummary] {
+        guard query.filter != nil || query.ids != nil else { return state.entries.map(\.summary) }
+        return state.entries.filter { query.includes($0.exchange) }.map(\.summary)
+    }
+
+    /// The summary stored with `summary`'s sequence, or `summary` when that row is gone.
+    private static func stored(_ summary: TraceSummary, in state: State) -> TraceSummary {
+        state.index(ofSequence: summary.sequence).map { state.entries[$0].summary } ?? summary
+    }
+
     // MARK: Bounds
 
     public func prune(_ bounds: TraceStoreBounds, now: Date, dryRun: Bool) throws -> PruneResult {
@@ -150,6 +201,7 @@ public final class InMemoryTraceStore: TraceStore {
             for entry in state.entries[..<cut] { state.sequences[entry.exchange.id] = nil }
             state.entries.removeFirst(cut)
             state.totalBytes -= removedBytes
+            state.version += 1
         }
         return result
     }

@@ -8,9 +8,9 @@ import GRDB
 /// use `datetime(started_at, 'unixepoch')`; ids are upper-case UUID text; header lists and attributes are JSON.
 enum SQLiteSchema {
     /// The newest schema this code knows.
-    static let version = 4
+    static let version = 5
     /// The migrations this code knows; a store that ran any other was migrated by a newer Loupe.
-    static let knownMigrations: Set<String> = ["v1", "v2", "v3", "v4"]
+    static let knownMigrations: Set<String> = ["v1", "v2", "v3", "v4", "v5"]
 
     /// The migrations, with the defaults recorded as the bounds of a store migrated to v4.
     static var migrator: DatabaseMigrator { migrator(seeding: .default) }
@@ -30,6 +30,9 @@ enum SQLiteSchema {
         migrator.registerMigration("v4") { db in
             try db.execute(sql: v4)
             try StoreSettings.writeBounds(bounds, in: db)
+        }
+        migrator.registerMigration("v5") { db in
+            try db.execute(sql: v5)
         }
         return migrator
     }
@@ -167,5 +170,14 @@ enum SQLiteSchema {
     private static let v4 = """
         CREATE TABLE store_setting (key TEXT PRIMARY KEY NOT NULL, value) WITHOUT ROWID;
         PRAGMA user_version = 4;
+        """
+
+    /// Version 5: `exchange_response_body_size`, so the flows list sorted by size reads its pages from an index
+    /// like every other sort key (`started_at`, `duration`, `status`, `host` and `operation` were indexed in v1;
+    /// each index ends with the rowid, so it is in (key, sequence) order, the keyset of ``FlowOrder``). A v4 store
+    /// opened read-only still sorts by size, by reading every row (viewers never migrate).
+    private static let v5 = """
+        CREATE INDEX exchange_response_body_size ON exchange(response_body_size);
+        PRAGMA user_version = 5;
         """
 }

@@ -74,7 +74,8 @@ struct RowWriter {
 /// ``TraceTime``, so every reader and renderer downstream meets finite numbers of sane size.
 enum RowReader {
     static let summaryColumns = """
-        sequence, id, operation, method, url, host, path, started_at, duration, outcome, status, error, attempt_count, replay_of
+        sequence, id, operation, method, url, host, path, started_at, duration, outcome, status, error, attempt_count, replay_of,
+        response_body_size
         """
 
     static func summary(_ row: Row) -> TraceSummary {
@@ -84,7 +85,8 @@ enum RowReader {
             startedAt: date(row, "started_at") ?? .distantPast,
             duration: TraceTime.clampedDuration(double(row, "duration")), outcome: outcome(text(row, "outcome")),
             status: int(row, "status"), error: text(row, "error"), attemptCount: max(0, int(row, "attempt_count") ?? 0),
-            replayOf: uuid(row, "replay_of"), host: text(row, "host"), path: text(row, "path"))
+            replayOf: uuid(row, "replay_of"), host: text(row, "host"), path: text(row, "path"),
+            responseBodySize: int(row, "response_body_size"))
     }
 
     static func exchange(_ row: Row, attempts: [TraceAttempt], events: [TraceEvent]) throws -> TraceExchange {
@@ -104,7 +106,8 @@ enum RowReader {
             requestSentAt: date(row, "request_sent_at"), firstByteAt: date(row, "first_byte_at"),
             endedAt: date(row, "ended_at"), status: int(row, "status"), error: text(row, "error"),
             circuitState: text(row, "circuit_state"), retryReason: text(row, "retry_reason"),
-            retryDelay: TraceTime.clampedDuration(double(row, "retry_delay")), notes: notes(text(row, "notes")))
+            retryDelay: TraceTime.clampedDuration(double(row, "retry_delay")),
+            notes: row.hasColumn("notes") ? notes(text(row, "notes")) : [:])  // a v1 or v2 store opened read-only has none
     }
 
     /// One row of the statistics query (operation, host, duration, outcome, attempt count, request and response
@@ -202,5 +205,82 @@ enum RowReader {
     /// Unknown outcomes (from a hand-edited file) read as client errors rather than failing the whole list.
     private static func outcome(_ text: String?) -> ExchangeOutcome {
         text.flatMap(ExchangeOutcome.init(rawValue:)) ?? .clientError
+    }
+}
+
+// MARK: Reading by column position
+
+/// The same readings as ``RowReader/exchange(_:attempts:events:)``, ``RowReader/attempt(_:)`` and
+/// ``RowReader/event(_:)`` for rows selected with the column lists below, read by position rather than by name
+/// (a name costs a lookup on every row), with the JSON columns read by ``StoredJSON`` when they have the shape
+/// Loupe writes: what batched reads of many rows (export) need.
+extension RowReader {
+    /// The columns ``positionalExchange(_:attempts:events:)`` reads, in its order.
+    static let positionalExchangeColumns = """
+        sequence, id, operation, method, url, started_at, ended_at, outcome, status, error, replay_of,
+        request_headers, request_body, request_body_size, request_body_truncated,
+        response_headers, response_body, response_body_size, response_body_truncated
+        """
+
+    /// The columns ``positionalAttempt(_:)`` reads, after `exchange_sequence`; `notes` (schema v3) is `NULL` in an
+    /// older store opened read-only.
+    static func positionalAttemptColumns(hasNotes: Bool) -> String {
+        """
+        exchange_sequence, number, started_at, request_sent_at, first_byte_at, ended_at, status, error, circuit_state,
+        retry_reason, retry_delay, \(hasNotes ? "notes" : "NULL")
+        """
+    }
+
+    /// The columns ``positionalEvent(_:)`` reads, after `exchange_sequence`.
+    static let positionalEventColumns = "exchange_sequence, kind, at, message, attributes"
+
+    static func positionalExchange(_ row: Row, attempts: [TraceAttempt], events: [TraceEvent]) throws -> TraceExchange {
+        func value(_ index: Int) -> DatabaseValue { row[index] }
+        return TraceExchange(
+            id: text(value(1)).flatMap(UUID.init(uuidString:)) ?? UUID(), sequence: int64(value(0)),
+            operation: text(value(2)) ?? "", method: text(value(3)) ?? "", url: text(value(4)) ?? "",
+            startedAt: TraceTime.clampedInstant(double(value(5))) ?? .distantPast,
+            endedAt: TraceTime.clampedInstant(double(value(6))), outcome: outcome(text(value(7))),
+            status: int(value(8)), error: text(value(9)),
+            requestHeaders: try StoredJSON.headers(text(value(11))),
+            requestBody: body(value(12), size: value(13), truncated: value(14)),
+            responseHeaders: try StoredJSON.headers(text(value(15))),
+            responseBody: body(value(16), size: value(17), truncated: value(18)),
+            attempts: attempts, events: events, replayOf: text(value(10)).flatMap(UUID.init(uuidString:)))
+    }
+
+    static func positionalAttempt(_ row: Row) -> TraceAttempt {
+        func value(_ index: Int) -> DatabaseValue { row[index] }
+        func date(_ index: Int) -> Date? { TraceTime.clampedInstant(double(value(index))) }
+        return TraceAttempt(
+            number: int(value(1)) ?? 0, startedAt: date(2) ?? .distantPast, requestSentAt: date(3),
+            firstByteAt: date(4), endedAt: date(5), status: int(value(6)), error: text(value(7)),
+            circuitState: text(value(8)), retryReason: text(value(9)),
+            retryDelay: TraceTime.clampedDuration(double(value(10))), notes: StoredJSON.notes(text(value(11))))
+    }
+
+    static func positionalEvent(_ row: Row) throws -> TraceEvent {
+        func value(_ index: Int) -> DatabaseValue { row[index] }
+        return TraceEvent(
+            kind: ExchangeEventKind(rawValue: text(value(1)) ?? ""),
+            at: TraceTime.clampedInstant(double(value(2))) ?? .distantPast, message: text(value(3)) ?? "",
+            attributes: try StoredJSON.attributes(text(value(4))))
+    }
+
+    /// A column holding an exchange's sequence (`exchange_sequence`), read leniently.
+    static func sequence(_ value: DatabaseValue) -> Int64? {
+        int64(value)
+    }
+
+    /// As ``body(_:prefix:)``: a body exists when its size is set; SQLite may store an empty blob as NULL.
+    private static func body(_ data: DatabaseValue, size: DatabaseValue, truncated: DatabaseValue) -> TraceBody? {
+        guard let size = int(size) else { return nil }
+        let bytes: Data?
+        switch data.storage {
+        case .blob(let blob): bytes = blob
+        case .string(let string): bytes = Data(string.utf8)
+        default: bytes = nil
+        }
+        return TraceBody(data: bytes ?? Data(), size: size, isTruncated: int(truncated).map { $0 != 0 } ?? false)
     }
 }

@@ -83,29 +83,8 @@ public final class SQLiteTraceStore: TraceStore {
         let storedAt = now()
         try guarded {
             try pool.write { db in
-                var exchanges = exchanges
-                // Exchanges pruned since the last write (by any process) are reported on the first one written.
-                if let notice = try StoreSettings.takePending(in: db) {
-                    exchanges[0].events.append(notice.event(on: exchanges[0]))
-                }
-                let rows = RowWriter()
-                let delete = try db.cachedStatement(sql: "DELETE FROM exchange WHERE id = ?")
-                let insert = try db.cachedStatement(sql: RowWriter.insertExchange)
-                let insertAttempt = try db.cachedStatement(sql: RowWriter.insertAttempt)
-                let insertEvent = try db.cachedStatement(sql: RowWriter.insertEvent)
-                for exchange in exchanges {
-                    // Replacing deletes the old row (attempts and events cascade) so the new one gets a fresh
-                    // sequence and live views see it again.
-                    try delete.execute(arguments: [exchange.id.uuidString])
-                    try insert.execute(arguments: rows.exchangeArguments(exchange, storedAt: storedAt))
-                    let sequence = db.lastInsertedRowID
-                    for attempt in exchange.attempts {
-                        try insertAttempt.execute(arguments: rows.attemptArguments(attempt, sequence: sequence))
-                    }
-                    for event in exchange.events {
-                        try insertEvent.execute(arguments: rows.eventArguments(event, sequence: sequence))
-                    }
-                }
+                var inserter = try ExchangeInserter(db, storedAt: storedAt)
+                for exchange in exchanges { try inserter.insert(exchange) }
             }
         }
         if autoPruner?.isDue(afterWriting: exchanges.count) == true { autoPrune() }

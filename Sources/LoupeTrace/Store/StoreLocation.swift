@@ -9,14 +9,6 @@ public enum StoreLocation {
         if let explicit = environment["LOUPE_STORE"], !explicit.isEmpty {
             return explicit
         }
-        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
-            return join(state, "loupe/traces.sqlite")
-        }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-        return join(home, ".local/state/loupe/traces.sqlite")
-    }
-
-    private static func join(_ folder: String, _ rest: String) -> String {
-        folder.hasSuffix("/") ? folder + rest : folder + "/" + rest
+        return XDGDirectories.join(XDGDirectories.stateHome(environment: environment), "loupe/traces.sqlite")
     }
 }

@@ -6,6 +6,10 @@ import Foundation
 /// never from the request path. The query, lookup and prune requirements have default implementations that
 /// read everything through the basic requirements, so a store of your own need only implement those five;
 /// the built-in stores answer them directly (SQLite runs filters in SQL).
+///
+/// The flows requirements (``flowPage(_:from:limit:)`` and its companions) make the inspector's list a window
+/// over the whole store: pages are found by keyset (the sort key and sequence of a row, see ``FlowAnchor``), never
+/// by offset, so no call reads more than the page it returns when the store can serve the order from an index.
 public protocol TraceStore: Sendable {
     /// Stores finished exchanges (replacing any with the same id), assigning their sequence numbers.
     func write(_ exchanges: [TraceExchange]) throws
@@ -32,6 +36,22 @@ public protocol TraceStore: Sendable {
     /// Removes the oldest exchanges (with their attempts and events) until the store is within `bounds`; with
     /// `dryRun`, only says what would go.
     func prune(_ bounds: TraceStoreBounds, now: Date, dryRun: Bool) throws -> PruneResult
+
+    // MARK: The flows list
+
+    /// At most `limit` rows of `query` from `anchor`, always in display order (for ``FlowAnchor/before(_:)`` and
+    /// ``FlowAnchor/last`` too). Walking `.after(page.last)` from `.first` (or `.before(page.first)` from `.last`)
+    /// returns every matching row exactly once.
+    func flowPage(_ query: FlowQuery, from anchor: FlowAnchor, limit: Int) throws -> [TraceSummary]
+    /// How many rows match `query`.
+    func flowCount(_ query: FlowQuery) throws -> Int
+    /// How many matching rows come strictly before `summary` in the query's order: its index, when it matches.
+    func flowRank(_ query: FlowQuery, of summary: TraceSummary) throws -> Int
+    /// At most `limit` matching rows stored after `sequence`, by sequence ascending (whatever the query's order):
+    /// how a live list learns of arrivals, which it then places with ``FlowOrder/precedes(_:_:)``.
+    func flowArrivals(_ query: FlowQuery, after sequence: Int64, limit: Int) throws -> [TraceSummary]
+    /// A token that changes when the store does (see ``StoreChangeMarker``).
+    func changeMarker() throws -> StoreChangeMarker
 }
 
 extension TraceStore {
@@ -78,5 +98,63 @@ extension TraceStore {
     @discardableResult
     public func prune(_ bounds: TraceStoreBounds, now: Date = Date()) throws -> PruneResult {
         try prune(bounds, now: now, dryRun: false)
+    }
+}
+
+// The flows list, read through the basic requirements: every matching row, then ordered in memory.
+extension TraceStore {
+    public func flowPage(_ query: FlowQuery, from anchor: FlowAnchor, limit: Int) throws -> [TraceSummary] {
+        guard limit > 0 else { return [] }
+        return FlowPaging.page(try flowRows(query), order: query.order, from: try anchor.replacingSummary(storedRow),
+                               limit: limit)
+    }
+
+    public func flowCount(_ query: FlowQuery) throws -> Int {
+        try flowRows(query).count
+    }
+
+    public func flowRank(_ query: FlowQuery, of summary: TraceSummary) throws -> Int {
+        FlowPaging.rank(try flowRows(query), order: query.order, of: try storedRow(summary))
+    }
+
+    public func flowArrivals(_ query: FlowQuery, after sequence: Int64, limit: Int) throws -> [TraceSummary] {
+        var found: [TraceSummary] = []
+        var cursor = sequence
+        while found.count < limit {
+            let batch = try summaries(after: cursor, limit: 500)
+            // A store that does not move forward would loop forever.
+            guard let last = batch.last, last.sequence > cursor else { break }
+            cursor = last.sequence
+            for summary in batch where found.count < limit && query.ids.map({ $0.contains(summary.id) }) ?? true {
+                if let filter = query.filter {
+                    guard let exchange = try exchange(id: summary.id), filter.matches(exchange) else { continue }
+                }
+                found.append(summary)
+            }
+        }
+        return found
+    }
+
+    /// The newest and oldest sequences, and the count as the version: rows rewritten in place by a store of your
+    /// own go unnoticed unless it implements this.
+    public func changeMarker() throws -> StoreChangeMarker {
+        StoreChangeMarker(
+            maxSequence: try recent(limit: 1).first?.sequence,
+            minSequence: try summaries(after: Int64.min, limit: 1).first?.sequence, version: Int64(try count()))
+    }
+
+    /// The rows of `query`, in no particular order.
+    private func flowRows(_ query: FlowQuery) throws -> [TraceSummary] {
+        let rows = query.filter == nil
+            ? try summaries(after: Int64.min, limit: Int.max)
+            : try exchanges(matching: query.filter, limit: Int.max).map(\.summary)
+        guard let ids = query.ids else { return rows }
+        return rows.filter { ids.contains($0.id) }
+    }
+
+    /// The row stored with `summary`'s sequence, or `summary` itself when that row is gone.
+    private func storedRow(_ summary: TraceSummary) throws -> TraceSummary {
+        guard summary.sequence > Int64.min else { return summary }
+        return try summaries(after: summary.sequence - 1, limit: 1).first { $0.sequence == summary.sequence } ?? summary
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Loupe
 import LoupeAsyncHTTPClient
 import LoupeDemo
+import LoupeTUI
 import LoupeTrace
 
 /// `loupe demo`: a flaky API on loopback, traffic through the client, recorded and shown live.
@@ -39,6 +40,8 @@ struct DemoCommand: AsyncParsableCommand {
     var pause: CountArgument = 250
 
     func run() async throws {
+        // A mistake in keys.toml is reported before anything starts.
+        let keymap = headless ? Keymap.standard : try TUICommand.keymap()
         let storeArgument = store ?? defaultDemoStore()
         let (store, path) = try StoreAccess.openForWriting(storeArgument)
         defer { StoreAccess.reportPrunes(store, path: path) }  // what keeping the store within its bounds removed
@@ -62,7 +65,9 @@ struct DemoCommand: AsyncParsableCommand {
             return
         }
         let trafficTask = Task { await traffic.run() }
-        let result = await Result(catching: { try await Inspector.run(store: store, path: path, replayer: StoreReplayer(inspector: inspector)) })
+        let app = InspectorApp(store: store, storeName: path, replayer: StoreReplayer(inspector: inspector),
+                               keymap: keymap, history: FilePromptHistory())
+        let result = await Result(catching: { try await Inspector.run(app) })
         trafficTask.cancel()
         _ = await trafficTask.value
         await inspector.shutdown()

@@ -5,7 +5,8 @@ import LoupeTrace
 /// `loupe export [STORE] --har FILE [--filter EXPR]`: the matching exchanges as a HAR 1.2 file, oldest first.
 ///
 /// The file is written beside its final place and renamed over it at the end, so a reader never sees half a file
-/// and a failed export leaves any previous file as it was. Exchanges are read and written one at a time.
+/// and a failed export leaves any previous file as it was. Exchanges are read in batches (a few queries per
+/// batch, none per exchange) and written entry by entry, so memory does not grow with the store.
 struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export", abstract: "Export recorded exchanges as a HAR 1.2 file.",
@@ -48,24 +49,13 @@ struct ExportCommand: AsyncParsableCommand {
         var writer = HARWriter(sink: sink)
         do {
             try writer.begin()
-            if let filter {
-                // Summaries are small; each exchange is then read whole, one at a time.
-                for summary in try store.summaries(matching: filter, limit: Int.max) {
-                    if let exchange = try store.exchange(id: summary.id) { try writer.append(exchange) }
-                }
-            } else {
-                var after = Int64.min
-                while true {
-                    let page = try store.summaries(after: after, limit: 500)
-                    for summary in page {
-                        if let exchange = try store.exchange(id: summary.id) { try writer.append(exchange) }
-                    }
-                    guard let last = page.last else { break }
-                    after = last.sequence
-                }
+            try store.forEachBatch(matching: filter) { batch in
+                for exchange in batch { try writer.append(exchange) }
             }
             try writer.finish()
         } catch let error as TraceStoreError {
+            throw StoreAccess.readFailure(error)
+        } catch let error as TraceFilterError {
             throw StoreAccess.readFailure(error)
         }
         return writer.count

@@ -4,8 +4,10 @@ import LoupeTrace
 
 /// `loupe import FILE.har [--store PATH]`: the entries of a HAR file (Loupe's, a browser's, a proxy's) as exchanges.
 ///
-/// The whole file is read and checked before the store is opened, and the exchanges are written in one
-/// transaction: a bad file changes nothing.
+/// The file is read twice, entry by entry, so memory does not grow with it: first its JSON and the shape of its log
+/// are checked (a truncated, garbled or non-HAR file is refused before the store is opened), then each entry is
+/// decoded, converted and written as it is read, all in one transaction. An entry refused on that second pass (a
+/// missing URL, a time outside 0000–9999) rolls the transaction back: no exchange of the file is imported.
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import", abstract: "Import a HAR file into a trace store.",
@@ -27,20 +29,24 @@ struct ImportCommand: AsyncParsableCommand {
     func run() async throws {
         // A directory, FIFO or device (`/dev/zero`) is refused before any read, which could otherwise never end.
         let path = try InputFile.regular(StoreAccess.expandTilde(file), role: "HAR file")
-        let policy = redaction.policy
-        let exchanges: [TraceExchange]
+        let url = URL(fileURLWithPath: path)
+        let importer = HARImporter(redaction: redaction.policy)
+        let entries: Int
         do {
-            exchanges = try HARImporter(redaction: policy).exchanges(contentsOf: URL(fileURLWithPath: path))
+            entries = try importer.check(contentsOf: url)
         } catch {
             throw CommandFailure.badInput("\(path): \(error)")
         }
         let (store, storePath) = try StoreAccess.openForWriting(store)
         defer { StoreAccess.reportPrunes(store, path: storePath) }  // what keeping the store within its bounds removed
+        let count: Int
         do {
-            try store.write(exchanges)
+            count = try store.writeAll { sink in try importer.forEachExchange(contentsOf: url, sink) }
+        } catch let error as HARImportError {
+            throw CommandFailure.badInput("\(path): \(error)")
         } catch {
-            throw CommandFailure.badInput("cannot write \(exchanges.count) exchange(s) to \(storePath), none imported: \(error)")
+            throw CommandFailure.badInput("cannot write \(entries) exchange(s) to \(storePath), none imported: \(error)")
         }
-        print(TerminalText.line("Imported \(exchanges.count) exchange(s) from \(path) into \(storePath)"))
+        print(TerminalText.line("Imported \(count) exchange(s) from \(path) into \(storePath)"))
     }
 }

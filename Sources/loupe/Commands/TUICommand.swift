@@ -10,29 +10,42 @@ struct TUICommand: AsyncParsableCommand {
     @Argument(help: "The trace store (default: $LOUPE_STORE or the XDG state store). Viewed read-only; created empty if missing, so recordings started later appear live.")
     var store: String?
 
-    @Option(help: "Only show exchanges matching EXPR (the `loupe list --filter` language).")
+    @Option(help: "Start with this filter (the `loupe list --filter` language); f changes it.")
     var filter: String?
+
+    @Flag(help: "Leave the mouse to the terminal (no click, double-click or wheel handling).")
+    var noMouse = false
 
     func run() async throws {
         let filter = try FilterOption.parse(self.filter)
+        let keymap = try Self.keymap()
         // Looking never writes: the store is read-only, and a writer opens only when a replay is recorded.
         let (store, path) = try StoreAccess.openForViewing(store)
         let replayer = StoreReplayer(path: path)
-        let result = await Result(catching: {
-            try await Inspector.run(
-                store: store, path: path, replayer: replayer, filter: filter.map { InspectorFilter($0, store: store) })
-        })
+        let app = InspectorApp(store: store, storeName: path, replayer: replayer, filter: filter, keymap: keymap,
+                               history: FilePromptHistory())
+        let result = await Result(catching: { try await Inspector.run(app, mouse: !noMouse) })
         await replayer.shutdown()
         try result.get()
+    }
+
+    /// The standard keys with the user's keys.toml applied; a mistake in the file is one line and exit 2.
+    static func keymap(path: String = KeysFile.defaultPath(),
+                       environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Keymap {
+        let overrides = try KeysFile.load(path: path, environment: environment)
+        do {
+            return try Keymap.standard.applying(overrides)
+        } catch {
+            throw CommandFailure.badInput("\(KeysFile.displayPath(path, environment: environment)): \(error)")
+        }
     }
 }
 
 /// Runs the inspector on the real terminal, restoring it however the run ends.
 enum Inspector {
-    static func run(store: any TraceStore, path: String, replayer: (any ExchangeReplaying)?, filter: InspectorFilter? = nil) async throws {
-        let app = InspectorApp(store: store, storeName: path, replayer: replayer, filter: filter)
+    static func run(_ app: InspectorApp, mouse: Bool = true) async throws {
         do {
-            try await TerminalInspector.run(app)
+            try await TerminalInspector.run(app, mouse: mouse)
         } catch let failure as CursesScreen.Failure {
             throw CommandFailure.badInput("cannot start the terminal UI: \(failure)")
         }

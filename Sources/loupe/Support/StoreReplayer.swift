@@ -30,22 +30,28 @@ final class StoreReplayer: ExchangeReplaying {
     }
 
     func replay(_ exchange: TraceExchange) async throws -> String {
+        try await replayResult(exchange).message
+    }
+
+    func replayResult(_ exchange: TraceExchange) async throws -> ExchangeReplayResult {
         let inspector: NetworkTraceInspector
         switch openRecorder() {
         case .success(let opened): inspector = opened
-        case .failure(let failure): return "replay failed: \(failure.message)"
+        case .failure(let failure): return ExchangeReplayResult(message: "replay failed: \(failure.message)")
         }
-        guard let url = URL(string: exchange.url) else { return "replay failed: bad recorded URL" }
+        guard let url = URL(string: exchange.url) else { return ExchangeReplayResult(message: "replay failed: bad recorded URL") }
         let client = Client(baseURL: url, transport: AsyncHTTPClientTransport(), observer: inspector)
         do {
             let response = try await TraceReplayer(client: client).replay(exchange)
             await inspector.flush()
-            return "replayed \(exchange.method) \(exchange.pathAndQuery) → \(response.status.code) in \(Formatting.milliseconds(response.duration))"
+            return ExchangeReplayResult(
+                message: "replayed \(exchange.method) \(exchange.pathAndQuery) → \(response.status.code) in \(Formatting.milliseconds(response.duration))",
+                status: response.status.code, duration: .seconds(response.duration))
         } catch let error as ClientError {
             await inspector.flush()
-            return "replay failed: \(error.underlyingError)"
+            return ExchangeReplayResult(message: "replay failed: \(error.underlyingError)")
         } catch {
-            return "replay failed: \(error)"
+            return ExchangeReplayResult(message: "replay failed: \(error)")
         }
     }
 

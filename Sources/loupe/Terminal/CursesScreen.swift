@@ -31,8 +31,9 @@ final class CursesScreen: Screen {
     private var attributes: [Style: (attrs: attr_t, pair: Int16)] = [:]
     private var signalSources: [any DispatchSourceSignal] = []
 
-    /// Takes over the terminal: locale from the environment, cbreak, no echo, keypad, hidden cursor, colours.
-    init() throws {
+    /// Takes over the terminal: locale from the environment, cbreak, no echo, keypad, hidden cursor, colours,
+    /// and (with `mouse`) clicks and the wheel.
+    init(mouse: Bool = true) throws {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { throw Failure.notATerminal }
         setlocale(LC_ALL, "")
         TerminalRescue.arm()
@@ -44,6 +45,7 @@ final class CursesScreen: Screen {
             active = true
         }
         loupe_configure_input()
+        if mouse { loupe_enable_mouse() }
         let noColor = !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
         attributes = noColor || !has_colors() ? Self.monochrome() : Self.coloured()
         installSignalHandlers()
@@ -81,9 +83,47 @@ final class CursesScreen: Screen {
         let milliseconds = max(0, Int(parts.seconds) * 1000 + Int(parts.attoseconds / 1_000_000_000_000_000))
         var code: UInt32 = 0
         let result = loupe_read(Int32(min(milliseconds, 60_000)), &code)
-        if result == loupe_key_code_yes() { return Self.functionKey(Int32(bitPattern: code)) }
+        if result == loupe_key_code_yes() {
+            if Int32(bitPattern: code) == loupe_key_mouse() { return Self.mouseKey() }
+            return Self.functionKey(Int32(bitPattern: code))
+        }
         guard result == OK else { return nil }
         return Self.characterKey(code)
+    }
+
+    func copyToClipboard(_ text: String) -> Bool {
+        let environment = ProcessInfo.processInfo.environment
+        guard OSC52.isLikelySupported(environment: environment, terminfoHasMs: loupe_terminfo_has_ms() != 0),
+              let sequence = OSC52.sequence(for: text, environment: environment) else { return false }
+        Self.active.withLock { active in
+            if active { loupe_write_raw(sequence) }
+        }
+        return true
+    }
+
+    /// Whether a child program (the editor) has the terminal: Ctrl-C and Ctrl-\\ are then the child's, not ours.
+    private static let suspended = Mutex(false)
+
+    func suspend(while body: () -> Void) {
+        Self.active.withLock { active in
+            if active { loupe_suspend() }
+        }
+        Self.suspended.withLock { $0 = true }
+        body()
+        Self.suspended.withLock { $0 = false }
+        Self.active.withLock { active in
+            if active { loupe_resume() }
+        }
+    }
+
+    private static func mouseKey() -> Key? {
+        var x: Int32 = 0, y: Int32 = 0
+        switch loupe_get_mouse(&x, &y) {
+        case 1: return .mouse(MouseEvent(.press, x: Int(x), y: Int(y)))
+        case 2: return .mouse(MouseEvent(.wheelUp, x: Int(x), y: Int(y)))
+        case 3: return .mouse(MouseEvent(.wheelDown, x: Int(x), y: Int(y)))
+        default: return nil
+        }
     }
 
     /// Gives the terminal back (`endwin`); safe to call more than once and from `defer`.
@@ -112,6 +152,7 @@ final class CursesScreen: Screen {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
+                if number == SIGINT || number == SIGQUIT, CursesScreen.suspended.withLock({ $0 }) { return }
                 CursesScreen.restoreTerminal()
                 exit(status)
             }
@@ -169,7 +210,8 @@ final class CursesScreen: Screen {
         let table: [Style: attr_t] = [
             .dim: dim, .header: bold | underline, .selection: reverse, .statusClientError: bold,
             .statusServerError: bold, .error: bold, .footerKey: bold, .footerText: reverse, .title: reverse | bold,
-            .replay: bold, .heading: bold,
+            .replay: bold, .heading: bold, .mark: bold, .searchHit: reverse | underline, .activeTab: reverse | bold,
+            .tab: dim, .cursor: reverse, .jsonLiteral: bold,
         ]
         return Dictionary(uniqueKeysWithValues: Style.allCases.map { ($0, (attrs: table[$0] ?? loupe_a_normal(), pair: Int16(0))) })
     }
@@ -189,6 +231,10 @@ final class CursesScreen: Screen {
             (.footerKey, nil, nil, bold), (.footerText, COLOR_BLACK, COLOR_CYAN, 0),
             (.title, COLOR_WHITE, COLOR_BLUE, bold), (.replay, COLOR_MAGENTA, nil, bold),
             (.heading, COLOR_YELLOW, nil, bold), (.label, COLOR_CYAN, nil, 0),
+            (.jsonString, COLOR_GREEN, nil, 0), (.jsonNumber, COLOR_MAGENTA, nil, 0), (.jsonLiteral, COLOR_YELLOW, nil, 0),
+            (.timingSend, COLOR_CYAN, nil, 0), (.timingWait, COLOR_YELLOW, nil, 0), (.timingReceive, COLOR_GREEN, nil, 0),
+            (.mark, COLOR_MAGENTA, nil, bold), (.searchHit, COLOR_BLACK, COLOR_YELLOW, 0), (.tab, nil, nil, loupe_a_dim()),
+            (.activeTab, COLOR_BLACK, COLOR_GREEN, bold), (.prompt, nil, nil, 0), (.cursor, COLOR_BLACK, COLOR_WHITE, 0),
         ]
         var table: [Style: (attrs: attr_t, pair: Int16)] = [:]
         for (index, entry) in scheme.enumerated() {

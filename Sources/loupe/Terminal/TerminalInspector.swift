@@ -3,8 +3,8 @@ import LoupeTUI
 /// Runs an ``InspectorApp`` on the real terminal (what `loupe tui` does), restoring the terminal on every exit.
 enum TerminalInspector {
     /// Takes over the terminal, runs `app` until the user quits, and gives the terminal back, also on errors.
-    static func run(_ app: InspectorApp) async throws {
-        let screen = try CursesScreen()
+    static func run(_ app: InspectorApp, mouse: Bool = true) async throws {
+        let screen = try CursesScreen(mouse: mouse)
         defer { screen.shutdown() }
         try await app.run(on: screen)
     }

@@ -45,7 +45,7 @@ struct SchemaMigrationTests {
              try Double.fetchOne(db, sql: "SELECT stored_at FROM exchange"),
              try Int.fetchOne(db, sql: "SELECT stored_bytes FROM exchange"))
         }
-        #expect(version == 4 && storedAt == 1001.5)
+        #expect(version == SQLiteSchema.version && storedAt == 1001.5)
         // Allowance, id, URL, operation, method, header lists as JSON, body, attempt (breaker state), event texts.
         #expect(storedBytes == 200 + 36 + 30 + 9 + 3 + 2 + 36 + 2 + (40 + 4) + (40 + 7 + 15 + 2))
         #expect(try store.exchange(id: UUID(uuidString: "0F000000-0000-4000-8000-000000000001")!)?.attempts.count == 1)
@@ -55,18 +55,18 @@ struct SchemaMigrationTests {
         #expect(result.removedCount == 1 && result.reasons == [.age])
     }
 
-    @Test("a store migrated by a newer Loupe (an unknown v5 migration) is refused")
+    @Test("a store migrated by a newer Loupe (an unknown v6 migration) is refused")
     func unknownMigration() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let path = folder.file("traces.sqlite")
         do {
             let store = try SQLiteTraceStore(path: path)
-            try store.pool.write { db in try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v5')") }
+            try store.pool.write { db in try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v6')") }
             try store.close()
         }
         let error = try #require(throws: TraceStoreError.self) { try SQLiteTraceStore(path: path) }
         #expect(error.code == .newerSchema)
-        #expect(error.description.contains("reads up to 4"))
+        #expect(error.description.contains("reads up to \(SQLiteSchema.version)"))
     }
 }

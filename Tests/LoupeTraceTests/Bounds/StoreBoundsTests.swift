@@ -62,7 +62,7 @@ struct StoreBoundsTests {
             try StoreFixtures.oldStore(at: path, upTo: "v3")
             let store = try SQLiteTraceStore(path: path, bounds: bounds)
             #expect(try store.bounds == expected)
-            #expect(try store.pool.read { try Int.fetchOne($0, sql: "PRAGMA user_version") } == 4)
+            #expect(try store.pool.read { try Int.fetchOne($0, sql: "PRAGMA user_version") } == SQLiteSchema.version)
             #expect(try store.count() == 1)
         }
     }

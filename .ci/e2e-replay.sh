@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# `loupe replay` on the real binary against .ci/replay-server.py (a server written apart from Loupe): repeats
+# recorded as linked copies, diffs that fail on a changed field and pass with --ignore, noise learned from repeated
+# runs, --base-url reaching a second server, HAR sources, the confirmation for POST, the JSON report, bad input.
+set -uo pipefail
+loupe="$1"
+here="$(cd "$(dirname "$0")" && pwd)"
+work=$(mktemp -d)
+session="loupe-replay-$$"
+pids=()
+cleanup() {
+  tmux kill-session -t "$session" 2>/dev/null || true
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+passed=0
+ok() { passed=$((passed + 1)); echo "   ok: $*"; }
+fail() { echo "E2E-REPLAY FAILED: $*"; [ -f "$work/out.txt" ] && head -c 3000 "$work/out.txt"; exit 1; }
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+wait_port() { for _ in $(seq 50); do python3 -c "import socket; socket.create_connection(('127.0.0.1',$1),0.2)" 2>/dev/null && return 0; sleep 0.1; done; fail "server on $1 never came up"; }
+# count PORT 'METHOD PATH': how many such requests the server has seen (python, not curl: CI installs no curl).
+count() { python3 -c "import json,sys,urllib.request; print(json.load(urllib.request.urlopen('http://127.0.0.1:$1/count')).get(sys.argv[1], 0))" "$2"; }
+set_price() { python3 -c "import urllib.request; urllib.request.urlopen(urllib.request.Request('http://127.0.0.1:$1/price?value=$2', method='POST'))"; }
+# run EXPECTED_EXIT DESCRIPTION COMMAND...: stdout to out.txt, stderr to err.txt, within 30 s.
+run() {
+  local want="$1" what="$2"; shift 2
+  timeout 30 "$@" >"$work/out.txt" 2>"$work/err.txt" </dev/null
+  local code=$?
+  [ "$code" -eq 124 ] && fail "$what: hung"
+  [ "$code" -eq "$want" ] || fail "$what: exit $code, want $want; stderr: $(head -c 600 "$work/err.txt")"
+  if grep -qiE 'fatal error|stack dump|backtrace' "$work/err.txt" "$work/out.txt"; then fail "$what: crash text"; fi
+}
+
+port_a=$(free_port); port_b=$(free_port)
+python3 "$here/replay-server.py" "$port_a" a >/dev/null 2>&1 & pids+=($!)
+python3 "$here/replay-server.py" "$port_b" b >/dev/null 2>&1 & pids+=($!)
+wait_port "$port_a"; wait_port "$port_b"
+a="http://127.0.0.1:$port_a"; b="http://127.0.0.1:$port_b"
+store="$work/traces.sqlite"
+"$loupe" send GET "$a/items" --store "$store" >/dev/null 2>&1 || fail "recording /items"
+"$loupe" send GET "$a/volatile" --store "$store" >/dev/null 2>&1 || fail "recording /volatile"
+"$loupe" send POST "$a/orders" --json '{"item":"book"}' --store "$store" >/dev/null 2>&1 || fail "recording /orders"
+items_id=$(sqlite3 "$store" "SELECT id FROM exchange WHERE url LIKE '%/items'")
+
+echo "-- --times 20 --concurrency 4 records 20 linked copies"
+run 0 "replay --times 20" "$loupe" replay "$store" --id '#1' --times 20 --concurrency 4
+grep -q '^Replayed 20 requests (1 exchange × 20) in .*concurrency 4$' "$work/out.txt" || fail "summary line"
+grep -q '^Statuses: 200 ×20$' "$work/out.txt" || fail "status counts"
+grep -q '^Latency: p50 .* ms, p95 .*, p99 ' "$work/out.txt" || fail "latency percentiles"
+[ "$(sqlite3 "$store" "SELECT COUNT(*) FROM exchange WHERE replay_of = '$items_id'")" = 20 ] || fail "20 rows linked by replay_of"
+[ "$("$loupe" list "$store" --filter '~replay' --limit 100 | wc -l)" = 20 ] || fail "list --filter '~replay' shows 20"
+[ "$(count "$port_a" "GET /items")" = 21 ] || fail "the server saw $(count "$port_a" "GET /items") requests for /items, want 21"
+[ "$(sqlite3 "$store" "SELECT COUNT(*) FROM exchange WHERE replay_of IS NULL")" = 3 ] || fail "an original was overwritten"
+ok "20 replays recorded, each linked to the original; the original kept"
+
+echo "-- --diff: exit 0 when the answer is as recorded, 1 on a changed field, 0 with --ignore"
+run 0 "diff, unchanged" "$loupe" replay "$store" --id '#1' --diff
+grep -q 'the replay answers as recorded' "$work/out.txt" || fail "unchanged diff wording"
+set_price "$port_a" 12
+run 1 "diff, changed price" "$loupe" replay "$store" --id '#1' --diff
+grep -qF '    $.items[3].price: 10 → 12' "$work/out.txt" || fail "the changed field is not reported by path"
+run 0 "diff --ignore" "$loupe" replay "$store" --id '#1' --diff --ignore '$.items[3].price'
+run 0 "diff --ignore wildcard" "$loupe" replay "$store" --id '#1' --diff --ignore '$.items[*].price'
+grep -q 'left out by --ignore' "$work/out.txt" || fail "ignored differences are not counted in the summary"
+ok "--diff exits 1 on a changed field (reported as \$.items[3].price: 10 → 12) and 0 with --ignore"
+
+echo "-- --noise-runs: a field that changes on every call is noise"
+run 1 "volatile without noise runs" "$loupe" replay "$store" --id '#2' --diff
+grep -qF '$.requestId: ' "$work/out.txt" || fail "the volatile field is not reported without noise runs"
+run 0 "volatile with noise runs" "$loupe" replay "$store" --id '#2' --diff --noise-runs 2
+grep -qF 'noise (changed between identical requests, not counted): $.requestId, $.generatedAt' "$work/out.txt" || fail "noise not reported"
+run 1 "noise does not hide a real change" "$loupe" replay "$store" --filter '(~u items | ~u volatile) & !~replay' --diff --noise-runs 2
+grep -qF '$.items[3].price: 10 → 12' "$work/out.txt" || fail "a real change was hidden by noise runs"
+ok "--noise-runs ignores fields that change on every call, not real changes"
+
+echo "-- --base-url reaches a second server"
+before_a=$(count "$port_a" "GET /items")
+run 1 "base-url" "$loupe" replay "$store" --id '#1' --base-url "$b" --diff
+[ "$(count "$port_b" "GET /items")" = 1 ] || fail "server b was not reached"
+[ "$(count "$port_a" "GET /items")" = "$before_a" ] || fail "server a was reached"
+grep -qF 'header:X-Server: a → b' "$work/out.txt" || fail "the diff does not show the other server"
+[ "$(sqlite3 "$store" "SELECT url FROM exchange ORDER BY sequence DESC LIMIT 1")" = "$b/items" ] || fail "the replay's URL is not on b"
+ok "--base-url rewrote scheme, host and port, kept the path, and reached the second server"
+
+echo "-- a refused connection, -H, --json"
+run 1 "dead server" "$loupe" replay "$store" --id '#1' --base-url "http://127.0.0.1:1" --times 3
+grep -q '^Errors: 3 (connect failed ×3)$' "$work/out.txt" || fail "errors are not counted"
+run 1 "json" "$loupe" replay "$store" --id '#1' --times 2 --diff --json -H 'X-Replay: e2e'
+python3 - "$work/out.txt" <<'PY' || fail "--json report shape"
+import json, sys
+report = json.load(open(sys.argv[1]))
+assert report["requests"] == 2 and report["differing"] == 2 and report["statuses"] == {"200": 2}, report
+for key in ("elapsedSeconds", "requestsPerSecond", "latencyMs", "failed", "errors", "replays"):
+    assert key in report, key
+replay = report["replays"][0]
+assert replay["same"] is False and replay["status"] == 200 and replay["replaySequence"] > 0
+assert replay["differences"][0] == {"path": "$.items[3].price", "change": "changed", "from": "10", "to": "12",
+                                    "text": "$.items[3].price: 10 → 12"}, replay["differences"]
+PY
+ok "failures counted with exit 1; the JSON report has the documented shape"
+
+echo "-- POST: refused without a terminal unless --yes; asked on a terminal"
+orders_before=$(count "$port_a" "POST /orders")
+run 2 "POST without --yes" "$loupe" replay "$store" --id '#3'
+grep -q "^loupe: POST .*not idempotent.*pass --yes" "$work/err.txt" || fail "refusal wording: $(cat "$work/err.txt")"
+[ "$(count "$port_a" "POST /orders")" = "$orders_before" ] || fail "a refused POST was sent"
+run 0 "POST --yes" "$loupe" replay "$store" --id '#3' --yes --times 2
+[ "$(count "$port_a" "POST /orders")" = $((orders_before + 2)) ] || fail "POST --yes was not sent twice"
+tmux new-session -d -s "$session" -x 220 -y 20 "'$loupe' replay '$store' --id '#3' --times 50 --rate 50; echo EXIT=\$?; sleep 30"
+for _ in $(seq 100); do tmux capture-pane -p -t "$session" > "$work/out.txt"; grep -q 'Send it again 50 times? \[y/N\]' "$work/out.txt" && break; sleep 0.1; done
+grep -q 'Send it again 50 times? \[y/N\]' "$work/out.txt" || fail "no confirmation prompt on a terminal"
+tmux send-keys -t "$session" y Enter
+for _ in $(seq 100); do tmux capture-pane -p -t "$session" > "$work/out.txt"; grep -q 'EXIT=' "$work/out.txt" && break; grep -q '█' "$work/out.txt" && cp "$work/out.txt" "$work/bar.txt"; sleep 0.1; done
+grep -q 'EXIT=0' "$work/out.txt" || fail "confirmed replay did not finish with 0"
+[ -f "$work/bar.txt" ] || fail "no progress bar on a terminal"
+[ "$(count "$port_a" "POST /orders")" = $((orders_before + 52)) ] || fail "the confirmed POST was not sent 50 times"
+tmux kill-session -t "$session" 2>/dev/null || true
+ok "POST replays need --yes without a terminal; on one they ask, and a progress bar runs"
+
+echo "-- a HAR file as the source, recorded into another store with its original"
+"$loupe" export "$store" --har "$work/items.har" --filter '~u items & !~replay' >/dev/null || fail "export"
+run 1 "HAR replay" "$loupe" replay "$work/items.har" --id '#1' --store "$work/from-har.sqlite" --times 3 --diff
+[ "$(sqlite3 "$work/from-har.sqlite" "SELECT COUNT(*) FROM exchange WHERE replay_of = '$items_id'")" = 3 ] || fail "HAR replays are not linked"
+[ "$(sqlite3 "$work/from-har.sqlite" "SELECT COUNT(*) FROM exchange WHERE id = '$items_id'")" = 1 ] || fail "the HAR original was not brought along"
+ok "a HAR source replays into --store, with its original there so the link resolves"
+
+echo "-- bad input: exit 2 and one line"
+for args in "--id #1 --times 0" "--id #1 --concurrency 0" "--id #1 --rate inf" "--id #1 --base-url ftp://x" \
+            "--id #1 --diff --ignore \$.items[" "--id #1 --noise-runs 2" "--id #9999" "--filter ~nope" "--id #1 --raw --retries 2"; do
+  read -r -a argv <<< "$args"
+  run 2 "replay $args" "$loupe" replay "$store" "${argv[@]}"
+  [ "$(wc -l < "$work/err.txt")" -eq 1 ] && grep -q '^loupe: ' "$work/err.txt" || fail "replay $args: not one loupe: line: $(cat "$work/err.txt")"
+done
+ok "bad numbers, URLs, patterns, ids and filters: exit 2 with one line"
+
+echo "E2E-REPLAY passed"
+echo "e2e-replay: $passed passed, 0 failed"

@@ -1,0 +1,63 @@
+import Foundation
+import LoupeTrace
+
+/// The Request and Response tabs: what was sent and what came back, heads first, then the body.
+extension DetailTabs {
+    func requestLines(_ view: BodyView) -> [StyledLine] {
+        var lines = overview
+        lines += [.empty, StyledLine([.init("Request  ", .heading), .init(exchange.method + " " + exchange.url)])]
+        let query = URLComponents(string: exchange.url)?.queryItems ?? []
+        if !query.isEmpty {
+            lines += [.empty, Self.heading("Query (\(query.count))")]
+            lines += query.map { StyledLine([.init("  " + $0.name + ": ", .label), .init($0.value ?? "")]) }
+        }
+        lines += headerSection("Request headers", exchange.requestHeaders)
+        return Self.safe(lines) + bodySection("Request body", exchange.requestBody, headers: exchange.requestHeaders, view)
+    }
+
+    func responseLines(_ view: BodyView) -> [StyledLine] {
+        var lines = [responseStatus]
+        let hasResponse = exchange.status != nil || !exchange.responseHeaders.isEmpty || exchange.responseBody != nil
+        guard hasResponse else { return Self.safe(lines) }
+        lines += headerSection("Response headers", exchange.responseHeaders)
+        return Self.safe(lines) + bodySection("Response body", exchange.responseBody, headers: exchange.responseHeaders, view)
+    }
+
+    /// What identifies the exchange: operation, start, outcome, id, trace.
+    private var overview: [StyledLine] {
+        var lines: [StyledLine] = []
+        if !exchange.operation.isEmpty { lines.append(StyledLine([.init("operation ", .dim), .init(exchange.operation)])) }
+        lines.append(StyledLine([
+            .init("started ", .dim), .init(ClockFormat.dateAndTime(exchange.startedAt, calendar: calendar)),
+            .init("  outcome ", .dim), .init(exchange.outcome.rawValue, exchange.outcome == .success ? .normal : .error),
+        ]))
+        let sequence = exchange.sequence.map { "  #\($0)" } ?? ""
+        lines.append(StyledLine([.init("id ", .dim), .init(exchange.id.uuidString.lowercased() + sequence, .dim)]))
+        if let trace = exchange.traceContext {
+            lines.append(StyledLine([.init("trace ", .dim), .init("\(trace.traceID) span \(trace.spanID)", .dim)]))
+        }
+        return lines
+    }
+
+    /// The status line with its reason phrase; a response may still end in an error (a body cut short, a
+    /// validator's verdict), so both are said.
+    private var responseStatus: StyledLine {
+        let title = StyledLine.Span("Response  ", .heading)
+        if let status = exchange.status {
+            let error: [StyledLine.Span] = exchange.error.map { [.init("  error: ", .dim), .init($0, .error)] } ?? []
+            return StyledLine([title, .init(HTTPReasonPhrase.statusLine(status), StatusStyle.style(for: status))] + error)
+        }
+        if let error = exchange.error { return StyledLine([title, .init("no response: " + error, .error)]) }
+        return StyledLine([title, .init(exchange.endedAt == nil ? "waiting…" : "none", .dim)])
+    }
+
+    private func headerSection(_ title: String, _ fields: [TraceHeader]) -> [StyledLine] {
+        let lines = fields.map { StyledLine([.init("  " + $0.name + ": ", .label), .init($0.value)]) }
+        return [.empty, Self.heading(title + " (\(fields.count))")] + (lines.isEmpty ? [StyledLine("  (none)", style: .dim)] : lines)
+    }
+
+    /// The body's lines come out of ``BodyFormatter`` already safe for a terminal.
+    private func bodySection(_ title: String, _ body: TraceBody?, headers: [TraceHeader], _ view: BodyView) -> [StyledLine] {
+        return [.empty, Self.heading(title, note: BodyFormatter.sizeNote(body))] + BodyFormatter.lines(body, headers: headers, view: view)
+    }
+}

@@ -1,0 +1,60 @@
+extension Keymap {
+    /// The default keys: mitmproxy's console letters (`f` `o` `v` `m` `M` `U` `x` `r` `:` `F`), vi movement plus
+    /// arrows, readline editing in prompts. The digits 2–4 are kept for the timeline, circuits and metrics screens.
+    package static let standard = Keymap(bindings: [
+        // Movement, on every screen that scrolls.
+        KeyBinding([.up, "k"], .moveUp, "up", in: [.flows, .detail, .diff, .help]),
+        KeyBinding([.down, "j"], .moveDown, "down", in: [.flows, .detail, .diff, .help]),
+        KeyBinding([.pageUp, .ctrl("b")], .pageUp, "page up", in: [.flows, .detail, .diff, .help]),
+        KeyBinding([.pageDown, .ctrl("f"), " "], .pageDown, "page down", in: [.flows, .detail, .diff, .help]),
+        KeyBinding([.home, "g"], .top, "top", in: [.flows, .detail, .diff, .help]),
+        KeyBinding([.end, "G"], .bottom, "bottom", in: [.flows, .detail, .diff, .help]),
+        // The flows list.
+        KeyBinding([.enter, .right, "l"], .open, "open", footer: true, in: [.flows]),
+        KeyBinding(["f"], .filter, "filter", footer: true, in: [.flows, .detail]),
+        KeyBinding(["/"], .search, "search", footer: true, in: [.flows, .detail, .diff, .help]),
+        KeyBinding(["n"], .searchNext, "next", footer: false, in: [.flows, .detail, .help]),
+        KeyBinding(["N"], .searchPrevious, "previous", in: [.flows, .detail, .help]),
+        KeyBinding(["n"], .searchNext, "next difference", footer: true, in: [.diff]),
+        KeyBinding(["N"], .searchPrevious, "previous difference", footer: true, in: [.diff]),
+        KeyBinding(["o"], .sortNext, "order", footer: true, in: [.flows]),
+        KeyBinding(["v"], .reverse, "reverse", in: [.flows]),
+        KeyBinding(["m"], .mark, "mark", footer: true, in: [.flows, .detail]),
+        KeyBinding(["M"], .showMarked, "marked only", in: [.flows]),
+        KeyBinding(["U"], .unmarkAll, "unmark all", in: [.flows]),
+        KeyBinding(["x"], .export, "export", footer: true, in: [.flows, .detail]),
+        KeyBinding(["C"], .copyCurl, "copy curl", in: [.flows, .detail]),
+        KeyBinding(["r"], .replay, "replay", footer: true, in: [.flows, .detail]),
+        KeyBinding(["R"], .repeatReplay, "repeat", in: [.flows, .detail]),
+        KeyBinding(["e"], .editReplay, "edit & send", in: [.flows, .detail]),
+        KeyBinding(["d"], .diff, "diff", in: [.flows, .detail]),
+        KeyBinding(["F"], .toggleFollow, "follow", in: [.flows]),
+        // The detail.
+        KeyBinding([.tab], .nextTab, "tab", footer: true, in: [.detail]),
+        KeyBinding([.backTab], .previousTab, "previous tab", in: [.detail]),
+        KeyBinding(["b"], .cycleBody, "body view", footer: true, in: [.detail]),
+        // Everywhere.
+        KeyBinding(["1"], .flows, "flows", in: [.flows, .detail, .diff, .help]),
+        KeyBinding([":"], .commandPrompt, "command", footer: true, in: [.flows, .detail, .diff, .help]),
+        KeyBinding(["?"], .help, "help", footer: true, in: [.flows, .detail, .diff]),
+        KeyBinding([.escape, "q", .left, "h", .backspace], .back, "back", footer: true, in: [.detail, .diff]),
+        KeyBinding([.escape, "q", "?"], .back, "close", footer: true, in: [.help]),
+        KeyBinding(["q"], .quit, "quit", footer: true, in: [.flows]),
+        KeyBinding([.escape], .back, "clear", in: [.flows]),
+        // Prompts: readline's keys.
+        KeyBinding([.enter], .submit, "apply", footer: true, in: [.prompt]),
+        KeyBinding([.escape, .ctrl("c"), .ctrl("g")], .cancel, "cancel", footer: true, in: [.prompt]),
+        KeyBinding([.tab], .complete, "complete", footer: true, in: [.prompt]),
+        KeyBinding([.up, .ctrl("p")], .historyPrevious, "history", footer: true, in: [.prompt]),
+        KeyBinding([.down, .ctrl("n")], .historyNext, "newer", in: [.prompt]),
+        KeyBinding([.left, .ctrl("b")], .cursorLeft, "left", in: [.prompt]),
+        KeyBinding([.right, .ctrl("f")], .cursorRight, "right", in: [.prompt]),
+        KeyBinding([.home, .ctrl("a")], .cursorStart, "start", in: [.prompt]),
+        KeyBinding([.end, .ctrl("e")], .cursorEnd, "end", in: [.prompt]),
+        KeyBinding([.backspace, .ctrl("h")], .deleteBackward, "delete", in: [.prompt]),
+        KeyBinding([.delete, .ctrl("d")], .deleteForward, "delete forward", in: [.prompt]),
+        KeyBinding([.ctrl("u")], .deleteToStart, "delete to start", in: [.prompt]),
+        KeyBinding([.ctrl("k")], .deleteToEnd, "delete to end", in: [.prompt]),
+        KeyBinding([.ctrl("w")], .deleteWord, "delete word", in: [.prompt]),
+    ])
+}

@@ -1,0 +1,178 @@
+import Foundation
+import LoupeTrace
+
+/// One exchange in tabs (Request, Response, Attempts, Events, Timing), opened from the flows list with Enter.
+/// Only the visible lines of a tab are drawn, however long its body.
+package struct DetailScreen: InspectorScreen {
+    /// The row it was opened from.
+    package let summary: TraceSummary
+    /// The exchange, once read.
+    package private(set) var exchange: TraceExchange?
+    /// Why it could not be read.
+    package private(set) var problem: String?
+    package private(set) var tab: DetailTab = .request
+    package private(set) var bodyView: BodyView = .pretty
+    /// The tab's lines wrapped to the width they were made for.
+    package private(set) var lines: [StyledLine] = []
+    private var header: [StyledLine] = []
+    private var madeFor: (tab: DetailTab, body: BodyView, width: Int)?
+    /// The first line shown.
+    package private(set) var scroll = 0
+    private var pageHeight = 1
+
+    /// Opens `summary`'s exchange, reading it from the store.
+    package init(summary: TraceSummary, context: inout ScreenContext) {
+        self.summary = summary
+        do {
+            exchange = try context.store.exchange(id: summary.id)
+            if exchange == nil { problem = "This exchange is no longer in the store." }
+        } catch {
+            problem = "Could not read the exchange: \(error)"
+        }
+        layout(in: context.area, calendar: context.calendar)
+    }
+
+    package var keyContext: KeyContext { .detail }
+    package var title: String { "detail" }
+    package var selection: TraceSummary? { summary }
+
+    package var position: String {
+        guard !lines.isEmpty else { return "" }
+        return "lines \(scroll + 1)–\(min(lines.count, scroll + pageHeight)) of \(lines.count)"
+    }
+
+    package mutating func perform(_ command: InspectorCommand, argument: String?, context: inout ScreenContext) -> Bool {
+        switch command {
+        case .moveUp: scroll(to: scroll - 1)
+        case .moveDown: scroll(to: scroll + 1)
+        case .pageUp: scroll(to: scroll - pageHeight)
+        case .pageDown: scroll(to: scroll + pageHeight)
+        case .top: scroll(to: 0)
+        case .bottom: scroll(to: lines.count)
+        case .nextTab: show(DetailTab.allCases[(tabIndex + 1) % DetailTab.allCases.count], context: context)
+        case .previousTab:
+            let count = DetailTab.allCases.count
+            show(DetailTab.allCases[(tabIndex + count - 1) % count], context: context)
+        case .tab:
+            guard let name = argument?.trimmingCharacters(in: .whitespaces).lowercased(),
+                  let tab = DetailTab(rawValue: name) else {
+                context.status = .error("tab: expected one of " + DetailTab.allCases.map(\.rawValue).joined(separator: ", "))
+                return true
+            }
+            show(tab, context: context)
+        case .cycleBody:
+            let views = BodyView.allCases
+            bodyView = views[((views.firstIndex(of: bodyView) ?? 0) + 1) % views.count]
+            context.status = StatusMessage("body view: \(bodyView.rawValue)")
+            layout(in: context.area, calendar: context.calendar)
+        default:
+            return false
+        }
+        return true
+    }
+
+    package mutating func refresh(_ reason: RefreshReason, context: inout ScreenContext) {
+        if reason == .resized { layout(in: context.area, calendar: context.calendar) }
+    }
+
+    package mutating func search(_ text: String, forward: Bool, fromCurrent: Bool, context: inout ScreenContext) -> Bool {
+        guard !text.isEmpty, !lines.isEmpty else { return false }
+        let count = lines.count
+        let start = fromCurrent ? scroll : forward ? scroll + 1 : scroll - 1
+        for step in 0..<count {
+            let index = ((forward ? start + step : start - step) % count + count) % count
+            if !FlowSearch.ranges(of: text, in: lines[index].text).isEmpty {
+                scroll(to: index)
+                return true
+            }
+        }
+        return false
+    }
+
+    package mutating func mouse(_ event: MouseEvent, double: Bool, context: inout ScreenContext) {
+        switch event.kind {
+        case .wheelUp: scroll(to: scroll - 3)
+        case .wheelDown: scroll(to: scroll + 3)
+        case .press:
+            guard event.y == context.area.y + header.count else { return }
+            if let hit = TabBar(labels: tabLabels, selected: tabIndex).tab(atColumn: event.x - context.area.x) {
+                show(DetailTab.allCases[hit], context: context)
+            }
+        }
+    }
+
+    package func render(in area: Rect, into buffer: inout Buffer, context: RenderContext) {
+        var y = area.y
+        for line in header.prefix(area.height) {
+            buffer.write(styled: line, x: area.x, y: y, maxX: area.maxX)
+            y += 1
+        }
+        guard y < area.maxY else { return }
+        TabBar(labels: tabLabels, selected: tabIndex).render(in: Rect(x: area.x, y: y, width: area.width, height: 1),
+                                                              into: &buffer, trailing: bodyHint)
+        y += 1
+        for line in lines.dropFirst(scroll).prefix(max(0, area.maxY - y)) {
+            buffer.write(styled: line, x: area.x, y: y, maxX: area.maxX)
+            if let search = context.search {
+                let text = line.text
+                if DisplayWidth.of(text) == text.count {
+                    for range in FlowSearch.ranges(of: search, in: text) {
+                        buffer.setStyle(.searchHit, in: Rect(x: area.x + range.lowerBound, y: y, width: range.count, height: 1))
+                    }
+                }
+            }
+            y += 1
+        }
+    }
+
+    // MARK: Helpers
+
+    private var tabIndex: Int { DetailTab.allCases.firstIndex(of: tab) ?? 0 }
+
+    private var tabLabels: [String] {
+        guard let exchange else { return DetailTab.allCases.map(\.title) }
+        let tabs = DetailTabs(exchange: exchange, calendar: Calendar(identifier: .gregorian))
+        return DetailTab.allCases.map(tabs.label)
+    }
+
+    private var bodyHint: String? {
+        tab == .request || tab == .response ? "body: \(bodyView.rawValue)" : nil
+    }
+
+    private mutating func show(_ tab: DetailTab, context: ScreenContext) {
+        guard tab != self.tab else { return }
+        self.tab = tab
+        scroll = 0
+        layout(in: context.area, calendar: context.calendar)
+    }
+
+    private mutating func scroll(to line: Int) {
+        scroll = max(0, min(line, lines.count - pageHeight))
+    }
+
+    /// Builds the tab's lines for the area's width when the tab, body view or width changed.
+    private mutating func layout(in area: Rect, calendar: Calendar) {
+        let width = max(1, area.width)
+        guard let exchange else {
+            header = []
+            lines = [StyledLine(problem ?? "Loading…", style: problem == nil ? .dim : .error)]
+            pageHeight = max(1, area.height)
+            return
+        }
+        let tabs = DetailTabs(exchange: exchange, calendar: calendar)
+        header = tabs.header().flatMap { $0.wrapped(to: width) }.prefix(2).map { $0 }
+        pageHeight = max(1, area.height - header.count - 1)
+        if madeFor?.tab != tab || madeFor?.body != bodyView || madeFor?.width != width {
+            lines = tabs.lines(tab, bodyView: bodyView, width: width).flatMap { $0.wrapped(to: width) }
+            madeFor = (tab, bodyView, width)
+        }
+        scroll(to: scroll)
+    }
+}
+
+extension DetailScreen: Equatable {
+    package static func == (lhs: DetailScreen, rhs: DetailScreen) -> Bool {
+        lhs.summary == rhs.summary && lhs.tab == rhs.tab && lhs.bodyView == rhs.bodyView && lhs.scroll == rhs.scroll
+            && lhs.lines == rhs.lines
+    }
+}

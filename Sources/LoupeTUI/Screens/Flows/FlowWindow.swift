@@ -1,0 +1,222 @@
+import Foundation
+import LoupeTrace
+
+/// The flows list's view of the store: the visible rows only, where they sit in the whole ordered, filtered
+/// store (``firstRank``), and how many there are (``total``). Never more than one screen of rows in memory.
+///
+/// Moving reads one keyset page from the store (``TraceStore/flowPage(_:from:limit:)``); ranks are kept exact
+/// without counting: a step moves the rank by the rows stepped over, and arrivals shift it by how many sort
+/// before the top row. Only a jump to an arbitrary row, a new filter or order, or rows deleted under us
+/// (a prune) pays for a `COUNT`.
+package struct FlowWindow: Hashable, Sendable {
+    /// The visible rows, in display order.
+    package private(set) var rows: [TraceSummary] = []
+    /// The selected row's index in ``rows``.
+    package private(set) var selected: Int?
+    /// How many rows of the whole list come before ``rows``'s first.
+    package private(set) var firstRank = 0
+    /// How many rows the list has in all.
+    package private(set) var total = 0
+    /// How many rows fit.
+    package private(set) var height = 1
+    /// The store as last read, to tell whether a poll has anything to do.
+    package private(set) var marker: StoreChangeMarker?
+    /// The newest sequence read: arrivals are rows after it.
+    package private(set) var lastSequence: Int64 = 0
+    /// Whether the store has been read.
+    package private(set) var hasLoaded = false
+
+    /// The most arrivals read per poll; a bigger backlog is counted instead of read.
+    static let arrivalBatch = 5_000
+
+    package init() {}
+
+    /// A window showing `rows` as the whole list (for drawing tests).
+    package init(rows: [TraceSummary], selected: Int? = nil) {
+        self.rows = rows
+        self.selected = selected ?? (rows.isEmpty ? nil : rows.count - 1)
+        self.total = rows.count
+        self.height = max(1, rows.count)
+        self.hasLoaded = true
+    }
+
+    /// The selected row.
+    package var selectedRow: TraceSummary? { selected.map { rows[$0] } }
+    /// The selected row's 0-based place in the whole list.
+    package var selectedRank: Int? { selected.map { firstRank + $0 } }
+
+    // MARK: Loading
+
+    /// Reads the list afresh for `query`: counts it, and shows `keeping` where it was on screen if it still
+    /// matches, else the newest (following) or the first rows.
+    package mutating func reload(_ query: FlowQuery, store: any TraceStore, height: Int, keeping: TraceSummary?,
+                                 follow: Bool) throws {
+        self.height = max(1, height)
+        marker = try store.changeMarker()
+        lastSequence = marker?.maxSequence ?? 0
+        total = try store.flowCount(query)
+        hasLoaded = true
+        if let keeping, let rank = try rankIfMatching(keeping, query, store: store) {
+            let offset = selected.map { min($0, self.height - 1) } ?? 0
+            try show(keeping, rank: rank, screenRow: offset, query, store: store)
+        } else if follow {
+            try jumpToNewest(query, store: store)
+        } else {
+            try top(query, store: store)
+        }
+    }
+
+    /// Applies what changed in the store since the last read (cheap when nothing did).
+    /// - Returns: Whether anything changed.
+    @discardableResult
+    package mutating func poll(_ query: FlowQuery, store: any TraceStore, follow: Bool) throws -> Bool {
+        let now = try store.changeMarker()
+        guard now != marker else { return false }
+        let previous = marker
+        marker = now
+        let arrivals = try store.flowArrivals(query, after: lastSequence, limit: Self.arrivalBatch)
+        lastSequence = max(lastSequence, now.maxSequence ?? 0)
+        let rowsWentAway = previous.map { now.minSequence != $0.minSequence || (now.maxSequence ?? 0) < ($0.maxSequence ?? 0) } ?? true
+        if rowsWentAway || arrivals.count >= Self.arrivalBatch {
+            // Pruned (or a backlog too large to read): count again rather than adjust.
+            total = try store.flowCount(query)
+            if let first = rows.first { firstRank = try store.flowRank(query, of: first) }
+        } else {
+            total += arrivals.count
+            if let first = rows.first {
+                firstRank += arrivals.count { query.order.precedes($0, first) }
+            }
+        }
+        if follow {
+            try jumpToNewest(query, store: store, arrivals: arrivals)
+        } else {
+            try refill(query, store: store)
+        }
+        return true
+    }
+
+    /// Re-reads the visible rows from the same top row (after arrivals, a resize or a mark change), keeping the
+    /// selected exchange selected when it is still there.
+    package mutating func refill(_ query: FlowQuery, store: any TraceStore, height: Int? = nil) throws {
+        if let height { self.height = max(1, height) }
+        let selectedID = selectedRow?.id
+        let selectedOffset = selected ?? 0
+        guard let first = rows.first else { return try top(query, store: store) }
+        var page = try store.flowPage(query, from: .at(first), limit: self.height)
+        if page.count < self.height, firstRank > 0 {
+            // The end came into view (or rows went away): pull earlier rows in so the screen stays full.
+            let earlier = try store.flowPage(query, from: .before(page.first ?? first), limit: self.height - page.count)
+            page = earlier + page
+            firstRank -= earlier.count
+        }
+        rows = page
+        selected = rows.isEmpty ? nil
+            : rows.firstIndex { $0.id == selectedID } ?? min(selectedOffset, rows.count - 1)
+        clampRanks()
+    }
+
+    // MARK: Moving
+
+    /// Moves the selection by `delta` rows, scrolling by reading the rows that come into view.
+    package mutating func move(by delta: Int, _ query: FlowQuery, store: any TraceStore) throws {
+        guard let current = selected, delta != 0 else { return }
+        let target = current + delta
+        if target >= 0, target < rows.count {
+            selected = target
+            return
+        }
+        if target >= rows.count {
+            guard let last = rows.last else { return }
+            let incoming = try store.flowPage(query, from: .after(last), limit: min(height, target - rows.count + 1))
+            let combined = rows + incoming
+            let keep = min(height, combined.count)
+            let dropped = combined.count - keep
+            rows = Array(combined.suffix(keep))
+            firstRank += dropped
+            selected = min(rows.count - 1, target - dropped)
+        } else {
+            guard let first = rows.first else { return }
+            let incoming = try store.flowPage(query, from: .before(first), limit: min(height, -target))
+            let combined = incoming + rows
+            rows = Array(combined.prefix(height))
+            firstRank -= incoming.count
+            selected = max(0, target + incoming.count)
+        }
+        clampRanks()
+    }
+
+    /// The first rows (`g`).
+    package mutating func top(_ query: FlowQuery, store: any TraceStore) throws {
+        rows = try store.flowPage(query, from: .first, limit: height)
+        firstRank = 0
+        selected = rows.isEmpty ? nil : 0
+    }
+
+    /// The last rows (`G`).
+    package mutating func bottom(_ query: FlowQuery, store: any TraceStore) throws {
+        rows = try store.flowPage(query, from: .last, limit: height)
+        firstRank = max(0, total - rows.count)
+        selected = rows.isEmpty ? nil : rows.count - 1
+    }
+
+    /// Shows `row`, whose place in the list is `rank`, on screen row `screenRow` (or as near as the ends allow),
+    /// selected.
+    package mutating func show(_ row: TraceSummary, rank: Int, screenRow: Int, _ query: FlowQuery,
+                               store: any TraceStore) throws {
+        let before = try store.flowPage(query, from: .before(row), limit: max(0, min(screenRow, rank)))
+        var page = before + (try store.flowPage(query, from: .at(row), limit: height - before.count))
+        var firstRank = rank - before.count
+        if page.count < height, firstRank > 0, let head = page.first {
+            let more = try store.flowPage(query, from: .before(head), limit: height - page.count)
+            page = more + page
+            firstRank -= more.count
+        }
+        rows = page
+        self.firstRank = firstRank
+        selected = page.isEmpty ? nil : min(page.count - 1, rank - firstRank)
+        clampRanks()
+    }
+
+    /// Selects `row` (which must match the query), counting its rank.
+    package mutating func select(_ row: TraceSummary, _ query: FlowQuery, store: any TraceStore) throws {
+        if let index = rows.firstIndex(where: { $0.id == row.id }) {
+            selected = index
+            return
+        }
+        let rank = try store.flowRank(query, of: row)
+        try show(row, rank: rank, screenRow: height / 2, query, store: store)
+    }
+
+    /// Selects the visible row at `index` (a click).
+    package mutating func selectVisible(_ index: Int) {
+        guard rows.indices.contains(index) else { return }
+        selected = index
+    }
+
+    // MARK: Helpers
+
+    /// Follows: the newest exchange selected (the end in time order, its place otherwise).
+    private mutating func jumpToNewest(_ query: FlowQuery, store: any TraceStore, arrivals: [TraceSummary] = []) throws {
+        switch query.order.key {
+        case .time where !query.order.descending:
+            try bottom(query, store: store)
+        case .time:
+            try top(query, store: store)
+        default:
+            guard let newest = arrivals.last else {
+                return try rows.isEmpty ? top(query, store: store) : refill(query, store: store)
+            }
+            try select(newest, query, store: store)
+        }
+    }
+
+    private func rankIfMatching(_ row: TraceSummary, _ query: FlowQuery, store: any TraceStore) throws -> Int? {
+        guard try store.flowPage(query, from: .at(row), limit: 1).first?.id == row.id else { return nil }
+        return try store.flowRank(query, of: row)
+    }
+
+    private mutating func clampRanks() {
+        firstRank = max(0, firstRank)
+        total = max(total, firstRank + rows.count)
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import LoupeTrace
+
+/// The flows list (`1`): every exchange in the store, filtered and sorted in SQL, one screen of rows in memory.
+package struct FlowsScreen: InspectorScreen {
+    package private(set) var window = FlowWindow()
+
+    package init() {}
+
+    /// A flows screen over an already-filled window (for drawing tests).
+    package init(window: FlowWindow) {
+        self.window = window
+    }
+
+    package var keyContext: KeyContext { .flows }
+    package var title: String { "flows" }
+
+    package var position: String {
+        guard window.hasLoaded else { return "" }
+        let total = QuantityFormat.grouped(window.total)
+        guard let rank = window.selectedRank else { return "0 / \(total)" }
+        return "\(QuantityFormat.grouped(rank + 1)) / \(total)"
+    }
+
+    package var selection: TraceSummary? { window.selectedRow }
+
+    /// The rows the list area holds (the area less its heading).
+    private static func pageHeight(_ area: Rect) -> Int { max(1, area.height - 1) }
+
+    package mutating func perform(_ command: InspectorCommand, argument: String?, context: inout ScreenContext) -> Bool {
+        let query = context.session.query
+        let page = Self.pageHeight(context.area)
+        switch command {
+        case .moveUp: move(by: -1, context: &context)
+        case .moveDown: move(by: 1, context: &context)
+        case .pageUp: move(by: -page, context: &context)
+        case .pageDown: move(by: page, context: &context)
+        case .top:
+            context.session.follow = false
+            _ = context.read("the first exchanges") { try window.top(query, store: $0) }
+        case .bottom:
+            _ = context.read("the last exchanges") { try window.bottom(query, store: $0) }
+        case .open:
+            guard let row = window.selectedRow else { return true }
+            context.pushed = DetailScreen(summary: row, context: &context)
+        case .toggleFollow:
+            context.session.follow.toggle()
+            context.status = StatusMessage(context.session.follow
+                ? "follow on: the newest exchange stays selected" : "follow off")
+            if context.session.follow { refresh(.storeChanged, context: &context) }
+        case .mark:
+            guard let row = window.selectedRow else { return true }
+            if context.session.marks.remove(row.id) == nil { context.session.marks.insert(row.id) }
+            move(by: 1, context: &context)
+        default:
+            return false
+        }
+        return true
+    }
+
+    private mutating func move(by delta: Int, context: inout ScreenContext) {
+        let query = context.session.query
+        _ = context.read("exchanges") { try window.move(by: delta, query, store: $0) }
+        // Moving off the newest row is looking at something: stop following so arrivals do not pull it away.
+        if delta < 0 || window.selectedRank.map({ $0 + 1 < window.total }) == true { context.session.follow = false }
+    }
+
+    package mutating func refresh(_ reason: RefreshReason, context: inout ScreenContext) {
+        let query = context.session.query
+        let height = Self.pageHeight(context.area)
+        let follow = context.session.follow
+        switch reason {
+        case .storeChanged where window.hasLoaded:
+            _ = context.read("new exchanges") { try window.poll(query, store: $0, follow: follow) }
+        case .resized where window.hasLoaded:
+            _ = context.read("exchanges") { try window.refill(query, store: $0, height: height) }
+        case .storeChanged, .queryChanged, .resized:
+            // Also the first resize, which comes before the first load: only a load honours follow.
+            let keeping = window.selectedRow
+            _ = context.read("exchanges") {
+                try window.reload(query, store: $0, height: height, keeping: keeping, follow: follow)
+            }
+        case .marksChanged:
+            if context.session.showsMarkedOnly { refresh(.queryChanged, context: &context) }
+        }
+    }
+
+    package mutating func search(_ text: String, forward: Bool, fromCurrent: Bool, context: inout ScreenContext) -> Bool {
+        guard let pattern = FlowSearch.filter(for: text) else { return false }
+        var searched = context.session.query
+        searched.filter = searched.filter.map { .and($0, pattern) } ?? pattern
+        let query = context.session.query
+        let found: TraceSummary?? = context.read("search hits") { store in
+            guard let current = window.selectedRow else {
+                return try store.flowPage(searched, from: .first, limit: 1).first
+            }
+            let anchor: FlowAnchor = fromCurrent ? .at(current) : forward ? .after(current) : .before(current)
+            let hit = forward ? try store.flowPage(searched, from: anchor, limit: 1).first
+                : try store.flowPage(searched, from: anchor, limit: 1).last
+            // Past the end, wrap around as less and vim do.
+            return try hit ?? store.flowPage(searched, from: forward ? .first : .last, limit: 1).first
+        }
+        guard let hit = found ?? nil else { return false }
+        context.session.follow = false
+        _ = context.read("exchanges") { try window.select(hit, query, store: $0) }
+        return true
+    }
+
+    package mutating func mouse(_ event: MouseEvent, double: Bool, context: inout ScreenContext) {
+        switch event.kind {
+        case .wheelUp: move(by: -3, context: &context)
+        case .wheelDown: move(by: 3, context: &context)
+        case .press:
+            let index = event.y - context.area.y - 1
+            guard window.rows.indices.contains(index) else { return }
+            window.selectVisible(index)
+            if window.selectedRank.map({ $0 + 1 < window.total }) == true { context.session.follow = false }
+            if double { _ = perform(.open, argument: nil, context: &context) }
+        }
+    }
+
+    package func render(in area: Rect, into buffer: inout Buffer, context: RenderContext) {
+        FlowsView(window: window, context: context).render(in: area, into: &buffer)
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import LoupeTrace
+
+/// Draws the flows list: headings (the sort column marked ↑/↓), one row per visible exchange, marks, search
+/// hits, and the selected row highlighted.
+struct FlowsView {
+    let window: FlowWindow
+    let context: RenderContext
+
+    func render(in area: Rect, into buffer: inout Buffer) {
+        let columns = FlowColumns(width: area.width)
+        renderHeader(columns, area: area, into: &buffer)
+        let rowsArea = Rect(x: area.x, y: area.y + 1, width: area.width, height: area.height - 1)
+        guard !window.rows.isEmpty else {
+            EmptyHint(hasLoaded: window.hasLoaded, filtered: context.session.query.filter != nil
+                      || context.session.showsMarkedOnly).render(in: rowsArea, into: &buffer)
+            return
+        }
+        // The bars scale to the longest finite duration on screen; a stored NaN or infinity gets no bar.
+        let longest = window.rows.compactMap(\.duration).filter(\.isFinite).max() ?? 0
+        for (offset, row) in window.rows.prefix(rowsArea.height).enumerated() {
+            let y = rowsArea.y + offset
+            renderRow(row, columns: columns, x: area.x, longest: longest, y: y, into: &buffer)
+            if offset == window.selected {
+                buffer.setStyle(.selection, in: rowsArea.row(offset))
+            }
+            if let search = context.search {
+                let target = DisplayWidth.truncate(Self.target(of: row), to: columns.targetWidth)
+                highlight(search, in: target, x: area.x + columns.targetX, y: y, into: &buffer)
+            }
+        }
+    }
+
+    private func renderHeader(_ columns: FlowColumns, area: Rect, into buffer: inout Buffer) {
+        let y = area.y
+        buffer.fill(area.row(0), style: .header)
+        let order = context.session.order
+        func heading(_ text: String, _ key: FlowSortKey?) -> String {
+            guard let key, key == order.key else { return text }
+            return text + (order.descending ? "↓" : "↑")
+        }
+        if let timeX = columns.timeX { buffer.write(heading("START", .time), x: area.x + timeX, y: y, style: .header) }
+        buffer.write("METHOD", x: area.x + columns.methodX, y: y, style: .header)
+        buffer.write(heading("CODE", .status), x: area.x + columns.statusX, y: y, style: .header)
+        let target = order.key == .host ? heading("HOST", .host) + " / PATH"
+            : order.key == .operation ? "HOST / PATH  " + heading("by operation", .operation) : "HOST / PATH"
+        buffer.write(target, x: area.x + columns.targetX, y: y, maxWidth: columns.targetWidth, style: .header)
+        if let sizeX = columns.sizeX {
+            buffer.writeRightAligned(heading("SIZE", .size), maxX: area.x + sizeX + FlowColumns.sizeWidth, y: y, style: .header)
+        }
+        buffer.writeRightAligned(heading("DUR", .duration), maxX: area.x + columns.durationX + FlowColumns.durationWidth,
+                                 y: y, style: .header)
+        buffer.write("TRY", x: area.x + columns.attemptsX, y: y, style: .header)
+    }
+
+    private func renderRow(_ row: TraceSummary, columns: FlowColumns, x: Int, longest: Double, y: Int,
+                           into buffer: inout Buffer) {
+        if context.session.marks.contains(row.id) { buffer.write("●", x: x + columns.markX, y: y, style: .mark) }
+        if let timeX = columns.timeX {
+            buffer.write(ClockFormat.string(row.startedAt, calendar: context.calendar), x: x + timeX, y: y,
+                         maxWidth: FlowColumns.timeWidth, style: .dim)
+        }
+        buffer.write(row.method.uppercased(), x: x + columns.methodX, y: y, maxWidth: FlowColumns.methodWidth)
+        let status = StatusStyle.cell(for: row)
+        buffer.write(status.text, x: x + columns.statusX, y: y, maxWidth: FlowColumns.statusWidth, style: status.style)
+        let target = DisplayWidth.truncate(Self.target(of: row), to: columns.targetWidth)
+        buffer.write(target, x: x + columns.targetX, y: y, maxWidth: columns.targetWidth)
+        if let sizeX = columns.sizeX, let size = row.responseBodySize {
+            buffer.writeRightAligned(QuantityFormat.bytes(size), maxX: x + sizeX + FlowColumns.sizeWidth, y: y, style: .dim)
+        }
+        let durationEnd = x + columns.durationX + FlowColumns.durationWidth
+        if let duration = row.duration {
+            buffer.writeRightAligned(QuantityFormat.short(duration), maxX: durationEnd, y: y)
+            buffer.write(DurationBar.text(value: duration, maximum: longest, width: columns.barWidth), x: x + columns.barX,
+                         y: y, maxWidth: columns.barWidth, style: .bar)
+        } else {
+            buffer.writeRightAligned("…", maxX: durationEnd, y: y, style: .dim)
+        }
+        if row.attemptCount > 1 {
+            buffer.write("×\(row.attemptCount)", x: x + columns.attemptsX, y: y, maxWidth: FlowColumns.attemptsWidth,
+                         style: .statusClientError)
+        }
+        if row.replayOf != nil { buffer.write("↻", x: x + columns.replayX, y: y, style: .replay) }
+    }
+
+    /// Marks where the search text occurs in the drawn target (which holds only single-width characters when
+    /// the offsets line up; otherwise nothing is marked rather than the wrong cells).
+    private func highlight(_ search: String, in text: String, x: Int, y: Int, into buffer: inout Buffer) {
+        guard DisplayWidth.of(text) == text.count else { return }
+        for range in FlowSearch.ranges(of: search, in: text) {
+            buffer.setStyle(.searchHit, in: Rect(x: x + range.lowerBound, y: y, width: range.count, height: 1))
+        }
+    }
+
+    /// Host and path, percent-decoded for reading (the buffer makes any control character visible).
+    static func target(of row: TraceSummary) -> String {
+        let path = row.pathAndQuery.removingPercentEncoding ?? row.pathAndQuery
+        return row.host.isEmpty ? row.url : row.host + path
+    }
+}

@@ -1,0 +1,89 @@
+/// `?`: every key of the screen it was opened from, the prompt keys, and every command the `:` prompt runs,
+/// straight from the ``Keymap`` (a user's keys.toml shows here too). Scrolls and searches like the detail.
+package struct HelpScreen: InspectorScreen {
+    /// The context whose keys are listed.
+    package let context: KeyContext
+    package private(set) var lines: [StyledLine]
+    package private(set) var scroll = 0
+    private var pageHeight: Int
+
+    package init(for context: KeyContext, keymap: Keymap, area: Rect) {
+        self.context = context
+        self.lines = Self.lines(for: context, keymap: keymap)
+        self.pageHeight = max(1, area.height)
+    }
+
+    package var keyContext: KeyContext { .help }
+    package var title: String { "help" }
+    package var position: String {
+        "lines \(scroll + 1)–\(min(lines.count, scroll + pageHeight)) of \(lines.count)"
+    }
+
+    static let keyColumn = 18
+
+    static func lines(for context: KeyContext, keymap: Keymap) -> [StyledLine] {
+        var lines = [StyledLine("Keys on this screen (\(context.rawValue))", style: .heading)]
+        lines += keymap.bindings(in: context).map(line)
+        lines += [.empty, StyledLine("Keys in prompts (f filter, / search, : command)", style: .heading)]
+        lines += keymap.bindings(in: .prompt).map(line)
+        lines += [.empty, StyledLine("Commands at the : prompt (Tab completes)", style: .heading)]
+        for command in InspectorCommand.allCases where !command.isTextEditing {
+            let name = command.name + (command.argument.map { " " + $0.placeholder } ?? "")
+            lines.append(StyledLine([.init("  " + DisplayWidth.pad(name, to: keyColumn + 12), .label),
+                                     .init(" " + command.summary)]))
+        }
+        lines += [.empty, StyledLine("Rebind keys in $XDG_CONFIG_HOME/loupe/keys.toml (see the README).", style: .dim)]
+        return lines
+    }
+
+    private static func line(_ binding: KeyBinding) -> StyledLine {
+        StyledLine([.init("  " + DisplayWidth.pad(binding.keyLabel, to: keyColumn), .footerKey),
+                    .init(" " + binding.help + "  "), .init(binding.command.name, .dim)])
+    }
+
+    package mutating func perform(_ command: InspectorCommand, argument: String?, context: inout ScreenContext) -> Bool {
+        switch command {
+        case .moveUp: scroll(to: scroll - 1)
+        case .moveDown: scroll(to: scroll + 1)
+        case .pageUp: scroll(to: scroll - pageHeight)
+        case .pageDown: scroll(to: scroll + pageHeight)
+        case .top: scroll(to: 0)
+        case .bottom: scroll(to: lines.count)
+        default: return false
+        }
+        return true
+    }
+
+    package mutating func refresh(_ reason: RefreshReason, context: inout ScreenContext) {
+        pageHeight = max(1, context.area.height)
+        scroll(to: scroll)
+    }
+
+    package mutating func search(_ text: String, forward: Bool, fromCurrent: Bool, context: inout ScreenContext) -> Bool {
+        let count = lines.count
+        let start = fromCurrent ? scroll : forward ? scroll + 1 : scroll - 1
+        for step in 0..<count {
+            let index = ((forward ? start + step : start - step) % count + count) % count
+            if !FlowSearch.ranges(of: text, in: lines[index].text).isEmpty {
+                scroll(to: index)
+                return true
+            }
+        }
+        return false
+    }
+
+    package mutating func mouse(_ event: MouseEvent, double: Bool, context: inout ScreenContext) {
+        if event.kind == .wheelUp { scroll(to: scroll - 3) }
+        if event.kind == .wheelDown { scroll(to: scroll + 3) }
+    }
+
+    private mutating func scroll(to line: Int) {
+        scroll = max(0, min(line, lines.count - pageHeight))
+    }
+
+    package func render(in area: Rect, into buffer: inout Buffer, context: RenderContext) {
+        for (offset, line) in lines.dropFirst(scroll).prefix(area.height).enumerated() {
+            buffer.write(styled: line, x: area.x, y: area.y + offset, maxX: area.maxX)
+        }
+    }
+}

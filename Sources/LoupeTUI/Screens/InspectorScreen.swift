@@ -1,0 +1,53 @@
+import Foundation
+import LoupeTrace
+
+/// One screen on the inspector's stack (flows, an exchange's detail, help; the timeline, circuits and metrics
+/// screens come the same way): it owns its update, its drawing into a ``Rect``, its key context, its position
+/// text and its search.
+///
+/// Adding a screen takes a folder with a type conforming to this, a ``KeyContext`` case, and its rows in
+/// ``Keymap/standard``; the app, the footer, the help and the `:` prompt pick it up from there.
+package protocol InspectorScreen: Sendable {
+    /// The bindings that apply while this screen is on top.
+    var keyContext: KeyContext { get }
+    /// The screen's name in the title bar's breadcrumbs (`flows`, `detail`).
+    var title: String { get }
+    /// The exchange the screen has selected or shows, for mark, export, copy and replay.
+    var selection: TraceSummary? { get }
+    /// Where the user is, for the right end of the status line (`12 / 1,000,000`).
+    var position: String { get }
+
+    /// Runs `command` (with the `:` prompt's `argument`, if any); `false` when the screen has no use for it, so
+    /// the inspector's own handling (help, filter, quit…) can take it.
+    mutating func perform(_ command: InspectorCommand, argument: String?, context: inout ScreenContext) -> Bool
+    /// Brings the screen up to date: after a poll found the store changed, or the session's filter, order or
+    /// marks changed, or the screen's area changed.
+    mutating func refresh(_ reason: RefreshReason, context: inout ScreenContext)
+    /// Moves to the next (or previous) place `text` occurs, starting at the current one when `fromCurrent`.
+    /// - Returns: Whether it found one.
+    mutating func search(_ text: String, forward: Bool, fromCurrent: Bool, context: inout ScreenContext) -> Bool
+    /// A click or wheel turn inside the screen's area.
+    mutating func mouse(_ event: MouseEvent, double: Bool, context: inout ScreenContext)
+    /// Draws the screen into `area` of `buffer`.
+    func render(in area: Rect, into buffer: inout Buffer, context: RenderContext)
+}
+
+/// Why ``InspectorScreen/refresh(_:context:)`` is called.
+package enum RefreshReason: Hashable, Sendable {
+    /// The store has new, changed or removed exchanges.
+    case storeChanged
+    /// The filter, order or marks-only switch changed.
+    case queryChanged
+    /// The screen's area changed size.
+    case resized
+    /// The marks changed (what is drawn, not which rows).
+    case marksChanged
+}
+
+extension InspectorScreen {
+    package var selection: TraceSummary? { nil }
+    package var position: String { "" }
+    package mutating func refresh(_ reason: RefreshReason, context: inout ScreenContext) {}
+    package mutating func search(_ text: String, forward: Bool, fromCurrent: Bool, context: inout ScreenContext) -> Bool { false }
+    package mutating func mouse(_ event: MouseEvent, double: Bool, context: inout ScreenContext) {}
+}

@@ -1,0 +1,56 @@
+import Foundation
+import LoupeTrace
+
+/// What a screen's update may read and ask for: the store (read-only), the shared session (filter, order,
+/// marks, follow), and requests the inspector carries out afterwards: a message, a screen to push, effects.
+///
+/// Reads happen here, synchronously: a keyset page of a million-row store is one indexed query, far cheaper
+/// than a frame. Everything that writes, waits or touches the terminal is an ``InspectorEffect``.
+package struct ScreenContext {
+    /// The store being inspected (never written through).
+    package let store: any TraceStore
+    /// The filter, order, marks and follow mode every screen shares.
+    package var session: InspectorSession
+    /// The area the screen draws into.
+    package var area: Rect
+    /// The clock column's calendar.
+    package let calendar: Calendar
+    /// The key table, for hints in messages.
+    package let keymap: Keymap
+    /// A message for the status line.
+    package var status: StatusMessage?
+    /// A screen to put on top of the stack.
+    package var pushed: (any InspectorScreen)?
+    /// Whether the screen asks to be taken off the stack.
+    package var popRequested = false
+    /// Work for the app.
+    package var effects: [InspectorEffect] = []
+    /// The last failed store read, shown until a read succeeds.
+    package var readFailure: String?
+
+    package init(store: any TraceStore, session: InspectorSession, area: Rect, calendar: Calendar, keymap: Keymap) {
+        self.store = store
+        self.session = session
+        self.area = area
+        self.calendar = calendar
+        self.keymap = keymap
+    }
+
+    /// Runs a store read, turning a failure into an error message.
+    package mutating func read<T>(_ what: String, _ body: (any TraceStore) throws -> T) -> T? {
+        do {
+            return try body(store)
+        } catch {
+            readFailure = "store: could not read \(what): \(error)"
+            return nil
+        }
+    }
+}
+
+/// What drawing needs besides the screen itself.
+package struct RenderContext {
+    package var session: InspectorSession
+    package var calendar: Calendar
+    /// The active search text, highlighted where it occurs.
+    package var search: String?
+}

@@ -1,0 +1,27 @@
+import Foundation
+
+/// Which exchanges the flows list shows, and in what order: a filter applied to the whole store (in SQL for the
+/// SQLite store), optionally narrowed to a set of exchanges (the inspector's marks).
+public struct FlowQuery: Hashable, Sendable {
+    /// Exchanges matching this filter, or all when `nil`.
+    public var filter: TraceFilter?
+    /// The order rows are returned in.
+    public var order: FlowOrder
+    /// Only these exchanges (the inspector's marks), or all when nil.
+    public var ids: Set<UUID>?
+
+    /// - Parameters:
+    ///   - filter: the filter; `nil` for all.
+    ///   - order: the order; by default oldest first.
+    ///   - ids: only these exchanges; `nil` for all.
+    public init(filter: TraceFilter? = nil, order: FlowOrder = .oldestFirst, ids: Set<UUID>? = nil) {
+        self.filter = filter
+        self.order = order
+        self.ids = ids
+    }
+
+    /// Whether `exchange` belongs to the list (its place in the order aside).
+    func includes(_ exchange: TraceExchange) -> Bool {
+        (ids?.contains(exchange.id) ?? true) && (filter?.matches(exchange) ?? true)
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import GRDB
+
+/// Inserts exchanges inside one write transaction of a SQLite store, with statements prepared once per connection:
+/// what ``SQLiteTraceStore/write(_:)`` does with a list and ``SQLiteTraceStore/writeAll(_:)`` with a stream.
+///
+/// Exchanges pruned since the last write (by any process) are reported on the first exchange inserted, as a
+/// `store-prune` event; a transaction that inserts nothing leaves the notice for the next one.
+struct ExchangeInserter {
+    private let db: Database
+    private let storedAt: Date
+    private let rows = RowWriter()
+    private let delete: Statement
+    private let insertExchange: Statement
+    private let insertAttempt: Statement
+    private let insertEvent: Statement
+    /// How many exchanges were inserted.
+    private(set) var count = 0
+
+    init(_ db: Database, storedAt: Date) throws {
+        self.db = db
+        self.storedAt = storedAt
+        delete = try db.cachedStatement(sql: "DELETE FROM exchange WHERE id = ?")
+        insertExchange = try db.cachedStatement(sql: RowWriter.insertExchange)
+        insertAttempt = try db.cachedStatement(sql: RowWriter.insertAttempt)
+        insertEvent = try db.cachedStatement(sql: RowWriter.insertEvent)
+    }
+
+    mutating func insert(_ exchange: TraceExchange) throws {
+        var exchange = exchange
+        if count == 0, let notice = try StoreSettings.takePending(in: db) {
+            exchange.events.append(notice.event(on: exchange))
+        }
+        // Replacing deletes the old row (attempts and events cascade) so the new one gets a fresh sequence and
+        // live views see it again.
+        try delete.execute(arguments: [exchange.id.uuidString])
+        try insertExchange.execute(arguments: rows.exchangeArguments(exchange, storedAt: storedAt))
+        let sequence = db.lastInsertedRowID
+        for attempt in exchange.attempts {
+            try insertAttempt.execute(arguments: rows.attemptArguments(attempt, sequence: sequence))
+        }
+        for event in exchange.events {
+            try insertEvent.execute(arguments: rows.eventArguments(event, sequence: sequence))
+        }
+        count += 1
+    }
+}
+
+extension SQLiteTraceStore {
+    /// Writes every exchange `produce` hands its sink, in one transaction: all of them, or none when `produce` or
+    /// a write throws. Memory does not grow with the number written (each is inserted as it comes), which is how
+    /// `loupe import` stores a HAR of any size. Returns how many were written.
+    ///
+    /// Errors of `produce` are rethrown as they are; the store's own are ``TraceStoreError``s.
+    @discardableResult
+    package func writeAll(_ produce: (_ sink: (TraceExchange) throws -> Void) throws -> Void) throws -> Int {
+        let storedAt = now()
+        var written = 0
+        do {
+            try pool.write { db in
+                var inserter = try ExchangeInserter(db, storedAt: storedAt)
+                try produce { exchange in
+                    do {
+                        try inserter.insert(exchange)
+                    } catch {
+                        throw Self.storeError(error, path: path)
+                    }
+                }
+                written = inserter.count
+            }
+        } catch let error as DatabaseError {
+            throw Self.storeError(error, path: path)
+        }
+        if autoPruner?.isDue(afterWriting: written) == true { autoPrune() }
+        return written
+    }
+}

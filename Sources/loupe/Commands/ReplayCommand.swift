@@ -1,0 +1,188 @@
+import ArgumentParser
+import Foundation
+import HTTPTypes
+import Loupe
+import LoupeAsyncHTTPClient
+import LoupeTrace
+
+/// `loupe replay [STORE | FILE.har] (--id ID | --filter EXPR) …`: sends recorded requests again, each recorded as a
+/// new exchange marked as a replay of its original, and optionally compares the answers with the recorded ones.
+struct ReplayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay", abstract: "Send recorded requests again, record them as replays, and compare the answers.",
+        discussion: """
+            Each replay is a new exchange linked to its original (list them with --filter '~replay'); nothing is \
+            overwritten. Replays from a HAR file, or recorded into another store with --store, bring their originals \
+            along so the link resolves. POST, PATCH and other methods that are not safe to repeat ask first on a \
+            terminal; elsewhere they need --yes.
+
+            --diff compares status, headers (Date, request ids, trace context and other volatile ones left out) and \
+            bodies (JSON by structure, text by lines). --ignore takes a JSON path ($.meta.generatedAt, \
+            $.items[*].id, $..requestId), header:NAME (with * globs), status or body; --noise-runs K sends each \
+            request K more times and leaves out, as noise, what changes between those identical requests.
+
+            Exit status: 0 when every replay answered (below 400, or as recorded with --diff); 1 when one failed or \
+            differs; 2 on bad input.
+            """)
+
+    @Argument(help: ArgumentHelp("The trace store or HAR file to replay from (default: $LOUPE_STORE or the XDG state store).",
+                                 valueName: "STORE|FILE.har"))
+    var source: String?
+
+    @Option(help: "The exchange to replay: its id, a unique id prefix, or #sequence (#N is the Nth entry of a HAR file).")
+    var id: String?
+
+    @Option(help: "Replay every exchange matching EXPR (at most 10000), oldest first; see `loupe list --help`.")
+    var filter: String?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Send each request N times, 1 to 100000 (default: 1).", valueName: "N"),
+            transform: CountArgument.parser(in: 1...100_000))
+    var times: CountArgument = 1
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("At most C requests in flight, 1 to 256 (default: 1).", valueName: "C"),
+            transform: CountArgument.parser(in: 1...256))
+    var concurrency: CountArgument = 1
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Start at most R requests per second, 0.01 to 100000.", valueName: "R"),
+            transform: RateArgument.parse)
+    var rate: RateArgument?
+
+    @Option(name: .customLong("base-url"), help: "Send to this scheme://host[:port] instead; the recorded path and query are kept.")
+    var baseURL: String?
+
+    @Option(name: [.customShort("H"), .customLong("header")],
+            help: "Set a request header, 'Name: value', replacing recorded ones of that name (repeatable).",
+            transform: HeaderArgument.parse)
+    var headers: [HeaderArgument] = []
+
+    @Flag(help: "Send through the bare client: no middleware (only --timeout and --pin-cert apply).")
+    var raw = false
+
+    @Flag(help: "Compare each replay's response with the recorded one.")
+    var diff = false
+
+    @Option(help: "With --diff: leave out this part (a JSON path, header:NAME, status or body; repeatable).")
+    var ignore: [String] = []
+
+    @Option(name: .customLong("noise-runs"), parsing: .unconditional, help: ArgumentHelp(
+        "With --diff: send each request K more times and leave out what changes between them, 1 to 20.", valueName: "K"),
+        transform: CountArgument.parser(in: 1...20))
+    var noiseRuns: CountArgument?
+
+    @Option(help: "The store to record the replays into (default: the source store; for a HAR file, the default store).")
+    var store: String?
+
+    @Flag(help: "Replay requests that are not safe to repeat (POST, PATCH…) without asking.")
+    var yes = false
+
+    @Flag(help: "Print the report as JSON.")
+    var json = false
+
+    @OptionGroup(title: "Redaction") var redaction: RedactionFlags
+
+    @OptionGroup(title: "Resilience (not with --raw)") var resilience: ResilienceFlags
+
+    func validate() throws {
+        try resilience.validate()
+        if (id == nil) == (filter == nil) { throw ValidationError("give --id ID or --filter EXPR (one of them)") }
+        if !diff, !ignore.isEmpty || noiseRuns != nil { throw ValidationError("--ignore and --noise-runs need --diff") }
+        if raw, resilience.makesMiddleware {
+            throw ValidationError("--raw sends without middleware: it cannot take --retries, --deadline, --bearer, --basic or --breaker")
+        }
+        _ = try ignorePatterns()
+        _ = try targetURL()
+    }
+
+    func run() async throws {
+        let filter = try FilterOption.parse(self.filter)
+        let source = try ReplaySource.open(self.source, redaction: redaction.policy)
+        let plan = try makePlan(source.select(id: id, filter: filter))
+        try ReplayConfirmation.check(plan.originals, times: plan.times, yes: yes, interactive: isatty(STDIN_FILENO) == 1,
+                                     ask: ReplayConfirmation.askTerminal)
+        let transport = try resilience.makeTransport()
+        let (destination, destinationPath) = try StoreAccess.openForWriting(store ?? (source.isHAR ? nil : source.path))
+        defer { StoreAccess.reportPrunes(destination, path: destinationPath) }
+        try Self.bringOriginals(plan.originals, into: destination, path: destinationPath, unlessSameAs: source)
+        let inspector = NetworkTraceInspector(store: destination, configuration: .init(redaction: redaction.policy))
+        let client = Client(
+            baseURL: plan.baseURL ?? URL(string: plan.originals[0].url) ?? URL(fileURLWithPath: "/"), transport: transport,
+            middlewares: raw ? [] : resilience.makeMiddlewares(), observer: inspector)
+        let showProgress = isatty(STDERR_FILENO) == 1
+        let session = Task {
+            await ReplaySession.run(plan, client: client, recorder: inspector, store: destination, showProgress: showProgress)
+        }
+        let interrupt = ReplayInterrupt { session.cancel() }
+        let result = await session.value
+        interrupt.cancel()
+        await inspector.shutdown()
+        RecorderReport.warnIfLost(inspector, path: destinationPath)
+        try? await transport.shutdown()
+        let report = ReplayReport(plan: plan, result: result)
+        print(json ? try Formatting.json(ReplayReportJSON(report)) : report.text.joined(separator: "\n"))
+        if !report.succeeded { throw ExitCode(1) }
+    }
+
+    func makePlan(_ originals: [TraceExchange]) throws -> ReplayPlan {
+        var plan = ReplayPlan(originals: originals)
+        plan.times = times.value
+        plan.noiseRuns = noiseRuns?.value ?? 0
+        plan.concurrency = concurrency.value
+        plan.rate = rate?.perSecond
+        plan.baseURL = try targetURL()
+        plan.headers = HeaderArgument.fields(headers)
+        plan.timeout = resilience.attemptTimeout
+        plan.diff = diff
+        plan.ignore = try ignorePatterns()
+        guard plan.requestCount <= ReplayPlan.maximumRequests else {
+            throw CommandFailure.badInput("\(originals.count) exchange(s) × \(plan.times + plan.noiseRuns) is more than \(ReplayPlan.maximumRequests) requests; lower --times or narrow the filter")
+        }
+        return plan
+    }
+
+    func ignorePatterns() throws -> [DiffPattern] {
+        do {
+            return try ignore.map { text throws(DiffPatternError) in try DiffPattern(text) }
+        } catch {
+            throw ValidationError("--ignore \(error)")
+        }
+    }
+
+    /// `--base-url` as scheme://host[:port]; a path other than `/`, a query or credentials are refused, since
+    /// the recorded path and query are the ones sent.
+    func targetURL() throws -> URL? {
+        guard let baseURL else { return nil }
+        guard let url = URL(string: baseURL), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+              let host = url.host, !host.isEmpty else {
+            throw ValidationError("--base-url: '\(baseURL)' is not an absolute http(s) URL")
+        }
+        if let problem = PortArgument.problem(in: url) { throw ValidationError("--base-url: '\(baseURL)': \(problem)") }
+        guard ["", "/"].contains(url.path), url.query == nil, url.fragment == nil, url.user == nil, url.password == nil else {
+            throw ValidationError("--base-url takes scheme://host[:port] only (the recorded path and query are kept): '\(baseURL)'")
+        }
+        return url
+    }
+
+    /// Writes the originals the destination lacks (by id), in one transaction, so each replay's link to its
+    /// original resolves there (`d` in the inspector, `~replay`). Nothing already stored is rewritten.
+    static func bringOriginals(_ originals: [TraceExchange], into destination: SQLiteTraceStore, path: String,
+                               unlessSameAs source: ReplaySource) throws {
+        if !source.isHAR, samePath(source.path, path) { return }
+        do {
+            let missing = try originals.filter { try destination.exchange(id: $0.id) == nil }
+            try destination.write(missing)
+        } catch {
+            throw CommandFailure.badInput("cannot copy the originals into \(path): \(error)")
+        }
+    }
+
+    static func samePath(_ first: String, _ second: String) -> Bool {
+        func resolved(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path }
+        return resolved(first) == resolved(second)
+    }
+}
+
+extension ResilienceFlags {
+    /// Whether these flags add middleware (everything except `--timeout` and `--pin-cert`, which act per attempt
+    /// and on the transport).
+    var makesMiddleware: Bool { !makeMiddlewares().isEmpty || bearer != nil || basic != nil || breaker }
+}

@@ -1,0 +1,119 @@
+/// Refuses the malformed TOML that makes toml++ 3.4.0 (inside TOMLKit 0.6.0) trip an assertion (an abort in
+/// debug builds, undefined behaviour with `NDEBUG`) instead of reporting a parse error:
+///
+/// - a table header whose name starts with anything but a key character or a quote: `[é]`, `[.]`, `[[[a]]]`,
+///   `[&` (toml++ issue #294, fixed upstream by PR #301, not yet in a release TOMLKit uses);
+/// - a `}` where a list element should start: `a = [}`, `a = [1, }`.
+///
+/// Valid TOML never has either, so nothing valid is refused. The scan follows strings and comments so that the
+/// same characters inside them are left alone.
+enum TOMLGuard {
+    static func check(_ text: String) throws(KeysFileError) {
+        var scanner = Scanner(Array(text.unicodeScalars))
+        try scanner.run()
+    }
+
+    private struct Scanner {
+        let scalars: [Unicode.Scalar]
+        var index = 0
+        var line = 1
+        /// Open `[` (lists) and `{` (inline tables) inside a value.
+        var open: [Unicode.Scalar] = []
+        var atLineStart = true
+        var inHeader = false
+        /// Just after a list's `[` or `,`: the next significant character starts an element.
+        var expectingElement = false
+
+        init(_ scalars: [Unicode.Scalar]) {
+            self.scalars = scalars
+        }
+
+        mutating func run() throws(KeysFileError) {
+            while index < scalars.count {
+                let scalar = scalars[index]
+                index += 1
+                switch scalar {
+                case "\n":
+                    line += 1
+                    inHeader = false
+                    if open.isEmpty { atLineStart = true }
+                    continue
+                case " ", "\t", "\r":
+                    continue
+                case "#":
+                    skipComment()
+                    continue
+                default:
+                    break
+                }
+                if expectingElement, scalar == "}" {
+                    throw KeysFileError(line: line, "expected a key name or ']' in this list, saw '}'")
+                }
+                expectingElement = false
+                if atLineStart, open.isEmpty, scalar == "[" {
+                    try checkHeader()
+                    atLineStart = false
+                    inHeader = true
+                    continue
+                }
+                atLineStart = false
+                switch scalar {
+                case "\"", "'": skipString(quote: scalar)
+                case "[" where !inHeader:
+                    open.append("[")
+                    expectingElement = true
+                case "]" where !inHeader && open.last == "[": open.removeLast()
+                case "{": open.append("{")
+                case "}" where open.last == "{": open.removeLast()
+                case "," where open.last == "[": expectingElement = true
+                default: break
+                }
+            }
+        }
+
+        /// After a header's `[`: an optional second `[`, blanks, then a key character, a quote or `]`.
+        private func checkHeader() throws(KeysFileError) {
+            var position = index
+            if position < scalars.count, scalars[position] == "[" { position += 1 }
+            while position < scalars.count, scalars[position] == " " || scalars[position] == "\t" { position += 1 }
+            guard position < scalars.count else { return }
+            let next = scalars[position]
+            let fine = next.isASCII && (next.properties.isAlphabetic || ("0"..."9").contains(next)
+                || next == "-" || next == "_" || next == "\"" || next == "'" || next == "]")
+            if !fine {
+                throw KeysFileError(line: line, "a [section] name must be letters, digits, '-' and '_', or in quotes")
+            }
+        }
+
+        private mutating func skipComment() {
+            while index < scalars.count, scalars[index] != "\n" { index += 1 }
+        }
+
+        /// Past the string that opened with `quote` (one `"`/`'` already read); multi-line strings count lines.
+        private mutating func skipString(quote: Unicode.Scalar) {
+            let multiLine = index + 1 < scalars.count && scalars[index] == quote && scalars[index + 1] == quote
+            if multiLine { index += 2 }
+            while index < scalars.count {
+                let scalar = scalars[index]
+                if scalar == "\\", quote == "\"" {
+                    if index + 1 < scalars.count, scalars[index + 1] == "\n" { line += 1 }
+                    index += 2
+                    continue
+                }
+                if scalar == "\n" {
+                    // A single-line string cannot span lines: let the parser report it, and rescan from here.
+                    guard multiLine else { return }
+                    line += 1
+                }
+                index += 1
+                if scalar == quote {
+                    guard multiLine else { return }
+                    if index + 1 < scalars.count, scalars[index] == quote, scalars[index + 1] == quote {
+                        index += 2
+                        return
+                    }
+                }
+            }
+        }
+    }
+}

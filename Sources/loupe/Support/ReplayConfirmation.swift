@@ -1,0 +1,57 @@
+import Foundation
+import LoupeTrace
+
+/// `loupe replay`'s guard against repeating side effects (`ReplaySafety`, the same rule as the inspector's `r`):
+/// requests that are not safe to repeat are sent only after a "y" typed at the terminal, or with `--yes`.
+/// Without a terminal on stdin and without `--yes`, nothing is sent and the command exits 2.
+enum ReplayConfirmation {
+    /// Each exchange that needs confirmation, with the reason.
+    static func unsafe(_ exchanges: [TraceExchange]) -> [(exchange: TraceExchange, reason: String)] {
+        exchanges.compactMap { exchange in ReplaySafety.reasonToConfirm(exchange).map { (exchange, $0) } }
+    }
+
+    /// Returns when the replay may go ahead; throws bad input (no terminal, no `--yes`) or a failure (declined).
+    /// `ask` shows the question and returns the answer typed, or nil at end of input.
+    static func check(_ exchanges: [TraceExchange], times: Int, yes: Bool, interactive: Bool,
+                      ask: (String) -> String?) throws {
+        let unsafe = unsafe(exchanges)
+        guard !unsafe.isEmpty, !yes else { return }
+        guard interactive else { throw CommandFailure.badInput(refusal(unsafe, total: exchanges.count)) }
+        let answer = ask(question(unsafe, total: exchanges.count, times: times))?.trimmingCharacters(in: .whitespaces).lowercased()
+        guard answer == "y" || answer == "yes" else {
+            throw CommandFailure.failed("replay cancelled; nothing was sent")
+        }
+    }
+
+    static func refusal(_ unsafe: [(exchange: TraceExchange, reason: String)], total: Int) -> String {
+        if unsafe.count == 1, total == 1 {
+            return "\(name(unsafe[0].exchange)): \(unsafe[0].reason); pass --yes to replay it without asking"
+        }
+        return "\(unsafe.count) of the \(total) selected requests are not safe to repeat (\(list(unsafe))); pass --yes to replay them without asking"
+    }
+
+    static func question(_ unsafe: [(exchange: TraceExchange, reason: String)], total: Int, times: Int) -> String {
+        let repeated = times == 1 ? "" : " \(times) times"
+        if unsafe.count == 1, total == 1 {
+            return "loupe: \(name(unsafe[0].exchange)): \(unsafe[0].reason). Send it again\(repeated)? [y/N] "
+        }
+        return "loupe: \(unsafe.count) of the \(total) selected requests are not safe to repeat (\(list(unsafe))). Replay them\(repeated)? [y/N] "
+    }
+
+    /// Prints `question` on stderr and reads a line from the terminal, first discarding anything typed before the
+    /// question appeared (a paste must not answer it).
+    static func askTerminal(_ question: String) -> String? {
+        tcflush(STDIN_FILENO, TCIFLUSH)
+        FileHandle.standardError.write(Data(TerminalText.line(question).utf8))
+        return readLine()
+    }
+
+    private static func name(_ exchange: TraceExchange) -> String {
+        "\(exchange.method) \(exchange.url)"
+    }
+
+    private static func list(_ unsafe: [(exchange: TraceExchange, reason: String)]) -> String {
+        let shown = unsafe.prefix(3).map { "\($0.exchange.method) \($0.exchange.pathAndQuery)" }
+        return shown.joined(separator: ", ") + (unsafe.count > 3 ? ", …" : "")
+    }
+}

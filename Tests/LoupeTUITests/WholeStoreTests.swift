@@ -1,0 +1,72 @@
+import Foundation
+@_spi(Synthetic) import LoupeTrace
+import LoupeTUI
+import Testing
+
+/// The flows list over a real SQLite store larger than the old 10,000-row cap, opened read-only: `g` reaches
+/// exchange #1, `G` the newest, and the position is exact wherever keys take it.
+@Suite struct WholeStoreTests {
+    static let count = 25_000
+
+    private func withStore(_ body: (SQLiteTraceStore, String) throws -> Void) throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-whole-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("big.sqlite").path
+        try SyntheticStore.create(at: path, count: Self.count)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        try body(try SQLiteTraceStore(path: path, readOnly: true), path)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes, "viewing never writes")
+    }
+
+    @Test func gReachesTheOldestAndGTheNewest() throws {
+        try withStore { store, _ in
+            let (app, screen) = Fixture.app(store)
+            #expect(screen.lines[22].contains("25,000 / 25,000"))
+            screen.press("g")
+            app.turn(on: screen)
+            #expect(screen.lines[22].contains("1 / 25,000"))
+            #expect(app.state.flows.window.selectedRow?.sequence == 1)
+            screen.press(.pageDown, .pageDown, "j")
+            app.turn(on: screen)
+            #expect(screen.lines[22].contains("\(2 * 20 + 2) / 25,000"))
+            screen.press("G")
+            app.turn(on: screen)
+            #expect(app.state.flows.window.selectedRow?.sequence == Int64(Self.count))
+        }
+    }
+
+    /// Random walks in every order: the position shown always equals the row's rank counted by brute force.
+    @Test(arguments: FlowSortKey.allCases)
+    func thePositionIsExactInEveryOrder(_ key: FlowSortKey) throws {
+        try withStore { store, _ in
+            let (app, screen) = Fixture.app(store)
+            app.apply(.command(.sort, argument: key.rawValue))
+            var generator = SystemRandomNumberGenerator()
+            let keys: [Key] = ["j", "k", .pageDown, .pageUp, "g", "G", "v"]
+            for _ in 0..<40 {
+                screen.press(keys.randomElement(using: &generator)!)
+                app.turn(on: screen)
+                let window = app.state.flows.window
+                let row = try #require(window.selectedRow)
+                let query = app.state.session.query
+                #expect(try store.flowRank(query, of: row) == window.selectedRank)
+                #expect(window.total == Self.count)
+                #expect(window.rows.count == 20)
+            }
+        }
+    }
+
+    @Test func aFilterAppliesToTheWholeStoreInSQL() throws {
+        try withStore { store, _ in
+            let (app, screen) = Fixture.app(store)
+            screen.type("f~c 5xx")
+            screen.press(.enter)
+            app.turn(on: screen)
+            let expected = try store.flowCount(FlowQuery(filter: try TraceFilter.parse("~c 5xx")))
+            #expect(expected > 0 && expected < Self.count)
+            #expect(app.state.flows.window.total == expected)
+            #expect(app.state.flows.window.rows.allSatisfy { ($0.status ?? 0) >= 500 })
+        }
+    }
+}

@@ -1,0 +1,232 @@
+import Foundation
+import Loupe
+@testable import LoupeTrace
+import PropertyBased
+import Testing
+
+@Suite("HAR streaming import")
+struct HARStreamImportTests {
+    /// The importer with ids handed out in order, so two reads of a file give the same exchanges.
+    static func importer() -> HARImporter {
+        let ids = SequentialIDs((0..<64).map { UUID(uuidString: String(format: "00000000-0000-4000-8000-%012d", $0))! })
+        return HARImporter(makeID: { ids.next() })
+    }
+
+    /// What decoding the whole document at once gives (the importer before it streamed).
+    static func wholeDocument(_ data: Data) -> Result<[TraceExchange], HARImportError> {
+        Result { () throws(HARImportError) in try importer().wholeDocumentExchanges(from: data) }
+    }
+
+    /// What the streaming reader gives, read through a window of `chunkSize` bytes.
+    static func streamed(_ data: Data, chunkSize: Int = 1 << 20) -> Result<[TraceExchange], HARImportError> {
+        let importer = importer()
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        var exchanges: [TraceExchange] = []
+        var reader = HARStreamReader(.bytes(data), chunkSize: chunkSize)
+        return Result { () throws(HARImportError) in
+            try HARImporter.onlyImportErrors {
+                _ = try reader.read { bytes, index in
+                    exchanges.append(try importer.exchange(entryBytes: bytes, index: index, decoder: decoder))
+                }
+            }
+            return exchanges
+        }
+    }
+
+    static func har(_ entries: [String], log: String = #""version": "1.2", "creator": {"name": "t", "version": "1"}"#) -> Data {
+        Data(#"{"log": {\#(log), "entries": [\#(entries.joined(separator: ", "))]}}"#.utf8)
+    }
+
+    static func entry(url: String = "https://a.test/", header: String = "v", body: String = "b") -> String {
+        #"{"startedDateTime": "2024-03-10T10:00:00Z", "time": 1, "request": {"method": "GET", "url": "\#(url)", "headers": [{"name": "X-\#(header)", "value": "\#(header)"}]}, "response": {"status": 200, "headers": [], "content": {"size": 0, "mimeType": "text/plain", "text": "\#(body)"}}}"#
+    }
+
+    @Test("strings holding ], }, quotes, backslashes and unicode escapes read as one document read them",
+          arguments: [1 << 20, 1, 7, 64])
+    func awkwardStrings(chunkSize: Int) throws {
+        let pieces = [#"]"#, #"}"#, #"\""#, #"\\"#, #"\\\""#, #"]}\"]}"#, #"\u0041\u00e9\u2028\ud83d\ude00"#, #"\/"#,
+                      #"{\"a\": [\"]\"]}"#, #"\\u0041"#, #"tab\there"#]
+        var entries = pieces.map { Self.entry(url: "https://a.test/?q=" + $0, header: $0, body: $0) }
+        entries.append(#"{"startedDateTime": "2024-03-10T10:00:00Z", "request": {"url": "https://b.test/", "\u0068eaders": [], "postData": {"mimeType": "x", "text": "]}"}}}"#)
+        let data = Self.har(entries)
+        let expected = try Self.wholeDocument(data).get()
+        #expect(expected.count == entries.count)
+        #expect(try Self.streamed(data, chunkSize: chunkSize).get() == expected)
+        #expect(expected[5].responseBody?.data == Data(#"]}"]}"#.utf8))
+        #expect(expected[6].requestHeaders.first?.value == "Aé\u{2028}😀")
+    }
+
+    @Test("Loupe's own export reads back the same through any window size")
+    func ownExport() throws {
+        let data = try HARExporter().data(for: HARStreamFixtures.exchanges(count: 60, seed: 21))
+        let expected = try Self.wholeDocument(data).get()
+        for chunkSize in [3, 100, 4096, 1 << 20] {
+            #expect(try Self.streamed(data, chunkSize: chunkSize).get() == expected)
+        }
+    }
+
+    @Test("the log's fields may come in any order, with escaped keys, duplicates (the first counts) and a BOM")
+    func logShapes() throws {
+        let entry = Self.entry()
+        for data in [
+            Data(#"{"log": {"entries": [\#(entry)], "version": "1.2"}}"#.utf8),
+            Data(#"{"x": [{"log": 1}], "\u006cog": {"\u0065ntries": [\#(entry)]}, "log": 5}"#.utf8),
+            Data(#"{"log": {"entries": [\#(entry), ], "entries": 7, "version": 1.2, "version": "9"}}"#.utf8),
+            Data([0xEF, 0xBB, 0xBF]) + Self.har([entry]),
+        ] {
+            #expect(try Self.streamed(data).get().count == 1)
+            #expect(try Self.wholeDocument(data).get().count == 1)
+        }
+    }
+
+    @Test("bad files give the error whole-document decoding gave",
+          arguments: [
+              #"{"log": {"entries": [\#(HARStreamImportTests.entry())], "version": "2.0"}}"#,
+              #"{"log": {"entries": [{"startedDateTime": "x", "request": {"url": "u"}}], "version": "2.0"}}"#,
+              #"{"log": {"version": "1.2", "entries": [{"request": {}}, {"startedDateTime": "bad"}]}}"#,
+              #"{"log": {"version": "1.2", "entries": [5]}}"#,
+              #"{"log": {"version": "1.2", "entries": [\#(HARStreamImportTests.entry()), {"startedDateTime": "2024-03-10T10:00:00Z", "request": {"url": "https://a/", "headers": {}}}]}}"#,
+              #"{"log": {"version": "1.2"}}"#, #"{"log": {"entries": null}}"#, #"{"log": null}"#, #"{"log": []}"#,
+              #"{"lag": {}}"#, #"[{"log": {}}]"#, #"null"#, #""log""#, #"{"log": {"version": {"x": 1}, "entries": []}}"#,
+              #"{"log": {"version": true, "entries": []}}"#, #"{"log": {"version": "1.2", "entries": [1,]}, }"#,
+              #"{"log": {"version": "1.2", "entries": [{"a": "\u12"}]}}"#, #"{"log": {"version": "1.2", "entries": [tru]}}"#,
+              #"{"log": {"version": "1.2", "entries": [], "x": nul}}"#, #"{"log": {} } x"#, #"{"log": {"entries": [,]}}"#,
+              "{\"log\": {\"entries\": [1 2]}}", #"{"log": {"entries": [{"a" 1}]}}"#, #"{"log": {"entries": [{1: 2}]}}"#,
+          ])
+    func badFiles(_ text: String) {
+        let data = Data(text.utf8)
+        switch (Self.wholeDocument(data), Self.streamed(data), Self.streamed(data, chunkSize: 2)) {
+        case (.success(let expected), .success(let actual), .success(let small)):
+            #expect(actual == expected && small == expected)
+        case (.failure(let expected), .failure(let actual), .failure(let small)):
+            #expect(actual.code == expected.code)
+            #expect(small == actual)
+            // Syntax errors are located by the reader itself; every other message is the decoder's, word for word.
+            if expected.code != .malformedJSON { #expect(actual.message == expected.message) }
+        case let (expected, actual, small):
+            Issue.record("whole document: \(expected); streamed: \(actual); small window: \(small)")
+        }
+    }
+
+    @Test("mutated HARs: the streaming reader accepts what whole-document decoding accepted, with the same result")
+    func mutatedFilesAgree() async {
+        await propertyCheck(count: 600, input: HARFuzzTests.edits) { seeds in
+            var bytes = seeds.first.map { $0 % 2 == 0 } == true ? HARFuzzTests.loupeHAR : HARFuzzTests.chromeHAR
+            for seed in seeds { HARFuzzTests.mutate(&bytes, seed: seed) }
+            let data = Data(bytes)
+            switch (Self.wholeDocument(data), Self.streamed(data, chunkSize: 97)) {
+            case (.success(let expected), .success(let actual)):
+                #expect(actual == expected)
+            case (.failure(let expected), .failure(let actual)):
+                // A syntax error may be named differently (the reader finds it itself), never a different kind.
+                let syntax: Set<HARImportError.Code> = [.malformedJSON, .truncated]
+                #expect(actual.code == expected.code || (syntax.contains(actual.code) && syntax.contains(expected.code)),
+                        "\(expected) vs \(actual)")
+            case let (expected, actual):
+                Issue.record("whole document: \(expected); streamed: \(actual)")
+            }
+        }
+    }
+
+    @Test("nesting deeper than JSONDecoder's 512 levels is refused at the byte that goes too deep")
+    func depthLimit() throws {
+        func har(depth: Int) -> Data {
+            // The root, log and entries arrays are 3 levels; the entry's own object and the padding make the rest.
+            let open = String(repeating: "[", count: depth - 4), close = String(repeating: "]", count: depth - 4)
+            return Data(#"{"log": {"entries": [{"startedDateTime": "2024-03-10T10:00:00Z", "request": {"url": "u"}, "_x": \#(open)\#(close)}]}}"#.utf8)
+        }
+        #expect(try Self.streamed(har(depth: 512)).get().count == 1)
+        #expect(try Self.wholeDocument(har(depth: 512)).get().count == 1)
+        let error = try #require(throws: HARImportError.self) { try Self.streamed(har(depth: 513)).get() }
+        #expect(error.code == .malformedJSON)
+        #expect(error.description.hasSuffix("too many nested arrays or dictionaries"))
+        #expect(throws: HARImportError.self) { try Self.wholeDocument(har(depth: 513)).get() }
+    }
+
+    @Test("a UTF-16 file is read as one document, as before")
+    func utf16() throws {
+        let text = String(decoding: Self.har([Self.entry()]), as: UTF8.self)
+        let data = Data([0xFF, 0xFE]) + text.data(using: .utf16LittleEndian)!
+        #expect(try HARImporter().exchanges(from: data).count == 1)
+    }
+
+    /// The exchanges of a store, by sequence.
+    static func ids(in store: SQLiteTraceStore) throws -> [UUID] {
+        try store.summaries(after: .min, limit: .max).map(\.id)
+    }
+
+    @Test("a file truncated inside an entry is refused before the store is opened; the store is left as it was")
+    func truncatedMidEntry() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let whole = try HARExporter().data(for: HARStreamFixtures.exchanges(count: 30, seed: 31))
+        let cut = whole.prefix(whole.count * 2 / 3)
+        let file = URL(fileURLWithPath: folder.file("cut.har"))
+        try cut.write(to: file)
+        let store = try SQLiteTraceStore(path: folder.file("traces.sqlite"), bounds: nil)
+        try store.write(HARFixtures.exchanges)
+        let before = try Self.ids(in: store)
+        let error = try #require(throws: HARImportError.self) { try Self.importer().importFile(at: file, into: store) }
+        #expect(error.code == .truncated)
+        #expect(error.description == "the file is truncated: the JSON ends at byte \(cut.count) before it is complete")
+        #expect(try Self.ids(in: store) == before)
+        #expect(throws: HARImportError.self) { try HARImporter().check(contentsOf: file) }
+    }
+
+    @Test("an entry refused after others were written rolls them all back: an import is all or nothing")
+    func allOrNothing() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let good = (0..<25).map { Self.entry(url: "https://a.test/\($0)") }
+        let bad = #"{"startedDateTime": "10/03/2024", "request": {"url": "https://a.test/bad"}}"#
+        let file = URL(fileURLWithPath: folder.file("bad-late.har"))
+        try Self.har(good + [bad] + good).write(to: file)
+        let store = try SQLiteTraceStore(path: folder.file("traces.sqlite"), bounds: nil)
+        try store.write(HARFixtures.exchanges)
+        let before = try Self.ids(in: store)
+        // The file's JSON and log are fine, so only reading the entries finds the bad one, after 25 were written.
+        #expect(try HARImporter().check(contentsOf: file) == 51)
+        let error = try #require(throws: HARImportError.self) { try Self.importer().importFile(at: file, into: store) }
+        #expect(error.description == "log.entries[25].startedDateTime: not an ISO 8601 date: \"10/03/2024\"")
+        #expect(try Self.ids(in: store) == before)
+        // A good file then imports whole, in file order, after what was there.
+        try Self.har(good).write(to: file)
+        #expect(try Self.importer().importFile(at: file, into: store) == 25)
+        let urls = try store.summaries(after: .min, limit: .max).map(\.url)
+        #expect(Array(urls.suffix(25)) == (0..<25).map { "https://a.test/\($0)" })
+    }
+
+    @Test("20,000 entries are read holding one entry at a time: the window does not grow with the file")
+    func constantMemory() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.file("big.har")
+        try HARStreamFixtures.writeBrowserHAR(count: 20_000, to: path)
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        #expect(size > 20_000 * 1_300)
+        let largestEntry = (0..<20_000).map { HARStreamFixtures.browserEntry($0).utf8.count }.max() ?? 0
+        let chunkSize = 64 * 1024
+        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        var reader = HARStreamReader(.file(handle), chunkSize: chunkSize)
+        var count = 0
+        var largestHanded = 0
+        var inOrder = true
+        let total = try reader.read { bytes, index in
+            inOrder = inOrder && index == count
+            count += 1
+            largestHanded = max(largestHanded, bytes.count)
+        }
+        #expect(total == 20_000 && inOrder)
+        #expect(count == 20_000)
+        #expect(largestHanded == largestEntry)
+        // The window holds the unread part of a chunk and at most the entry being read.
+        #expect(reader.peakBufferSize <= chunkSize + largestEntry + 16)
+
+        // The whole import stores every entry, one transaction, the exchanges handed over one by one.
+        let store = try SQLiteTraceStore(path: folder.file("traces.sqlite"), bounds: nil)
+        #expect(try HARImporter().importFile(at: URL(fileURLWithPath: path), into: store) == 20_000)
+        #expect(try store.count() == 20_000)
+    }
+}

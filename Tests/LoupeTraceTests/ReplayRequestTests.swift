@@ -1,0 +1,65 @@
+import Foundation
+import HTTPTypes
+import Loupe
+@testable import LoupeTrace
+import LoupeTesting
+import Testing
+
+@Suite("Replay requests: base URL, header overrides, outcomes")
+struct ReplayRequestTests {
+    static let original = TraceExchange(
+        id: UUID(), operation: "POST /orders", method: "POST", url: "https://prod.example.test:8443/v1/orders?page=2&q=a%20b",
+        startedAt: Date(timeIntervalSince1970: 0), outcome: .success, status: 201,
+        requestHeaders: [
+            TraceHeader(name: "Host", value: "prod.example.test"), TraceHeader(name: "Authorization", value: "[REDACTED]"),
+            TraceHeader(name: "X-Env", value: "prod"), TraceHeader(name: "X-Env", value: "prod-2"),
+            TraceHeader(name: "Content-Length", value: "2"), TraceHeader(name: "Accept", value: "application/json"),
+        ],
+        requestBody: TraceBody(data: Data("{}".utf8), size: 2, isTruncated: false))
+
+    @Test("--base-url changes scheme, host and port; the path and query stay as recorded")
+    func baseURL() throws {
+        let (request, _) = try TraceReplayer.request(for: Self.original, baseURL: URL(string: "http://127.0.0.1:9000")!)
+        #expect(request.url?.absoluteString == "http://127.0.0.1:9000/v1/orders?page=2&q=a%20b")
+        let (defaultPort, _) = try TraceReplayer.request(for: Self.original, baseURL: URL(string: "https://staging.example.test")!)
+        #expect(defaultPort.url?.absoluteString == "https://staging.example.test/v1/orders?page=2&q=a%20b")
+    }
+
+    @Test("-H replaces every recorded field of that name or adds one; redacted, Host and length fields are dropped")
+    func headers() throws {
+        let overrides: HTTPFields = [HTTPField.Name("X-Env")!: "staging", .authorization: "Bearer fresh"]
+        let (request, body) = try TraceReplayer.request(for: Self.original, headers: overrides)
+        let fields = request.headerFields.map { "\($0.name.rawName): \($0.value)" }
+        #expect(fields == ["Accept: application/json", "X-Env: staging", "Authorization: Bearer fresh"])
+        #expect(body?.bufferedData == Data("{}".utf8))
+    }
+
+    @Test("an outcome records the new exchange's id and status, or the kind of failure")
+    func outcomes() async throws {
+        let store = InMemoryTraceStore()
+        let inspector = NetworkTraceInspector(store: store)
+        let transport = MockTransport { request, _, _ in
+            if request.path?.hasPrefix("/down") == true { throw TransportError(.connectFailed, "refused") }
+            return RawResponse(status: .created, body: Data("ok".utf8))
+        }
+        let client = Client(baseURL: URL(string: "https://prod.example.test")!, transport: transport, observer: inspector)
+        let replayer = TraceReplayer(client: client)
+        let clock = ManualClock()
+        let sent = await replayer.outcome(of: Self.original, baseURL: nil, headers: [:], timeout: nil, isNoiseRun: false, clock: clock)
+        #expect(sent.status == 201 && sent.errorKind == nil && sent.originalID == Self.original.id)
+        var down = Self.original
+        down.url = "https://prod.example.test/down"
+        let failed = await replayer.outcome(of: down, baseURL: nil, headers: [:], timeout: nil, isNoiseRun: true, clock: clock)
+        #expect(failed.status == nil && failed.errorKind == "connect failed" && failed.isNoiseRun)
+        #expect(failed.error == "connect failed: refused")
+        var truncated = Self.original
+        truncated.requestBody?.isTruncated = true
+        let unsent = await replayer.outcome(of: truncated, baseURL: nil, headers: [:], timeout: nil, isNoiseRun: false, clock: clock)
+        #expect(unsent.replayID == nil && unsent.errorKind == "not sent")
+        await inspector.flush()
+        let recorded = try store.exchange(id: try #require(sent.replayID))
+        #expect(recorded?.replayOf == Self.original.id && recorded?.status == 201)
+        #expect(try store.exchange(id: try #require(failed.replayID))?.replayOf == down.id)
+        await inspector.shutdown()
+    }
+}
