@@ -59,7 +59,6 @@ import Testing
         let (app, screen) = Fixture.app(try Fixture.store(exchanges))
         screen.press("?")
         app.turn(on: screen)
-        ScreenSnapshot.check(screen, "help")
         let help = try #require(app.state.top as? HelpScreen).lines.map(\.text).joined(separator: "\n")
         for binding in Keymap.standard.bindings(in: .flows) + Keymap.standard.bindings(in: .prompt) {
             #expect(help.contains(binding.keyLabel))
