@@ -11,10 +11,10 @@ set -uo pipefail
 loupe="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 wait_limit="${LOUPE_E2E_WAIT:-20}"
 work=$(mktemp -d)
-socket="loupe-inspector-$$"   # a tmux server of our own: nothing else's sessions are touched or seen
 session="inspector"
 started=$SECONDS
-tm() { tmux -L "$socket" -f /dev/null "$@"; }
+# A tmux server of our own, its socket in the work folder: no other session is touched, no socket file is left.
+tm() { tmux -S "$work/tmux.sock" -f /dev/null "$@"; }
 cleanup() {
   tm kill-server 2>/dev/null || true
   rm -rf "$work"

@@ -52,13 +52,14 @@ enum BodyFormatter {
                 break
             }
         }
-        let textLength = body.data.withUnsafeBytes { Self.textLength($0.bindMemory(to: UInt8.self), truncated: body.isTruncated) }
+        let textLength = body.data.withUnsafeBytes {
+            Self.textLength($0.bindMemory(to: UInt8.self), truncated: body.isTruncated)
+        }
         guard let textLength else {
             return [dim("<binary, \(QuantityFormat.grouped(max(body.size, body.data.count))) bytes>")]
                 + HexDump.lines(body.data, indent: indent)
         }
-        if contentType.contains("x-www-form-urlencoded"),
-           let fields = body.data.withUnsafeBytes({ FormBody.lines(UnsafeBufferPointer(rebasing: $0.bindMemory(to: UInt8.self)[..<textLength]), indent: indent) }) {
+        if contentType.contains("x-www-form-urlencoded"), let fields = FormBody.lines(body.data.prefix(textLength), indent: indent) {
             return fields
         }
         return notes + TextLines.lines(body.data, length: textLength, indent: indent)

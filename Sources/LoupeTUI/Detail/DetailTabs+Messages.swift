@@ -53,11 +53,13 @@ extension DetailTabs {
 
     private func headerSection(_ title: String, _ fields: [TraceHeader]) -> [StyledLine] {
         let lines = fields.map { StyledLine([.init("  " + $0.name + ": ", .label), .init($0.value)]) }
-        return [.empty, Self.heading(title + " (\(fields.count))")] + (lines.isEmpty ? [StyledLine("  (none)", style: .dim)] : lines)
+        let heading = Self.heading(title + " (\(fields.count))")
+        return [.empty, heading] + (lines.isEmpty ? [StyledLine("  (none)", style: .dim)] : lines)
     }
 
     /// The body's lines come out of ``BodyFormatter`` already safe for a terminal.
     private func bodySection(_ title: String, _ body: TraceBody?, headers: [TraceHeader], _ view: BodyView) -> [StyledLine] {
-        return [.empty, Self.heading(title, note: BodyFormatter.sizeNote(body))] + BodyFormatter.lines(body, headers: headers, view: view)
+        [.empty, Self.heading(title, note: BodyFormatter.sizeNote(body))]
+            + BodyFormatter.lines(body, headers: headers, view: view)
     }
 }

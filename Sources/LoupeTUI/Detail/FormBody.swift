@@ -4,7 +4,7 @@ import LoupeTrace
 /// An `application/x-www-form-urlencoded` body as one `name: value` line per field, decoded for reading.
 enum FormBody {
     /// Nil when a field is not valid percent-encoding: the body is then better shown as it is.
-    static func lines(_ bytes: UnsafeBufferPointer<UInt8>, indent: String) -> [StyledLine]? {
+    static func lines(_ bytes: Data, indent: String) -> [StyledLine]? {
         let text = String(decoding: bytes, as: UTF8.self).trimmingSuffix(whereSeparator: \.isNewline)
         guard !text.isEmpty else { return nil }
         var lines: [StyledLine] = []

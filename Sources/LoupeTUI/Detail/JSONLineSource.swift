@@ -43,7 +43,7 @@ final class JSONLineSource: DeferredLineSource {
                     index += 1
                     continue
                 case 0x7B, 0x5B:  // { [, or {} [] when empty
-                    let after = JSONReindenter.skipWhitespace(bytes, from: index + 1, limit: end)
+                    let after = JSONBytes.skipWhitespace(bytes, from: index + 1, limit: end)
                     let empty = after < end && bytes[after] == bytes[index] + 2
                     Self.append(bytes[index] == 0x7B ? (empty ? "{}" : "{") : (empty ? "[]" : "["), .normal, to: &spans)
                     index = empty ? after + 1 : index + 1
@@ -53,10 +53,10 @@ final class JSONLineSource: DeferredLineSource {
                 case 0x2C: Self.append(",", .normal, to: &spans); index += 1; continue
                 case 0x3A: Self.append(": ", .normal, to: &spans); index += 1; continue
                 case 0x22:
-                    index = JSONReindenter.stringEnd(bytes, from: index, limit: end).index
+                    index = JSONBytes.stringEnd(bytes, from: index, limit: end).index
                     style = keyPending ? .label : .jsonString
                 case 0x2D, 0x30...0x39:
-                    while index < end, JSONReindenter.isNumberByte(bytes[index]) { index += 1 }
+                    while index < end, JSONBytes.isNumberByte(bytes[index]) { index += 1 }
                     style = .jsonNumber
                 case 0x61...0x7A:
                     while index < end, bytes[index] >= 0x61, bytes[index] <= 0x7A { index += 1 }
@@ -69,7 +69,7 @@ final class JSONLineSource: DeferredLineSource {
                 keyPending = false
                 let token = UnsafeBufferPointer(rebasing: bytes[tokenStart..<index])
                 let text = String(decoding: token, as: UTF8.self)
-                Self.append(token.contains(where: JSONReindenter.mayBeControl) ? TerminalText.line(text) : text, style,
+                Self.append(token.contains(where: JSONBytes.mayBeControl) ? TerminalText.line(text) : text, style,
                             to: &spans)
             }
         }

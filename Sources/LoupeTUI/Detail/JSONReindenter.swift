@@ -66,7 +66,7 @@ struct JSONReindenter {
     private mutating func run() -> Outcome {
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { position = 3 }  // a BOM
         while true {
-            position = Self.skipWhitespace(bytes, from: position)
+            position = JSONBytes.skipWhitespace(bytes, from: position)
             guard position < bytes.count else { break }
             let start = position
             // Pattern matches, not `==`: in a debug build `==` on an enum is a call, and this runs per token.
@@ -128,7 +128,7 @@ struct JSONReindenter {
         let opener = bytes[position]
         let isObject = opener == 0x7B
         position += 1
-        let afterSpace = Self.skipWhitespace(bytes, from: position)
+        let afterSpace = JSONBytes.skipWhitespace(bytes, from: position)
         if afterSpace < bytes.count, bytes[afterSpace] == opener + 2 {  // } is { + 2, ] is [ + 2
             mark(position - 1, afterSpace + 1)
             position = afterSpace + 1
@@ -154,7 +154,7 @@ struct JSONReindenter {
     /// A string token from its opening quote; false when the text ends inside it.
     private mutating func string(isKey: Bool) -> Bool {
         let start = position
-        let end = Self.stringEnd(bytes, from: position, limit: bytes.count)
+        let end = JSONBytes.stringEnd(bytes, from: position, limit: bytes.count)
         position = end.index
         mark(start, end.index, key: isKey)
         return end.terminated
@@ -224,47 +224,5 @@ struct JSONReindenter {
         let meta = JSONLineSource.meta(length: lineEnd - lineStart, depth: lineDepth, key: lineKey)
         lines.append(StyledLine(deferred: source, lineStart, meta))
         lineStart = -1
-    }
-
-    /// Where the string opening at `start` ends (after its closing quote, or at `limit`), and whether it closed.
-    /// Quotes are found with `memchr` (strings are most of a JSON body's bytes); one preceded by an odd run of
-    /// backslashes is escaped.
-    static func stringEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, limit: Int) -> (index: Int, terminated: Bool) {
-        guard let base = bytes.baseAddress else { return (limit, false) }
-        var index = start + 1
-        while index < limit {
-            guard let found = memchr(base + index, 0x22, limit - index) else { break }
-            let quote = UnsafeRawPointer(found).assumingMemoryBound(to: UInt8.self) - base
-            var before = quote - 1
-            while before > start, bytes[before] == 0x5C { before -= 1 }
-            if (quote - 1 - before) % 2 == 0 { return (quote + 1, true) }
-            index = quote + 1
-        }
-        return (limit, false)
-    }
-
-    static func skipWhitespace(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, limit: Int? = nil) -> Int {
-        let limit = limit ?? bytes.count
-        var index = start
-        while index < limit {
-            switch bytes[index] {
-            case 0x20, 0x09, 0x0A, 0x0D: index += 1
-            default: return index
-            }
-        }
-        return index
-    }
-
-    static func isNumberByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case 0x30...0x39, 0x2D, 0x2B, 0x2E, 0x65, 0x45: true  // 0-9 - + . e E
-        default: false
-        }
-    }
-
-    /// Whether `byte` is or may start a control character in UTF-8 (C0, DEL, or the lead byte of C1): such tokens
-    /// go through `TerminalText`; the rest cannot drive a terminal, and skipping the check keeps large bodies fast.
-    static func mayBeControl(_ byte: UInt8) -> Bool {
-        byte < 0x20 || byte == 0x7F || byte == 0xC2
     }
 }

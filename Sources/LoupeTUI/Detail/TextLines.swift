@@ -56,7 +56,7 @@ final class TextLineSource: DeferredLineSource {
             var line = indent
             var suspect = false
             var run = start
-            for index in start..<end where JSONReindenter.mayBeControl(bytes[index]) {
+            for index in start..<end where JSONBytes.mayBeControl(bytes[index]) {
                 guard bytes[index] == 0x09 else {
                     suspect = true
                     continue

@@ -29,8 +29,8 @@ extension TimingWaterfall {
         for (index, row) in rows.enumerated() {
             var spans: [StyledLine.Span] = []
             if showLabels {
-                spans += labels[index]
-                spans.append(.init(String(repeating: " ", count: labelWidth - DisplayWidth.of(StyledLine(labels[index]).text) + 1)))
+                let label = StyledLine(labels[index]).text
+                spans += labels[index] + [.init(String(repeating: " ", count: labelWidth - DisplayWidth.of(label) + 1))]
             }
             spans += WaterfallTrack.spans(row, cells: cells, scale: scale)
             if showRight { spans += [.init(" ")] + rights[index] }

@@ -75,7 +75,7 @@ struct HARStreamReader {
     private mutating func readKey() throws -> String? {
         guard try json.nextToken() == JSONStream.quote else { throw json.malformed("invalid value") }
         json.beginCapture()
-        try json.skipString()
+        try json.skipString(validatingUTF8: true)
         let bytes = json.endCapture()
         guard try json.nextToken() == UInt8(ascii: ":") else { throw json.malformed("invalid value") }
         json.advance()

@@ -108,8 +108,10 @@ extension JSONStream {
         advance()
     }
 
-    /// From the opening quote to just past the closing one.
-    mutating func skipString() throws(HARImportError) {
+    /// From the opening quote to just past the closing one. `validatingUTF8` for the keys of objects JSONDecoder
+    /// decodes (the top level and `log`): it reads every key of those, so it refuses a bad one even when the key is
+    /// not one it wants. Skipped objects and values are not checked, as it never reads them.
+    mutating func skipString(validatingUTF8: Bool = false) throws(HARImportError) {
         advance()
         while true {
             while index < window.count {
@@ -120,12 +122,40 @@ extension JSONStream {
                 }
                 if byte == Self.backslash {
                     try skipEscape()
+                } else if byte >= 0x80, validatingUTF8 {
+                    try skipMultibyte(byte)
                 } else {
                     index += 1
                 }
             }
             guard try ensure(1) > 0 else { throw truncated() }
         }
+    }
+
+    /// One UTF-8 sequence of two to four bytes, checked as JSONDecoder checks it (no overlong forms, no surrogates,
+    /// nothing past U+10FFFF): a key the whole-document decoder refuses must not pass because it was skipped.
+    private mutating func skipMultibyte(_ lead: UInt8) throws(HARImportError) {
+        let length: Int
+        var second: ClosedRange<UInt8> = 0x80...0xBF
+        switch lead {
+        case 0xC2...0xDF: length = 2
+        case 0xE0: length = 3; second = 0xA0...0xBF
+        case 0xED: length = 3; second = 0x80...0x9F
+        case 0xE1...0xEF: length = 3
+        case 0xF0: length = 4; second = 0x90...0xBF
+        case 0xF4: length = 4; second = 0x80...0x8F
+        case 0xF1...0xF3: length = 4
+        default: throw malformed("invalid UTF-8")
+        }
+        let available = try ensure(length)
+        guard available >= 2, second.contains(window[index + 1]) else {
+            throw available < 2 ? truncated() : malformed("invalid UTF-8")
+        }
+        for position in 2..<length {
+            guard available > position else { throw truncated() }
+            guard (0x80...0xBF).contains(window[index + position]) else { throw malformed("invalid UTF-8") }
+        }
+        advance(by: length)
     }
 
     /// `\` and the byte after it; after `\u`, four bytes that are not quotes (checked when decoded).

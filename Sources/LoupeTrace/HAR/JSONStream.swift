@@ -99,10 +99,10 @@ struct JSONStream {
 
     // MARK: Errors
 
-    /// The text ends inside a value.
+    /// The text ends inside a value (called once ``ensure(_:)`` found the end, so the window reaches it).
     func truncated() -> HARImportError {
-        HARImportError(code: .truncated,
-                       message: "the file is truncated: the JSON ends at byte \(offset) before it is complete")
+        HARImportError(code: .truncated, message:
+            "the file is truncated: the JSON ends at byte \(windowStart + window.count) before it is complete")
     }
 
     /// A syntax error at the next byte.

@@ -129,6 +129,45 @@ struct HARStreamImportTests {
         }
     }
 
+    @Test("invalid UTF-8 in a key of the top level or `log` is refused, in what is skipped passes: as JSONDecoder does")
+    func invalidUTF8() {
+        for bad: [UInt8] in [[0xFF], [0xC0, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE2, 0x28, 0xA1]] {
+            let badKeys = [
+                Data(#"{"log": {"entr"#.utf8) + Data(bad) + Data(#"ies": [], "version": "1.2"}}"#.utf8),
+                Data(#"{"log": {"x"#.utf8) + Data(bad) + Data(#"": 1, "entries": []}}"#.utf8),
+                Data(#"{"y"#.utf8) + Data(bad) + Data(#"": 1, "log": {"entries": []}}"#.utf8),
+            ]
+            for data in badKeys {
+                #expect((try? Self.wholeDocument(data).get()) == nil)
+                for chunkSize in [1, 1 << 20] {
+                    #expect(throws: HARImportError.self) { try Self.streamed(data, chunkSize: chunkSize).get() }
+                }
+            }
+            // Keys of an object nothing decodes, and values, are never read: both readers pass them.
+            for skipped in [
+                Data(#"{"log": {"creator": {"name": "x"#.utf8) + Data(bad) + Data(#""}, "entries": []}}"#.utf8),
+                Data(#"{"log": {"creator": {"na"#.utf8) + Data(bad) + Data(#"me": "x"}, "entries": []}}"#.utf8),
+            ] {
+                #expect((try? Self.wholeDocument(skipped).get())?.isEmpty == true)
+                for chunkSize in [1, 1 << 20] { #expect((try? Self.streamed(skipped, chunkSize: chunkSize).get())?.isEmpty == true) }
+            }
+        }
+        // Valid multibyte keys (é, €, 😀) pass, split across any window.
+        let fine = Data(#"{"log": {"é€😀": 1, "entries": [], "version": "1.2"}}"#.utf8)
+        for chunkSize in [1, 2, 3, 1 << 20] { #expect((try? Self.streamed(fine, chunkSize: chunkSize).get())?.isEmpty == true) }
+    }
+
+    @Test("a file cut inside a literal, an escape or a string says where the file ends", arguments: [
+        #"{"log": {"entries": [tr"#, #"{"log": {"entries": ["\u00"#, #"{"log": {"entries": ["\"#, #"{"log": {"entri"#, "{",
+    ])
+    func cutShort(_ text: String) {
+        for chunkSize in [1, 1 << 20] {
+            let error = try? #require(throws: HARImportError.self) { try Self.streamed(Data(text.utf8), chunkSize: chunkSize).get() }
+            #expect(error?.code == .truncated)
+            #expect(error?.description == "the file is truncated: the JSON ends at byte \(text.utf8.count) before it is complete")
+        }
+    }
+
     @Test("nesting deeper than JSONDecoder's 512 levels is refused at the byte that goes too deep")
     func depthLimit() throws {
         func har(depth: Int) -> Data {

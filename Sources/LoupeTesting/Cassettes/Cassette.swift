@@ -1,0 +1,120 @@
+import Foundation
+import HTTPTypes
+import Loupe
+import LoupeTrace
+import Synchronization
+
+/// Recorded HTTP interactions used as a test fixture, VCR-style: the first run records real responses into a file,
+/// later runs replay them without a network.
+///
+/// The file is a Loupe store (any path) or a HAR file (a path ending in `.har`, readable in git diffs and browser
+/// tools). Everything saved goes through ``RedactionPolicy`` first, as the flight recorder's traffic does, and the
+/// `secrets` you name are saved as placeholders (`<TOKEN>`) and put back in what is played, so no credential
+/// reaches the file. ``transport(upstream:)`` gives the ``ClientTransport`` to build a client on; `upstream` is the
+/// real transport used when the ``CassetteMode`` records.
+///
+/// ```swift
+/// let cassette = try Cassette(path: "Fixtures/items.har", secrets: ["TOKEN": token])
+/// let client = Client(baseURL: api, transport: cassette.transport(upstream: AsyncHTTPClientTransport()))
+/// _ = try await client.send(ListItems(page: 1))
+/// try cassette.assertAllPlayed()
+/// ```
+///
+/// In Swift Testing, the ``Testing/Trait/cassette(_:mode:matching:allowPlaybackRepeats:requireAllPlayed:secrets:redaction:maxAge:onExpiry:directory:filePath:)``
+/// trait opens one for a test and checks it afterwards; the test reaches it through ``current``.
+public final class Cassette: Sendable {
+    /// The cassette the enclosing `.cassette(…)` trait opened for the running test, if any.
+    @TaskLocal public static var current: Cassette?
+
+    /// The cassette file.
+    public let path: String
+    /// How it behaves: the mode it was opened with, except ``CassetteMode/all`` for ``CassetteMode/once`` without a
+    /// file and for an expired recording being re-recorded (``CassetteExpiry/reRecord``).
+    public let mode: CassetteMode
+    /// What a live request must match to be answered by a recorded interaction; all of them must match.
+    public let matchers: [CassetteMatcher]
+    /// Whether an interaction may answer again once every matching one has been played (only when not recording).
+    public let allowPlaybackRepeats: Bool
+
+    let redactor: CassetteRedactor
+    let now: @Sendable () -> Date
+    /// The interactions and what has been played (the transport decides through it, under the lock).
+    let playlist: Mutex<CassettePlaylist>
+
+    /// Opens the cassette at `path` (nothing is read in ``CassetteMode/all`` or ``CassetteMode/passthrough``).
+    ///
+    /// - Parameters:
+    ///   - mode: when to replay and when to record; ``CassetteMode/once`` records only when the file is missing.
+    ///   - matching: matchers that must all pass for a recorded interaction to answer (by default method, path and
+    ///     query in any order).
+    ///   - allowPlaybackRepeats: lets an interaction answer again once all matching ones have been played; by
+    ///     default each answers once, in recorded order.
+    ///   - secrets: values saved as `<NAME>` and restored on playback; names are letters, digits, `_` and `-`, and
+    ///     values at least the policy's `minimumScrubLength` (6) bytes, or empty (nothing to hide).
+    ///   - redaction: the policy applied before anything is saved (by default the recorder's default lists).
+    ///   - maxAge: how old the recording may be (from its oldest interaction), and `onExpiry` what then.
+    ///   - now: the clock for recording times and age.
+    public init(
+        path: String, mode: CassetteMode = .once, matching: [CassetteMatcher] = .default,
+        allowPlaybackRepeats: Bool = false, secrets: [String: String] = [:], redaction: RedactionPolicy = RedactionPolicy(),
+        maxAge: Duration? = nil, onExpiry: CassetteExpiry = .warn, now: @escaping @Sendable () -> Date = Date.init
+    ) throws(CassetteError) {
+        self.path = path
+        self.matchers = matching
+        self.allowPlaybackRepeats = allowPlaybackRepeats
+        self.now = now
+        let redactor = CassetteRedactor(
+            secrets: try CassetteSecrets(secrets, minimumLength: redaction.minimumScrubLength, path: path), policy: redaction)
+        self.redactor = redactor
+        var mode = mode
+        var interactions: [TraceExchange] = []
+        if mode == .once || mode == .newEpisodes || mode == .none {
+            if CassetteFile.exists(path) {
+                interactions = try CassetteFile.load(path).map(redactor.stored)
+            } else if mode == .none {
+                throw CassetteError(.notFound, path: path, message: "cassette \(path) does not exist, and mode .none never records")
+            }
+        }
+        if let maxAge, let expiry = CassetteAge.expired(interactions, maxAge: maxAge, now: now(), path: path) {
+            switch onExpiry {
+            case .warn: CassetteAge.warn(expiry)
+            case .fail: throw CassetteError(.expired, path: path, message: expiry)
+            case .reRecord where mode == .none: throw CassetteError(.expired, path: path, message: expiry + "; mode .none cannot re-record it")
+            case .reRecord:
+                mode = .all
+                interactions = []
+            }
+        }
+        // Once a file exists, `once` only replays; without one it records from scratch, as `all` does.
+        if mode == .once, !CassetteFile.exists(path) { mode = .all }
+        self.mode = mode
+        self.playlist = Mutex(CassettePlaylist(interactions))
+    }
+
+    /// A transport that answers from this cassette and, when the mode records or passes through, sends with
+    /// `upstream` (which may be `nil` for a cassette that only replays).
+    public func transport(upstream: (any ClientTransport)? = nil) -> CassetteTransport {
+        CassetteTransport(cassette: self, upstream: upstream)
+    }
+
+    /// The interactions as stored, in recorded order (new recordings included).
+    public var interactions: [TraceExchange] { playlist.withLock { $0.interactions } }
+
+    /// The interactions no request has played yet, in recorded order.
+    public var unplayedInteractions: [TraceExchange] {
+        playlist.withLock { list in list.unplayed.map { list.interactions[$0] } }
+    }
+
+    /// Throws ``CassetteError/Code/unplayedInteractions`` listing every interaction no request played: a recording
+    /// the code under test no longer makes is a fixture that no longer describes it.
+    public func assertAllPlayed() throws(CassetteError) {
+        let unplayed = playlist.withLock { list in list.unplayed.map { ($0 + 1, CassetteRequest(list.interactions[$0])) } }
+        guard !unplayed.isEmpty else { return }
+        let lines = unplayed.map { number, request in
+            "  #\(number) \(CassetteMatcher.shown(request.method)) \(TerminalText.line(request.pathAndQuery))"
+        }
+        throw CassetteError(.unplayedInteractions, path: path, message: """
+            \(unplayed.count) recorded interaction\(unplayed.count == 1 ? " was" : "s were") never played from \(path)
+            """ + "\n" + lines.joined(separator: "\n"))
+    }
+}
