@@ -135,3 +135,30 @@ import Testing
         #expect(text.contains("Bearer <TOKEN>") && !text.contains(Self.token))
     }
 }
+
+extension CassetteIntegrationTests {
+    /// The named pair: `RecordingTransport` writes the file from a real server, `ReplayTransport` answers from it
+    /// with the server gone, and a request it never recorded is explained, not sent.
+    @Test func recordingTransportThenReplayTransport() async throws {
+        try await withTemporaryDirectory { folder in
+            let path = folder.appendingPathComponent("pair.har").path
+            let hits = Hits()
+            try await withLocalServer(Self.router(hits)) { server in
+                let recorder = try RecordingTransport(path: path, upstream: AsyncHTTPClientTransport())
+                let client = Client(baseURL: server, transport: recorder)
+                let response = try await client.execute(HTTPRequest(method: .get, url: URL(string: "\(server.absoluteString)/items?page=2")!))
+                #expect(response.status.code == 200)
+            }
+            #expect(hits["/items"] == 1)
+            let replay = try ReplayTransport(path: path)
+            let offline = Client(baseURL: URL(string: "http://127.0.0.1:9")!, transport: replay)
+            let again = try await offline.execute(HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:9/items?page=2")!))
+            #expect(String(decoding: again.body, as: UTF8.self) == #"{"page":2,"items":[21,22]}"#)
+            let miss = await #expect(throws: ClientError.self) {
+                _ = try await offline.execute(HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:9/items?page=3")!))
+            }
+            #expect("\(String(describing: miss))".contains("query ✗ (page=2 vs page=3)"))
+            #expect(throws: CassetteError.self) { _ = try RecordingTransport(cassette: replay.cassette, upstream: AsyncHTTPClientTransport()) }
+        }
+    }
+}
