@@ -118,6 +118,30 @@ grep -q 'EXIT=0' "$work/out.txt" || fail "confirmed replay did not finish with 0
 tmux kill-session -t "$session" 2>/dev/null || true
 ok "POST replays need --yes without a terminal; on one they ask, and a progress bar runs"
 
+echo "-- in the TUI, e opens \$EDITOR on the request; what the editor saves is sent and recorded as a replay"
+# An editor that changes the request line's target and adds a header, as a person would.
+printf '%s\n' '#!/bin/sh' "sed -i -e '1s#/items HTTP/1.1#/items?edited=1 HTTP/1.1#' -e '1a X-Edited: by-the-e2e' \"\$1\"" \
+  > "$work/editor.sh"
+chmod +x "$work/editor.sh"
+items_seen=$(count "$port_a" "GET /items")
+edited() { sqlite3 "$store" "SELECT $1 FROM exchange WHERE replay_of = '$items_id' AND url LIKE '%/items?edited=1' ORDER BY sequence DESC LIMIT 1"; }
+tmux new-session -d -s "$session" -x 120 -y 40 \
+  "env -u VISUAL EDITOR='$work/editor.sh' HOME='$work' XDG_STATE_HOME='$work/state' XDG_CONFIG_HOME='$work/config' '$loupe' tui '$store' --filter '~u /items & !~replay'; echo EXIT=\$?; sleep 30"
+for _ in $(seq 200); do tmux capture-pane -p -t "$session" > "$work/out.txt"; grep -q ' 1 / 1' "$work/out.txt" && break; sleep 0.1; done
+grep -q ' 1 / 1' "$work/out.txt" || fail "the TUI never showed the one /items exchange"
+tmux send-keys -t "$session" e
+for _ in $(seq 200); do [ -n "$(edited id)" ] && break; sleep 0.1; done
+edited_id=$(edited id)
+[ -n "$edited_id" ] || { tmux capture-pane -p -t "$session" > "$work/out.txt"; fail "e: no replay of /items?edited=1 was recorded"; }
+"$loupe" show "$store" "$edited_id" > "$work/show.txt" 2>&1 || fail "loupe show of the edited replay"
+grep -q 'X-Edited: by-the-e2e' "$work/show.txt" || { cp "$work/show.txt" "$work/out.txt"; fail "the edited header was not recorded"; }
+[ "$(count "$port_a" "GET /items")" = $((items_seen + 1)) ] || fail "the server did not see the edited request once"
+tmux send-keys -t "$session" q
+for _ in $(seq 100); do tmux capture-pane -p -t "$session" > "$work/out.txt"; grep -q 'EXIT=' "$work/out.txt" && break; sleep 0.1; done
+grep -q 'EXIT=0' "$work/out.txt" || fail "the TUI did not quit with 0 after the edit"
+tmux kill-session -t "$session" 2>/dev/null || true
+ok "e with EDITOR set to a script: the edited request (new query, added header) is sent once and recorded as a replay of the original"
+
 echo "-- a HAR file as the source, recorded into another store with its original"
 "$loupe" export "$store" --har "$work/items.har" --filter '~u items & !~replay' >/dev/null || fail "export"
 run 1 "HAR replay" "$loupe" replay "$work/items.har" --id '#1' --store "$work/from-har.sqlite" --times 3 --diff

@@ -223,4 +223,19 @@ import Testing
         app.turn(on: screen)
         #expect(screen.drawCount == before + 1)
     }
+
+    /// `run` applies the terminal's size before the first poll; a resize of a window that has not loaded yet must
+    /// not load the top page (the store then opened at `1 / N` under a title saying `follow`).
+    @Test func aResizeBeforeTheFirstPollStillOpensAtTheNewest() throws {
+        let many = (1...60).map { Fixture.exchange($0) }
+        let app = InspectorApp(store: try Fixture.store(many), storeName: "mem", replayer: nil, timeZone: .gmt,
+                               keymap: .standard, history: InMemoryPromptHistory(), size: Size(width: 80, height: 24))
+        let screen = InMemoryScreen(width: 120, height: 40)
+        app.turn(on: screen)   // as `run` does: the size first…
+        app.refresh()          // …then the first poll
+        app.turn(on: screen)
+        #expect(app.state.flows.window.total == 60)
+        #expect(app.state.flows.window.selectedRow?.id == Fixture.id(60))
+        #expect(screen.lines[38].contains(" 60 / 60"), "\(screen.lines[38])")
+    }
 }
