@@ -12,7 +12,13 @@ package enum DisplayWidth {
 
     /// The columns `text` takes as shown.
     package static func of(_ text: some StringProtocol) -> Int {
-        text.reduce(0) { $0 + of($1) }
+        // Most of what the inspector draws is printable ASCII: one column a byte, no Unicode property lookups.
+        var columns = 0
+        for byte in text.utf8 {
+            guard byte >= 0x20, byte < 0x7F else { return text.reduce(0) { $0 + of($1) } }
+            columns += 1
+        }
+        return columns
     }
 
     /// The grapheme a terminal may safely be sent for `character`, and its width in columns (0 means: skip it).
@@ -20,6 +26,7 @@ package enum DisplayWidth {
         let scalars = character.unicodeScalars
         guard let first = scalars.first else { return (" ", 0) }
         switch first.value {
+        case 0x20..<0x7F: return (character, 1)
         case 0x09: return (" ", 1)
         case 0x00..<0x20: return (Character(Unicode.Scalar(0x2400 + first.value)!), 1)
         case 0x7F: return ("\u{2421}", 1)
