@@ -8,6 +8,8 @@ package enum KeyContext: String, Hashable, Sendable, CaseIterable {
     /// A replay compared with its original (`d`).
     case diff
     case help
+    /// Exchanges on a time axis (`2`).
+    case timeline
     /// The circuit-breaker board (`3`).
     case circuits
     /// One breaker key's transitions.

@@ -34,4 +34,32 @@ enum EighthBlocks {
             return values[start..<max(start + 1, end)].reduce(0, +)
         }
     }
+
+    /// The cells a span from `from` to `to` (in cells, fractions allowed) covers, each with its block: whole
+    /// cells █, the cell it ends in a left-anchored block as wide as the part (`▏`…`▉`), the cell it begins in
+    /// `▕`/`▐` (the only right-anchored blocks). A span narrower than an eighth is widened to one, so it shows.
+    static func span(from: Double, to: Double, cells: Int) -> [(x: Int, character: Character)] {
+        guard cells > 0, from.isFinite, to.isFinite, to >= 0, from < Double(cells) else { return [] }
+        var low = max(0, from), high = min(Double(cells), max(to, from))
+        if high - low < 1.0 / 8 {
+            high = min(Double(cells), low + 1.0 / 8)
+            low = max(0, high - 1.0 / 8)
+        }
+        var result: [(x: Int, character: Character)] = []
+        for cell in Int(low.rounded(.down))..<Int(high.rounded(.up)) {
+            let left = Double(cell), right = left + 1
+            let cover = min(high, right) - max(low, left)
+            // Less than half an eighth is a rounding sliver of the neighbouring cell's block, not a part of its own.
+            guard cover * 16 >= 1 else { continue }
+            let eighths = max(1, min(8, Int((cover * 8).rounded())))
+            if eighths == 8 {
+                result.append((cell, "█"))
+            } else if low > left, high >= right {
+                result.append((cell, eighths >= 6 ? "█" : eighths >= 3 ? "▐" : "▕"))
+            } else {
+                result.append((cell, widening[eighths - 1]))
+            }
+        }
+        return result
+    }
 }

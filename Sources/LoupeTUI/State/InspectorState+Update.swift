@@ -90,6 +90,8 @@ extension InspectorState {
         case .flows:
             park()
             popToRoot()
+        case .timeline:
+            showTimeline(environment)
         case .circuits, .metrics:
             showBoard(command == .circuits ? .circuits : .metrics, environment)
         case .commandPrompt:

@@ -170,6 +170,16 @@ extension InspectorState {
         }
     }
 
+    /// Shows the timeline on the flows list, over the same filter and order, read afresh (it holds only a screen
+    /// of rows, so there is nothing to keep).
+    mutating func showTimeline(_ environment: InspectorEnvironment) {
+        guard top.keyContext != .timeline else { return }
+        park()
+        popToRoot()
+        push(TimelineScreen())
+        withTop(environment) { $0.refresh(.resized, context: &$1) }
+    }
+
     /// Shows the board screen for `context` on the flows list, catching it up with the store.
     mutating func showBoard(_ context: KeyContext, _ environment: InspectorEnvironment) {
         guard top.keyContext != context else { return }
