@@ -55,10 +55,11 @@ enum Fixture {
 
     /// An app over `store` on an 80×24 in-memory screen, already polled once and drawn.
     static func app(_ store: any TraceStore, replayer: (any ExchangeReplaying)? = nil, width: Int = 80,
-                    height: Int = 24) -> (InspectorApp, InMemoryScreen) {
+                    height: Int = 24, wallClock: @escaping @Sendable () -> Date = { Date() }) -> (InspectorApp, InMemoryScreen) {
         let app = InspectorApp(store: store, storeName: "/tmp/traces.sqlite", replayer: replayer, timeZone: .gmt,
                                keymap: .standard, history: InMemoryPromptHistory(),
-                               size: Size(width: width, height: height), now: { Fixture.clock.now })
+                               size: Size(width: width, height: height), now: { Fixture.clock.now },
+                               wallClock: wallClock)
         let screen = InMemoryScreen(width: width, height: height)
         app.refresh()
         app.turn(on: screen)

@@ -63,9 +63,11 @@ public final class InspectorApp {
                  timeZone: TimeZone = .current, keymap: Keymap, history: any PromptHistoryStore,
                  size: Size = Size(width: 80, height: 24),
                  now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now },
-                 editor: ExternalEditor = .system()) {
+                 editor: ExternalEditor = .system(), wallClock: @escaping @Sendable () -> Date = { Date() }) {
         self.editor = editor
-        self.environment = InspectorEnvironment(store: store, history: history)
+        var environment = InspectorEnvironment(store: store, history: history)
+        environment.wallClock = wallClock
+        self.environment = environment
         self.replayer = replayer
         self.pollInterval = pollInterval
         self.now = now

@@ -11,7 +11,9 @@ package enum InspectorCommand: String, Hashable, Sendable, CaseIterable {
     case export, copyCurl
     case replay, repeatReplay, editReplay, diff
     case nextTab, previousTab, tab, cycleBody
-    case flows
+    case flows, timeline, circuits, metrics
+    case zoomIn, zoomOut, panLeft, panRight
+    case cycleWindow, flowsForKey
     // Text input, in prompts.
     case submit, cancel, complete, historyPrevious, historyNext
     case cursorLeft, cursorRight, cursorStart, cursorEnd

@@ -8,6 +8,14 @@ package enum KeyContext: String, Hashable, Sendable, CaseIterable {
     /// A replay compared with its original (`d`).
     case diff
     case help
+    /// Exchanges on a time axis (`2`).
+    case timeline
+    /// The circuit-breaker board (`3`).
+    case circuits
+    /// One breaker key's transitions.
+    case circuitHistory = "circuit-history"
+    /// Live metrics (`4`).
+    case metrics
     /// A text prompt (filter, search, `:`); printable keys type text there, so none may be bound in it.
     case prompt
 

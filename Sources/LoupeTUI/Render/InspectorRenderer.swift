@@ -20,7 +20,8 @@ package enum InspectorRenderer {
             return
         }
         TitleBar(state: state).render(in: layout.titleBar, into: &buffer)
-        let context = RenderContext(session: state.session, calendar: state.calendar, search: state.highlightedSearch)
+        var context = RenderContext(session: state.session, calendar: state.calendar, search: state.highlightedSearch)
+        context.now = state.now
         state.top.render(in: layout.content, into: &buffer, context: context)
         if let prompt = state.prompt {
             PromptLine(prompt: prompt).render(in: layout.statusLine, footer: layout.footer, keymap: state.keymap,

@@ -27,6 +27,10 @@ package struct ScreenContext {
     package var effects: [InspectorEffect] = []
     /// The last failed store read, shown until a read succeeds.
     package var readFailure: String?
+    /// Whether the screen asks to go back to the flows list (after changing the filter, say).
+    package var popToRootRequested = false
+    /// The wall clock's time now.
+    package var now = Date(timeIntervalSince1970: 0)
 
     package init(store: any TraceStore, session: InspectorSession, area: Rect, calendar: Calendar, keymap: Keymap) {
         self.store = store
@@ -53,4 +57,6 @@ package struct RenderContext {
     package var calendar: Calendar
     /// The active search text, highlighted where it occurs.
     package var search: String?
+    /// The wall clock's time of the last update.
+    package var now = Date(timeIntervalSince1970: 0)
 }

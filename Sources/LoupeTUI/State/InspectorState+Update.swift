@@ -7,6 +7,7 @@ extension InspectorState {
     package mutating func update(_ action: InspectorAction, environment: InspectorEnvironment) -> [InspectorEffect] {
         pendingEffects = []
         readFailures = []
+        now = environment.wallClock()
         defer {
             if let failure = readFailures.last {
                 storeProblem = failure
@@ -87,7 +88,12 @@ extension InspectorState {
                 session.search = nil
             }
         case .flows:
+            park()
             popToRoot()
+        case .timeline:
+            showTimeline(environment)
+        case .circuits, .metrics:
+            showBoard(command == .circuits ? .circuits : .metrics, environment)
         case .commandPrompt:
             openPrompt(.command, text: argument ?? "", environment)
         case .filter:
@@ -107,6 +113,10 @@ extension InspectorState {
             }
             search(text, forward: command == .searchNext, fromCurrent: false, environment)
         case .sortNext, .reverse, .sort:
+            // The metrics table sorts its own columns; everywhere else these order the flows.
+            if top.keyContext == .metrics, withTop(environment, { $0.perform(command, argument: argument, context: &$1) }) {
+                return true
+            }
             changeOrder(command, argument: argument, environment)
         case .showMarked:
             guard session.showsMarkedOnly || !session.marks.isEmpty else {

@@ -21,6 +21,8 @@ package struct InspectorState: Sendable {
     package var session = InspectorSession()
     /// The screens, bottom first; the flows list is always at the bottom.
     package private(set) var screens: [any InspectorScreen] = [FlowsScreen()]
+    /// Board screens left with `1`, `3` or `4`, by key context (see ``park()``).
+    var parked: [KeyContext: any InspectorScreen] = [:]
     /// The prompt taking the keyboard, if one is open.
     package var prompt: Prompt?
     /// The message on the status line.
@@ -88,6 +90,9 @@ package struct InspectorState: Sendable {
         }
     }
 
+    /// The wall clock's time at the last update (what the board screens count down from when drawing).
+    package var now = Date(timeIntervalSince1970: 0)
+
     /// Store reads that failed while the current action ran.
     var readFailures: [String] = []
 
@@ -95,8 +100,10 @@ package struct InspectorState: Sendable {
     var pendingEffects: [InspectorEffect] = []
 
     func makeContext(_ environment: InspectorEnvironment) -> ScreenContext {
-        ScreenContext(store: environment.store, session: session, area: layout.content, calendar: calendar,
-                      keymap: keymap)
+        var context = ScreenContext(store: environment.store, session: session, area: layout.content, calendar: calendar,
+                                    keymap: keymap)
+        context.now = environment.wallClock()
+        return context
     }
 
     /// Applies what a screen left in its context: session changes, a message, a push or pop, effects.
@@ -108,6 +115,7 @@ package struct InspectorState: Sendable {
         pendingEffects += context.effects
         if let failure = context.readFailure { readFailures.append(failure) }
         if context.popRequested { pop() }
+        if context.popToRootRequested { popToRoot() }
         if let pushed = context.pushed { screens.append(pushed) }
         if queryChanged {
             forEachScreen(environment) { $0.refresh(.queryChanged, context: &$1) }
@@ -118,11 +126,14 @@ package struct InspectorState: Sendable {
 
     /// Takes the top screen off (never the flows list).
     mutating func pop() {
-        if screens.count > 1 { screens.removeLast() }
+        guard screens.count > 1 else { return }
+        park()
+        screens.removeLast()
     }
 
     /// Back to the flows list.
     mutating func popToRoot() {
+        park()
         screens.removeLast(screens.count - 1)
     }
 
@@ -141,9 +152,42 @@ package struct InspectorState: Sendable {
 package struct InspectorEnvironment {
     package var store: any TraceStore
     package var history: any PromptHistoryStore
+    /// The wall clock: what "now" is for windows and countdowns (injected by tests).
+    package var wallClock: @Sendable () -> Date = { Date() }
 
     package init(store: any TraceStore, history: any PromptHistoryStore) {
         self.store = store
         self.history = history
+    }
+}
+
+extension InspectorState {
+    /// The board screens (circuits, metrics) are kept when left and brought back on their key, so they continue
+    /// from the last exchange they read instead of reading the store again.
+    mutating func park() {
+        for screen in screens.dropFirst() where screen.keyContext == .circuits || screen.keyContext == .metrics {
+            parked[screen.keyContext] = screen
+        }
+    }
+
+    /// Shows the timeline on the flows list, over the same filter and order, read afresh (it holds only a screen
+    /// of rows, so there is nothing to keep).
+    mutating func showTimeline(_ environment: InspectorEnvironment) {
+        guard top.keyContext != .timeline else { return }
+        park()
+        popToRoot()
+        push(TimelineScreen())
+        withTop(environment) { $0.refresh(.resized, context: &$1) }
+    }
+
+    /// Shows the board screen for `context` on the flows list, catching it up with the store.
+    mutating func showBoard(_ context: KeyContext, _ environment: InspectorEnvironment) {
+        guard top.keyContext != context else { return }
+        park()
+        popToRoot()
+        let screen: any InspectorScreen = parked.removeValue(forKey: context)
+            ?? (context == .circuits ? CircuitsScreen() : MetricsScreen())
+        push(screen)
+        withTop(environment) { $0.refresh(.storeChanged, context: &$1) }
     }
 }

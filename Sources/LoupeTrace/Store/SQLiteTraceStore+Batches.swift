@@ -98,7 +98,7 @@ extension SQLiteTraceStore {
 
     /// Reads the attempts and events of exchanges with sequences `first...last` (sorted) and adds them to theirs,
     /// in the order ``fullExchange(_:in:)`` gives (attempts by number then insertion, events by insertion).
-    private static func attachAttemptsAndEvents(to exchanges: inout [TraceExchange], from first: Int64, through last: Int64,
+    static func attachAttemptsAndEvents(to exchanges: inout [TraceExchange], from first: Int64, through last: Int64,
                                                 in db: Database) throws {
         // The range may hold exchanges of the store that are not in the batch (a filter left them out): their
         // attempts and events are read and dropped, a cost bounded by what the range holds.

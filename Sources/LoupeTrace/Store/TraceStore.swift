@@ -52,9 +52,16 @@ public protocol TraceStore: Sendable {
     func flowArrivals(_ query: FlowQuery, after sequence: Int64, limit: Int) throws -> [TraceSummary]
     /// A token that changes when the store does (see ``StoreChangeMarker``).
     func changeMarker() throws -> StoreChangeMarker
+    /// At most `limit` exchanges stored after `sequence`, oldest first, with attempts and events but without
+    /// headers and bodies (body sizes kept): what the circuits and metrics aggregators read as a store grows.
+    func activity(after sequence: Int64, limit: Int) throws -> [TraceExchange]
 }
 
 extension TraceStore {
+    public func activity(after sequence: Int64, limit: Int) throws -> [TraceExchange] {
+        try summaries(after: sequence, limit: limit).compactMap { try exchange(id: $0.id) }
+    }
+
     /// Every exchange, oldest first, read one by one: the fallback behind the default implementations.
     private func everyExchange() throws -> [TraceExchange] {
         try summaries(after: Int64.min, limit: Int.max).compactMap { try exchange(id: $0.id) }

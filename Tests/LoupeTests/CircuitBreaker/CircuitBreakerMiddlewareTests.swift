@@ -47,9 +47,50 @@ import Testing
         let events = observer.events.filter { $0.kind == .circuitTransition }
         #expect(events.count == 1)
         #expect(events.first?.exchangeID == second.exchangeID)
-        #expect(events.first?.attributes == [
+        var attributes = try #require(events.first?.attributes)
+        let probeAt = try #require(attributes.removeValue(forKey: "probeAt").flatMap(Double.init))
+        let wait = try #require(attributes.removeValue(forKey: "waitMs").flatMap(Double.init))
+        #expect(attributes == [
             "key": "api.example.com", "from": "closed", "to": "open", "reason": "failure rate 100% ≥ 50% over 2 calls",
         ])
+        // The first probe is due one wait after the move, in wall-clock seconds.
+        let at = try #require(events.first?.at.timeIntervalSince1970)
+        #expect(abs(probeAt - (at + wait / 1000)) < 1)
+    }
+
+    @Test func thresholdsAreRecordedOnceAndRefusalsEachTime() async throws {
+        let (server, clock, observer) = (Server(), ManualClock(), InMemoryClientObserver())
+        let configuration = CircuitBreakerConfiguration.small(window: 2, minimum: 2, wait: .seconds(30))
+        let breaker = CircuitBreakerMiddleware(configuration: configuration)
+        let client = makeBreakerClient(server.transport, middlewares: [breaker], observer: observer, clock: clock)
+        for _ in 0..<2 { _ = try await client.execute(Self.ping) }
+        clock.advance(by: .seconds(10))
+        for _ in 0..<2 { _ = try? await client.execute(Self.ping) }
+
+        let configs = observer.events.filter { $0.kind == .circuitConfigured }
+        #expect(configs.count == 1)
+        #expect(configs.first?.attributes["key"] == "api.example.com")
+        #expect(configs.first?.attributes["waitMs"] == "30000")
+        #expect(configs.first?.attributes["windowCalls"] == "2")
+        let rejections = observer.events.filter { $0.kind == .circuitRejected }
+        #expect(rejections.map { $0.attributes["retryAfterMs"] } == ["20000", "20000"])
+        #expect(rejections.allSatisfy { $0.attributes["state"] == "open" })
+    }
+
+    @Test func theTimerThatEndedTheWaitIsRecordedOnTheHalfOpenMove() async throws {
+        let (server, clock, observer) = (Server(), ManualClock(), InMemoryClientObserver())
+        let breaker = CircuitBreakerMiddleware(configuration: .small(window: 2, minimum: 2, wait: .seconds(30)))
+        let client = makeBreakerClient(server.transport, middlewares: [breaker], observer: observer, clock: clock)
+        for _ in 0..<2 { _ = try await client.execute(Self.ping) }
+        clock.advance(by: .seconds(45))
+        _ = try? await client.execute(Self.ping)
+
+        let halfOpen = try #require(observer.events.first { $0.attributes["to"] == "half-open" })
+        let timerAt = try #require(halfOpen.attributes["timerAt"].flatMap(Double.init))
+        let transition = try #require(breaker.registry.history().first { $0.transition.to == .halfOpen })
+        #expect(transition.transition.overdue == .seconds(15))
+        // The wall clock here is the client's; the timer ran out 15 s of breaker time before the move.
+        #expect(timerAt < halfOpen.at.timeIntervalSince1970)
     }
 
     @Test func attemptsCarryTheStateAtDispatchAndHealthyProbesClose() async throws {

@@ -33,14 +33,22 @@ public struct CircuitBreakerMiddleware: ClientMiddleware {
         next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
     ) async throws -> RawResponse {
         let key = registry.key(for: request, operation: context.operation)
+        if registry.claimFirstUse(of: key) {
+            var attributes = registry.configuration.recordedAttributes
+            attributes["key"] = key
+            context.record(.circuitConfigured, "circuit \(key): thresholds", attributes: attributes)
+        }
         let permit: CircuitPermit
         switch registry.acquirePermission(for: key, clock: context.clock) {
         case .reject(let state, let retryAfter):
+            var attributes = ["key": key, "state": state.rawValue]
+            if let retryAfter { attributes["retryAfterMs"] = retryAfter.storedMilliseconds }
+            context.record(.circuitRejected, "circuit \(key) \(state): call not permitted", attributes: attributes)
             throw CircuitOpenError(key: key, state: state, retryAfter: retryAfter)
         case .proceed(let granted):
             permit = granted
         }
-        if let transition = permit.transition { Self.recordTransition(transition, key: key, in: context) }
+        if let transition = permit.transition { recordTransition(transition, key: key, in: context) }
 
         var context = context
         context.annotations.circuitState = permit.state.rawValue
@@ -60,13 +68,31 @@ public struct CircuitBreakerMiddleware: ClientMiddleware {
 
     private func finish(_ outcome: CallOutcome, permit: CircuitPermit, key: String, context: RequestContext) {
         if let record = registry.record(outcome, permit: permit, for: key, clock: context.clock) {
-            Self.recordTransition(record.transition, key: key, in: context)
+            recordTransition(record.transition, key: key, in: context)
         }
     }
 
-    private static func recordTransition(_ transition: CircuitTransition, key: String, in context: RequestContext) {
-        context.record(.circuitTransition, "circuit \(key): \(transition)", attributes: [
+    /// Records a transition; a move to open also says when the first probe may go (`probeAt`, wall-clock seconds
+    /// since 1970, and `waitMs`), and a move to half-open when the wait ran out (`timerAt`), so a viewer in another
+    /// process can show the countdown and the timer's moment, which the next request only finds out later.
+    private func recordTransition(_ transition: CircuitTransition, key: String, in context: RequestContext) {
+        var attributes = [
             "key": key, "from": transition.from.rawValue, "to": transition.to.rawValue, "reason": transition.reason,
-        ])
+        ]
+        let wait = registry.configuration.waitDurationInOpen
+        if transition.to == .open {
+            attributes["waitMs"] = wait.storedMilliseconds
+            attributes["probeAt"] = Self.epoch(context.tracker.now().addingTimeInterval(Self.seconds(wait)))
+        }
+        if let overdue = transition.overdue {
+            attributes["timerAt"] = Self.epoch(context.tracker.now().addingTimeInterval(-Self.seconds(overdue)))
+        }
+        context.record(.circuitTransition, "circuit \(key): \(transition)", attributes: attributes)
     }
+
+    private static func seconds(_ duration: Duration) -> TimeInterval {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    private static func epoch(_ date: Date) -> String { String(format: "%.3f", date.timeIntervalSince1970) }
 }

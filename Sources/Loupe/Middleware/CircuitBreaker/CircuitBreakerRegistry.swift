@@ -34,6 +34,8 @@ public final class CircuitBreakerRegistry: Sendable {
 
     private struct State {
         var machines: [String: CircuitBreakerStateMachine] = [:]
+        /// Keys whose thresholds were recorded (``claimFirstUse(of:)``).
+        var announced: Set<String> = []
         var timeline = BreakerTimeline()
         var log: [CircuitTransitionRecord] = []
         var listeners: [@Sendable (CircuitTransitionRecord) -> Void] = []
@@ -63,6 +65,11 @@ public final class CircuitBreakerRegistry: Sendable {
     /// The breaker key for a request.
     public func key(for request: HTTPRequest, operation: String) -> String {
         keying.key(request, operation)
+    }
+
+    /// `true` exactly once per key: the first caller records the key's thresholds.
+    package func claimFirstUse(of key: String) -> Bool {
+        state.withLock { $0.announced.insert(key).inserted }
     }
 
     /// Asks the breaker for `key` whether a call may go now, reading time from `clock`.

@@ -75,6 +75,7 @@ package struct CircuitBreakerStateMachine: Sendable {
         if case .open(let until) = state {
             guard now >= until else { return .reject(state: .open, retryAfter: until - now) }
             transition = move(to: .halfOpen(HalfOpenProbes()), reason: "wait of \(Self.format(configuration.waitDurationInOpen)) elapsed", now: now)
+            transition?.overdue = now - until
         }
         switch state {
         case .closed, .disabled:

@@ -37,6 +37,8 @@ public struct CircuitTransition: Sendable, Hashable, CustomStringConvertible {
     public var reason: String
     /// When, on the breaker's timeline (time since its clock was first read).
     public var at: Duration
+    /// For open → half-open: how long ago the wait in open ran out (the request that moved it came later).
+    package var overdue: Duration?
 
     /// A transition from `from` to `to` at `at`, for `reason`.
     public init(from: CircuitState, to: CircuitState, reason: String, at: Duration) {
@@ -48,6 +50,18 @@ public struct CircuitTransition: Sendable, Hashable, CustomStringConvertible {
 
     /// `closed → open: failure rate 60% ≥ 50% over 20 calls`.
     public var description: String { "\(from) → \(to): \(reason)" }
+
+    // By hand so that `overdue`, a note for the recorder, is not part of what a transition is.
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.from == rhs.from && lhs.to == rhs.to && lhs.reason == rhs.reason && lhs.at == rhs.at
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(from)
+        hasher.combine(to)
+        hasher.combine(reason)
+        hasher.combine(at)
+    }
 }
 
 /// Permission to send one call; hand it back to `record` with the call's outcome.

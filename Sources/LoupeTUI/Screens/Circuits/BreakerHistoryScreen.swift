@@ -1,0 +1,79 @@
+import Foundation
+import Loupe
+import LoupeTrace
+
+/// One breaker key's transitions (Enter on the circuits board): time, from → to, reason and the exchange that
+/// caused each. Enter opens that exchange; `f` shows the flows of the key (host or operation named like it).
+package struct BreakerHistoryScreen: InspectorScreen {
+    package let key: String
+    package let entries: [BreakerTransitionEntry]
+    private var selected: Int
+
+    package init(key: String, entries: [BreakerTransitionEntry]) {
+        self.key = key
+        self.entries = entries
+        selected = max(0, entries.count - 1)
+    }
+
+    package var keyContext: KeyContext { .circuitHistory }
+    package var title: String { "circuit \(TerminalText.line(key))" }
+    package var position: String { entries.isEmpty ? "" : "\(selected + 1) / \(entries.count)" }
+
+    package mutating func perform(_ command: InspectorCommand, argument: String?, context: inout ScreenContext) -> Bool {
+        switch command {
+        case .moveUp: selected = max(0, selected - 1)
+        case .moveDown: selected = max(0, min(entries.count - 1, selected + 1))
+        case .top: selected = 0
+        case .bottom, .pageDown: selected = max(0, entries.count - 1)
+        case .pageUp: selected = 0
+        case .open:
+            guard entries.indices.contains(selected) else { return true }
+            let id = entries[selected].exchangeID
+            guard let found = context.read("the exchange", { try $0.exchange(id: id) }), let exchange = found else {
+                context.status = .error("that exchange is no longer in the store")
+                return true
+            }
+            context.pushed = DetailScreen(summary: exchange.summary, context: &context)
+        case .flowsForKey:
+            // A breaker is keyed by host (the default) or by operation: the flows of either.
+            let filter = TraceFilter.or(.host(key), .operation(key))
+            context.session.filter = filter
+            context.session.filterText = filter.description
+            context.popToRootRequested = true
+            context.status = StatusMessage("flows of circuit \(TerminalText.line(key))")
+        default:
+            return false
+        }
+        return true
+    }
+
+    package func render(in area: Rect, into buffer: inout Buffer, context: RenderContext) {
+        buffer.fill(area.row(0), style: .header)
+        buffer.write(TableText.pad("TIME", 12, right: false) + " " + TableText.pad("FROM → TO", 24, right: false)
+                     + " EXCHANGE   REASON", x: area.x, y: area.y, maxWidth: area.width, style: .header)
+        guard !entries.isEmpty else {
+            buffer.write("No transitions recorded for this key: it has stayed closed.", x: area.x + 1, y: area.y + 2,
+                         maxWidth: area.width - 2, style: .dim)
+            return
+        }
+        let height = area.height - 1
+        let first = max(0, min(selected - height + 1, entries.count - height))
+        var calendar = context.calendar
+        calendar.locale = Locale(identifier: "en_US_POSIX")
+        for (offset, entry) in entries.dropFirst(first).prefix(height).enumerated() {
+            let y = area.y + 1 + offset
+            let time = ClockFormat.string(entry.at, calendar: calendar)
+            var x = buffer.write(TableText.pad(time, 12, right: false), x: area.x, y: y, style: .dim)
+            let move = "\(entry.from) → \(entry.to)"
+            x = buffer.write(" " + TableText.pad(move, 24, right: false), x: x, y: y,
+                             style: CircuitsView.style(entry.state ?? .closed))
+            let exchange = entry.sequence.map { "#\($0)" } ?? String(entry.exchangeID.uuidString.prefix(8))
+            x = buffer.write(" " + TableText.pad(exchange, 10, right: false), x: x, y: y)
+            var reason = entry.reason
+            if let timer = entry.timerAt { reason += " (timer at \(ClockFormat.string(timer, calendar: calendar)))" }
+            if let probe = entry.probeAt, entry.state == .open { reason += " · probe at \(ClockFormat.string(probe, calendar: calendar))" }
+            buffer.write(" " + reason, x: x, y: y, maxWidth: area.x + area.width - x)
+            if first + offset == selected { buffer.setStyle(.selection, in: area.row(1 + offset)) }
+        }
+    }
+}

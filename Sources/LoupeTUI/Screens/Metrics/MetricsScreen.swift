@@ -1,0 +1,59 @@
+import Foundation
+import LoupeTrace
+
+/// Live metrics (`4`): per operation and per host, rate, error %, retry %, budget denials and p50/p95/p99/max
+/// over a window (`w` cycles 1m, 5m, 15m, 1h, all), sortable by any column (`o`, `v`), with sparklines of rate
+/// and p95 across the window and the selected row's latency histogram. Aggregated as exchanges arrive.
+package struct MetricsScreen: InspectorScreen {
+    package private(set) var metrics = TrafficMetrics()
+    package private(set) var window: MetricsWindow = .fiveMinutes
+    package private(set) var sort: MetricsColumn = .name
+    package private(set) var descending = false
+    private var selected = 0
+
+    package init() {}
+
+    package var keyContext: KeyContext { .metrics }
+    package var title: String { "metrics" }
+    package var position: String { "window \(window.rawValue) · sort \(sort.title)\(descending ? "↓" : "↑")" }
+
+    /// The rows in display order at `now`.
+    package func rows(now: Date) -> [MetricsRow] {
+        let rows = metrics.rows(window: window, now: now)
+        let sorted = rows.sorted { sort.precedes($0, $1) }
+        return descending ? sorted.reversed() : sorted
+    }
+
+    package mutating func perform(_ command: InspectorCommand, argument: String?, context: inout ScreenContext) -> Bool {
+        let count = metrics.rows(window: window, now: context.now).count
+        switch command {
+        case .moveUp: selected = max(0, selected - 1)
+        case .moveDown: selected = max(0, min(count - 1, selected + 1))
+        case .top, .pageUp: selected = 0
+        case .bottom, .pageDown: selected = max(0, count - 1)
+        case .cycleWindow:
+            window = window.next
+            context.status = StatusMessage("window \(window.rawValue)")
+        case .sortNext:
+            sort = sort.next
+            context.status = StatusMessage("sorted by \(sort.title)")
+        case .reverse:
+            descending.toggle()
+        default:
+            return false
+        }
+        return true
+    }
+
+    package mutating func refresh(_ reason: RefreshReason, context: inout ScreenContext) {
+        guard reason != .marksChanged else { return }
+        var metrics = self.metrics
+        BoardFeed.catchUp(after: metrics.lastSequence, context: &context) { metrics.add($0) }
+        self.metrics = metrics
+    }
+
+    package func render(in area: Rect, into buffer: inout Buffer, context: RenderContext) {
+        MetricsView(rows: rows(now: context.now), selected: selected, window: window, sort: sort, descending: descending)
+            .render(in: area, into: &buffer)
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import LoupeTrace
+
+/// The timeline (`2`): the flows list's rows (same filter, same order, the same keyset ``FlowWindow``) on a
+/// shared time axis, a browser's network waterfall for a whole session. Only the visible rows are read, with
+/// their attempts and events; `+`/`-` zoom, `←`/`→` pan, `F` follows the newest.
+package struct TimelineScreen: InspectorScreen {
+    package private(set) var window = FlowWindow()
+    package private(set) var axis = TimelineAxis()
+    /// The visible rows' attempts and breaker refusals, by exchange id; rows that scroll away are dropped.
+    private(set) var tracks: [UUID: TimelineTrack] = [:]
+
+    package init() {}
+
+    package var keyContext: KeyContext { .timeline }
+    package var title: String { "timeline" }
+    package var selection: TraceSummary? { window.selectedRow }
+    package var position: String {
+        guard window.hasLoaded else { return "" }
+        let total = QuantityFormat.grouped(window.total)
+        guard let rank = window.selectedRank else { return "0 / \(total)" }
+        return "\(QuantityFormat.grouped(rank + 1)) / \(total)"
+    }
+
+    /// Rows that fit: the area less the axis heading and the legend.
+    private static func pageHeight(_ area: Rect) -> Int { max(1, area.height - 2) }
+
+    package mutating func perform(_ command: InspectorCommand, argument: String?, context: inout ScreenContext) -> Bool {
+        let query = context.session.query
+        let page = Self.pageHeight(context.area)
+        switch command {
+        case .moveUp: move(by: -1, context: &context)
+        case .moveDown: move(by: 1, context: &context)
+        case .pageUp: move(by: -page, context: &context)
+        case .pageDown: move(by: page, context: &context)
+        case .top:
+            context.session.follow = false
+            _ = context.read("the first exchanges") { try window.top(query, store: $0) }
+        case .bottom:
+            _ = context.read("the last exchanges") { try window.bottom(query, store: $0) }
+        case .open:
+            guard let row = window.selectedRow else { return true }
+            context.pushed = DetailScreen(summary: row, context: &context)
+            return true
+        case .zoomIn, .zoomOut:
+            axis.zoom(in: command == .zoomIn, keepingEnd: context.session.follow)
+            context.status = StatusMessage("span \(TimelineAxis.label(axis.span))")
+            return true
+        case .panLeft, .panRight:
+            context.session.follow = false
+            axis.pan(forward: command == .panRight)
+            return true
+        case .toggleFollow:
+            context.session.follow.toggle()
+            context.status = StatusMessage(context.session.follow
+                ? "follow on: the newest exchanges stay in view" : "follow off")
+            if context.session.follow { refresh(.storeChanged, context: &context) }
+            return true
+        default:
+            return false
+        }
+        loadTracks(context: &context)
+        return true
+    }
+
+    private mutating func move(by delta: Int, context: inout ScreenContext) {
+        let query = context.session.query
+        _ = context.read("exchanges") { try window.move(by: delta, query, store: $0) }
+        if delta < 0 || window.selectedRank.map({ $0 + 1 < window.total }) == true { context.session.follow = false }
+    }
+
+    package mutating func refresh(_ reason: RefreshReason, context: inout ScreenContext) {
+        let query = context.session.query
+        let height = Self.pageHeight(context.area)
+        let follow = context.session.follow
+        switch reason {
+        case .storeChanged where window.hasLoaded:
+            _ = context.read("new exchanges") { try window.poll(query, store: $0, follow: follow) }
+        case .resized where window.hasLoaded:
+            _ = context.read("exchanges") { try window.refill(query, store: $0, height: height) }
+        case .storeChanged, .queryChanged, .resized:
+            let keeping = window.selectedRow
+            _ = context.read("exchanges") {
+                try window.reload(query, store: $0, height: height, keeping: keeping, follow: follow)
+            }
+        case .marksChanged:
+            return
+        }
+        loadTracks(context: &context)
+    }
+
+    /// Reads the attempts of rows that came into view, forgets those that left, and places the axis.
+    private mutating func loadTracks(context: inout ScreenContext) {
+        let visible = Set(window.rows.map(\.id))
+        tracks = tracks.filter { visible.contains($0.key) }
+        for row in window.rows where tracks[row.id] == nil {
+            guard let found = context.read("an exchange's attempts", { try $0.exchange(id: row.id) }),
+                  let exchange = found else { continue }
+            tracks[row.id] = TimelineTrack(exchange)
+        }
+        placeAxis(follow: context.session.follow, now: context.now)
+    }
+
+    private mutating func placeAxis(follow: Bool, now: Date) {
+        guard let earliest = window.rows.map(\.startedAt).min() else { return }
+        let latest = window.rows.map { row in
+            row.duration.map { row.startedAt.addingTimeInterval($0) } ?? max(row.startedAt, now)
+        }.max() ?? earliest
+        if !axis.isManual {
+            axis.fit(earliest: earliest, latest: latest)
+        } else if follow {
+            axis.follow(latest)
+        }
+    }
+
+    package mutating func mouse(_ event: MouseEvent, double: Bool, context: inout ScreenContext) {
+        switch event.kind {
+        case .wheelUp: move(by: -3, context: &context)
+        case .wheelDown: move(by: 3, context: &context)
+        case .press:
+            let index = event.y - context.area.y - 1
+            guard window.rows.indices.contains(index) else { return }
+            window.selectVisible(index)
+            if double { _ = perform(.open, argument: nil, context: &context) }
+            return
+        }
+        loadTracks(context: &context)
+    }
+
+    package func render(in area: Rect, into buffer: inout Buffer, context: RenderContext) {
+        TimelineView(window: window, axis: axis, tracks: tracks, context: context).render(in: area, into: &buffer)
+    }
+}

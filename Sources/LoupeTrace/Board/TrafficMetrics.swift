@@ -1,0 +1,88 @@
+import Foundation
+import Loupe
+
+/// Per operation and per host (and for all): request rate, error, retry and budget-denial counts, latency
+/// percentiles over a ``MetricsWindow``, fed one exchange at a time as the store grows.
+///
+/// Memory is bounded by the groups, not the exchanges: per group the totals, one histogram for all time, and
+/// the slots of the last hour (each slot's histogram made only when something lands in it).
+public struct TrafficMetrics: Sendable {
+    private struct GroupState: Sendable {
+        var total = MetricsCounts()
+        var latency = LatencyHistogram()
+        var first: Date?
+        var last: Date?
+        var fine = MetricsSlots(width: MetricsSlots.fine, count: 90)
+        var coarse = MetricsSlots(width: MetricsSlots.coarse, count: 60)
+
+        mutating func add(_ facts: ExchangeFacts) {
+            total.add(facts)
+            if let duration = facts.duration { latency.record(duration) }
+            first = min(first ?? facts.startedAt, facts.startedAt)
+            last = max(last ?? facts.startedAt, facts.startedAt)
+            fine.add(facts)
+            coarse.add(facts)
+        }
+    }
+
+    private var groups: [TraceStats.Group: GroupState] = [:]
+    /// The largest sequence added, so a reader knows where to continue.
+    public private(set) var lastSequence: Int64 = .min
+
+    public init() {}
+
+    /// Adds one exchange to its operation, its host and all.
+    public mutating func add(_ exchange: TraceExchange) {
+        let facts = ExchangeFacts(exchange)
+        for group in [TraceStats.Group.all, .operation(facts.operation), .host(facts.host)] {
+            groups[group, default: GroupState()].add(facts)
+        }
+        if let sequence = exchange.sequence { lastSequence = Swift.max(lastSequence, sequence) }
+    }
+
+    /// The rows over `window` ending `now`: all first, then operations, then hosts, each by name; groups with
+    /// nothing in the window are left out (all is left out only when nothing was ever added).
+    public func rows(window: MetricsWindow, now: Date) -> [MetricsRow] {
+        let rows = groups.compactMap { group, state in row(group, state, window: window, now: now) }
+        return rows.sorted { Self.order($0.group) < Self.order($1.group) }
+    }
+
+    private static func order(_ group: TraceStats.Group) -> String {
+        switch group {
+        case .all: "0"
+        case .operation(let name): "1" + name
+        case .host(let name): "2" + name
+        }
+    }
+
+    private func row(_ group: TraceStats.Group, _ state: GroupState, window: MetricsWindow, now: Date) -> MetricsRow? {
+        let slots: [MetricsSlots.Slot?]
+        var counts: MetricsCounts
+        var latency: LatencyHistogram
+        let rate: Double
+        if let seconds = window.seconds {
+            let ring = window.slotSeconds == MetricsSlots.fine ? state.fine : state.coarse
+            slots = ring.last(seconds / ring.width, now: now)
+            counts = MetricsCounts()
+            latency = LatencyHistogram()
+            for slot in slots.compactMap({ $0 }) {
+                counts.add(slot.counts)
+                latency.add(slot.latency)
+            }
+            guard counts.requests > 0 || group == .all else { return nil }
+            rate = Double(counts.requests) / Double(seconds)
+        } else {
+            slots = state.coarse.last(60, now: now)
+            counts = state.total
+            latency = state.latency
+            let span = (state.last ?? now).timeIntervalSince(state.first ?? now)
+            rate = span > 0 ? Double(counts.requests) / span : 0
+        }
+        let width = Double(window.seconds == nil ? MetricsSlots.coarse : window.slotSeconds)
+        return MetricsRow(
+            group: group, counts: counts, rate: rate, p50: latency.percentile(50), p95: latency.percentile(95),
+            p99: latency.percentile(99), max: latency.max,
+            rateSeries: slots.map { Double($0?.counts.requests ?? 0) / width },
+            p95Series: slots.map { $0?.latency.percentile(95) }, latency: latency)
+    }
+}

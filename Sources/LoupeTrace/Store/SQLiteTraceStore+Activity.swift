@@ -1,0 +1,30 @@
+import Foundation
+import GRDB
+
+/// Exchanges for the aggregating screens: rows after a sequence with their attempts and events, but no headers
+/// or bodies (the columns are read as empty), so catching up with a large store reads only what the figures use.
+extension SQLiteTraceStore {
+    /// The columns of ``RowReader/positionalExchange(_:attempts:events:)`` with headers and bodies left out
+    /// (their sizes kept).
+    static let activityColumns = """
+        sequence, id, operation, method, url, started_at, ended_at, outcome, status, error, replay_of,
+        NULL, NULL, request_body_size, NULL, NULL, NULL, response_body_size, NULL
+        """
+
+    public func activity(after sequence: Int64, limit: Int) throws -> [TraceExchange] {
+        try guarded {
+            try pool.read { db in
+                let rows = try Row.fetchCursor(db.cachedStatement(sql: """
+                    SELECT \(Self.activityColumns) FROM exchange WHERE sequence > ? ORDER BY sequence LIMIT ?
+                    """), arguments: [sequence, max(1, limit)])
+                var exchanges: [TraceExchange] = []
+                while let row = try rows.next() {
+                    exchanges.append(try RowReader.positionalExchange(row, attempts: [], events: []))
+                }
+                guard let first = exchanges.first?.sequence, let last = exchanges.last?.sequence else { return [] }
+                try Self.attachAttemptsAndEvents(to: &exchanges, from: first, through: last, in: db)
+                return exchanges
+            }
+        }
+    }
+}

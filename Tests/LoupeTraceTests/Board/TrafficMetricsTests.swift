@@ -1,0 +1,81 @@
+import Foundation
+import Loupe
+import Testing
+@testable import LoupeTrace
+
+@Suite struct TrafficMetricsTests {
+    typealias F = BoardFixture
+
+    /// A at −100 s (get-a, 100 ms), B at −30 s (get-a, 200 ms, 503 after a retry), C at +1 s (get-b on b.test,
+    /// 300 ms, retried to success, one budget denial), D at −2,000 s (get-a, 50 ms).
+    static func metrics() -> TrafficMetrics {
+        var metrics = TrafficMetrics()
+        metrics.add(F.exchange(1, at: -100, duration: 0.1))
+        metrics.add(F.exchange(2, at: -30, duration: 0.2, outcome: .httpError,
+                               attempts: [F.attempt(1, at: -30, status: 503), F.attempt(2, at: -29.8, status: 503)]))
+        metrics.add(F.exchange(3, operation: "get-b", host: "b.test", at: 1, duration: 0.3,
+                               attempts: [F.attempt(1, at: 1, status: 503), F.attempt(2, at: 1.1, status: 503),
+                                          F.attempt(3, at: 1.2, status: 200)], events: [F.budgetDenial]))
+        metrics.add(F.exchange(4, at: -2_000, duration: 0.05))
+        return metrics
+    }
+
+    @Test("a 1 m window at +5 s holds the slots from −50 s: B and C, figures by hand")
+    func oneMinute() throws {
+        let rows = Self.metrics().rows(window: .oneMinute, now: F.at(5))
+        let all = try #require(rows.first)
+        #expect(all.group == .all)
+        #expect(all.counts.requests == 2)
+        #expect(all.counts.errors == 1)
+        #expect(all.counts.retried == 2)
+        #expect(all.counts.retries == 3)
+        #expect(all.counts.budgetDenied == 1)
+        #expect(all.counts.retrySucceeded == 1)
+        #expect(all.rate == 2.0 / 60)
+        // p50 of {200, 300} ms is 200 ms, in a 1,024 µs bucket starting at 199,680 µs: its top, 200,703 µs.
+        #expect(all.p50 == 0.200703)
+        #expect(all.max == 0.3)
+        #expect(all.rateSeries.count == 6)
+        #expect(all.rateSeries == [0, 0, 0.1, 0, 0, 0.1])
+        #expect(rows.map(\.group) == [.all, .operation("get-a"), .operation("get-b"), .host("a.test"), .host("b.test")])
+    }
+
+    @Test("all time counts every exchange; its rate runs from the first start to the last")
+    func allTime() throws {
+        let all = try #require(Self.metrics().rows(window: .all, now: F.at(5)).first)
+        #expect(all.counts.requests == 4)
+        #expect(all.rate == 4.0 / 2_001)
+        #expect(all.max == 0.3)
+    }
+
+    @Test("an hour uses minute slots: D (−2,000 s) is in, at +5 s")
+    func oneHour() throws {
+        let rows = Self.metrics().rows(window: .oneHour, now: F.at(5))
+        #expect(rows.first?.counts.requests == 4)
+        #expect(rows.first(where: { $0.group == .operation("get-a") })?.counts.requests == 3)
+        #expect(Self.metrics().rows(window: .fifteenMinutes, now: F.at(5)).first?.counts.requests == 3)
+    }
+
+    @Test("fed in batches from a store or all at once, the same rows (the stats command and the screen agree)")
+    func batchesAgree() throws {
+        let store = try SQLiteTraceStore(path: FileManager.default.temporaryDirectory
+            .appendingPathComponent("metrics-\(UUID().uuidString).sqlite").path)
+        var exchanges: [TraceExchange] = []
+        for index in 0..<25 {
+            exchanges.append(F.exchange(0, operation: "op\(index % 3)", at: Double(-index * 7), duration: Double(index) / 100,
+                                        outcome: index % 4 == 0 ? .httpError : .success))
+        }
+        try store.write(exchanges)
+        let whole = try store.trafficMetrics(matching: nil)
+        var incremental = TrafficMetrics()
+        while true {
+            let batch = try store.activity(after: incremental.lastSequence, limit: 4)
+            if batch.isEmpty { break }
+            batch.forEach { incremental.add($0) }
+        }
+        for window in MetricsWindow.allCases {
+            #expect(whole.rows(window: window, now: F.at(3)) == incremental.rows(window: window, now: F.at(3)))
+        }
+        #expect(whole.rows(window: .all, now: F.at(3)).first?.counts.requests == 25)
+    }
+}
