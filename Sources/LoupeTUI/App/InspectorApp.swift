@@ -129,6 +129,11 @@ public final class InspectorApp {
         flushCopies(to: screen)
         runEdits(on: screen)
         draw(on: screen)
+        if state.hasDeferredWork {
+            // The rows are on screen; now the count they did not need (the position's rank), then its frame.
+            apply(.settle)
+            draw(on: screen)
+        }
         if replayKeyPressed { discardTypeahead(on: screen) }
         return true
     }

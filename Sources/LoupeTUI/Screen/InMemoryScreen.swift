@@ -41,7 +41,11 @@ package final class InMemoryScreen: Screen {
     package func draw(_ buffer: Buffer) {
         lastBuffer = buffer
         drawCount += 1
+        frames = Array((frames + [buffer]).suffix(8))
     }
+
+    /// The last frames drawn (up to 8), oldest first.
+    package private(set) var frames: [Buffer] = []
 
     /// What was copied to the clipboard, oldest first.
     package private(set) var clipboard: [String] = []

@@ -16,6 +16,9 @@ package protocol InspectorScreen: Sendable {
     var selection: TraceSummary? { get }
     /// Where the user is, for the right end of the status line (`12 / 1,000,000`).
     var position: String { get }
+    /// Whether the last change left work for after the frame (``RefreshReason/settle``): an exact count the rows
+    /// did not need to be drawn.
+    var hasDeferredWork: Bool { get }
 
     /// Runs `command` (with the `:` prompt's `argument`, if any); `false` when the screen has no use for it, so
     /// the inspector's own handling (help, filter, quit…) can take it.
@@ -42,11 +45,14 @@ package enum RefreshReason: Hashable, Sendable {
     case resized
     /// The marks changed (what is drawn, not which rows).
     case marksChanged
+    /// The frame is drawn: do what ``InspectorScreen/hasDeferredWork`` says was put off.
+    case settle
 }
 
 extension InspectorScreen {
     package var selection: TraceSummary? { nil }
     package var position: String { "" }
+    package var hasDeferredWork: Bool { false }
     package mutating func refresh(_ reason: RefreshReason, context: inout ScreenContext) {}
     package mutating func search(_ text: String, forward: Bool, fromCurrent: Bool, context: inout ScreenContext) -> Bool { false }
     package mutating func mouse(_ event: MouseEvent, double: Bool, context: inout ScreenContext) {}

@@ -13,6 +13,8 @@ package enum InspectorAction: Sendable {
     case resized(Size)
     /// Time to look at the store for changes.
     case poll
+    /// A frame was drawn: the screens finish what they put off for it (``InspectorScreen/hasDeferredWork``).
+    case settle
     /// The exchange about to be replayed is not safe to repeat (`reason`): ask before sending it.
     case replayNeedsConfirmation(id: UUID, reason: String)
     /// A replay, export or copy ended; the message says how.

@@ -32,6 +32,10 @@ extension InspectorState {
             resize(to: newSize, environment)
         case .poll:
             forEachScreen(environment) { $0.refresh(.storeChanged, context: &$1) }
+        case .settle:
+            forEachScreen(environment) { screen, context in
+                if screen.hasDeferredWork { screen.refresh(.settle, context: &context) }
+            }
         case .replayNeedsConfirmation(let id, let reason):
             replay = .confirming(id)
             status = .error("Replay? y/N · \(reason) · \(replayTarget)")

@@ -78,6 +78,9 @@ package struct InspectorState: Sendable {
     }
 
     /// Runs `body` on every screen, bottom first (a poll, a resize, a new filter).
+    /// Whether a screen put work off until after the frame.
+    package var hasDeferredWork: Bool { screens.contains { $0.hasDeferredWork } }
+
     mutating func forEachScreen(_ environment: InspectorEnvironment,
                                 _ body: (inout any InspectorScreen, inout ScreenContext) -> Void) {
         for index in screens.indices {

@@ -14,10 +14,13 @@ extension SQLiteTraceStore {
         configuration.label = label
         // Another process (the demo, `loupe send`) may be writing: wait for its lock rather than fail at once.
         configuration.busyMode = .timeout(5)
+        // A writer's larger page cache keeps the indexes hot while ingesting; a viewer reads a screen at a time and
+        // counts over indexes the OS caches anyway, so its cache stays small (it is the inspector's peak RSS).
+        let cacheKiB = readOnly ? 4096 : 32768
         configuration.prepareDatabase { db in
             // In WAL mode NORMAL never corrupts the file; a power cut may lose the last commits, which for a flight
-            // recorder beats paying an fsync per batch. A larger page cache keeps the indexes hot while ingesting.
-            try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -32768")
+            // recorder beats paying an fsync per batch.
+            try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -\(cacheKiB)")
         }
         return configuration
     }

@@ -7,7 +7,9 @@ import LoupeTrace
 /// Moving reads one keyset page from the store (``TraceStore/flowPage(_:from:limit:)``); ranks are kept exact
 /// without counting: a step moves the rank by the rows stepped over, and arrivals shift it by how many sort
 /// before the top row. Only a jump to an arbitrary row, a new filter or order, or rows deleted under us
-/// (a prune) pays for a `COUNT`.
+/// (a prune) pays for a `COUNT`. A new filter or order that keeps the selected row puts that count off
+/// (``rankIsPending``): the rows are drawn first and ``settleRank(_:store:)`` counts after the frame, since on a
+/// big store the count of rows before the middle one is the slow part (DECISIONS 107).
 package struct FlowWindow: Hashable, Sendable {
     /// The visible rows, in display order.
     package private(set) var rows: [TraceSummary] = []
@@ -25,6 +27,8 @@ package struct FlowWindow: Hashable, Sendable {
     package private(set) var lastSequence: Int64 = 0
     /// Whether the store has been read.
     package private(set) var hasLoaded = false
+    /// Whether ``firstRank`` is only provisional until ``settleRank(_:store:)`` counts it.
+    package private(set) var rankIsPending = false
 
     /// The most arrivals read per poll; a bigger backlog is counted instead of read.
     static let arrivalBatch = 5_000
@@ -42,8 +46,17 @@ package struct FlowWindow: Hashable, Sendable {
 
     /// The selected row.
     package var selectedRow: TraceSummary? { selected.map { rows[$0] } }
+    /// `12 / 1,000,000` for the status line; `… / 1,000,000` while the rank is pending.
+    package var positionText: String {
+        guard hasLoaded else { return "" }
+        let total = QuantityFormat.grouped(self.total)
+        if rankIsPending, selected != nil { return "… / \(total)" }
+        guard let rank = selectedRank else { return "0 / \(total)" }
+        return "\(QuantityFormat.grouped(rank + 1)) / \(total)"
+    }
+
     /// The selected row's 0-based place in the whole list.
-    package var selectedRank: Int? { selected.map { firstRank + $0 } }
+    package var selectedRank: Int? { rankIsPending ? nil : selected.map { firstRank + $0 } }
 
     // MARK: Loading
 
@@ -56,9 +69,9 @@ package struct FlowWindow: Hashable, Sendable {
         lastSequence = marker?.maxSequence ?? 0
         total = try store.flowCount(query)
         hasLoaded = true
-        if let keeping, let rank = try rankIfMatching(keeping, query, store: store) {
+        if let keeping, try matches(keeping, query, store: store) {
             let offset = selected.map { min($0, self.height - 1) } ?? 0
-            try show(keeping, rank: rank, screenRow: offset, query, store: store)
+            try show(keeping, rank: nil, screenRow: offset, query, store: store)
         } else if follow {
             try jumpToNewest(query, store: store)
         } else {
@@ -81,6 +94,7 @@ package struct FlowWindow: Hashable, Sendable {
             // Pruned (or a backlog too large to read): count again rather than adjust.
             total = try store.flowCount(query)
             if let first = rows.first { firstRank = try store.flowRank(query, of: first) }
+            rankIsPending = false
         } else {
             total += arrivals.count
             if let first = rows.first {
@@ -103,7 +117,7 @@ package struct FlowWindow: Hashable, Sendable {
         let selectedOffset = selected ?? 0
         guard let first = rows.first else { return try top(query, store: store) }
         var page = try store.flowPage(query, from: .at(first), limit: self.height)
-        if page.count < self.height, firstRank > 0 {
+        if page.count < self.height, firstRank > 0 || rankIsPending {
             // The end came into view (or rows went away): pull earlier rows in so the screen stays full.
             let earlier = try store.flowPage(query, from: .before(page.first ?? first), limit: self.height - page.count)
             page = earlier + page
@@ -149,6 +163,7 @@ package struct FlowWindow: Hashable, Sendable {
     package mutating func top(_ query: FlowQuery, store: any TraceStore) throws {
         rows = try store.flowPage(query, from: .first, limit: height)
         firstRank = 0
+        rankIsPending = false
         selected = rows.isEmpty ? nil : 0
     }
 
@@ -156,24 +171,40 @@ package struct FlowWindow: Hashable, Sendable {
     package mutating func bottom(_ query: FlowQuery, store: any TraceStore) throws {
         rows = try store.flowPage(query, from: .last, limit: height)
         firstRank = max(0, total - rows.count)
+        rankIsPending = false
         selected = rows.isEmpty ? nil : rows.count - 1
     }
 
     /// Shows `row`, whose place in the list is `rank`, on screen row `screenRow` (or as near as the ends allow),
-    /// selected.
-    package mutating func show(_ row: TraceSummary, rank: Int, screenRow: Int, _ query: FlowQuery,
+    /// selected. With `rank` unknown the rank is left pending, unless the rows before `row` run out on screen (then
+    /// it is how many there are).
+    package mutating func show(_ row: TraceSummary, rank: Int?, screenRow: Int, _ query: FlowQuery,
                                store: any TraceStore) throws {
-        let before = try store.flowPage(query, from: .before(row), limit: max(0, min(screenRow, rank)))
+        let wanted = max(0, min(screenRow, rank ?? screenRow))
+        // With the rank unknown, one row more than needed tells whether the start is that near (then the rank is
+        // how many came back).
+        var before = try store.flowPage(query, from: .before(row), limit: rank == nil ? wanted + 1 : wanted)
+        let rank = rank ?? (before.count <= wanted ? before.count : nil)
+        if before.count > wanted { before.removeFirst(before.count - wanted) }
         var page = before + (try store.flowPage(query, from: .at(row), limit: height - before.count))
-        var firstRank = rank - before.count
-        if page.count < height, firstRank > 0, let head = page.first {
+        var firstRank = (rank ?? before.count) - before.count
+        if page.count < height, rank == nil || firstRank > 0, let head = page.first {
             let more = try store.flowPage(query, from: .before(head), limit: height - page.count)
             page = more + page
             firstRank -= more.count
         }
         rows = page
         self.firstRank = firstRank
-        selected = page.isEmpty ? nil : min(page.count - 1, rank - firstRank)
+        rankIsPending = rank == nil
+        selected = page.isEmpty ? nil : min(page.count - 1, page.firstIndex { $0.id == row.id } ?? 0)
+        clampRanks()
+    }
+
+    /// Counts the rank ``show(_:rank:screenRow:_:store:)`` left pending (after the frame that shows the rows).
+    package mutating func settleRank(_ query: FlowQuery, store: any TraceStore) throws {
+        guard rankIsPending else { return }
+        if let first = rows.first { firstRank = try store.flowRank(query, of: first) }
+        rankIsPending = false
         clampRanks()
     }
 
@@ -210,13 +241,12 @@ package struct FlowWindow: Hashable, Sendable {
         }
     }
 
-    private func rankIfMatching(_ row: TraceSummary, _ query: FlowQuery, store: any TraceStore) throws -> Int? {
-        guard try store.flowPage(query, from: .at(row), limit: 1).first?.id == row.id else { return nil }
-        return try store.flowRank(query, of: row)
+    private func matches(_ row: TraceSummary, _ query: FlowQuery, store: any TraceStore) throws -> Bool {
+        try store.flowPage(query, from: .at(row), limit: 1).first?.id == row.id
     }
 
     private mutating func clampRanks() {
         firstRank = max(0, firstRank)
-        total = max(total, firstRank + rows.count)
+        if !rankIsPending { total = max(total, firstRank + rows.count) }
     }
 }

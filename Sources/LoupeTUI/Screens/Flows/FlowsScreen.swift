@@ -15,12 +15,8 @@ package struct FlowsScreen: InspectorScreen {
     package var keyContext: KeyContext { .flows }
     package var title: String { "flows" }
 
-    package var position: String {
-        guard window.hasLoaded else { return "" }
-        let total = QuantityFormat.grouped(window.total)
-        guard let rank = window.selectedRank else { return "0 / \(total)" }
-        return "\(QuantityFormat.grouped(rank + 1)) / \(total)"
-    }
+    package var position: String { window.positionText }
+    package var hasDeferredWork: Bool { window.rankIsPending }
 
     package var selection: TraceSummary? { window.selectedRow }
 
@@ -80,6 +76,8 @@ package struct FlowsScreen: InspectorScreen {
             _ = context.read("exchanges") {
                 try window.reload(query, store: $0, height: height, keeping: keeping, follow: follow)
             }
+        case .settle:
+            _ = context.read("position") { try window.settleRank(query, store: $0) }
         case .marksChanged:
             if context.session.showsMarkedOnly { refresh(.queryChanged, context: &context) }
         }

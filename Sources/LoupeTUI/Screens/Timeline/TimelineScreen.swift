@@ -15,12 +15,8 @@ package struct TimelineScreen: InspectorScreen {
     package var keyContext: KeyContext { .timeline }
     package var title: String { "timeline" }
     package var selection: TraceSummary? { window.selectedRow }
-    package var position: String {
-        guard window.hasLoaded else { return "" }
-        let total = QuantityFormat.grouped(window.total)
-        guard let rank = window.selectedRank else { return "0 / \(total)" }
-        return "\(QuantityFormat.grouped(rank + 1)) / \(total)"
-    }
+    package var position: String { window.positionText }
+    package var hasDeferredWork: Bool { window.rankIsPending }
 
     /// Rows that fit: the area less the axis heading and the legend.
     private static func pageHeight(_ area: Rect) -> Int { max(1, area.height - 2) }
@@ -83,6 +79,9 @@ package struct TimelineScreen: InspectorScreen {
             _ = context.read("exchanges") {
                 try window.reload(query, store: $0, height: height, keeping: keeping, follow: follow)
             }
+        case .settle:
+            _ = context.read("position") { try window.settleRank(query, store: $0) }
+            return
         case .marksChanged:
             return
         }

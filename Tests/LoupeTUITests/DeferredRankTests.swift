@@ -1,0 +1,47 @@
+import Foundation
+import LoupeTrace
+import Testing
+@testable import LoupeTUI
+
+/// A new order keeps the selected exchange, and its exact place in the new order (a `COUNT` over the whole store)
+/// is counted after the frame that shows the rows, not before it.
+@Suite struct DeferredRankTests {
+    /// 200 exchanges whose durations run opposite to their times: sorting by duration reverses the list.
+    static let exchanges = (1...200).map { Fixture.exchange($0, duration: Double(201 - $0) / 1000) }
+
+    @Test func aNewOrderDrawsTheRowsFirstAndThePositionAfter() throws {
+        let (app, screen) = Fixture.app(try Fixture.store(Self.exchanges))
+        for _ in 0..<80 { screen.press("k") }
+        app.turn(on: screen)
+        #expect(screen.lines[22].hasSuffix("120 / 200 "), "\(screen.lines[22])")
+        let before = screen.drawCount
+        screen.press("o")
+        app.turn(on: screen)
+        #expect(screen.drawCount == before + 2, "a frame with the rows, then one with the counted position")
+        #expect(screen.frames.suffix(2).first?.lines[22].hasSuffix("… / 200 ") == true)
+        #expect(screen.lines[22].hasSuffix(" 81 / 200 "), "exchange 120 is the 81st shortest: \(screen.lines[22])")
+        #expect(app.state.flows.window.selectedRow?.id == Fixture.id(120))
+        #expect(!app.state.hasDeferredWork)
+    }
+
+    @Test func aRowNearTheStartNeedsNoCount() throws {
+        let store = try Fixture.store(Self.exchanges)
+        var window = FlowWindow()
+        var query = FlowQuery()
+        try window.reload(query, store: store, height: 20, keeping: nil, follow: false)
+        try window.move(by: 3, query, store: store)
+        let kept = try #require(window.selectedRow)
+        query.order = FlowOrder(.time, descending: true)
+        try window.reload(query, store: store, height: 20, keeping: kept, follow: false)
+        #expect(window.rankIsPending)
+        #expect(window.positionText == "… / 200")
+        try window.settleRank(query, store: store)
+        #expect(window.positionText == "197 / 200")
+        #expect(window.selectedRank == (try store.flowRank(query, of: kept)))
+
+        query.order = FlowOrder(.time)
+        try window.reload(query, store: store, height: 20, keeping: kept, follow: false)
+        #expect(!window.rankIsPending, "fewer rows before it than the screen row: the rank is how many")
+        #expect(window.positionText == "4 / 200")
+    }
+}
