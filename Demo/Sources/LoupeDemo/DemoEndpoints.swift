@@ -78,6 +78,16 @@ public enum DemoEndpoints {
         public var operationName: String { "inventory" }
     }
 
+    /// An endpoint that always answers 503 (no Retry-After): the demo calls it in bursts.
+    public struct Burst: Endpoint {
+        public typealias Response = Data
+        public let number: Int
+        public init(number: Int) { self.number = number }
+        public var path: String { "/burst" }
+        public var query: [URLQueryItem] { [URLQueryItem(name: "n", value: String(number))] }
+        public var operationName: String { "burst" }
+    }
+
     public struct Binary: Endpoint {
         public typealias Response = Data
         public init() {}

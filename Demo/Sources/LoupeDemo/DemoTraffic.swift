@@ -9,10 +9,18 @@ public struct DemoTraffic: Sendable {
     /// Pause between one caller's requests.
     public var pause: Duration
 
-    public init(client: Client, workers: Int = 3, pause: Duration = .milliseconds(250)) {
+    /// Concurrent calls to `/burst` every ``burstInterval``, from 3 s after the start (0: none): each wants two
+    /// retries, more than the client's retry budget (20% of its requests) allows, so some are denied.
+    public var burstSize: Int
+    public var burstInterval: Duration
+
+    public init(client: Client, workers: Int = 3, pause: Duration = .milliseconds(250), burstSize: Int = 40,
+                burstInterval: Duration = .seconds(10)) {
         self.client = client
         self.workers = workers
         self.pause = pause
+        self.burstSize = burstSize
+        self.burstInterval = burstInterval
     }
 
     /// Sends requests until the task is cancelled or `deadline` passes; returns how many were sent.
@@ -32,7 +40,27 @@ public struct DemoTraffic: Sendable {
                     return sent
                 }
             }
+            if burstSize > 0 {
+                group.addTask { await bursts(until: deadline) }
+            }
             return await group.reduce(0, +)
+        }
+    }
+
+    /// Sends ``burstSize`` calls at once, 3 s after the start and every ``burstInterval`` after that.
+    private func bursts(until deadline: ContinuousClock.Instant?) async -> Int {
+        var next = ContinuousClock.now + .seconds(3)
+        var sent = 0
+        while true {
+            if let deadline, next >= deadline { return sent }
+            do { try await Task.sleep(until: next, clock: .continuous) } catch { return sent }
+            await withTaskGroup(of: Void.self) { group in
+                for number in 0..<burstSize {
+                    group.addTask { _ = try? await client.send(DemoEndpoints.Burst(number: number)) }
+                }
+            }
+            sent += burstSize
+            next += burstInterval
         }
     }
 

@@ -8,8 +8,17 @@ extension FlakyAPI {
     /// Counts requests to the flaky route so failures come in deterministic bursts.
     private static let flakyCounter = Atomic<Int>(0)
 
+    /// When `/inventory` is down: from 1.5 s to 4.5 s after the server starts, then again every 20 s. Counted from
+    /// the start rather than the wall clock, so a demo shows a breaker open, probe and recover within 10 s, every
+    /// time (the breaker waits 3 s before probing).
+    static func inventoryIsDown(secondsSinceStart seconds: Double) -> Bool {
+        let phase = seconds.truncatingRemainder(dividingBy: 20)
+        return phase >= 1.5 && phase < 4.5
+    }
+
     static func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()
+        let started = ContinuousClock.now
         router.get("/health") { _, _ in json(#"{"status":"ok"}"#) }
         router.get("/users") { _, _ in json(usersJSON) }
         router.get("/users/{id}") { _, context in
@@ -29,12 +38,18 @@ extension FlakyAPI {
             }
             return json(#"{"ok":true,"n":\#(n)}"#)
         }
-        // A dependency that is down for 5 s in every 15 s: long enough for a circuit breaker to open, probe and close.
+        // A dependency that goes down for 3 s: long enough for a circuit breaker to open, probe and close.
         router.get("/inventory") { _, _ in
-            if Int(Date().timeIntervalSince1970) % 15 < 5 {
+            let elapsed = ContinuousClock.now - started
+            if inventoryIsDown(secondsSinceStart: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18) {
                 return json(#"{"error":"inventory service down"}"#, status: .serviceUnavailable)
             }
             return json(#"{"items":[{"sku":"LP-1","stock":12},{"sku":"LP-2","stock":0}]}"#)
+        }
+        // Always overloaded, and says so without a Retry-After: what the demo's bursts hit, so that their retries
+        // run into the client's retry budget.
+        router.get("/burst") { _, _ in
+            json(#"{"error":"overloaded"}"#, status: .serviceUnavailable)
         }
         router.get("/slow") { request, _ in
             let ms = min(max(request.uri.queryParameters.get("ms", as: Int.self) ?? 800, 0), 10_000)

@@ -9,7 +9,7 @@ import LoupeTrace
 /// before the top row. Only a jump to an arbitrary row, a new filter or order, or rows deleted under us
 /// (a prune) pays for a `COUNT`. A new filter or order that keeps the selected row puts that count off
 /// (``rankIsPending``): the rows are drawn first and ``settleRank(_:store:)`` counts after the frame, since on a
-/// big store the count of rows before the middle one is the slow part (DECISIONS 107).
+/// big store the count of rows before the middle one is the slow part (DECISIONS 108).
 package struct FlowWindow: Hashable, Sendable {
     /// The visible rows, in display order.
     package private(set) var rows: [TraceSummary] = []
