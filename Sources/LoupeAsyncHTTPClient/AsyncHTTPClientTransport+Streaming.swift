@@ -16,13 +16,14 @@ extension AsyncHTTPClientTransport: StreamingClientTransport {
             throw failure(error, request: request, context: context)
         }
         let iterator = BodyIterator(response.body.makeAsyncIterator())
-        return StreamedResponse(head: Self.makeHead(response), body: AsyncThrowingStream(unfolding: {
+        let body = AsyncThrowingStream(unfolding: {
             do {
                 return try await iterator.next()
             } catch {
                 throw TransportErrorMapping.map(error)
             }
-        }))
+        })
+        return StreamedResponse(head: Self.makeHead(response), body: body, httpVersion: Self.versionText(response.version))
     }
 }
 

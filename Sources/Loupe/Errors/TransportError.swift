@@ -17,6 +17,9 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         public static let tls = Kind(name: "TLS failure")
         /// The request was cancelled.
         public static let cancelled = Kind(name: "cancelled")
+        /// The body broke, or went over a limit, after part of it had been handed to a destination that cannot
+        /// take bytes back (standard output): retrying would deliver a second copy, so no retry policy retries it.
+        public static let deliveryInterrupted = Kind(name: "interrupted after delivery began")
         /// Anything else.
         public static let other = Kind(name: "transport failure")
     }

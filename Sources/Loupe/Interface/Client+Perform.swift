@@ -34,7 +34,7 @@ extension Client {
                 operation: operation, request: request, response: response, stage: stage, underlyingError: error, exchangeID: id)
             observer.exchangeFinished(ExchangeFinished(
                 exchangeID: id, outcome: Self.outcome(for: failure), response: failure.response?.head,
-                responseBody: failure.response?.body, error: failure, endedAt: configuration.now(),
+                responseBody: failure.response?.body, responseBodySize: failure.response?.bodySize, error: failure, endedAt: configuration.now(),
                 attempts: tracker.records))
             return failure
         }
@@ -66,7 +66,7 @@ extension Client {
         let attempts = tracker.records
         let outcome: ExchangeOutcome = raw.status.code >= 400 ? .httpError : .success
         observer.exchangeFinished(ExchangeFinished(
-            exchangeID: id, outcome: outcome, response: raw.head, responseBody: raw.body, error: nil,
+            exchangeID: id, outcome: outcome, response: raw.head, responseBody: raw.body, responseBodySize: raw.bodySize, error: nil,
             endedAt: endedAt, attempts: attempts))
         return ClientResponse(
             value: value, request: request, head: raw.head, body: raw.body, exchangeID: id,

@@ -76,7 +76,8 @@ final class ExchangeTracker: Sendable {
             record.timings = handle.finish()
             record.response = response.head
             store(record)
-            observer.attemptFinished(AttemptFinished(exchangeID: exchangeID, record: record, responseBody: response.body))
+            observer.attemptFinished(AttemptFinished(
+                exchangeID: exchangeID, record: record, responseBody: response.body, responseBodySize: response.bodySize))
             return response
         } catch {
             record.timings = handle.finish()
@@ -86,14 +87,14 @@ final class ExchangeTracker: Sendable {
             store(record)
             if let partial, let failure = error as? TransportError { recordIncomplete(partial, failure) }
             observer.attemptFinished(AttemptFinished(
-                exchangeID: exchangeID, record: record, responseBody: partial?.body, error: error))
+                exchangeID: exchangeID, record: record, responseBody: partial?.body, responseBodySize: partial?.bodySize, error: error))
             throw error
         }
     }
 
     /// Marks the exchange as holding only part of its response, and says how much of how much arrived.
     private func recordIncomplete(_ partial: RawResponse, _ failure: TransportError) {
-        let received = partial.body.count
+        let received = partial.fullBodySize
         let expected = partial.head.headerFields[.contentLength].flatMap { Int($0) }
         var attributes = ["status": String(partial.status.code), "receivedBytes": String(received), "reason": failure.kind.description]
         if let expected { attributes["expectedBytes"] = String(expected) }

@@ -10,12 +10,19 @@ public struct RawResponse: Sendable {
     /// The protocol version the server answered with (`HTTP/1.0`, `HTTP/1.1`, `HTTP/2`), when the transport knows
     /// it. swift-http-types' `HTTPResponse` has no version field, so it travels beside the head.
     public var httpVersion: String?
+    /// The size of the whole body when ``body`` holds only its first bytes (a body streamed elsewhere, such as to a
+    /// file or standard output, keeps a prefix for the recorder); nil when ``body`` is the whole body.
+    public var bodySize: Int?
 
-    public init(head: HTTPResponse, body: Data = Data(), httpVersion: String? = nil) {
+    public init(head: HTTPResponse, body: Data = Data(), httpVersion: String? = nil, bodySize: Int? = nil) {
         self.head = head
         self.body = body
         self.httpVersion = httpVersion
+        self.bodySize = bodySize
     }
+
+    /// The size of the whole body: ``bodySize`` when the body was kept in part, else the bytes in ``body``.
+    public var fullBodySize: Int { bodySize ?? body.count }
 
     /// A response with the given status, header fields and body.
     public init(status: HTTPResponse.Status, headerFields: HTTPFields = [:], body: Data = Data(), httpVersion: String? = nil) {

@@ -71,15 +71,20 @@ public struct AttemptFinished: Sendable {
     public var exchangeID: UUID
     /// The attempt as the client records it: the value ``ExchangeFinished/attempts`` carries.
     public var record: AttemptRecord
-    /// The body bytes that arrived (with an error, the part that arrived before it).
+    /// The body bytes that arrived (with an error, the part that arrived before it); for a body streamed
+    /// elsewhere, its first bytes only.
     public var responseBody: Data?
+    /// The size of the whole body when ``responseBody`` holds only its first bytes (``RawResponse/bodySize``).
+    public var responseBodySize: Int?
     /// The error, when the transport failed (``AttemptRecord/error`` holds its description).
     public var error: (any Error)?
 
-    public init(exchangeID: UUID, record: AttemptRecord, responseBody: Data? = nil, error: (any Error)? = nil) {
+    public init(exchangeID: UUID, record: AttemptRecord, responseBody: Data? = nil, responseBodySize: Int? = nil,
+                error: (any Error)? = nil) {
         self.exchangeID = exchangeID
         self.record = record
         self.responseBody = responseBody
+        self.responseBodySize = responseBodySize
         self.error = error
     }
 
@@ -156,17 +161,23 @@ public struct ExchangeFinished: Sendable {
     /// The final response, when one arrived. With a transport error it is the part that arrived (see
     /// ``TransportError/partialResponse``).
     public var response: HTTPResponse?
+    /// The body, or for a body streamed elsewhere (a download, `loupe send`) its first bytes.
     public var responseBody: Data?
+    /// The size of the whole body when ``responseBody`` holds only its first bytes, so the recorder stores the
+    /// prefix with the true size (``RawResponse/bodySize``); nil when ``responseBody`` is all of it.
+    public var responseBodySize: Int?
     public var error: ClientError?
     public var endedAt: Date
     /// Every attempt sent, in order, each finished: the records ``AttemptFinished`` carried one by one.
     public var attempts: [AttemptRecord]
 
-    public init(exchangeID: UUID, outcome: ExchangeOutcome, response: HTTPResponse? = nil, responseBody: Data? = nil, error: ClientError? = nil, endedAt: Date, attempts: [AttemptRecord]) {
+    public init(exchangeID: UUID, outcome: ExchangeOutcome, response: HTTPResponse? = nil, responseBody: Data? = nil,
+                responseBodySize: Int? = nil, error: ClientError? = nil, endedAt: Date, attempts: [AttemptRecord]) {
         self.exchangeID = exchangeID
         self.outcome = outcome
         self.response = response
         self.responseBody = responseBody
+        self.responseBodySize = responseBodySize
         self.error = error
         self.endedAt = endedAt
         self.attempts = attempts

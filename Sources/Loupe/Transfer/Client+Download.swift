@@ -50,19 +50,26 @@ extension Client {
     ) async throws -> DownloadResponse {
         let file = DownloadFile(destination: destination)
         defer { file.discard() }
-        let transport = DownloadTransport(base: transport, file: file, progress: progress, acceptable: configuration.acceptableStatus)
-        // The same middleware, observer and configuration, with the file-writing transport at the bottom.
-        let downloading = Client(baseURL: baseURL, transport: transport, middlewares: middlewares, observer: observer,
-                                 configuration: configuration)
-        var options = options
-        options.timeout = options.timeout ?? configuration.timeout
-        var metadata = RequestMetadata.current
-        metadata.streamsResponseBody = true
-        let response = try await RequestMetadata.$current.withValue(metadata) {
-            // Installing the file is the decoding step, so a failed move is recorded as the exchange's failure.
-            try await downloading.perform(request, body: body, options: options, validate: true) { raw in
-                try file.install(body: raw.body)
-            }
+        let path = destination.path
+        // Acceptable responses stream into the file; others keep a bounded body in memory, so the error carries it
+        // and the file is never touched. The recorder sees the head and the size, not the bytes.
+        var transport = BodyStreamingTransport(
+            base: self.transport, sink: file,
+            streaming: ResponseStreaming(streams: configuration.acceptableStatus, keptPrefix: 0),
+            ledger: StreamLedger(), progress: progress)
+        transport.streamed = { context, written in
+            context.record(.download, "wrote \(written) bytes to the file", attributes: [
+                "bytes": "\(written)", "file": path, "mode": "streamed",
+            ])
+        }
+        transport.buffered = { context, response in
+            context.record(.download, "the transport cannot stream: the body was collected in memory",
+                           attributes: ["bytes": "\(response.body.count)", "file": path, "mode": "buffered"])
+            progress.report(Int64(response.body.count), of: Int64(response.body.count))
+        }
+        // Installing the file is the decoding step, so a failed move is recorded as the exchange's failure.
+        let response = try await performStreaming(request, body: body, options: options, transport: transport, validate: true) { raw in
+            try file.install(body: raw.body)
         }
         return DownloadResponse(
             head: response.head, fileURL: destination, byteCount: response.value, exchangeID: response.exchangeID,

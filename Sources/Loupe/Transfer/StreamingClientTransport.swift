@@ -19,11 +19,14 @@ public struct StreamedResponse: Sendable {
     public var head: HTTPResponse
     /// The body chunks, in order.
     public var body: AsyncThrowingStream<Data, any Error>
+    /// The protocol version the server answered with, when the transport knows it (see ``RawResponse/httpVersion``).
+    public var httpVersion: String?
 
     /// A response with `head` whose body is read from `body`.
-    public init(head: HTTPResponse, body: AsyncThrowingStream<Data, any Error>) {
+    public init(head: HTTPResponse, body: AsyncThrowingStream<Data, any Error>, httpVersion: String? = nil) {
         self.head = head
         self.body = body
+        self.httpVersion = httpVersion
     }
 
     /// Collects the body, failing with ``TransportError`` past `limit` bytes: how a streaming transport's `send`
@@ -36,6 +39,6 @@ public struct StreamedResponse: Sendable {
             }
             data.append(chunk)
         }
-        return RawResponse(head: head, body: data)
+        return RawResponse(head: head, body: data, httpVersion: httpVersion)
     }
 }

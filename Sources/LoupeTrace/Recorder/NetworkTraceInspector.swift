@@ -121,6 +121,7 @@ public final class NetworkTraceInspector: ClientObserver {
         taken!.outcome = exchange.outcome
         taken!.finalResponse = exchange.response
         taken!.responseBody = exchange.responseBody
+        taken!.responseBodySize = exchange.responseBodySize
         taken!.error = error
         taken!.attempts = exchange.attempts
         taken!.droppedBefore = droppedBefore

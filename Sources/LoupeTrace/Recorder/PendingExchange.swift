@@ -25,6 +25,8 @@ struct PendingExchange: Sendable {
     var outcome: ExchangeOutcome = .clientError
     var finalResponse: HTTPResponse?
     var responseBody: Data?
+    /// The whole body's size when ``responseBody`` is only its first bytes (a streamed body).
+    var responseBodySize: Int?
     var error: String?
     /// Exchanges the recorder dropped just before this one, reported as an event so the gap is visible.
     var droppedBefore = 0
@@ -61,7 +63,7 @@ struct PendingExchange: Sendable {
             error: error, requestHeaders: Self.headers(requestFields),
             requestBody: requestBody.map { TraceBody(data: $0, size: $0.count, isTruncated: false) },
             responseHeaders: finalResponse.map { Self.headers($0.headerFields) } ?? [],
-            responseBody: responseBody.map { TraceBody(data: $0, size: $0.count, isTruncated: false) },
+            responseBody: responseBody.map { Self.body($0, size: responseBodySize) },
             attempts: attempts.map(TraceAttempt.init), events: events, replayOf: replayOf)
         // Credentials sent on earlier attempts (a token refreshed since, say) are scrubbed too; only the fields the
         // policy names can hold one, so only those are converted.
@@ -72,6 +74,12 @@ struct PendingExchange: Sendable {
         trace.requestBody = Self.capped(trace.requestBody, cap: bodyCap)
         trace.responseBody = Self.capped(trace.responseBody, cap: bodyCap)
         return trace
+    }
+
+    /// `data` as a recorded body: a prefix of a larger streamed body when `size` says so.
+    static func body(_ data: Data, size: Int?) -> TraceBody {
+        let size = max(size ?? data.count, data.count)
+        return TraceBody(data: data, size: size, isTruncated: size > data.count)
     }
 
     /// The body cut at `cap` bytes, keeping the size of the whole body (redaction happened before the cut, so a

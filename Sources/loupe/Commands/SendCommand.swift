@@ -7,11 +7,17 @@ import LoupeAsyncHTTPClient
 import LoupeTrace
 
 /// `loupe send METHOD URL`: one request through the Loupe client, recorded, printed like `curl -i`.
+///
+/// The body streams to standard output (or `--output FILE`) as it arrives, in constant memory at any size; the
+/// recorder keeps its first bytes (its body cap) and its true size.
 struct SendCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "send",
         abstract: "Send one request through the client and record it.",
-        discussion: "Prints the status line, the response headers, a blank line and the body. Exits 1 on HTTP status >= 400 or a transport error."
+        discussion: """
+            Prints the status line, the response headers, a blank line and the body, which streams as it arrives \
+            (to FILE instead with --output). Exits 1 on HTTP status >= 400 or a transport error.
+            """
     )
 
     @Argument(help: "The HTTP method, e.g. GET or POST.")
@@ -32,6 +38,18 @@ struct SendCommand: AsyncParsableCommand {
     @Option(help: "The trace store to record into.")
     var store: String?
 
+    @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp(
+        "Write the body to FILE (replaced only once the whole body arrived) instead of standard output.", valueName: "FILE"))
+    var output: String?
+
+    @Option(name: .customLong("max-response-bytes"), parsing: .unconditional, help: ArgumentHelp(
+        "Fail when the body is longer than N bytes, 0 to \(SendCommand.maxResponseBytesLimit) (default: no limit).", valueName: "N"),
+        transform: CountArgument.parser(in: 0...SendCommand.maxResponseBytesLimit, unit: "bytes"))
+    var maxResponseBytes: CountArgument?
+
+    /// 1 PiB: beyond any real body, and far inside `Int64`.
+    static let maxResponseBytesLimit = 1 << 50
+
     @OptionGroup(title: "Redaction") var redaction: RedactionFlags
 
     @OptionGroup(title: "Resilience")
@@ -45,6 +63,20 @@ struct SendCommand: AsyncParsableCommand {
             throw ValidationError("'\(url)' is not an absolute http(s) URL")
         }
         if let problem = PortArgument.problem(in: parsed) { throw ValidationError("'\(url)': \(problem)") }
+        if let output { try Self.checkOutput(StoreAccess.expandTilde(output)) }
+    }
+
+    /// Refuses at once an --output the body could never be moved to, rather than after the whole download.
+    static func checkOutput(_ path: String) throws {
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+            throw ValidationError("--output \(path) is a directory")
+        }
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        guard stat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+            throw ValidationError("--output \(path): no such directory \(folder)")
+        }
+        guard access(folder, W_OK) == 0 else { throw ValidationError("--output \(path): cannot write in \(folder)") }
     }
 
     func run() async throws {
@@ -52,15 +84,24 @@ struct SendCommand: AsyncParsableCommand {
         let body = try makeBody()
         let (store, storePath) = try StoreAccess.openForWriting(store)
         defer { StoreAccess.reportPrunes(store, path: storePath) }  // what keeping the store within its bounds removed
-        let inspector = NetworkTraceInspector(store: store, configuration: .init(redaction: redaction.policy))
+        let recording = NetworkTraceInspector.Configuration(redaction: redaction.policy)
+        let inspector = NetworkTraceInspector(store: store, configuration: recording)
         let transport = try resilience.makeTransport()
         let client = Client(
             baseURL: request.url!, transport: transport, middlewares: resilience.makeMiddlewares(),
             observer: MultiplexClientObserver([inspector, LiveAttemptPrinter()]))
-        let result: Result<ClientResponse<Data>, any Error>
+        let file = output.map { DownloadFile(destination: URL(fileURLWithPath: StoreAccess.expandTilde($0))) }
+        defer { file?.discard() }
+        let sink: any ResponseBodySink = file ?? StandardOutputSink()
+        let retried = resilience.retriedStatuses
+        let streaming = ResponseStreaming(
+            // A status the retry policy may retry is held back (bounded) until it is final: output cannot be unsent.
+            streams: { !retried.contains($0.code) }, keptPrefix: recording.bodyCap,
+            maxBodyBytes: maxResponseBytes.map { Int64($0.value) })
+        let result: Result<ClientResponse<Int64>, any Error>
         do {
             let options = RequestOptions(operation: "send", timeout: resilience.attemptTimeout)
-            result = .success(try await client.execute(request, body: body, options: options))
+            result = .success(try await client.execute(request, body: body, options: options, streamingBodyTo: sink, streaming: streaming))
         } catch {
             result = .failure(error)
         }
@@ -69,7 +110,14 @@ struct SendCommand: AsyncParsableCommand {
         try? await transport.shutdown()
         switch result {
         case .success(let response):
-            printResponse(response)
+            if let file {
+                do {
+                    _ = try file.install(body: Data())
+                } catch {
+                    throw CommandFailure.failed("\(method.uppercased()) \(url): \(error)")
+                }
+                FileHandle.standardOutput.write(Data(StandardOutputSink.headText(response.head, httpVersion: response.httpVersion).utf8))
+            }
             if response.status.code >= 400 { throw ExitCode(1) }
         case .failure(let error as ClientError):
             throw CommandFailure.failed("\(method.uppercased()) \(url) failed: \(error.underlyingError)")
@@ -100,19 +148,5 @@ struct SendCommand: AsyncParsableCommand {
         guard text.hasPrefix("@") else { return .string(text) }
         let path = StoreAccess.expandTilde(String(text.dropFirst()))
         return .data(try InputFile.contents(path, role: "body file"))
-    }
-
-    /// The head always with control characters made visible; the body as received, unless stdout is a terminal
-    /// (then as `TerminalText.block`), so `send … > file` stays byte-exact and a hostile body cannot drive the screen.
-    func printResponse(_ response: ClientResponse<Data>) {
-        var head = "\(response.httpVersion ?? "HTTP/1.1") \(response.status.code) \(TerminalText.line(response.status.reasonPhrase))\n"
-        for field in response.headerFields { head += TerminalText.line("\(field.name.rawName): \(field.value)") + "\n" }
-        FileHandle.standardOutput.write(Data((head + "\n").utf8))
-        if isatty(STDOUT_FILENO) == 1 {
-            FileHandle.standardOutput.write(Data(TerminalText.block(String(decoding: response.body, as: UTF8.self)).utf8))
-        } else {
-            FileHandle.standardOutput.write(response.body)
-        }
-        if let last = response.body.last, last != UInt8(ascii: "\n") { FileHandle.standardOutput.write(Data("\n".utf8)) }
     }
 }

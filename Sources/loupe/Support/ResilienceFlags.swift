@@ -55,6 +55,9 @@ struct ResilienceFlags: ParsableArguments {
 
     var attemptTimeout: Duration? { timeout?.duration }
 
+    /// The statuses the retry middleware may retry: none without --retries.
+    var retriedStatuses: Set<Int> { retries.value > 0 ? RetryPolicy.defaultRetryableStatuses : [] }
+
     func makeTransport() throws -> AsyncHTTPClientTransport {
         guard !pinCert.isEmpty else { return AsyncHTTPClientTransport() }
         do {

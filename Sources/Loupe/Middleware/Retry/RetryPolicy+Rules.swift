@@ -8,7 +8,8 @@ extension RetryPolicy {
         case .success(let response):
             return retryableStatuses.contains(response.status.code) ? "\(response.status.code)" : nil
         case .failure(let error):
-            guard let failure = error as? TransportError, retryableErrors.contains(failure.kind) else { return nil }
+            guard let failure = error as? TransportError, failure.kind != .deliveryInterrupted,
+                  retryableErrors.contains(failure.kind) else { return nil }
             return failure.kind.description
         }
     }
