@@ -8,7 +8,12 @@ import NIOFoundationCompat
 extension AsyncHTTPClientTransport: StreamingClientTransport {
     /// Returns once the head has arrived; the body is read chunk by chunk as the caller consumes it, so
     /// `Client.download(_:to:)` writes large bodies to disk in constant memory.
+    ///
+    /// A timeout set for the attempt (``RequestContext/timeout``) bounds the body too, as in ``send(_:body:context:)``:
+    /// AHC's read timeout restarts with every chunk, so a trickling server would otherwise hold the stream forever.
+    /// Without one, a stream (a large download) runs as long as bytes keep coming.
     public func stream(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> StreamedResponse {
+        let deadline = context.timeout.map { (limit: $0, at: ContinuousClock.now + $0) }
         let response: HTTPClientResponse
         do {
             response = try await executeHead(request, body: body, context: context)
@@ -18,7 +23,12 @@ extension AsyncHTTPClientTransport: StreamingClientTransport {
         let iterator = BodyIterator(response.body.makeAsyncIterator())
         let body = AsyncThrowingStream(unfolding: {
             do {
-                return try await iterator.next()
+                guard let deadline else { return try await iterator.next() }
+                let remaining = deadline.at - ContinuousClock.now
+                guard remaining > .zero else { throw AttemptDeadline.timedOut(deadline.limit) }
+                return try await AttemptDeadline.run(remaining) { try await iterator.next() }
+            } catch let error as TransportError {
+                throw error
             } catch {
                 throw TransportErrorMapping.map(error)
             }
