@@ -55,31 +55,13 @@ package struct FlowsScreen: InspectorScreen {
     }
 
     private mutating func move(by delta: Int, context: inout ScreenContext) {
-        let query = context.session.query
-        _ = context.read("exchanges") { try window.move(by: delta, query, store: $0) }
-        // Moving off the newest row is looking at something: stop following so arrivals do not pull it away.
-        if delta < 0 || window.selectedRank.map({ $0 + 1 < window.total }) == true { context.session.follow = false }
+        window.move(by: delta, context: &context)
     }
 
     package mutating func refresh(_ reason: RefreshReason, context: inout ScreenContext) {
-        let query = context.session.query
-        let height = Self.pageHeight(context.area)
-        let follow = context.session.follow
-        switch reason {
-        case .storeChanged where window.hasLoaded:
-            _ = context.read("new exchanges") { try window.poll(query, store: $0, follow: follow) }
-        case .resized where window.hasLoaded:
-            _ = context.read("exchanges") { try window.refill(query, store: $0, height: height) }
-        case .storeChanged, .queryChanged, .resized:
-            // Also the first resize, which comes before the first load: only a load honours follow.
-            let keeping = window.selectedRow
-            _ = context.read("exchanges") {
-                try window.reload(query, store: $0, height: height, keeping: keeping, follow: follow)
-            }
-        case .settle:
-            _ = context.read("position") { try window.settleRank(query, store: $0) }
-        case .marksChanged:
-            if context.session.showsMarkedOnly { refresh(.queryChanged, context: &context) }
+        if !window.refresh(reason, height: Self.pageHeight(context.area), context: &context),
+           context.session.showsMarkedOnly {
+            refresh(.queryChanged, context: &context)
         }
     }
 

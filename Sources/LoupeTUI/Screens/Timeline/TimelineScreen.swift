@@ -60,31 +60,11 @@ package struct TimelineScreen: InspectorScreen {
     }
 
     private mutating func move(by delta: Int, context: inout ScreenContext) {
-        let query = context.session.query
-        _ = context.read("exchanges") { try window.move(by: delta, query, store: $0) }
-        if delta < 0 || window.selectedRank.map({ $0 + 1 < window.total }) == true { context.session.follow = false }
+        window.move(by: delta, context: &context)
     }
 
     package mutating func refresh(_ reason: RefreshReason, context: inout ScreenContext) {
-        let query = context.session.query
-        let height = Self.pageHeight(context.area)
-        let follow = context.session.follow
-        switch reason {
-        case .storeChanged where window.hasLoaded:
-            _ = context.read("new exchanges") { try window.poll(query, store: $0, follow: follow) }
-        case .resized where window.hasLoaded:
-            _ = context.read("exchanges") { try window.refill(query, store: $0, height: height) }
-        case .storeChanged, .queryChanged, .resized:
-            let keeping = window.selectedRow
-            _ = context.read("exchanges") {
-                try window.reload(query, store: $0, height: height, keeping: keeping, follow: follow)
-            }
-        case .settle:
-            _ = context.read("position") { try window.settleRank(query, store: $0) }
-            return
-        case .marksChanged:
-            return
-        }
+        guard window.refresh(reason, height: Self.pageHeight(context.area), context: &context), reason != .settle else { return }
         loadTracks(context: &context)
     }
 

@@ -1,0 +1,35 @@
+import LoupeTrace
+
+/// What the flows list and the timeline (two views of one window) do alike on a refresh and a move.
+extension FlowWindow {
+    /// Brings the window up to date for `reason` with `height` rows; `false` for marks, which change no rows.
+    mutating func refresh(_ reason: RefreshReason, height: Int, context: inout ScreenContext) -> Bool {
+        let query = context.session.query
+        let follow = context.session.follow
+        switch reason {
+        case .storeChanged where hasLoaded:
+            _ = context.read("new exchanges") { try poll(query, store: $0, follow: follow) }
+        case .resized where hasLoaded:
+            _ = context.read("exchanges") { try refill(query, store: $0, height: height) }
+        case .storeChanged, .queryChanged, .resized:
+            // Also the first resize, which comes before the first load: only a load honours follow.
+            let keeping = selectedRow
+            _ = context.read("exchanges") {
+                try reload(query, store: $0, height: height, keeping: keeping, follow: follow)
+            }
+        case .settle:
+            _ = context.read("position") { try settleRank(query, store: $0) }
+        case .marksChanged:
+            return false
+        }
+        return true
+    }
+
+    /// Moves the selection; moving off the newest row is looking at something, so following stops and arrivals
+    /// do not pull the selection away.
+    mutating func move(by delta: Int, context: inout ScreenContext) {
+        let query = context.session.query
+        _ = context.read("exchanges") { try move(by: delta, query, store: $0) }
+        if delta < 0 || selectedRank.map({ $0 + 1 < total }) == true { context.session.follow = false }
+    }
+}
