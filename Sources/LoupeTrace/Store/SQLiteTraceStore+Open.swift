@@ -75,9 +75,25 @@ extension SQLiteTraceStore {
     /// with the file and would soon dwarf a `list` (figures in DECISIONS.md, 44). There, damage is reported
     /// by the queries that reach it (``TraceStoreError/Code/damaged``) and by ``checkIntegrity()``.
     static func check(_ path: String) throws -> Int {
-        guard try StoreFile.inspect(path) != nil else { throw TraceStoreError.notFound(path) }
-        let (header, fileSize) = try StoreFile.header(path)
+        guard let found = try StoreFile.inspect(path) else { throw TraceStoreError.notFound(path) }
         let walExists = StoreFile.walExists(path)
+        // A file this process already has open was judged when it was opened, and reading its header with a plain
+        // descriptor now would drop the open connections' locks (``OpenStoreFiles``).
+        if !OpenStoreFiles.isOpen(path) {
+            try checkHeader(path, walExists: walExists)
+        }
+        let connection = try checkConnection(path, walExists: walExists)
+        defer { try? connection.close() }
+        return try connection.read { db in
+            let version = try SQLiteSchema.inspect(db, path: path)
+            if found.size <= fullCheckLimit { try checkEveryPage(db, path: path) }
+            return version
+        }
+    }
+
+    /// Refuses an empty file, one that is not SQLite, one with a damaged header, and one cut short.
+    private static func checkHeader(_ path: String, walExists: Bool) throws {
+        let (header, fileSize) = try StoreFile.header(path)
         // Without a `-wal` file no connection is open, so the header's page count is settled (a checkpoint may
         // write page 1 before the pages it adds).
         if header.sizeIsValid, !walExists, fileSize < header.pageCount * header.pageSize {
@@ -85,13 +101,6 @@ extension SQLiteTraceStore {
                 the file holds \(fileSize) bytes but its header counts \(header.pageCount) pages of \(header.pageSize) \
                 bytes: it was cut short
                 """)
-        }
-        let connection = try checkConnection(path, walExists: walExists)
-        defer { try? connection.close() }
-        return try connection.read { db in
-            let version = try SQLiteSchema.inspect(db, path: path)
-            if fileSize <= fullCheckLimit { try checkEveryPage(db, path: path) }
-            return version
         }
     }
 

@@ -35,6 +35,8 @@ public final class SQLiteTraceStore: TraceStore {
     let autoPruner: AutoPruner?
     /// The clock for `stored_at` and for the age bound.
     let now: @Sendable () -> Date
+    /// This store's file among the files the process has open (see ``OpenStoreFiles``).
+    private let openFile: OpenStoreFiles.FileID?
 
     /// Opens the store at `path`. A writable open creates the store (and its folders) when nothing is there, and
     /// upgrades an older Loupe store; a read-only open requires an existing store and never writes.
@@ -68,7 +70,12 @@ public final class SQLiteTraceStore: TraceStore {
         } catch {
             throw Self.storeError(error, path: path)
         }
+        openFile = OpenStoreFiles.retain(path)
         autoPrune()
+    }
+
+    deinit {
+        OpenStoreFiles.release(openFile)
     }
 
     /// Closes the database connections; later calls throw.
