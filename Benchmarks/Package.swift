@@ -60,6 +60,17 @@ let package = Package(
             dependencies: ["SyntheticStores"],
             path: "Tools/MakeSyntheticStore"
         ),
+        // Live load for the inspector's screens: RATE exchanges/s recorded through the real recorder.
+        .executableTarget(
+            name: "feed-store",
+            dependencies: [
+                .product(name: "Loupe", package: "Loupe"),
+                .product(name: "LoupeTrace", package: "Loupe"),
+                .product(name: "LoupeTesting", package: "Loupe"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Tools/FeedStore"
+        ),
         // The loopback server both executables start (under Tools/, so the benchmark plugin does not take it for
         // a benchmark target).
         .target(

@@ -29,6 +29,22 @@ import Testing
         #expect(app.state.flows.window.selectedRow?.id == Fixture.id(3))
     }
 
+    @Test func anIdleTurnRendersNothingAndAKeyRendersAFrame() throws {
+        let (app, screen) = Fixture.app(try Fixture.store(exchanges))
+        let rendered = app.renderCount
+        #expect(rendered >= 1)
+        app.turn(on: screen)
+        app.turn(on: screen)
+        #expect(app.renderCount == rendered)
+        screen.press("k")
+        app.turn(on: screen)
+        #expect(app.renderCount == rendered + 1)
+        #expect(app.state.flows.window.selectedRow?.id == Fixture.id(2))
+        app.refresh()
+        app.turn(on: screen)
+        #expect(app.renderCount == rendered + 2)
+    }
+
     @Test func enterShowsTheDetailAndEscGoesBack() throws {
         let (app, screen) = Fixture.app(try Fixture.store(exchanges))
         screen.press("k", .enter)

@@ -19,6 +19,14 @@ public final class InspectorApp {
     private let environment: InspectorEnvironment
     private let replayer: (any ExchangeReplaying)?
     private let pollInterval: Duration
+    /// How often an idle inspector redraws anyway, for what the passing time changes on screen.
+    static let clockTick = Duration.seconds(1)
+    /// Set by every action; a turn that applied none draws nothing (rendering to compare costs an idle CPU).
+    private var needsDraw = true
+    /// Frames rendered (whether or not they differed from the last one drawn), for tests of the idle loop.
+    package private(set) var renderCount = 0
+    /// The store's marker at the last look, to skip reading an unchanged store.
+    private var lastMarker: StoreChangeMarker?
     private let inbox = ActionInbox()
     private var replays: [UUID: Task<Void, Never>] = [:]
     /// The exchange waiting for the user's y/N, so confirming sends exactly what was shown.
@@ -85,10 +93,16 @@ public final class InspectorApp {
         let clock = ContinuousClock()
         if state.size != screen.size { apply(.resized(screen.size)) }
         var nextPoll = clock.now
+        var nextTick = clock.now
         while true {
             try Task.checkCancellation()
             if clock.now >= nextPoll {
-                refresh()
+                // An unchanged store is not read further, and nothing is redrawn, except once a second so that
+                // what time changes (ages, a breaker's next probe, the metrics windows) moves on.
+                if storeChanged() || clock.now >= nextTick {
+                    refresh()
+                    nextTick = clock.now.advanced(by: Self.clockTick)
+                }
                 nextPoll = clock.now.advanced(by: pollInterval)
             }
             let wait = min(max(.zero, nextPoll - clock.now), .milliseconds(100))
@@ -128,7 +142,7 @@ public final class InspectorApp {
         applyInbox()
         flushCopies(to: screen)
         runEdits(on: screen)
-        draw(on: screen)
+        if needsDraw { draw(on: screen) }
         if state.hasDeferredWork {
             // The rows are on screen; now the count they did not need (the position's rank), then its frame.
             apply(.settle)
@@ -145,6 +159,13 @@ public final class InspectorApp {
             if key == .resize { apply(.resized(screen.size)) }
             discarded += 1
         }
+    }
+
+    /// Whether the store changed since the last look (a failed look counts as a change, so the poll reports it).
+    private func storeChanged() -> Bool {
+        let marker = try? environment.store.changeMarker()
+        defer { lastMarker = marker }
+        return marker == nil || marker != lastMarker
     }
 
     /// Looks at the store for changes (by this or another process).
@@ -174,6 +195,7 @@ public final class InspectorApp {
 
     /// Sends `action` through the state's update and carries out its effects.
     package func apply(_ action: InspectorAction) {
+        needsDraw = true
         for effect in state.update(action, environment: environment) {
             perform(effect)
         }
@@ -194,6 +216,8 @@ public final class InspectorApp {
 
     /// Draws the current state on `screen` when it differs from what was drawn last.
     package func draw(on screen: any Screen) {
+        needsDraw = false
+        renderCount += 1
         let buffer = render()
         guard buffer != lastDrawn else { return }
         screen.draw(buffer)
