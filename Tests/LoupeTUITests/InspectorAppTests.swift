@@ -45,6 +45,17 @@ import Testing
         #expect(app.renderCount == rendered + 2)
     }
 
+    @Test func whatAPollChangedIsDrawnBeforeTheTurnWaitsForAKey() throws {
+        let store = try Fixture.store(Array(exchanges.prefix(2)))
+        let (app, screen) = Fixture.app(store)
+        try store.write([exchanges[2]])
+        app.refresh()
+        let drawn = screen.drawCount
+        app.turn(on: screen, waitingUpTo: .milliseconds(100))
+        #expect(screen.drawsBeforeLastWait == drawn + 1)
+        #expect(screen.lines[22].contains("3 / 3"))
+    }
+
     @Test func enterShowsTheDetailAndEscGoesBack() throws {
         let (app, screen) = Fixture.app(try Fixture.store(exchanges))
         screen.press("k", .enter)

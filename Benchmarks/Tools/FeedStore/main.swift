@@ -21,8 +21,8 @@ let store = try SQLiteTraceStore(path: arguments[0], bounds: nil)
 let inspector = NetworkTraceInspector(store: store)
 let start = ContinuousClock.now
 
-/// Seconds since the feed started, for the flaky host's bursts (failing for 3 s of every 15).
-func flakyIsDown() -> Bool {
+/// The flaky host's bursts: failing for 3 s of every 15 since the feed started.
+let flakyIsDown: @Sendable () -> Bool = { [start] in
     let elapsed = ContinuousClock.now - start
     return Int(elapsed.components.seconds) % 15 < 3
 }

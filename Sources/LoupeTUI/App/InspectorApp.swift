@@ -118,6 +118,9 @@ public final class InspectorApp {
     package func turn(on screen: any Screen, waitingUpTo timeout: Duration = .zero) -> Bool {
         applyInbox()
         if state.size != screen.size { apply(.resized(screen.size)) }
+        // What a poll or a finished replay changed goes out before waiting for a key, not after the wait (the
+        // first frame waited out a whole wait that way).
+        if needsDraw, timeout > .zero { draw(on: screen) }
         var key = screen.nextKey(timeout: timeout)
         var handled = 0
         var replayKeyPressed = false

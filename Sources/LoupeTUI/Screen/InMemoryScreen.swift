@@ -55,8 +55,12 @@ package final class InMemoryScreen: Screen {
         return true
     }
 
+    /// How many frames had been drawn when a read that may wait (`timeout` > 0) last began.
+    package private(set) var drawsBeforeLastWait: Int?
+
     package func nextKey(timeout: Duration) -> Key? {
-        pendingKeys.isEmpty ? nil : pendingKeys.removeFirst()
+        if timeout > .zero { drawsBeforeLastWait = drawCount }
+        return pendingKeys.isEmpty ? nil : pendingKeys.removeFirst()
     }
 
     /// The last drawn rows as text (empty before the first draw).
