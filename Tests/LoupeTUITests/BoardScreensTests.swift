@@ -10,6 +10,23 @@ import Testing
     static let now = Fixture.epoch.addingTimeInterval(20)
 
     /// Exchanges 1–6 on api.example.com: 1–3 succeed, 4–5 get 503s (5 opens the breaker), 6 is refused.
+    @Test func aLargeStoreIsReadAFewHundredExchangesAFrameAndKeysAreAnsweredMeanwhile() throws {
+        let store = try Fixture.store((1...1_200).map { Fixture.exchange($0, status: 200, duration: 0.01) })
+        let (app, screen) = Fixture.app(store, width: 120, height: 40)
+        screen.press("4")
+        app.turn(on: screen)
+        let metrics = try #require(app.state.top as? MetricsScreen)
+        #expect(metrics.metrics.lastSequence < 1_200)
+        #expect(app.state.hasDeferredWork)
+        #expect(screen.lines[38].contains("window 5m · sort name↑ · reading the store…"))
+        screen.press("w")
+        app.turn(on: screen)
+        #expect(screen.lines[38].contains("window 15m"))
+        for _ in 0..<10 where app.state.hasDeferredWork { app.turn(on: screen) }
+        #expect((app.state.top as? MetricsScreen)?.metrics.lastSequence == 1_200)
+        #expect(!screen.lines[38].contains("reading"))
+    }
+
     static func exchanges() -> [TraceExchange] {
         func keyed(_ exchange: TraceExchange) -> TraceExchange {
             var exchange = exchange

@@ -46,7 +46,8 @@ let transport = MockTransport { request, _, context in
 var options = ResilienceOptions()
 options.maxConcurrent = 512
 options.maxConcurrentPerHost = 256
-let clients = ["api.feed.test", "slow.feed.test", "flaky.feed.test"].map {
+let hosts = ["api.feed.test", "slow.feed.test", "flaky.feed.test"]
+let clients = hosts.map {
     Client.resilient(baseURL: URL(string: "http://\($0)")!, transport: transport, observer: inspector, options: options)
 }
 
@@ -59,9 +60,10 @@ await withTaskGroup(of: Void.self) { group in
     while sent < total {
         for _ in 0..<min(perTick, total - sent) {
             let number = sent
-            let client = clients[number % 10 == 0 ? 1 : (number % 10 == 1 ? 2 : 0)]
+            let which = number % 10 == 0 ? 1 : (number % 10 == 1 ? 2 : 0)
+            let (client, host) = (clients[which], hosts[which])
             group.addTask {
-                let request = HTTPRequest(method: .get, scheme: "http", authority: nil, path: "/items/\(number)")
+                let request = HTTPRequest(method: .get, scheme: "http", authority: host, path: "/items/\(number)")
                 _ = try? await client.execute(request, options: RequestOptions(operation: "getItem"))
             }
             sent += 1

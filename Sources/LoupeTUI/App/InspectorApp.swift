@@ -105,7 +105,8 @@ public final class InspectorApp {
                 }
                 nextPoll = clock.now.advanced(by: pollInterval)
             }
-            let wait = min(max(.zero, nextPoll - clock.now), .milliseconds(100))
+            // Work put off for a frame (a rank, a board catching up) goes on at once, between keys.
+            let wait = state.hasDeferredWork ? .zero : min(max(.zero, nextPoll - clock.now), .milliseconds(100))
             guard turn(on: screen, waitingUpTo: wait) else { return }
             await Task.yield()
         }

@@ -1,21 +1,22 @@
 import Foundation
 import LoupeTrace
 
-/// Reads what a store gained since the last read, in batches, for the aggregating screens: never the rows
-/// already read, so a poll costs what arrived, not what the store holds.
+/// Feeds the aggregating screens (circuits, metrics) the exchanges stored since they last looked, a bounded
+/// number per refresh: catching up with a large store is spread over many frames, so keys keep being answered
+/// while it happens (the screens report it as ``InspectorScreen/hasDeferredWork`` and finish on later turns).
 enum BoardFeed {
-    /// Exchanges read per query.
-    static let batch = 2_000
+    /// Exchanges read per refresh, at most (about 15 µs each with their attempts and events, on a loaded 2-core
+    /// machine: a chunk stays well inside a frame).
+    static let perRefresh = 500
 
-    /// Calls `add` with every exchange stored after `sequence`, oldest first.
-    static func catchUp(after sequence: Int64, context: inout ScreenContext, _ add: (TraceExchange) -> Void) {
-        var last = sequence
-        while true {
-            guard let rows = context.read("new exchanges", { try $0.activity(after: last, limit: batch) }),
-                  let newest = rows.last?.sequence else { return }
-            rows.forEach(add)
-            last = newest
-            if rows.count < batch { return }
+    /// Calls `add` with up to `limit` exchanges stored after `sequence`, oldest first.
+    /// - Returns: Whether it reached the newest (nothing more to read for now).
+    static func catchUp(after sequence: Int64, limit: Int = perRefresh, context: inout ScreenContext,
+                        _ add: (TraceExchange) -> Void) -> Bool {
+        guard let rows = context.read("new exchanges", { try $0.activity(after: sequence, limit: limit) }) else {
+            return true
         }
+        rows.forEach(add)
+        return rows.count < limit
     }
 }

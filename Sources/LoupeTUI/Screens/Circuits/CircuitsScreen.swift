@@ -7,13 +7,18 @@ import LoupeTrace
 package struct CircuitsScreen: InspectorScreen {
     package private(set) var board = BreakerBoard()
     private var selected = 0
+    /// The store holds exchanges this screen has not read yet (see ``BoardFeed``).
+    private var isCatchingUp = false
 
     package init() {}
+
+    package var hasDeferredWork: Bool { isCatchingUp }
 
     package var keyContext: KeyContext { .circuits }
     package var title: String { "circuits" }
     package var position: String {
-        board.keyCount == 0 ? "" : "\(min(selected + 1, board.keyCount)) / \(board.keyCount) keys"
+        let keys = board.keyCount == 0 ? "" : "\(min(selected + 1, board.keyCount)) / \(board.keyCount) keys"
+        return isCatchingUp ? (keys.isEmpty ? "reading the store…" : "\(keys) · reading the store…") : keys
     }
 
     package mutating func perform(_ command: InspectorCommand, argument: String?, context: inout ScreenContext) -> Bool {
@@ -39,7 +44,7 @@ package struct CircuitsScreen: InspectorScreen {
     package mutating func refresh(_ reason: RefreshReason, context: inout ScreenContext) {
         guard reason != .marksChanged else { return }
         var board = self.board
-        BoardFeed.catchUp(after: board.lastSequence, context: &context) { board.add($0) }
+        isCatchingUp = !BoardFeed.catchUp(after: board.lastSequence, context: &context) { board.add($0) }
         self.board = board
     }
 

@@ -10,12 +10,18 @@ package struct MetricsScreen: InspectorScreen {
     package private(set) var sort: MetricsColumn = .name
     package private(set) var descending = false
     private var selected = 0
+    /// The store holds exchanges this screen has not read yet (see ``BoardFeed``).
+    private var isCatchingUp = false
 
     package init() {}
 
+    package var hasDeferredWork: Bool { isCatchingUp }
+
     package var keyContext: KeyContext { .metrics }
     package var title: String { "metrics" }
-    package var position: String { "window \(window.rawValue) · sort \(sort.title)\(descending ? "↓" : "↑")" }
+    package var position: String {
+        "window \(window.rawValue) · sort \(sort.title)\(descending ? "↓" : "↑")" + (isCatchingUp ? " · reading the store…" : "")
+    }
 
     /// The rows in display order at `now`.
     package func rows(now: Date) -> [MetricsRow] {
@@ -48,7 +54,7 @@ package struct MetricsScreen: InspectorScreen {
     package mutating func refresh(_ reason: RefreshReason, context: inout ScreenContext) {
         guard reason != .marksChanged else { return }
         var metrics = self.metrics
-        BoardFeed.catchUp(after: metrics.lastSequence, context: &context) { metrics.add($0) }
+        isCatchingUp = !BoardFeed.catchUp(after: metrics.lastSequence, context: &context) { metrics.add($0) }
         self.metrics = metrics
     }
 
