@@ -333,7 +333,8 @@ public final class InspectorApp {
         pendingEdits = []
         for original in edits {
             let file = FileManager.default.temporaryDirectory
-                .appendingPathComponent("loupe-edit-\(original.id.uuidString.lowercased()).http").path
+                // A name of its own per edit: two inspectors (or two tests) editing one exchange must not share it.
+                .appendingPathComponent("loupe-edit-\(original.id.uuidString.lowercased().prefix(8))-\(UUID().uuidString.lowercased().prefix(8)).http").path
             let text = keptEdits[original.id] ?? EditableRequest.text(of: original)
             guard FileManager.default.createFile(atPath: file, contents: Data(text.utf8),
                                                  attributes: [.posixPermissions: 0o600]) else {
@@ -344,6 +345,8 @@ public final class InspectorApp {
             screen.suspend { problem = editor.edit(file) }
             lastDrawn = nil
             let saved = (try? String(contentsOfFile: file, encoding: .utf8)) ?? text
+            // The text lives on in `keptEdits` when it cannot be sent, so the file is not needed past this point.
+            try? FileManager.default.removeItem(atPath: file)
             if let problem {
                 keptEdits[original.id] = saved
                 apply(.finished(.error("edit: \(problem); nothing was sent"), replay: true))
@@ -352,7 +355,6 @@ public final class InspectorApp {
             do {
                 let edited = try EditableRequest.request(from: saved, original: original)
                 keptEdits[original.id] = nil
-                try? FileManager.default.removeItem(atPath: file)
                 if let reason = ReplaySafety.reasonToConfirm(edited) {
                     awaitingConfirmation = edited
                     apply(.replayNeedsConfirmation(id: edited.id, reason: "\(reason) · the edited request"))
