@@ -31,7 +31,7 @@ import Testing
         try window.reload(query, store: store, height: 20, keeping: nil, follow: false)
         try window.move(by: 3, query, store: store)
         let kept = try #require(window.selectedRow)
-        query.order = FlowOrder(.time, descending: true)
+        query.order = FlowOrder(.duration)
         try window.reload(query, store: store, height: 20, keeping: kept, follow: false)
         #expect(window.rankIsPending)
         #expect(window.positionText == "… / 200")
@@ -43,5 +43,52 @@ import Testing
         try window.reload(query, store: store, height: 20, keeping: kept, follow: false)
         #expect(!window.rankIsPending, "fewer rows before it than the screen row: the rank is how many")
         #expect(window.positionText == "4 / 200")
+    }
+
+    /// The rows a new order shows are the same rows: no `COUNT` of the list before the frame, and a reversal knows
+    /// the kept row's place without one (the other rows before it).
+    @Test func aNewOrderOfTheSameRowsCountsNothingBeforeTheFrame() throws {
+        let store = CountingStore(try Fixture.store(Self.exchanges))
+        var window = FlowWindow()
+        var query = FlowQuery()
+        try window.reload(query, store: store, height: 20, keeping: nil, follow: false)
+        #expect(store.totals == 1)
+        try window.move(by: 30, query, store: store)
+        let kept = try #require(window.selectedRow)
+        #expect(window.positionText == "31 / 200")
+
+        query.order = FlowOrder(.time, descending: true)
+        try window.reload(query, store: store, height: 20, keeping: kept, follow: false)
+        #expect(store.totals == 1 && store.ranks == 0)
+        #expect(!window.rankIsPending)
+        #expect(window.positionText == "170 / 200")
+        #expect(window.selectedRank == (try store.flowRank(query, of: kept)))
+        #expect(window.selectedRow?.id == kept.id)
+
+        query.order = FlowOrder(.duration)
+        let ranks = store.ranks
+        try window.reload(query, store: store, height: 20, keeping: kept, follow: false)
+        #expect(store.totals == 1 && store.ranks == ranks, "nothing counted before the frame")
+        #expect(window.rankIsPending)
+        try window.settleRank(query, store: store)
+        #expect(window.selectedRank == (try store.flowRank(query, of: kept)))
+
+        query.filter = try TraceFilter.parse("~m GET")
+        try window.reload(query, store: store, height: 20, keeping: kept, follow: false)
+        #expect(store.totals == 2, "a new filter is a new list: counted")
+    }
+
+    /// Rows that arrived between two orders are counted with the new order.
+    @Test func arrivalsBeforeANewOrderAreCounted() throws {
+        let inner = try Fixture.store(Self.exchanges)
+        let store = CountingStore(inner)
+        var window = FlowWindow()
+        var query = FlowQuery()
+        try window.reload(query, store: store, height: 20, keeping: nil, follow: false)
+        try inner.write([Fixture.exchange(201)])
+        query.order = FlowOrder(.time, descending: true)
+        try window.reload(query, store: store, height: 20, keeping: window.selectedRow, follow: false)
+        #expect(store.totals == 2)
+        #expect(window.total == 201)
     }
 }

@@ -143,3 +143,39 @@ extension InMemoryScreen {
         lines.firstIndex { $0.contains(text) }
     }
 }
+
+/// A store that counts the whole-list `COUNT`s asked of it (a count of a million rows is what a frame can't afford).
+final class CountingStore: TraceStore {
+    let inner: InMemoryTraceStore
+    private let counts = Mutex((total: 0, rank: 0))
+
+    init(_ inner: InMemoryTraceStore) { self.inner = inner }
+
+    /// `flowCount` calls so far.
+    var totals: Int { counts.withLock { $0.total } }
+    /// `flowRank` calls so far.
+    var ranks: Int { counts.withLock { $0.rank } }
+
+    func write(_ exchanges: [TraceExchange]) throws { try inner.write(exchanges) }
+    func recent(limit: Int) throws -> [TraceSummary] { try inner.recent(limit: limit) }
+    func summaries(after sequence: Int64, limit: Int) throws -> [TraceSummary] {
+        try inner.summaries(after: sequence, limit: limit)
+    }
+    func exchange(id: UUID) throws -> TraceExchange? { try inner.exchange(id: id) }
+    func count() throws -> Int { try inner.count() }
+    func flowPage(_ query: FlowQuery, from anchor: FlowAnchor, limit: Int) throws -> [TraceSummary] {
+        try inner.flowPage(query, from: anchor, limit: limit)
+    }
+    func flowCount(_ query: FlowQuery) throws -> Int {
+        counts.withLock { $0.total += 1 }
+        return try inner.flowCount(query)
+    }
+    func flowRank(_ query: FlowQuery, of summary: TraceSummary) throws -> Int {
+        counts.withLock { $0.rank += 1 }
+        return try inner.flowRank(query, of: summary)
+    }
+    func flowArrivals(_ query: FlowQuery, after sequence: Int64, limit: Int) throws -> [TraceSummary] {
+        try inner.flowArrivals(query, after: sequence, limit: limit)
+    }
+    func changeMarker() throws -> StoreChangeMarker { try inner.changeMarker() }
+}

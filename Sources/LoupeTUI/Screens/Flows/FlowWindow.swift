@@ -29,6 +29,8 @@ package struct FlowWindow: Hashable, Sendable {
     package private(set) var hasLoaded = false
     /// Whether ``firstRank`` is only provisional until ``settleRank(_:store:)`` counts it.
     package private(set) var rankIsPending = false
+    /// The query the rows were read for: a new order of the same rows keeps ``total`` (and a reversal the rank).
+    private var loadedQuery: FlowQuery?
 
     /// The most arrivals read per poll; a bigger backlog is counted instead of read.
     static let arrivalBatch = 5_000
@@ -65,13 +67,22 @@ package struct FlowWindow: Hashable, Sendable {
     package mutating func reload(_ query: FlowQuery, store: any TraceStore, height: Int, keeping: TraceSummary?,
                                  follow: Bool) throws {
         self.height = max(1, height)
+        let previousMarker = marker, previousQuery = loadedQuery, previousRank = selectedRank
         marker = try store.changeMarker()
         lastSequence = marker?.maxSequence ?? 0
-        total = try store.flowCount(query)
+        // Only the order changed and nothing arrived: the same rows, so the same count (a COUNT of a million rows
+        // is most of a sort change's frame otherwise).
+        let sameRows = hasLoaded && marker == previousMarker && previousQuery.map { $0.filter == query.filter && $0.ids == query.ids } == true
+        if !sameRows { total = try store.flowCount(query) }
         hasLoaded = true
+        loadedQuery = query
         if let keeping, try matches(keeping, query, store: store) {
             let offset = selected.map { min($0, self.height - 1) } ?? 0
-            try show(keeping, rank: nil, screenRow: offset, query, store: store)
+            // Reversed: the row that had `rank` rows before it now has the others before it.
+            let reversed = sameRows && previousQuery?.order.key == query.order.key
+                && previousQuery?.order.descending != query.order.descending
+            let rank = reversed ? previousRank.map { total - 1 - $0 } : nil
+            try show(keeping, rank: rank, screenRow: offset, query, store: store)
         } else if follow {
             try jumpToNewest(query, store: store)
         } else {
