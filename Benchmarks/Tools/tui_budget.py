@@ -7,7 +7,9 @@ Run by `Benchmarks/tui-budget.sh`, which builds the binary and the store first. 
   differs. Each capture is a tmux client process, so the figure includes up to one capture's time: the floor
   (a capture of an unchanging screen) is measured and printed next to it.
 - pipe-pane: tmux copies everything the program writes to its terminal into a FIFO, read here with select(): a
-  frame ends with its last byte (no more output for QUIET_MS). No polling, so sub-millisecond resolution.
+  frame ends with its last byte (no more output for QUIET_MS). No polling, so sub-millisecond resolution. A sort
+  change draws its rows with the position `… / N` and counts the rank in the background; when that count's own
+  frame follows within QUIET_MS it is not the key's frame, so for `o` the frame ends with the `…` (press_pipe).
 
 Both time from just before `tmux send-keys` starts: the key reaches the program somewhere inside that client's
 run, whose own duration (the send floor) is printed too.
@@ -95,8 +97,10 @@ class Pane:
         return self.pid
 
     def drain(self, wait_ms=0):
-        """Reads what is in the pipe (waiting up to wait_ms for the first bytes); returns (bytes, last arrival)."""
+        """Reads what is in the pipe (waiting up to wait_ms for the first bytes); returns (bytes, last arrival).
+        Each chunk read and its arrival time are kept in self.chunks."""
         got, last = bytearray(), None
+        self.chunks = []
         deadline = now_ms() + wait_ms
         while True:
             timeout = max(0.0, deadline - now_ms()) / 1000.0 if not got else QUIET_MS / 1000.0
@@ -114,6 +118,7 @@ class Pane:
                 break
             got += chunk
             last = now_ms()
+            self.chunks.append((last, chunk))
         self.output += got
         return bytes(got), last
 
@@ -161,8 +166,16 @@ def press_capture(pane, keys, literal=False, settle_ms=20):
     raise SystemExit(f"no change after {keys}; the pane showed:\n{pane.capture()}")
 
 
-def press_pipe(pane, keys, literal=False):
-    """One press timed by the pipe: ms from before send-keys to the frame's last byte, and send-keys' own ms."""
+ELLIPSIS = "\u2026".encode()
+
+
+def press_pipe(pane, keys, literal=False, pending_position=False):
+    """One press timed by the pipe: ms from before send-keys to the frame's last byte, and send-keys' own ms.
+
+    With pending_position (a sort change), the key's frame is the one whose position reads `… / N` (the rows in the
+    new order, drawn before the rank is counted in the background); the count's own frame, which replaces the `…`
+    with digits some milliseconds later, is not the key's. The frame ends with the last chunk holding the `…` (the
+    position is on the bottom line, written last). Without a `…` the whole burst counts."""
     pane.drain()
     started = now_ms()
     pane.send(*keys, literal=literal)
@@ -170,6 +183,10 @@ def press_pipe(pane, keys, literal=False):
     got, last = pane.drain(wait_ms=30000)
     if last is None:
         raise SystemExit(f"no output after {keys}; the pane showed:\n{pane.capture()}")
+    if pending_position:
+        marked = [at for at, chunk in pane.chunks if ELLIPSIS in chunk]
+        if marked:
+            last = marked[-1]
     return last - started, sent - started
 
 
@@ -312,9 +329,14 @@ def main():
                 if method == "capture-pane":
                     elapsed, _ = press_capture(pane, [key])
                 else:
-                    elapsed, send = press_pipe(pane, [key])
+                    elapsed, send = press_pipe(pane, [key], pending_position=name.startswith("o "))
                     send_floor.append(send)
                 times.append(elapsed)
+                if name.startswith("o "):
+                    # Each press from a settled list: the background count of the last one has answered (else the
+                    # position already reads `…` and the next frame has no `…` to end with).
+                    wait_for(pane, lambda text: position(text) is not None)
+                    pane.drain()
                 if between and name.startswith("Enter"):
                     press_capture(pane, [between])  # back to the list (not measured)
             # o cycles back to time order, v runs an even number of times: the next plan starts in time order.

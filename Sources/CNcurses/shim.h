@@ -52,14 +52,14 @@ static inline int loupe_key_resize(void) { return KEY_RESIZE; }
 /// Starts curses on the process's terminal; NULL when the terminal cannot be used (unlike initscr, which exits).
 static inline SCREEN *loupe_newterm(void) { return newterm(NULL, stdout, stdin); }
 
-/// cbreak, no echo, keypad keys decoded, hidden cursor, and a 10 ms Esc delay: long enough for a local or
-/// tmux terminal to deliver an arrow key's bytes together, short enough that Esc answers within a frame.
+/// cbreak, no echo, keypad keys decoded, hidden cursor, and a 5 ms Esc delay: a terminal writes a key's escape
+/// sequence at once, so its bytes are already waiting when the ESC is read, and Esc answers within a frame.
 static inline void loupe_configure_input(void) {
     cbreak();
     noecho();
     keypad(stdscr, TRUE);
     curs_set(0);
-    set_escdelay(10);
+    set_escdelay(5);
 }
 
 // Mouse: left presses and the wheel, reported at once (no click-interval wait; the inspector times double clicks).

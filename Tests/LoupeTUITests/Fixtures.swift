@@ -144,12 +144,24 @@ extension InMemoryScreen {
     }
 }
 
-/// A store that counts the whole-list `COUNT`s asked of it (a count of a million rows is what a frame can't afford).
+/// A store that counts the whole-list `COUNT`s asked of it (a count of a million rows is what a frame can't afford),
+/// and can hold rank counts back until the test lets them through (``holdRanks()``, ``releaseRanks()``).
 final class CountingStore: TraceStore {
     let inner: InMemoryTraceStore
     private let counts = Mutex((total: 0, rank: 0))
+    private let gate = Mutex(false)
+    private let opened = DispatchSemaphore(value: 0)
 
     init(_ inner: InMemoryTraceStore) { self.inner = inner }
+
+    /// From now on a rank count waits until ``releaseRanks()``.
+    func holdRanks() { gate.withLock { $0 = true } }
+
+    /// Lets waiting and later rank counts through.
+    func releaseRanks() {
+        gate.withLock { $0 = false }
+        opened.signal()
+    }
 
     /// `flowCount` calls so far.
     var totals: Int { counts.withLock { $0.total } }
@@ -172,6 +184,10 @@ final class CountingStore: TraceStore {
     }
     func flowRank(_ query: FlowQuery, of summary: TraceSummary) throws -> Int {
         counts.withLock { $0.rank += 1 }
+        if gate.withLock({ $0 }) {
+            opened.wait()
+            opened.signal()
+        }
         return try inner.flowRank(query, of: summary)
     }
     func flowArrivals(_ query: FlowQuery, after sequence: Int64, limit: Int) throws -> [TraceSummary] {

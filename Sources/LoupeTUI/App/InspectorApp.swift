@@ -29,6 +29,7 @@ public final class InspectorApp {
     private var lastMarker: StoreChangeMarker?
     private let inbox = ActionInbox()
     private var replays: [UUID: Task<Void, Never>] = [:]
+    private let rankCounter = RankCounter()
     /// The exchange waiting for the user's y/N, so confirming sends exactly what was shown.
     private var awaitingConfirmation: TraceExchange?
     /// Most keys discarded at once: a bound, so endless input cannot keep the loop from drawing.
@@ -105,8 +106,10 @@ public final class InspectorApp {
                 }
                 nextPoll = clock.now.advanced(by: pollInterval)
             }
-            // Work put off for a frame (a rank, a board catching up) goes on at once, between keys.
-            let wait = state.hasDeferredWork ? .zero : min(max(.zero, nextPoll - clock.now), .milliseconds(100))
+            // Work put off for a frame (a board catching up) goes on at once, between keys; a rank counted in the
+            // background is looked for soon.
+            let longest: Duration = rankCounter.isBusy ? .milliseconds(5) : .milliseconds(100)
+            let wait = state.hasDeferredWork ? .zero : min(max(.zero, nextPoll - clock.now), longest)
             guard turn(on: screen, waitingUpTo: wait) else { return }
             await Task.yield()
         }
@@ -148,7 +151,7 @@ public final class InspectorApp {
         runEdits(on: screen)
         if needsDraw { draw(on: screen) }
         if state.hasDeferredWork {
-            // The rows are on screen; now the count they did not need (the position's rank), then its frame.
+            // The rows are on screen; now what the screens put off for them (a board reading a chunk), then its frame.
             apply(.settle)
             draw(on: screen)
         }
@@ -203,12 +206,14 @@ public final class InspectorApp {
         for effect in state.update(action, environment: environment) {
             perform(effect)
         }
+        rankCounter.keepOnly(Set(state.screens.compactMap(\.rankRequest)))
     }
 
-    /// Waits for every replay started so far and applies its result.
+    /// Waits for every replay and rank count started so far and applies its result.
     package func settle() async {
-        while !replays.isEmpty {
+        while !replays.isEmpty || rankCounter.isBusy {
             for task in replays.values { await task.value }
+            await rankCounter.idle()
             applyInbox()
         }
     }
@@ -286,6 +291,8 @@ public final class InspectorApp {
             }
         case .recordHistory(let entry, let kind):
             environment.history.record(entry, for: kind.historyName)
+        case .countRank(let request):
+            rankCounter.count(request, store: environment.store, inbox: inbox)
         }
     }
 

@@ -16,8 +16,10 @@ package protocol InspectorScreen: Sendable {
     var selection: TraceSummary? { get }
     /// Where the user is, for the right end of the status line (`12 / 1,000,000`).
     var position: String { get }
-    /// Whether the last change left work for after the frame (``RefreshReason/settle``): an exact count the rows
-    /// did not need to be drawn.
+    /// Whether the last change left work for after the frame (``RefreshReason/settle``): a board reading the rest
+    /// of a big store, a chunk per frame.
+    /// The count a flows window waits for in the background, if any (``FlowRankRequest``).
+    var rankRequest: FlowRankRequest? { get }
     var hasDeferredWork: Bool { get }
 
     /// Runs `command` (with the `:` prompt's `argument`, if any); `false` when the screen has no use for it, so
@@ -47,12 +49,15 @@ package enum RefreshReason: Hashable, Sendable {
     case marksChanged
     /// The frame is drawn: do what ``InspectorScreen/hasDeferredWork`` says was put off.
     case settle
+    /// A rank counted in the background came back (``FlowRankRequest``).
+    case rankCounted(FlowRankCount)
 }
 
 extension InspectorScreen {
     package var selection: TraceSummary? { nil }
     package var position: String { "" }
     package var hasDeferredWork: Bool { false }
+    package var rankRequest: FlowRankRequest? { nil }
     package mutating func refresh(_ reason: RefreshReason, context: inout ScreenContext) {}
     package mutating func search(_ text: String, forward: Bool, fromCurrent: Bool, context: inout ScreenContext) -> Bool { false }
     package mutating func mouse(_ event: MouseEvent, double: Bool, context: inout ScreenContext) {}

@@ -19,4 +19,6 @@ package enum InspectorAction: Sendable {
     case replayNeedsConfirmation(id: UUID, reason: String)
     /// A replay, export or copy ended; the message says how.
     case finished(StatusMessage, replay: Bool)
+    /// A rank counted in the background (``InspectorEffect/countRank(_:)``).
+    case rankCounted(FlowRankCount)
 }

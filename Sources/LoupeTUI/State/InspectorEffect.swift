@@ -19,6 +19,9 @@ package enum InspectorEffect: Hashable, Sendable {
     case copyCurl(UUID)
     /// Remember a prompt entry in its history file.
     case recordHistory(String, PromptKind)
+    /// Count where a window's rows sit in the list, in the background, and answer with
+    /// ``InspectorAction/rankCounted(_:)``.
+    case countRank(FlowRankRequest)
     /// Leave the inspector.
     case quit
 }

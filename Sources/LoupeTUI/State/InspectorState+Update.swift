@@ -42,6 +42,8 @@ extension InspectorState {
         case .finished(let message, let endsReplay):
             if endsReplay { replay = .idle }
             status = message
+        case .rankCounted(let count):
+            forEachScreen(environment) { $0.refresh(.rankCounted(count), context: &$1) }
         }
         return pendingEffects
     }

@@ -9,19 +9,26 @@ public struct FlowQuery: Hashable, Sendable {
     public var order: FlowOrder
     /// Only these exchanges (the inspector's marks), or all when nil.
     public var ids: Set<UUID>?
+    /// Only exchanges recorded up to this sequence, or all when nil: the list as it stood at a moment, for a count
+    /// taken in the background while arrivals go on being added to the list by the reader that asked for it.
+    public var throughSequence: Int64?
 
     /// - Parameters:
     ///   - filter: the filter; `nil` for all.
     ///   - order: the order; by default oldest first.
     ///   - ids: only these exchanges; `nil` for all.
-    public init(filter: TraceFilter? = nil, order: FlowOrder = .oldestFirst, ids: Set<UUID>? = nil) {
+    ///   - throughSequence: only exchanges recorded up to this sequence; `nil` for all.
+    public init(filter: TraceFilter? = nil, order: FlowOrder = .oldestFirst, ids: Set<UUID>? = nil,
+                throughSequence: Int64? = nil) {
         self.filter = filter
         self.order = order
         self.ids = ids
+        self.throughSequence = throughSequence
     }
 
     /// Whether `exchange` belongs to the list (its place in the order aside).
     func includes(_ exchange: TraceExchange) -> Bool {
         (ids?.contains(exchange.id) ?? true) && (filter?.matches(exchange) ?? true)
+            && throughSequence.map { (exchange.sequence ?? .max) <= $0 } ?? true
     }
 }

@@ -23,11 +23,13 @@ struct FlowSQL {
     var indexHint = ""
     /// The marks as a JSON array of ids, bound once whatever their number.
     private let idsJSON: String?
+    private let throughSequence: Int64?
 
     init(_ query: FlowQuery) {
         filter = SQLFilter(query.filter)
         key = query.order.key
         idsJSON = query.ids.map { ids in "[" + ids.map { "\"\($0.uuidString)\"" }.sorted().joined(separator: ",") + "]" }
+        throughSequence = query.throughSequence
     }
 
     /// Where a walk starts: just after (or at, when `inclusive`) the row with this key and sequence.
@@ -55,11 +57,19 @@ struct FlowSQL {
     /// Whether the query is filtered at all (by filter or marks).
     var isFiltered: Bool { filter.sql != "1" || idsJSON != nil }
 
-    /// The filter and the marks as one condition.
+    /// The filter, the marks and the sequence bound as one condition.
     var condition: Statement {
-        guard let idsJSON else { return Statement(sql: filter.sql, arguments: filter.arguments) }
-        return Statement(sql: "(\(filter.sql)) AND exchange.id IN (SELECT value FROM json_each(?))",
-                         arguments: filter.arguments + [idsJSON])
+        var condition = Statement(sql: filter.sql, arguments: filter.arguments)
+        if let idsJSON {
+            condition = Statement(sql: "(\(condition.sql)) AND exchange.id IN (SELECT value FROM json_each(?))",
+                                  arguments: condition.arguments + [idsJSON])
+        }
+        if let throughSequence {
+            // A range of the rowid, which every index ends with: no index loses its use by it.
+            condition = Statement(sql: "(\(condition.sql)) AND exchange.sequence <= ?",
+                                  arguments: condition.arguments + [throughSequence])
+        }
+        return condition
     }
 
     /// The stretches a walk from `bound` (from the very end, when `nil`) crosses, in walking order: towards larger

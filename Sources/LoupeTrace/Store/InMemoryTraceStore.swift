@@ -165,7 +165,7 @@ public final class InMemoryTraceStore: TraceStore {
 
     /// The summaries of the rows `query` includes, oldest first.
     private static func rows(_ state: State, _ query: FlowQuery) -> [TraceSummary] {
-        guard query.filter != nil || query.ids != nil else { return state.entries.map(\.summary) }
+        guard query.filter != nil || query.ids != nil || query.throughSequence != nil else { return state.entries.map(\.summary) }
         return state.entries.filter { query.includes($0.exchange) }.map(\.summary)
     }
 

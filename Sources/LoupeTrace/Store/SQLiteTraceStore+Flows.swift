@@ -124,9 +124,12 @@ extension SQLiteTraceStore {
     /// index serves, such as a regex), a probe would only read the same rows twice.
     private func indexHint(for flow: FlowSQL, in db: Database) throws -> String {
         let index = flow.key.indexName
-        let exists = try Bool.fetchOne(
+        let known = sortIndexes.withLock { $0[index] }
+        let exists = try known ?? Bool.fetchOne(
             db, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?)", arguments: [index])
-        guard exists == true else { return "" }
+            ?? false
+        if known == nil { sortIndexes.withLock { $0[index] = exists } }
+        guard exists else { return "" }
         guard flow.isFiltered else { return "INDEXED BY \(index)" }
         let sample = flow.page(flow.segments(from: nil, ascending: true).last!, limit: 200)
         let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sample.sql, arguments: sample.arguments)

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 
 /// Keeps exchanges in one SQLite file (GRDB `DatabasePool`, WAL mode): the store the CLI and the inspector share.
 ///
@@ -37,6 +38,8 @@ public final class SQLiteTraceStore: TraceStore {
     let now: @Sendable () -> Date
     /// This store's file among the files the process has open (see ``OpenStoreFiles``).
     private let openFile: OpenStoreFiles.FileID?
+    /// Which sort-key indexes the file has, as first looked up (a keyset page asks on every read otherwise).
+    let sortIndexes = Mutex<[String: Bool]>([:])
 
     /// Opens the store at `path`. A writable open creates the store (and its folders) when nothing is there, and
     /// upgrades an older Loupe store; a read-only open requires an existing store and never writes.

@@ -155,8 +155,9 @@ extension TraceStore {
         let rows = query.filter == nil
             ? try summaries(after: Int64.min, limit: Int.max)
             : try exchanges(matching: query.filter, limit: Int.max).map(\.summary)
-        guard let ids = query.ids else { return rows }
-        return rows.filter { ids.contains($0.id) }
+        return rows.filter { row in
+            (query.ids?.contains(row.id) ?? true) && query.throughSequence.map { row.sequence <= $0 } ?? true
+        }
     }
 
     /// The row stored with `summary`'s sequence, or `summary` itself when that row is gone.

@@ -30,6 +30,13 @@ final class CursesScreen: Screen {
 
     private var attributes: [Style: (attrs: attr_t, pair: Int16)] = [:]
     private var signalSources: [any DispatchSourceSignal] = []
+    /// What curses' own copy of the screen holds: a frame puts only the cells that differ from it (a move changes
+    /// two rows, and putting all 4,800 cells of a 120x40 frame cost more than the rest of the frame).
+    private var drawn: Buffer?
+    /// The style last set, so a run of cells in one style sets it once.
+    private var currentStyle: Style?
+    /// Reused for each cell's code points.
+    private var codepoints: [UInt32] = []
 
     /// Takes over the terminal: locale from the environment, cbreak, no echo, keypad, hidden cursor, colours,
     /// and (with `mouse`) clicks and the wheel.
@@ -62,19 +69,26 @@ final class CursesScreen: Screen {
     func draw(_ buffer: Buffer) {
         Self.active.withLock { active in
             guard active else { return }
-            loupe_erase()
             let rows = min(buffer.height, Int(loupe_lines()))
             let columns = min(buffer.width, Int(loupe_cols()))
+            // Another size (a resize) starts from a blank screen; otherwise only what changed is put.
+            let previous = drawn.flatMap { $0.width == buffer.width && $0.height == buffer.height ? $0 : nil }
+            if previous == nil { loupe_erase() }
+            currentStyle = nil
             for y in 0..<rows {
                 var x = 0
                 while x < columns {
                     let cell = buffer[x, y]
                     let wide = x + 1 < buffer.width && buffer[x + 1, y].isContinuation
-                    if !cell.isContinuation { put(cell, x: x, y: y, wide: wide && x + 1 < columns) }
+                    let changed = previous.map { previous in
+                        previous[x, y] != cell || (wide && !previous[x + 1, y].isContinuation)
+                    } ?? true
+                    if changed, !cell.isContinuation { put(cell, x: x, y: y, wide: wide && x + 1 < columns) }
                     x += wide ? 2 : 1
                 }
             }
             loupe_refresh()
+            drawn = buffer
         }
     }
 
@@ -162,11 +176,18 @@ final class CursesScreen: Screen {
     }
 
     private func put(_ cell: Cell, x: Int, y: Int, wide: Bool) {
-        let style = attributes[cell.style] ?? (loupe_a_normal(), 0)
-        loupe_set_style(style.attrs, style.pair)
+        if cell.style != currentStyle {
+            let style = attributes[cell.style] ?? (loupe_a_normal(), 0)
+            loupe_set_style(style.attrs, style.pair)
+            currentStyle = cell.style
+        }
         // A grapheme is drawn up to its first zero-width joiner: curses would give each joined emoji its own cells.
-        var codepoints = cell.character.unicodeScalars.prefix { $0.value != 0x200D }.prefix(8).map(\.value)
-        if codepoints.isEmpty { codepoints = [0x20] }
+        codepoints.removeAll(keepingCapacity: true)
+        for scalar in cell.character.unicodeScalars {
+            guard scalar.value != 0x200D, codepoints.count < 8 else { break }
+            codepoints.append(scalar.value)
+        }
+        if codepoints.isEmpty { codepoints.append(0x20) }
         _ = loupe_put(Int32(y), Int32(x), codepoints, Int32(codepoints.count))
         if wide, Int(loupe_cursor_x()) == x + 1 {
             // curses thought the grapheme narrower than the buffer did: fill the second cell so nothing stale shows.

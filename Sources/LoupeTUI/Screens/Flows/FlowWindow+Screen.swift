@@ -17,9 +17,10 @@ extension FlowWindow {
             _ = context.read("exchanges") {
                 try reload(query, store: $0, height: height, keeping: keeping, follow: follow)
             }
-        case .settle:
-            _ = context.read("position") { try settleRank(query, store: $0) }
-        case .marksChanged:
+            if let rankRequest { context.effects.append(.countRank(rankRequest)) }
+        case .rankCounted(let count):
+            return applyRank(count)
+        case .settle, .marksChanged:
             return false
         }
         return true

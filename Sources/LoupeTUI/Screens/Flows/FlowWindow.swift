@@ -8,8 +8,9 @@ import LoupeTrace
 /// without counting: a step moves the rank by the rows stepped over, and arrivals shift it by how many sort
 /// before the top row. Only a jump to an arbitrary row, a new filter or order, or rows deleted under us
 /// (a prune) pays for a `COUNT`. A new filter or order that keeps the selected row puts that count off
-/// (``rankIsPending``): the rows are drawn first and ``settleRank(_:store:)`` counts after the frame, since on a
-/// big store the count of rows before the middle one is the slow part (DECISIONS 108).
+/// (``rankRequest``): the rows are drawn at once and the count runs in the background, answered through
+/// ``applyRank(_:)``, since on a big store the count of rows before the middle one is the slow part (DECISIONS 108,
+/// 114). Until then ranks are provisional, shifted by moves and arrivals as usual, and the position reads `… / N`.
 package struct FlowWindow: Hashable, Sendable {
     /// The visible rows, in display order.
     package private(set) var rows: [TraceSummary] = []
@@ -27,8 +28,12 @@ package struct FlowWindow: Hashable, Sendable {
     package private(set) var lastSequence: Int64 = 0
     /// Whether the store has been read.
     package private(set) var hasLoaded = false
-    /// Whether ``firstRank`` is only provisional until ``settleRank(_:store:)`` counts it.
-    package private(set) var rankIsPending = false
+    /// The count that will make ``firstRank`` exact, while it is only provisional.
+    package private(set) var rankRequest: FlowRankRequest?
+    /// Whether ``firstRank`` is only provisional (a ``rankRequest`` is out).
+    package var rankIsPending: Bool { rankRequest != nil }
+    /// Numbers the rank requests.
+    private var generation = 0
     /// The query the rows were read for: a new order of the same rows keeps ``total`` (and a reversal the rank).
     private var loadedQuery: FlowQuery?
 
@@ -76,7 +81,8 @@ package struct FlowWindow: Hashable, Sendable {
         if !sameRows { total = try store.flowCount(query) }
         hasLoaded = true
         loadedQuery = query
-        if let keeping, try matches(keeping, query, store: store) {
+        // The same rows hold the kept one still (were it gone, the marker would have changed).
+        if let keeping, try sameRows || matches(keeping, query, store: store) {
             let offset = selected.map { min($0, self.height - 1) } ?? 0
             // Reversed: the row that had `rank` rows before it now has the others before it.
             let reversed = sameRows && previousQuery?.order.key == query.order.key
@@ -105,7 +111,7 @@ package struct FlowWindow: Hashable, Sendable {
             // Pruned (or a backlog too large to read): count again rather than adjust.
             total = try store.flowCount(query)
             if let first = rows.first { firstRank = try store.flowRank(query, of: first) }
-            rankIsPending = false
+            rankRequest = nil
         } else {
             total += arrivals.count
             if let first = rows.first {
@@ -174,7 +180,7 @@ package struct FlowWindow: Hashable, Sendable {
     package mutating func top(_ query: FlowQuery, store: any TraceStore) throws {
         rows = try store.flowPage(query, from: .first, limit: height)
         firstRank = 0
-        rankIsPending = false
+        rankRequest = nil
         selected = rows.isEmpty ? nil : 0
     }
 
@@ -182,7 +188,7 @@ package struct FlowWindow: Hashable, Sendable {
     package mutating func bottom(_ query: FlowQuery, store: any TraceStore) throws {
         rows = try store.flowPage(query, from: .last, limit: height)
         firstRank = max(0, total - rows.count)
-        rankIsPending = false
+        rankRequest = nil
         selected = rows.isEmpty ? nil : rows.count - 1
     }
 
@@ -206,17 +212,33 @@ package struct FlowWindow: Hashable, Sendable {
         }
         rows = page
         self.firstRank = firstRank
-        rankIsPending = rank == nil
+        rankRequest = nil
+        if rank == nil, let first = page.first {
+            var asked = query
+            asked.throughSequence = lastSequence
+            generation += 1
+            rankRequest = FlowRankRequest(query: asked, anchor: first, provisional: firstRank, generation: generation)
+        }
         selected = page.isEmpty ? nil : min(page.count - 1, page.firstIndex { $0.id == row.id } ?? 0)
         clampRanks()
     }
 
-    /// Counts the rank ``show(_:rank:screenRow:_:store:)`` left pending (after the frame that shows the rows).
-    package mutating func settleRank(_ query: FlowQuery, store: any TraceStore) throws {
-        guard rankIsPending else { return }
-        if let first = rows.first { firstRank = try store.flowRank(query, of: first) }
-        rankIsPending = false
+    /// Takes the answer to ``rankRequest``: the provisional ranks become exact, keeping what moves and arrivals
+    /// shifted them by since. An answer to an older request is ignored.
+    /// - Returns: Whether it was the answer awaited.
+    @discardableResult
+    package mutating func applyRank(_ count: FlowRankCount) -> Bool {
+        guard let request = rankRequest, request == count.request else { return false }
+        firstRank += count.rank - request.provisional
+        rankRequest = nil
         clampRanks()
+        return true
+    }
+
+    /// Counts ``rankRequest`` here and now (where nothing runs in the background).
+    package mutating func settleRank(store: any TraceStore) throws {
+        guard let request = rankRequest else { return }
+        applyRank(FlowRankCount(request: request, rank: try store.flowRank(request.query, of: request.anchor)))
     }
 
     /// Selects `row` (which must match the query), counting its rank.
@@ -256,8 +278,11 @@ package struct FlowWindow: Hashable, Sendable {
         try store.flowPage(query, from: .at(row), limit: 1).first?.id == row.id
     }
 
+    /// Keeps exact ranks inside the list. Provisional ones are left as they are: they are a base plus shifts, and
+    /// the count's answer replaces only the base.
     private mutating func clampRanks() {
+        guard !rankIsPending else { return }
         firstRank = max(0, firstRank)
-        if !rankIsPending { total = max(total, firstRank + rows.count) }
+        total = max(total, firstRank + rows.count)
     }
 }

@@ -16,7 +16,7 @@ package struct FlowsScreen: InspectorScreen {
     package var title: String { "flows" }
 
     package var position: String { window.positionText }
-    package var hasDeferredWork: Bool { window.rankIsPending }
+    package var rankRequest: FlowRankRequest? { window.rankRequest }
 
     package var selection: TraceSummary? { window.selectedRow }
 
@@ -60,7 +60,7 @@ package struct FlowsScreen: InspectorScreen {
 
     package mutating func refresh(_ reason: RefreshReason, context: inout ScreenContext) {
         if !window.refresh(reason, height: Self.pageHeight(context.area), context: &context),
-           context.session.showsMarkedOnly {
+           reason == .marksChanged, context.session.showsMarkedOnly {
             refresh(.queryChanged, context: &context)
         }
     }

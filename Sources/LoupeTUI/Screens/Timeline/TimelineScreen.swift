@@ -16,7 +16,7 @@ package struct TimelineScreen: InspectorScreen {
     package var title: String { "timeline" }
     package var selection: TraceSummary? { window.selectedRow }
     package var position: String { window.positionText }
-    package var hasDeferredWork: Bool { window.rankIsPending }
+    package var rankRequest: FlowRankRequest? { window.rankRequest }
 
     /// Rows that fit: the area less the axis heading and the legend.
     private static func pageHeight(_ area: Rect) -> Int { max(1, area.height - 2) }

@@ -1,0 +1,27 @@
+import LoupeTrace
+
+/// A count of where a window's rows sit in the list, asked for in the background: a new order or filter that keeps
+/// the selected exchange draws the rows at once, and on a big store that count is the slow part (DECISIONS 114).
+package struct FlowRankRequest: Hashable, Sendable {
+    /// The list as it stood when asked: the query with ``FlowQuery/throughSequence`` at the newest row read then, so
+    /// arrivals after it are the window's to add (as it does for every arrival), not the count's.
+    package var query: FlowQuery
+    /// The window's first row when asked.
+    package var anchor: TraceSummary
+    /// The window's provisional first rank when asked. Moves and arrivals since shift the rank from there; the
+    /// count replaces this base and keeps the shift.
+    package var provisional: Int
+    /// Tells two requests for the same row and query apart (an answer to an older one is stale).
+    package var generation: Int
+}
+
+/// A ``FlowRankRequest`` answered: how many rows of the list come before its anchor.
+package struct FlowRankCount: Hashable, Sendable {
+    package var request: FlowRankRequest
+    package var rank: Int
+
+    package init(request: FlowRankRequest, rank: Int) {
+        self.request = request
+        self.rank = rank
+    }
+}
