@@ -23,6 +23,12 @@ struct MetricsSlots: Sendable {
         slots = Array(repeating: nil, count: count)
     }
 
+    /// Slots holding something (each with its histogram).
+    var filled: Int { slots.count { $0 != nil } }
+
+    /// How far back from now the ring reaches: its slots and the one being filled.
+    var span: TimeInterval { Double(width * slots.count + width) }
+
     func number(of date: Date) -> Int64 {
         let seconds = date.timeIntervalSince1970
         guard seconds.isFinite else { return .min }

@@ -12,11 +12,12 @@ extension TraceStats {
 
 extension SQLiteTraceStore {
     /// The metrics of the exchanges matching `filter` (all when `nil`), read in batches: what `loupe stats`
-    /// prints, through the same aggregator the metrics screen feeds as rows arrive.
-    package func trafficMetrics(matching filter: TraceFilter?) throws -> TrafficMetrics {
+    /// prints, through the same aggregator the metrics screen feeds as rows arrive. `now`, when given, is the time
+    /// windows will end at (see ``TrafficMetrics/add(_:now:)``).
+    package func trafficMetrics(matching filter: TraceFilter?, now: Date? = nil) throws -> TrafficMetrics {
         var metrics = TrafficMetrics()
         try forEachBatch(matching: filter) { batch in
-            for exchange in batch { metrics.add(exchange) }
+            for exchange in batch { metrics.add(exchange, now: now) }
         }
         return metrics
     }

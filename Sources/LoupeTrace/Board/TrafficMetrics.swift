@@ -5,7 +5,9 @@ import Loupe
 /// percentiles over a ``MetricsWindow``, fed one exchange at a time as the store grows.
 ///
 /// Memory is bounded by the groups, not the exchanges: per group the totals, one histogram for all time, and
-/// the slots of the last hour (each slot's histogram made only when something lands in it).
+/// the slots of the last hour (each slot's histogram, about 13 KB, made only when something lands in it). Fed with
+/// the time it is read at (`now`), exchanges too old for any window ending then or later fill no slot: a store
+/// whose traffic is hours old would otherwise fill every slot of every group (about 2 MB a group) for nothing.
 public struct TrafficMetrics: Sendable {
     private struct GroupState: Sendable {
         var total = MetricsCounts()
@@ -15,13 +17,13 @@ public struct TrafficMetrics: Sendable {
         var fine = MetricsSlots(width: MetricsSlots.fine, count: 90)
         var coarse = MetricsSlots(width: MetricsSlots.coarse, count: 60)
 
-        mutating func add(_ facts: ExchangeFacts) {
+        mutating func add(_ facts: ExchangeFacts, age: TimeInterval?) {
             total.add(facts)
             if let duration = facts.duration { latency.record(duration) }
             first = min(first ?? facts.startedAt, facts.startedAt)
             last = max(last ?? facts.startedAt, facts.startedAt)
-            fine.add(facts)
-            coarse.add(facts)
+            if age.map({ $0 <= fine.span }) ?? true { fine.add(facts) }
+            if age.map({ $0 <= coarse.span }) ?? true { coarse.add(facts) }
         }
     }
 
@@ -31,11 +33,17 @@ public struct TrafficMetrics: Sendable {
 
     public init() {}
 
+    /// Time slots holding something, over every group (what the memory grows with).
+    package var filledSlots: Int { groups.values.reduce(0) { $0 + $1.fine.filled + $1.coarse.filled } }
+
     /// Adds one exchange to its operation, its host and all.
-    public mutating func add(_ exchange: TraceExchange) {
+    /// - Parameter now: The time it is read at, which windows will end at or after: an exchange older than every
+    ///   window then fills no time slot (it still counts for all time). `nil` keeps every exchange in the slots.
+    public mutating func add(_ exchange: TraceExchange, now: Date? = nil) {
         let facts = ExchangeFacts(exchange)
+        let age = now.map { $0.timeIntervalSince(facts.startedAt) }.flatMap { $0.isFinite ? $0 : nil }
         for group in [TraceStats.Group.all, .operation(facts.operation), .host(facts.host)] {
-            groups[group, default: GroupState()].add(facts)
+            groups[group, default: GroupState()].add(facts, age: age)
         }
         if let sequence = exchange.sequence { lastSequence = Swift.max(lastSequence, sequence) }
     }

@@ -36,7 +36,8 @@ struct StatsCommand: AsyncParsableCommand {
         let (store, _) = try StoreAccess.openForReading(store)
         let metrics: [MetricsRow]
         do {
-            metrics = try store.trafficMetrics(matching: filter).rows(window: window, now: Date())
+            let now = Date()
+            metrics = try store.trafficMetrics(matching: filter, now: now).rows(window: window, now: now)
         } catch {
             throw StoreAccess.readFailure(error)
         }

@@ -78,4 +78,27 @@ import Testing
         }
         #expect(whole.rows(window: .all, now: F.at(3)).first?.counts.requests == 25)
     }
+
+    /// Read at `now`, exchanges older than every window ending then fill no time slot, and every window ending then
+    /// or later shows what it would have shown anyway.
+    @Test func exchangesTooOldForAnyWindowFillNoSlot() {
+        var kept = TrafficMetrics(), bounded = TrafficMetrics()
+        let now = F.at(0)
+        // Every 10 s from ten hours to two hours before now, then two recent ones.
+        var starts = stride(from: -36_000.0, to: -7_200, by: 10).map { $0 }
+        starts += [-300, -30]
+        for (index, start) in starts.enumerated() {
+            let exchange = F.exchange(Int64(index + 1), at: start, duration: Double(index % 7) / 10)
+            kept.add(exchange)
+            bounded.add(exchange, now: now)
+        }
+        #expect(kept.filledSlots == 3 * (90 + 60), "every slot of both rings, for all, the operation and the host")
+        #expect(bounded.filledSlots == 3 * (2 + 2), "only the two recent ones, in each ring of each group")
+        for window in MetricsWindow.allCases {
+            for later in [0.0, 30, 600, 4_000] {
+                #expect(bounded.rows(window: window, now: F.at(later)) == kept.rows(window: window, now: F.at(later)),
+                        "\(window) at +\(later) s")
+            }
+        }
+    }
 }

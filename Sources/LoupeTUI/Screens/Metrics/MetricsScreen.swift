@@ -54,7 +54,9 @@ package struct MetricsScreen: InspectorScreen {
     package mutating func refresh(_ reason: RefreshReason, context: inout ScreenContext) {
         guard reason != .marksChanged else { return }
         var metrics = self.metrics
-        isCatchingUp = !BoardFeed.catchUp(after: metrics.lastSequence, context: &context) { metrics.add($0) }
+        // Windows end at this time or later: older exchanges need no time slot.
+        let now = context.now
+        isCatchingUp = !BoardFeed.catchUp(after: metrics.lastSequence, context: &context) { metrics.add($0, now: now) }
         self.metrics = metrics
     }
 
