@@ -27,4 +27,20 @@ extension SQLiteTraceStore {
             }
         }
     }
+
+    public func activity(sequences: [Int64]) throws -> [TraceExchange] {
+        guard !sequences.isEmpty else { return [] }
+        let list = "[" + Set(sequences).sorted().map(String.init).joined(separator: ",") + "]"
+        return try guarded {
+            try pool.read { db in
+                var exchanges = try Row.fetchAll(db.cachedStatement(sql: """
+                    SELECT \(Self.activityColumns) FROM exchange
+                    WHERE sequence IN (SELECT value FROM json_each(?)) ORDER BY sequence
+                    """), arguments: [list]).map { try RowReader.positionalExchange($0, attempts: [], events: []) }
+                guard !exchanges.isEmpty else { return [] }
+                try Self.attachAttemptsAndEvents(to: &exchanges, sequencesJSON: list, in: db)
+                return exchanges
+            }
+        }
+    }
 }

@@ -115,6 +115,23 @@ extension SQLiteTraceStore {
         try merge(events, into: &exchanges) { exchange, row in exchange.events.append(try RowReader.positionalEvent(row)) }
     }
 
+    /// Attaches the attempts and events of exactly the exchanges whose sequences `sequencesJSON` lists (a JSON
+    /// array): for scattered rows, where a range would read everything between them.
+    static func attachAttemptsAndEvents(to exchanges: inout [TraceExchange], sequencesJSON: String,
+                                        in db: Database) throws {
+        let hasNotes = try db.columns(in: "attempt").contains { $0.name == "notes" }
+        let attempts = try Row.fetchCursor(db.cachedStatement(sql: """
+            SELECT \(RowReader.positionalAttemptColumns(hasNotes: hasNotes)) FROM attempt
+            WHERE exchange_sequence IN (SELECT value FROM json_each(?)) ORDER BY exchange_sequence, number, rowid
+            """), arguments: [sequencesJSON])
+        try merge(attempts, into: &exchanges) { exchange, row in exchange.attempts.append(RowReader.positionalAttempt(row)) }
+        let events = try Row.fetchCursor(db.cachedStatement(sql: """
+            SELECT \(RowReader.positionalEventColumns) FROM event
+            WHERE exchange_sequence IN (SELECT value FROM json_each(?)) ORDER BY exchange_sequence, rowid
+            """), arguments: [sequencesJSON])
+        try merge(events, into: &exchanges) { exchange, row in exchange.events.append(try RowReader.positionalEvent(row)) }
+    }
+
     /// Walks rows ordered by `exchange_sequence` (column 0) alongside exchanges ordered by sequence.
     private static func merge(_ rows: RowCursor, into exchanges: inout [TraceExchange],
                               _ add: (inout TraceExchange, Row) throws -> Void) throws {

@@ -55,11 +55,18 @@ public protocol TraceStore: Sendable {
     /// At most `limit` exchanges stored after `sequence`, oldest first, with attempts and events but without
     /// headers and bodies (body sizes kept): what the circuits and metrics aggregators read as a store grows.
     func activity(after sequence: Int64, limit: Int) throws -> [TraceExchange]
+    /// The exchanges stored with these sequences (those still there), by sequence, as ``activity(after:limit:)``
+    /// reads them: what the timeline draws for the rows in view.
+    func activity(sequences: [Int64]) throws -> [TraceExchange]
 }
 
 extension TraceStore {
     public func activity(after sequence: Int64, limit: Int) throws -> [TraceExchange] {
         try summaries(after: sequence, limit: limit).compactMap { try exchange(id: $0.id) }
+    }
+
+    public func activity(sequences: [Int64]) throws -> [TraceExchange] {
+        try Set(sequences).sorted().compactMap { try exchange(sequence: $0) }
     }
 
     /// Every exchange, oldest first, read one by one: the fallback behind the default implementations.

@@ -68,14 +68,14 @@ package struct TimelineScreen: InspectorScreen {
         loadTracks(context: &context)
     }
 
-    /// Reads the attempts of rows that came into view, forgets those that left, and places the axis.
+    /// Reads the attempts of rows that came into view (in one read, without headers or bodies), forgets those
+    /// that left, and places the axis.
     private mutating func loadTracks(context: inout ScreenContext) {
         let visible = Set(window.rows.map(\.id))
         tracks = tracks.filter { visible.contains($0.key) }
-        for row in window.rows where tracks[row.id] == nil {
-            guard let found = context.read("an exchange's attempts", { try $0.exchange(id: row.id) }),
-                  let exchange = found else { continue }
-            tracks[row.id] = TimelineTrack(exchange)
+        let missing = window.rows.filter { tracks[$0.id] == nil }.map(\.sequence)
+        if !missing.isEmpty, let found = context.read("the exchanges' attempts", { try $0.activity(sequences: missing) }) {
+            for exchange in found { tracks[exchange.id] = TimelineTrack(exchange) }
         }
         placeAxis(follow: context.session.follow, now: context.now)
     }
