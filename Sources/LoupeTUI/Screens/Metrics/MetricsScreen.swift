@@ -12,6 +12,9 @@ package struct MetricsScreen: InspectorScreen {
     private var selected = 0
     /// The store holds exchanges this screen has not read yet (see ``BoardFeed``).
     private var isCatchingUp = false
+    /// The rows as last tabulated, after each refresh (at least once a second) and command: a frame only draws
+    /// them, since tabulating merges up to 90 slot histograms per group.
+    private var table: [MetricsRow] = []
 
     package init() {}
 
@@ -31,7 +34,7 @@ package struct MetricsScreen: InspectorScreen {
     }
 
     package mutating func perform(_ command: InspectorCommand, argument: String?, context: inout ScreenContext) -> Bool {
-        let count = metrics.rows(window: window, now: context.now).count
+        let count = table.count
         switch command {
         case .moveUp: selected = max(0, selected - 1)
         case .moveDown: selected = max(0, min(count - 1, selected + 1))
@@ -40,11 +43,14 @@ package struct MetricsScreen: InspectorScreen {
         case .cycleWindow:
             window = window.next
             context.status = StatusMessage("window \(window.rawValue)")
+            table = rows(now: context.now)
         case .sortNext:
             sort = sort.next
             context.status = StatusMessage("sorted by \(sort.title)")
+            table = rows(now: context.now)
         case .reverse:
             descending.toggle()
+            table = rows(now: context.now)
         default:
             return false
         }
@@ -58,10 +64,11 @@ package struct MetricsScreen: InspectorScreen {
         let now = context.now
         isCatchingUp = !BoardFeed.catchUp(after: metrics.lastSequence, context: &context) { metrics.add($0, now: now) }
         self.metrics = metrics
+        table = rows(now: now)
     }
 
     package func render(in area: Rect, into buffer: inout Buffer, context: RenderContext) {
-        MetricsView(rows: rows(now: context.now), selected: selected, window: window, sort: sort, descending: descending)
+        MetricsView(rows: table, selected: selected, window: window, sort: sort, descending: descending)
             .render(in: area, into: &buffer)
     }
 }
