@@ -56,6 +56,21 @@ import Testing
         #expect(screen.lines[22].contains("3 / 3"))
     }
 
+    /// A poll refreshes the screen on top only; the list under a detail reads what it missed when it is back on top.
+    @Test func aCoveredListReadsArrivalsWhenItIsOnTopAgain() throws {
+        let store = CountingStore(try Fixture.store(Array(exchanges.prefix(2))))
+        let (app, screen) = Fixture.app(store)
+        screen.press(.enter)
+        app.turn(on: screen)
+        try store.write([exchanges[2]])
+        app.refresh()
+        #expect(app.state.flows.window.total == 2, "not read while covered")
+        screen.press(.escape)
+        app.turn(on: screen)
+        #expect(app.state.flows.window.total == 3)
+        #expect(screen.lines[22].contains("3 / 3"), "still following the newest: \(screen.lines[22])")
+    }
+
     @Test func enterShowsTheDetailAndEscGoesBack() throws {
         let (app, screen) = Fixture.app(try Fixture.store(exchanges))
         screen.press("k", .enter)

@@ -31,7 +31,9 @@ extension InspectorState {
         case .resized(let newSize):
             resize(to: newSize, environment)
         case .poll:
-            forEachScreen(environment) { $0.refresh(.storeChanged, context: &$1) }
+            // Only the screen on top: the ones under it read what they missed when they are on top again (a
+            // covered flows list would otherwise read every arrival, under live load, for nobody).
+            withTop(environment) { $0.refresh(.storeChanged, context: &$1) }
         case .settle:
             forEachScreen(environment) { screen, context in
                 if screen.hasDeferredWork { screen.refresh(.settle, context: &context) }
@@ -45,6 +47,11 @@ extension InspectorState {
         case .rankCounted(let count):
             forEachScreen(environment) { $0.refresh(.rankCounted(count), context: &$1) }
         }
+        if screens.count < polledDepth {
+            // A screen covered during polls is on top again: it reads what it missed.
+            withTop(environment) { $0.refresh(.storeChanged, context: &$1) }
+        }
+        polledDepth = screens.count
         return pendingEffects
     }
 

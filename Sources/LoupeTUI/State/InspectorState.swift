@@ -99,6 +99,9 @@ package struct InspectorState: Sendable {
     /// Store reads that failed while the current action ran.
     var readFailures: [String] = []
 
+    /// How many screens were on the stack after the last action: a screen under them missed the polls since.
+    var polledDepth = 1
+
     /// Effects gathered while an action ran.
     var pendingEffects: [InspectorEffect] = []
 
