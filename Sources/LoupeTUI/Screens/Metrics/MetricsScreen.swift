@@ -15,6 +15,8 @@ package struct MetricsScreen: InspectorScreen {
     /// The rows as last tabulated, after each refresh (at least once a second) and command: a frame only draws
     /// them, since tabulating merges up to 90 slot histograms per group.
     private var table: [MetricsRow] = []
+    /// When ``table`` was last tabulated (wall clock): while reading a big store, at most four times a second.
+    private var tabulatedAt: Date?
 
     package init() {}
 
@@ -64,7 +66,11 @@ package struct MetricsScreen: InspectorScreen {
         let now = context.now
         isCatchingUp = !BoardFeed.catchUp(after: metrics.lastSequence, context: &context) { metrics.add($0, now: now) }
         self.metrics = metrics
-        table = rows(now: now)
+        // Catching up, a chunk is read every turn: tabulating each time would double the turn (and a key's wait).
+        if !isCatchingUp || tabulatedAt.map({ abs(now.timeIntervalSince($0)) >= 0.25 }) ?? true {
+            table = rows(now: now)
+            tabulatedAt = now
+        }
     }
 
     package func render(in area: Rect, into buffer: inout Buffer, context: RenderContext) {
