@@ -12,10 +12,17 @@ struct MetricsSlots: Sendable {
         var number: Int64
         var counts = MetricsCounts()
         var latency = LatencyHistogram()
+        /// The slot's p95, worked out once a newer slot began (its sparkline point); `nil` while it may change.
+        var settledP95: TimeInterval??
+
+        /// The slot's p95 latency: the settled one, or worked out now for the slot still filling.
+        var p95: TimeInterval? { settledP95 ?? latency.percentile(95) }
     }
 
     let width: Int
     private var slots: [Slot?]
+    /// The newest slot number added to: when a newer one begins, this one's p95 is settled.
+    private var newest: Int64 = .min
 
     /// A ring of `count` slots `width` seconds wide.
     init(width: Int, count: Int) {
@@ -38,11 +45,28 @@ struct MetricsSlots: Sendable {
     /// Adds one exchange to its slot, unless it is older than the ring holds.
     mutating func add(_ facts: ExchangeFacts) {
         let number = number(of: facts.startedAt)
-        let index = Int(((number % Int64(slots.count)) + Int64(slots.count)) % Int64(slots.count))
+        if number > newest {
+            // Exchanges arrive in about time order: the slot before is complete, so its sparkline point is
+            // worked out once here rather than on every tabulation.
+            let previous = self.index(of: newest)
+            if newest != .min, slots[previous]?.number == newest {
+                slots[previous]!.settledP95 = .some(slots[previous]!.latency.percentile(95))
+            }
+            newest = number
+        }
+        let index = self.index(of: number)
         if let existing = slots[index], existing.number > number { return }
         if slots[index]?.number != number { slots[index] = Slot(number: number) }
         slots[index]!.counts.add(facts)
-        if let duration = facts.duration { slots[index]!.latency.record(duration) }
+        if let duration = facts.duration {
+            slots[index]!.latency.record(duration)
+            // A late exchange in a settled slot: its p95 is worked out again when asked.
+            slots[index]!.settledP95 = nil
+        }
+    }
+
+    private func index(of number: Int64) -> Int {
+        Int(((number % Int64(slots.count)) + Int64(slots.count)) % Int64(slots.count))
     }
 
     /// The `count` newest slots ending with the one holding `now`, oldest first (`nil` for an empty one).

@@ -91,6 +91,6 @@ public struct TrafficMetrics: Sendable {
             group: group, counts: counts, rate: rate, p50: latency.percentile(50), p95: latency.percentile(95),
             p99: latency.percentile(99), max: latency.max,
             rateSeries: slots.map { Double($0?.counts.requests ?? 0) / width },
-            p95Series: slots.map { $0?.latency.percentile(95) }, latency: latency)
+            p95Series: slots.map { $0?.p95 }, latency: latency)
     }
 }

@@ -101,4 +101,34 @@ import Testing
             }
         }
     }
+
+    /// A slot's sparkline point is settled once a newer slot begins; a late exchange in it unsettles it. Each point
+    /// equals the p95 of that slot's own durations.
+    @Test func settledSparklinePointsAreEachSlotsP95() {
+        var metrics = TrafficMetrics()
+        var bySlot: [Int: [Double]] = [:]
+        func add(_ sequence: Int64, at start: Double, _ duration: Double) {
+            metrics.add(F.exchange(sequence, at: start, duration: duration))
+            bySlot[Int((F.at(start).timeIntervalSince1970 / 10).rounded(.down)), default: []].append(duration)
+        }
+        var sequence: Int64 = 0
+        for slot in 0..<6 {
+            for index in 0..<(slot + 3) {
+                sequence += 1
+                add(sequence, at: -55 + Double(slot * 10) + Double(index), Double(index + 1) * 0.01 * Double(slot + 1))
+            }
+        }
+        sequence += 1
+        add(sequence, at: -54, 9.5)  // late, into the first slot, already settled
+        let row = metrics.rows(window: .oneMinute, now: F.at(5)).first { $0.group == .all }
+        let expected: [Double?] = (0..<6).map { back in
+            let number = Int((F.at(5).timeIntervalSince1970 / 10).rounded(.down)) - 5 + back
+            guard let durations = bySlot[number] else { return nil }
+            var histogram = LatencyHistogram()
+            durations.forEach { histogram.record($0) }
+            return histogram.percentile(95)
+        }
+        #expect(row?.p95Series == expected)
+        #expect(expected.compactMap { $0 }.count >= 5)
+    }
 }
