@@ -118,13 +118,7 @@ import Testing
     /// stood when asked, so an arrival before the kept row is counted once.
     @Test func arrivalsWhileTheCountIsOutAreCountedOnce() throws {
         let store = try Fixture.store(Self.exchanges)
-        var window = FlowWindow()
-        var query = FlowQuery()
-        try window.reload(query, store: store, height: 20, keeping: nil, follow: false)
-        try window.move(by: 100, query, store: store)
-        let kept = try #require(window.selectedRow)
-        query.order = FlowOrder(.duration)
-        try window.reload(query, store: store, height: 20, keeping: kept, follow: false)
+        var (window, query, kept) = try Self.sortedByDurationFromTheMiddle(store)
         let request = try #require(window.rankRequest)
         // Shorter than every row so far: it sorts first, before the kept row.
         try store.write([Fixture.exchange(201, duration: 0.0001)])
@@ -139,13 +133,7 @@ import Testing
     /// An answer to a request the window no longer waits for changes nothing.
     @Test func aStaleAnswerIsIgnored() throws {
         let store = try Fixture.store(Self.exchanges)
-        var window = FlowWindow()
-        var query = FlowQuery()
-        try window.reload(query, store: store, height: 20, keeping: nil, follow: false)
-        try window.move(by: 100, query, store: store)
-        let kept = try #require(window.selectedRow)
-        query.order = FlowOrder(.duration)
-        try window.reload(query, store: store, height: 20, keeping: kept, follow: false)
+        var (window, query, kept) = try Self.sortedByDurationFromTheMiddle(store)
         let old = try #require(window.rankRequest)
         query.order = FlowOrder(.status)
         try window.reload(query, store: store, height: 20, keeping: kept, follow: false)
@@ -154,5 +142,19 @@ import Testing
         #expect(window.rankIsPending)
         try window.top(query, store: store)
         #expect(!window.rankIsPending)
+    }
+
+    /// A window on exchange 101 of 200, then sorted by duration: its rank left to count.
+    static func sortedByDurationFromTheMiddle(_ store: InMemoryTraceStore) throws
+        -> (window: FlowWindow, query: FlowQuery, kept: TraceSummary)
+    {
+        var window = FlowWindow()
+        var query = FlowQuery()
+        try window.reload(query, store: store, height: 20, keeping: nil, follow: false)
+        try window.move(by: 100, query, store: store)
+        let kept = try #require(window.selectedRow)
+        query.order = FlowOrder(.duration)
+        try window.reload(query, store: store, height: 20, keeping: kept, follow: false)
+        return (window, query, kept)
     }
 }

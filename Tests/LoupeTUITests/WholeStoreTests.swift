@@ -8,17 +8,6 @@ import Testing
 @Suite struct WholeStoreTests {
     static let count = 25_000
 
-    private func withStore(_ body: (SQLiteTraceStore, String) throws -> Void) throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-whole-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("big.sqlite").path
-        try SyntheticStore.create(at: path, count: Self.count)
-        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-        try body(try SQLiteTraceStore(path: path, readOnly: true), path)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes, "viewing never writes")
-    }
-
     private func withStore(_ body: (SQLiteTraceStore, String) async throws -> Void) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-whole-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -30,8 +19,8 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes, "viewing never writes")
     }
 
-    @Test func gReachesTheOldestAndGTheNewest() throws {
-        try withStore { store, _ in
+    @Test func gReachesTheOldestAndGTheNewest() async throws {
+        try await withStore { store, _ in
             let (app, screen) = Fixture.app(store)
             #expect(screen.lines[22].contains("25,000 / 25,000"))
             screen.press("g")
@@ -72,8 +61,8 @@ import Testing
         }
     }
 
-    @Test func aFilterAppliesToTheWholeStoreInSQL() throws {
-        try withStore { store, _ in
+    @Test func aFilterAppliesToTheWholeStoreInSQL() async throws {
+        try await withStore { store, _ in
             let (app, screen) = Fixture.app(store)
             screen.type("f~c 5xx")
             screen.press(.enter)

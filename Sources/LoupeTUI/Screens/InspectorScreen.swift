@@ -16,10 +16,10 @@ package protocol InspectorScreen: Sendable {
     var selection: TraceSummary? { get }
     /// Where the user is, for the right end of the status line (`12 / 1,000,000`).
     var position: String { get }
-    /// Whether the last change left work for after the frame (``RefreshReason/settle``): a board reading the rest
-    /// of a big store, a chunk per frame.
     /// The count a flows window waits for in the background, if any (``FlowRankRequest``).
     var rankRequest: FlowRankRequest? { get }
+    /// Whether the last change left work for after the frame (``RefreshReason/settle``): a board reading the rest
+    /// of a big store, a chunk per frame.
     var hasDeferredWork: Bool { get }
 
     /// Runs `command` (with the `:` prompt's `argument`, if any); `false` when the screen has no use for it, so

@@ -9,10 +9,8 @@ package struct FlowRankRequest: Hashable, Sendable {
     /// The window's first row when asked.
     package var anchor: TraceSummary
     /// The window's provisional first rank when asked. Moves and arrivals since shift the rank from there; the
-    /// count replaces this base and keeps the shift.
+    /// count replaces this base and keeps the shift. (Two requests equal in all three are answered alike.)
     package var provisional: Int
-    /// Tells two requests for the same row and query apart (an answer to an older one is stale).
-    package var generation: Int
 }
 
 /// A ``FlowRankRequest`` answered: how many rows of the list come before its anchor.

@@ -32,8 +32,6 @@ package struct FlowWindow: Hashable, Sendable {
     package private(set) var rankRequest: FlowRankRequest?
     /// Whether ``firstRank`` is only provisional (a ``rankRequest`` is out).
     package var rankIsPending: Bool { rankRequest != nil }
-    /// Numbers the rank requests.
-    private var generation = 0
     /// The query the rows were read for: a new order of the same rows keeps ``total`` (and a reversal the rank).
     private var loadedQuery: FlowQuery?
 
@@ -77,7 +75,8 @@ package struct FlowWindow: Hashable, Sendable {
         lastSequence = marker?.maxSequence ?? 0
         // Only the order changed and nothing arrived: the same rows, so the same count (a COUNT of a million rows
         // is most of a sort change's frame otherwise).
-        let sameRows = hasLoaded && marker == previousMarker && previousQuery.map { $0.filter == query.filter && $0.ids == query.ids } == true
+        let sameRows = hasLoaded && marker == previousMarker
+            && previousQuery.map { $0.filter == query.filter && $0.ids == query.ids } == true
         if !sameRows { total = try store.flowCount(query) }
         hasLoaded = true
         loadedQuery = query
@@ -216,8 +215,7 @@ package struct FlowWindow: Hashable, Sendable {
         if rank == nil, let first = page.first {
             var asked = query
             asked.throughSequence = lastSequence
-            generation += 1
-            rankRequest = FlowRankRequest(query: asked, anchor: first, provisional: firstRank, generation: generation)
+            rankRequest = FlowRankRequest(query: asked, anchor: first, provisional: firstRank)
         }
         selected = page.isEmpty ? nil : min(page.count - 1, page.firstIndex { $0.id == row.id } ?? 0)
         clampRanks()
