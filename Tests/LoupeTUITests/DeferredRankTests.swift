@@ -130,6 +130,22 @@ import Testing
         #expect(window.total == 201)
     }
 
+    /// A row committed between the poll's look at the change marker and its count of arrivals is counted by that
+    /// poll, and not again by the next.
+    @Test func anArrivalAfterTheMarkerIsCountedOnce() throws {
+        let store = CountingStore(try Fixture.store(Self.exchanges))
+        var window = FlowWindow()
+        let query = FlowQuery()
+        try window.reload(query, store: store, height: 20, keeping: nil, follow: false)
+        try store.write([Fixture.exchange(201)])
+        store.writeAfterNextMarker([Fixture.exchange(202)])
+        try window.poll(query, store: store, follow: false)
+        try store.write([Fixture.exchange(203)])
+        try window.poll(query, store: store, follow: false)
+        #expect(window.total == 203)
+        #expect(window.total == (try store.flowCount(query)))
+    }
+
     /// An answer to a request the window no longer waits for changes nothing.
     @Test func aStaleAnswerIsIgnored() throws {
         let store = try Fixture.store(Self.exchanges)

@@ -190,8 +190,20 @@ final class CountingStore: TraceStore {
         }
         return try inner.flowRank(query, of: summary)
     }
-    func flowArrivals(_ query: FlowQuery, after sequence: Int64, limit: Int) throws -> [TraceSummary] {
-        try inner.flowArrivals(query, after: sequence, limit: limit)
+    func flowArrivals(_ query: FlowQuery, after sequence: Int64, before anchor: TraceSummary?) throws -> FlowArrivals {
+        try inner.flowArrivals(query, after: sequence, before: anchor)
     }
-    func changeMarker() throws -> StoreChangeMarker { try inner.changeMarker() }
+    func changeMarker() throws -> StoreChangeMarker {
+        let marker = try inner.changeMarker()
+        // As another process may: a commit just after the marker was read.
+        if let late = lateWrite.withLock({ pending in defer { pending = [] }; return pending }), !late.isEmpty {
+            try inner.write(late)
+        }
+        return marker
+    }
+
+    private let lateWrite = Mutex<[TraceExchange]>([])
+
+    /// Writes `exchanges` just after the next change marker is read.
+    func writeAfterNextMarker(_ exchanges: [TraceExchange]) { lateWrite.withLock { $0 = exchanges } }
 }

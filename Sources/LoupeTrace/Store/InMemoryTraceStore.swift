@@ -148,11 +148,11 @@ public final class InMemoryTraceStore: TraceStore {
         return FlowPaging.rank(rows, order: query.order, of: summary)
     }
 
-    public func flowArrivals(_ query: FlowQuery, after sequence: Int64, limit: Int) throws -> [TraceSummary] {
+    public func flowArrivals(_ query: FlowQuery, after sequence: Int64, before anchor: TraceSummary?) throws -> FlowArrivals {
         state.withLock { state in
             let start = sequence < .max ? state.firstIndex(atOrAfter: sequence + 1) : state.entries.count
-            return Array(state.entries[start...].lazy.filter { query.includes($0.exchange) }.prefix(max(0, limit))
-                .map(\.summary))
+            let rows = state.entries[start...].lazy.filter { query.includes($0.exchange) }.map(\.summary)
+            return FlowArrivals(rows, order: query.order, anchor: anchor.map { Self.stored($0, in: state) })
         }
     }
 

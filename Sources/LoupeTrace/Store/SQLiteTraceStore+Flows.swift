@@ -56,21 +56,36 @@ extension SQLiteTraceStore {
         }
     }
 
-    /// Reads the rows after `sequence` through the rowid (`NOT INDEXED` keeps SQLite from preferring a filter's
-    /// index, which would find every match in the store and sort them): a poll costs the rows that arrived.
-    public func flowArrivals(_ query: FlowQuery, after sequence: Int64, limit: Int) throws -> [TraceSummary] {
-        guard limit > 0 else { return [] }
+    /// Counts the rows after `sequence` through the rowid (`NOT INDEXED` keeps SQLite from preferring a filter's
+    /// index, which would find every match in the store): a poll costs a pass over the rows that arrived, and
+    /// reads one of them. Those before `anchor` are the ones in the segments a walk back from it crosses.
+    public func flowArrivals(_ query: FlowQuery, after sequence: Int64, before anchor: TraceSummary?) throws
+        -> FlowArrivals
+    {
         let flow = FlowSQL(query)
         return try guarded {
             try pool.read { db in
                 try flow.filter.withFunction(in: db) {
                     let condition = flow.condition
-                    let sql = """
-                        SELECT \(RowReader.summaryColumns) FROM exchange NOT INDEXED
-                        WHERE exchange.sequence > ? AND (\(condition.sql)) ORDER BY exchange.sequence LIMIT ?
-                        """
-                    let arguments: StatementArguments = [sequence] + condition.arguments + [limit]
-                    return try Row.fetchAll(db, sql: sql, arguments: arguments).map(RowReader.summary)
+                    let range = "exchange.sequence > ? AND (\(condition.sql))"
+                    let arguments: StatementArguments = [sequence] + condition.arguments
+                    var preceding = FlowSQL.Statement(sql: "0", arguments: [])
+                    if let anchor {
+                        let start = try bound(anchor, flow, inclusive: false, in: db)
+                        let segments = flow.segments(from: start, ascending: query.order.descending)
+                        preceding.sql = "COALESCE(SUM(" + segments.map { "(\($0.sql))" }.joined(separator: " OR ") + "), 0)"
+                        preceding.arguments = StatementArguments(segments.flatMap(\.arguments))
+                    }
+                    let tally = try Row.fetchOne(
+                        db, sql: "SELECT COUNT(*), \(preceding.sql) FROM exchange NOT INDEXED WHERE \(range)",
+                        arguments: preceding.arguments + arguments)
+                    let count: Int = tally?[0] ?? 0
+                    guard count > 0 else { return FlowArrivals(count: 0, preceding: 0, newest: nil) }
+                    let newest = try Row.fetchOne(db, sql: """
+                        SELECT \(RowReader.summaryColumns) FROM exchange NOT INDEXED WHERE \(range)
+                        ORDER BY exchange.sequence DESC LIMIT 1
+                        """, arguments: arguments).map(RowReader.summary)
+                    return FlowArrivals(count: count, preceding: tally?[1] ?? 0, newest: newest)
                 }
             }
         }

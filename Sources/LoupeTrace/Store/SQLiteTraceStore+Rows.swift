@@ -78,15 +78,18 @@ enum RowReader {
         response_body_size
         """
 
+    /// A row selected with ``summaryColumns``, read by position (a name costs a lookup on every row, and lists read
+    /// many rows).
     static func summary(_ row: Row) -> TraceSummary {
-        TraceSummary(
-            id: uuid(row, "id") ?? UUID(), sequence: int64(row, "sequence") ?? 0, operation: text(row, "operation") ?? "",
-            method: text(row, "method") ?? "", url: text(row, "url") ?? "",
-            startedAt: date(row, "started_at") ?? .distantPast,
-            duration: TraceTime.clampedDuration(double(row, "duration")), outcome: outcome(text(row, "outcome")),
-            status: int(row, "status"), error: text(row, "error"), attemptCount: max(0, int(row, "attempt_count") ?? 0),
-            replayOf: uuid(row, "replay_of"), host: text(row, "host"), path: text(row, "path"),
-            responseBodySize: int(row, "response_body_size"))
+        func value(_ index: Int) -> DatabaseValue { row[index] }
+        return TraceSummary(
+            id: text(value(1)).flatMap(StoredUUID.parse) ?? UUID(), sequence: int64(value(0)) ?? 0,
+            operation: text(value(2)) ?? "", method: text(value(3)) ?? "", url: text(value(4)) ?? "",
+            startedAt: TraceTime.clampedInstant(double(value(7))) ?? .distantPast,
+            duration: TraceTime.clampedDuration(double(value(8))), outcome: outcome(text(value(9))),
+            status: int(value(10)), error: text(value(11)), attemptCount: max(0, int(value(12)) ?? 0),
+            replayOf: text(value(13)).flatMap(StoredUUID.parse), host: text(value(5)), path: text(value(6)),
+            responseBodySize: int(value(14)))
     }
 
     static func exchange(_ row: Row, attempts: [TraceAttempt], events: [TraceEvent]) throws -> TraceExchange {
@@ -199,7 +202,7 @@ enum RowReader {
     }
 
     private static func uuid(_ row: Row, _ column: String) -> UUID? {
-        text(row, column).flatMap(UUID.init(uuidString:))
+        text(row, column).flatMap(StoredUUID.parse)
     }
 
     /// Unknown outcomes (from a hand-edited file) read as client errors rather than failing the whole list.
@@ -237,7 +240,7 @@ extension RowReader {
     static func positionalExchange(_ row: Row, attempts: [TraceAttempt], events: [TraceEvent]) throws -> TraceExchange {
         func value(_ index: Int) -> DatabaseValue { row[index] }
         return TraceExchange(
-            id: text(value(1)).flatMap(UUID.init(uuidString:)) ?? UUID(), sequence: int64(value(0)),
+            id: text(value(1)).flatMap(StoredUUID.parse) ?? UUID(), sequence: int64(value(0)),
             operation: text(value(2)) ?? "", method: text(value(3)) ?? "", url: text(value(4)) ?? "",
             startedAt: TraceTime.clampedInstant(double(value(5))) ?? .distantPast,
             endedAt: TraceTime.clampedInstant(double(value(6))), outcome: outcome(text(value(7))),
@@ -246,7 +249,7 @@ extension RowReader {
             requestBody: body(value(12), size: value(13), truncated: value(14)),
             responseHeaders: try StoredJSON.headers(text(value(15))),
             responseBody: body(value(16), size: value(17), truncated: value(18)),
-            attempts: attempts, events: events, replayOf: text(value(10)).flatMap(UUID.init(uuidString:)))
+            attempts: attempts, events: events, replayOf: text(value(10)).flatMap(StoredUUID.parse))
     }
 
     static func positionalAttempt(_ row: Row) -> TraceAttempt {

@@ -47,9 +47,10 @@ public protocol TraceStore: Sendable {
     func flowCount(_ query: FlowQuery) throws -> Int
     /// How many matching rows come strictly before `summary` in the query's order: its index, when it matches.
     func flowRank(_ query: FlowQuery, of summary: TraceSummary) throws -> Int
-    /// At most `limit` matching rows stored after `sequence`, by sequence ascending (whatever the query's order):
-    /// how a live list learns of arrivals, which it then places with ``FlowOrder/precedes(_:_:)``.
-    func flowArrivals(_ query: FlowQuery, after sequence: Int64, limit: Int) throws -> [TraceSummary]
+    /// The matching rows stored after `sequence`, tallied: how many, how many come before `anchor` in the query's
+    /// order (as ``flowRank(_:of:)`` places rows), and the newest. How a live list learns of arrivals, at the cost
+    /// of counting them rather than reading them.
+    func flowArrivals(_ query: FlowQuery, after sequence: Int64, before anchor: TraceSummary?) throws -> FlowArrivals
     /// A token that changes when the store does (see ``StoreChangeMarker``).
     func changeMarker() throws -> StoreChangeMarker
     /// At most `limit` exchanges stored after `sequence`, oldest first, with attempts and events but without
@@ -131,22 +132,9 @@ extension TraceStore {
         FlowPaging.rank(try flowRows(query), order: query.order, of: try storedRow(summary))
     }
 
-    public func flowArrivals(_ query: FlowQuery, after sequence: Int64, limit: Int) throws -> [TraceSummary] {
-        var found: [TraceSummary] = []
-        var cursor = sequence
-        while found.count < limit {
-            let batch = try summaries(after: cursor, limit: 500)
-            // A store that does not move forward would loop forever.
-            guard let last = batch.last, last.sequence > cursor else { break }
-            cursor = last.sequence
-            for summary in batch where found.count < limit && query.ids.map({ $0.contains(summary.id) }) ?? true {
-                if let filter = query.filter {
-                    guard let exchange = try exchange(id: summary.id), filter.matches(exchange) else { continue }
-                }
-                found.append(summary)
-            }
-        }
-        return found
+    public func flowArrivals(_ query: FlowQuery, after sequence: Int64, before anchor: TraceSummary?) throws -> FlowArrivals {
+        let anchor = try anchor.map(storedRow)
+        return FlowArrivals(try flowRows(query).lazy.filter { $0.sequence > sequence }, order: query.order, anchor: anchor)
     }
 
     /// The newest and oldest sequences, and the count as the version: rows rewritten in place by a store of your

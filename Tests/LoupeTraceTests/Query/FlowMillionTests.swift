@@ -80,7 +80,7 @@ struct FlowMillionTests {
         }
         print("5,000 marks, by size desc, first page: \(String(format: "%.1f", marksPage)) ms")
         let arrivals = try Self.median { _ = try store.flowArrivals(FlowQuery(filter: try TraceFilter.parse("~c 503")),
-                                                                       after: Int64(Self.count - 1_000), limit: 200) }
+                                                                       after: Int64(Self.count - 1_000), before: middle) }
         print("arrivals after the last 1,000 (~c 503): \(String(format: "%.1f", arrivals)) ms")
         let marker = try Self.median { _ = try store.changeMarker() }
         print("change marker: \(String(format: "%.2f", marker)) ms")

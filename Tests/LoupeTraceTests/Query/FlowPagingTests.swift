@@ -77,13 +77,16 @@ struct FlowPagingTests {
             let anchor: FlowAnchor = [.first, .last, .after(anchorRow), .before(anchorRow), .at(anchorRow)][kind]
             let expected = Self.page(truth, order: order, anchor: anchor, limit: limit).map(\.id)
             let rank = truth.filter { order.precedes($0, anchorRow) }.count
-            let arrivals = truth.filter { $0.sequence > anchorRow.sequence }.sorted { $0.sequence < $1.sequence }
-                .prefix(limit).map(\.id)
+            // Arrivals after a sequence just before the anchor's (some rows, the anchor among them when it matches).
+            let after = anchorRow.sequence - Int64(limit)
+            let arrived = truth.filter { $0.sequence > after }
+            let arrivals = FlowArrivals(count: arrived.count, preceding: arrived.filter { order.precedes($0, anchorRow) }.count,
+                                        newest: arrived.max { $0.sequence < $1.sequence })
             for (name, store) in corpus.stores {
                 #expect(try store.flowPage(query, from: anchor, limit: limit).map(\.id) == expected, "\(name) \(anchor)")
                 #expect(try store.flowRank(query, of: anchorRow) == rank, "\(name) rank")
-                #expect(try store.flowArrivals(query, after: anchorRow.sequence, limit: limit).map(\.id) == arrivals,
-                        "\(name) arrivals")
+                #expect(try store.flowArrivals(query, after: after, before: anchorRow) == arrivals, "\(name) arrivals")
+                #expect(try store.flowArrivals(query, after: after, before: nil).preceding == 0, "\(name) no anchor")
             }
         }
     }
@@ -113,14 +116,15 @@ struct FlowPagingTests {
         }
     }
 
-    @Test("no limit, or a negative one, returns nothing")
+    @Test("no limit, or a negative one, returns nothing; nothing arrives after the newest")
     func emptyLimits() throws {
         let corpus = try FlowCorpus(count: 10)
         defer { corpus.remove() }
         for (name, store) in corpus.stores {
             for limit in [0, -1, Int.min] {
                 #expect(try store.flowPage(FlowQuery(), from: .first, limit: limit).isEmpty, "\(name)")
-                #expect(try store.flowArrivals(FlowQuery(), after: 0, limit: limit).isEmpty, "\(name)")
+                #expect(try store.flowArrivals(FlowQuery(), after: .max, before: nil) == FlowArrivals(count: 0, preceding: 0, newest: nil),
+                        "\(name)")
             }
             #expect(try store.flowPage(FlowQuery(), from: .last, limit: Int.max).count == 10, "\(name)")
         }

@@ -35,9 +35,6 @@ package struct FlowWindow: Hashable, Sendable {
     /// The query the rows were read for: a new order of the same rows keeps ``total`` (and a reversal the rank).
     private var loadedQuery: FlowQuery?
 
-    /// The most arrivals read per poll; a bigger backlog is counted instead of read.
-    static let arrivalBatch = 5_000
-
     package init() {}
 
     /// A window showing `rows` as the whole list (for drawing tests).
@@ -103,22 +100,21 @@ package struct FlowWindow: Hashable, Sendable {
         guard now != marker else { return false }
         let previous = marker
         marker = now
-        let arrivals = try store.flowArrivals(query, after: lastSequence, limit: Self.arrivalBatch)
-        lastSequence = max(lastSequence, now.maxSequence ?? 0)
+        let arrivals = try store.flowArrivals(query, after: lastSequence, before: rows.first)
+        // Rows committed after the marker was read are counted now, so the next poll must start after them.
+        lastSequence = max(lastSequence, now.maxSequence ?? 0, arrivals.newest?.sequence ?? 0)
         let rowsWentAway = previous.map { now.minSequence != $0.minSequence || (now.maxSequence ?? 0) < ($0.maxSequence ?? 0) } ?? true
-        if rowsWentAway || arrivals.count >= Self.arrivalBatch {
-            // Pruned (or a backlog too large to read): count again rather than adjust.
+        if rowsWentAway {
+            // Pruned: count again rather than adjust.
             total = try store.flowCount(query)
             if let first = rows.first { firstRank = try store.flowRank(query, of: first) }
             rankRequest = nil
         } else {
             total += arrivals.count
-            if let first = rows.first {
-                firstRank += arrivals.count { query.order.precedes($0, first) }
-            }
+            firstRank += arrivals.preceding
         }
         if follow {
-            try jumpToNewest(query, store: store, arrivals: arrivals)
+            try jumpToNewest(query, store: store, newest: arrivals.newest)
         } else {
             try refill(query, store: store)
         }
@@ -258,14 +254,14 @@ package struct FlowWindow: Hashable, Sendable {
     // MARK: Helpers
 
     /// Follows: the newest exchange selected (the end in time order, its place otherwise).
-    private mutating func jumpToNewest(_ query: FlowQuery, store: any TraceStore, arrivals: [TraceSummary] = []) throws {
+    private mutating func jumpToNewest(_ query: FlowQuery, store: any TraceStore, newest: TraceSummary? = nil) throws {
         switch query.order.key {
         case .time where !query.order.descending:
             try bottom(query, store: store)
         case .time:
             try top(query, store: store)
         default:
-            guard let newest = arrivals.last else {
+            guard let newest else {
                 return try rows.isEmpty ? top(query, store: store) : refill(query, store: store)
             }
             try select(newest, query, store: store)
