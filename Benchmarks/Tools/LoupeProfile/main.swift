@@ -51,9 +51,20 @@ if shape.hasPrefix("loopback-") {
         loopOptions = onlyOptions(loopShape.dropFirst(5), from: options)
         loopShape = "resilient"
     }
-    let elapsed = try await Loopback.run(loopShape, count: count, options: loopOptions, observer: inspector)
+    // `resilient-sqlite`: recorded into a SQLite file, as an app records (the other recording shape keeps a
+    // bounded in-memory store).
+    var recorder = inspector
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-profile-\(getpid()).sqlite").path
+    if loopShape == "resilient-sqlite" {
+        recorder = NetworkTraceInspector(store: try SQLiteTraceStore(path: file, bounds: nil))
+        loopShape = "resilient-recording"
+    }
+    let elapsed = try await Loopback.run(loopShape, count: count, options: loopOptions, observer: recorder)
     let micros = Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12
-    print("\(shape): \(count) requests, \(ProcessInfo.processInfo.environment["LOUPE_IN_FLIGHT"] ?? "8") in flight, \(String(format: "%.1f", micros / Double(count))) µs each")
+    await recorder.flush()
+    let lost = recorder === inspector ? "" : ", recorded \(recorder.writtenCount), dropped \(recorder.droppedCount)"
+    print("\(shape): \(count) requests, \(ProcessInfo.processInfo.environment["LOUPE_IN_FLIGHT"] ?? "8") in flight, \(String(format: "%.1f", micros / Double(count))) µs each\(lost)")
+    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file + suffix) }
     exit(0)
 }
 let client: Client

@@ -5,9 +5,9 @@ import LoupeTrace
 /// number per refresh: catching up with a large store is spread over many frames, so keys keep being answered
 /// while it happens (the screens report it as ``InspectorScreen/hasDeferredWork`` and finish on later turns).
 enum BoardFeed {
-    /// Exchanges read per refresh, at most (about 15 µs each with their attempts and events, on a loaded 2-core
-    /// machine: a chunk stays well inside a frame).
-    static let perRefresh = 500
+    /// Exchanges read per refresh, at most: a key pressed while a chunk is read waits for it, so a chunk is kept
+    /// to a small part of a frame (DECISIONS 123); a poll's arrivals beyond it are read on the next turns.
+    static let perRefresh = 250
 
     /// Calls `add` with up to `limit` exchanges stored after `sequence`, oldest first.
     /// - Returns: Whether it reached the newest (nothing more to read for now).

@@ -43,9 +43,8 @@ package struct CircuitsScreen: InspectorScreen {
 
     package mutating func refresh(_ reason: RefreshReason, context: inout ScreenContext) {
         guard reason != .marksChanged else { return }
-        var board = self.board
-        isCatchingUp = !BoardFeed.catchUp(after: board.lastSequence, context: &context) { board.add($0) }
-        self.board = board
+        // Added in place: a copy taken to add to would copy the board's tables (copy on write) each refresh.
+        isCatchingUp = !BoardFeed.catchUp(after: board.lastSequence, context: &context) { self.board.add($0) }
     }
 
     package mutating func mouse(_ event: MouseEvent, double: Bool, context: inout ScreenContext) {

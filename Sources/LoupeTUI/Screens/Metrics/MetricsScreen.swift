@@ -61,11 +61,10 @@ package struct MetricsScreen: InspectorScreen {
 
     package mutating func refresh(_ reason: RefreshReason, context: inout ScreenContext) {
         guard reason != .marksChanged else { return }
-        var metrics = self.metrics
         // Windows end at this time or later: older exchanges need no time slot.
         let now = context.now
-        isCatchingUp = !BoardFeed.catchUp(after: metrics.lastSequence, context: &context) { metrics.add($0, now: now) }
-        self.metrics = metrics
+        // Added in place: a copy taken to add to would copy every slot's histogram (copy on write) each refresh.
+        isCatchingUp = !BoardFeed.catchUp(after: metrics.lastSequence, context: &context) { self.metrics.add($0, now: now) }
         // Catching up, a chunk is read every turn: tabulating each time would double the turn (and a key's wait).
         if !isCatchingUp || tabulatedAt.map({ abs(now.timeIntervalSince($0)) >= 0.25 }) ?? true {
             table = rows(now: now)

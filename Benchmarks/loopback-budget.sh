@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Issue 13, item 5, measured on release builds: requests a second through a Hummingbird server on 127.0.0.1,
+# 8 in flight, for raw AsyncHTTPClient (the baseline) and Loupe's client bare, with the resilient stack, and with
+# the resilient stack recording into a SQLite file. R interleaved rounds (one run of each shape per round, in turn),
+# medians and spread, throughput as a ratio of raw AHC's (budgets: bare >= 0.95x, resilient + SQLite >= 0.9x).
+#
+# Usage: Benchmarks/loopback-budget.sh [--runs R] [--requests N] [--no-build]   (R = 5, N = 20000)
+set -euo pipefail
+
+runs=5 requests=20000 build=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --runs) runs=$2; shift ;;
+    --requests) requests=$2; shift ;;
+    --no-build) build=0 ;;
+    *) echo "loopback-budget.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+here=$(cd "$(dirname "$0")" && pwd)
+if [ "$build" = 1 ]; then
+  echo "== building LoupeProfile (release)"
+  (cd "$here" && swift build -c release --product LoupeProfile 2>&1 | tail -1)
+fi
+profile="$here/.build/release/LoupeProfile"
+work=$(mktemp -d "${TMPDIR:-/tmp}/loopback-budget.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+shapes=(raw bare resilient resilient-sqlite)
+echo "== $runs interleaved rounds of ${shapes[*]}, $requests requests each, 8 in flight"
+for run in $(seq "$runs"); do
+  for shape in "${shapes[@]}"; do
+    line=$("$profile" "loopback-$shape" "$requests")
+    echo "   $line"
+    case "$line" in *"dropped 0"* | *"µs each") ;; *) echo "the recorder dropped exchanges: $line"; exit 1 ;; esac
+    echo "$line" | sed -E 's/.* ([0-9.]+) µs each.*/\1/' >> "$work/$shape"
+  done
+done
+
+# `stats SHAPE`: "median min max" of its µs per request.
+stats() { sort -n "$work/$1" | awk '{ v[NR] = $1 } END { printf "%s %s %s", v[int((NR + 1) / 2)], v[1], v[NR] }'; }
+read -r raw_median _ _ <<< "$(stats raw)"
+echo
+echo "| shape | µs per request, median (min–max) | requests/s | throughput vs raw AHC | budget |"
+echo "|---|---|---|---|---|"
+for shape in "${shapes[@]}"; do
+  read -r median low high <<< "$(stats "$shape")"
+  least=0
+  case "$shape" in
+    bare) least=0.95 ;;
+    resilient-sqlite) least=0.9 ;;
+  esac
+  awk -v s="$shape" -v m="$median" -v l="$low" -v h="$high" -v r="$raw_median" -v b="$least" 'BEGIN {
+    ratio = r / m
+    verdict = b == 0 ? "" : sprintf("≥ %.2f× %s", b, ratio >= b ? "ok" : "MISSED")
+    printf "| %s | %.1f (%.1f–%.1f) | %.0f | %.2f× | %s |\n", s, m, l, h, 1e6 / m, ratio, verdict
+  }'
+done
