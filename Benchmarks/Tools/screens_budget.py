@@ -6,9 +6,10 @@ Run by `Benchmarks/screens-budget.sh`. For each screen (1 flows, 2 timeline, 3 c
 effect shows in the position text is pressed P times. Arrivals redraw the screen too, so "output came" would not
 do: the position must change as the key says. Two timings of each press, both from just before `tmux send-keys`:
 
-- pipe (the figure the budget is judged by): tmux copies the program's output into a FIFO; each burst read from it
-  is followed by one `capture-pane`, and the press ends with the last burst before the first capture showing the
-  effect (bytes that came while that capture ran count as later, so the figure is never early);
+- control (the figure the budget is judged by): a tmux control-mode client (`tmux -C`) sends the key and, after
+  each piece of the program's output it is told of (`%output`), captures the pane; the press ends with the last
+  output before the first capture showing the effect. No process is started per command, so a capture takes a
+  fraction of a millisecond and the figure is within that of the frame;
 - capture: the first `capture-pane`, polled about every millisecond, that shows the effect (each capture is a
   tmux client process, about 4 ms on this machine, included). On each screen the process's CPU over a few seconds of live load is
 read too (utime + stime): what it spends keeping that screen current, per second. The process's peak RSS (VmHWM)
@@ -63,37 +64,78 @@ def timed(pane, key, reading):
 
 
 def take_output(pane):
-    """Reads whatever output is waiting, without waiting; returns whether there was any."""
-    got = False
+    """Reads whatever the pipe holds, without waiting (a full pipe would hold up tmux and the program behind it)."""
     while select.select([pane.reader], [], [], 0)[0]:
         try:
-            chunk = os.read(pane.reader, 1 << 20)
+            if not os.read(pane.reader, 1 << 20):
+                break
         except BlockingIOError:
             break
-        if not chunk:
-            break
-        got = True
-    return got
 
 
-def timed_pipe(pane, key, reading):
-    """ms from before send-keys to the output burst after which a capture first shows the key's effect."""
-    before = reading(pane.capture())
-    take_output(pane)
+class Control:
+    """A tmux control-mode client (`tmux -C`) on the pane's session: keys are sent and the screen is captured as
+    commands on one pipe, without a tmux process per command, and the pane's output arrives as `%output` lines,
+    in order with the commands' replies (an output line before a reply's `%begin` was on screen before it)."""
+
+    def __init__(self, pane):
+        self.pane = pane
+        pane.tmux("pipe-pane", "-t", pane.target)  # the pipe is not needed here
+        self.process = subprocess.Popen(["tmux", "-L", pane.socket, "-C", "attach", "-t", pane.target],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+        self.buffer = b""
+        self.last_output = None
+
+    def line(self, timeout):
+        while b"\n" not in self.buffer:
+            if not select.select([self.process.stdout], [], [], timeout)[0]:
+                return None
+            chunk = os.read(self.process.stdout.fileno(), 1 << 20)
+            if not chunk:
+                raise SystemExit("the tmux control client ended")
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        if line.startswith(b"%output"):
+            self.last_output = now_ms()
+        return line
+
+    def command(self, text):
+        """Runs a tmux command; returns its reply's lines. Output lines met before the reply set last_output."""
+        self.process.stdin.write(text.encode() + b"\n")
+        reply, inside = [], False
+        while True:
+            line = self.line(30)
+            if line is None:
+                raise SystemExit(f"tmux did not answer {text}")
+            if line.startswith(b"%begin"):
+                inside = True
+                reply_started = self.last_output
+            elif line.startswith(b"%end") or line.startswith(b"%error"):
+                if inside:
+                    self.output_before_reply = reply_started
+                    return reply
+            elif inside:
+                reply.append(line.decode("utf-8", "replace"))
+
+    def capture(self):
+        return "\n".join(self.command(f"capture-pane -p -t {self.pane.target}")) + "\n"
+
+
+def timed_control(control, key, reading):
+    """ms from before the key is sent to the last pane output before the first capture showing the key's effect."""
+    before = reading(control.capture())
+    control.last_output = None
     started = now_ms()
-    pane.send(key)
+    control.command(f"send-keys -t {control.pane.target} {key}")
     deadline = time.time() + 30
     while time.time() < deadline:
-        if not select.select([pane.reader], [], [], 1.0)[0]:
+        line = control.line(1.0)
+        if line is None or not line.startswith(b"%output"):
             continue
-        take_output(pane)
-        last = now_ms()
-        now = reading(pane.capture())
+        now = reading(control.capture())
         if now is not None and now != before:
-            if take_output(pane):
-                last = now_ms()
-            return last - started
-    raise SystemExit(f"{key}: the position never changed; the pane showed:\n{pane.capture()}")
+            return control.output_before_reply - started
+    raise SystemExit(f"{key}: the position never changed; the pane showed:\n{control.capture()}")
 
 
 def cpu_percent(pid, seconds):
@@ -129,6 +171,7 @@ def main():
                 raise SystemExit(f"no position; the pane showed:\n{pane.capture()}")
             time.sleep(0.01)
         pid = pane.loupe_pid()
+        control = Control(pane)
         time.sleep(2.0)  # the feed is running and the breakers have keys
         results, captured, cpu = {}, {}, {}
         n = options.presses
@@ -151,7 +194,7 @@ def main():
                 if screen_key in ("3", "4"):
                     catch_up[screen_key] = now_ms() - started
                 cpu[name.split(":")[0]] = cpu_percent(pid, options.cpu_seconds)
-            results[name] = [timed_pipe(pane, key, reading) for key in keys]
+            results[name] = [timed_control(control, key, reading) for key in keys]
             captured[name] = [timed(pane, key, reading) for key in keys]
             time.sleep(0.2)
         hwm = vm_hwm_kb(pid) / 1024.0
@@ -160,9 +203,9 @@ def main():
         feed.terminate()
     out, _ = feed.communicate(timeout=60)
     print(f"\nloupe tui on a copy of {options.store} with feed-store recording {options.rate}/s, 120x40, "
-          f"key → frame in ms, by the pipe (the budget's figure) and by capture-pane:\n")
+          f"key → frame in ms, by a control-mode client (the budget's figure) and by capture-pane:\n")
     for name, values in results.items():
-        print(f"  {name:38s} pipe    {summary(values)}")
+        print(f"  {name:38s} control {summary(values)}")
         print(f"  {'':38s} capture {summary(captured[name])}")
     print()
     for name, value in cpu.items():

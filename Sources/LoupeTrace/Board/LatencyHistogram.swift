@@ -31,8 +31,37 @@ public struct LatencyHistogram: Sendable, Equatable {
 
     /// The `percent`-th percentile in seconds (`nil` when empty); 100 is the largest duration.
     public func percentile(_ percent: Double) -> TimeInterval? {
-        guard histogram.totalCount > 0 else { return nil }
-        return Double(histogram.valueAtPercentile(Swift.min(Swift.max(percent, 0), 100))) / 1e6
+        percentiles([percent])[0]
+    }
+
+    /// Several percentiles in one pass, each the value HdrHistogram's `valueAtPercentile` gives (`nil` when empty).
+    ///
+    /// Worked out here over `recordedValues()`, which is inlinable and so compiled for this histogram's count type:
+    /// `valueAtPercentile` is not, and walks every bucket through generic calls (DECISIONS 123).
+    public func percentiles(_ percents: [Double]) -> [TimeInterval?] {
+        let total = histogram.totalCount
+        guard total > 0 else { return percents.map { _ in nil } }
+        let lowest = histogram.min, highest = histogram.maxRecorded
+        var values: [UInt64?] = []
+        // The rank each percent reaches, as `valueAtPercentile` works it out: one ulp below, rounded up, at least 1.
+        var ranks: [(rank: UInt64, index: Int)] = []
+        for (index, percent) in percents.enumerated() {
+            let percent = Swift.min(Swift.max(percent, 0), 100)
+            values.append(percent == 0 ? lowest : percent == 100 ? highest : nil)
+            guard percent > 0, percent < 100 else { continue }
+            let exact = Swift.min(Swift.max(percent.nextDown, 0), 100) * Double(total) / 100
+            ranks.append((Swift.max(1, UInt64(exact.rounded(.up))), index))
+        }
+        ranks.sort { $0.rank < $1.rank }
+        var next = 0, seen: UInt64 = 0
+        for bucket in histogram.recordedValues() where next < ranks.count {
+            seen += UInt64(bucket.count)
+            while next < ranks.count, ranks[next].rank <= seen {
+                values[ranks[next].index] = Swift.max(Swift.min(bucket.value, highest), lowest)
+                next += 1
+            }
+        }
+        return values.map { $0.map { Double($0) / 1e6 } }
     }
 
     /// The largest duration recorded, in seconds.

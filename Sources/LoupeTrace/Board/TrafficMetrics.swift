@@ -71,13 +71,13 @@ public struct TrafficMetrics: Sendable {
         if let seconds = window.seconds {
             let ring = window.slotSeconds == MetricsSlots.fine ? state.fine : state.coarse
             slots = ring.last(seconds / ring.width, now: now)
+            let filled = slots.compactMap { $0 }
             counts = MetricsCounts()
-            latency = LatencyHistogram()
-            for slot in slots.compactMap({ $0 }) {
-                counts.add(slot.counts)
-                latency.add(slot.latency)
-            }
+            filled.forEach { counts.add($0.counts) }
             guard counts.requests > 0 || group == .all else { return nil }
+            // The first slot's histogram copied, then the others added: a new histogram costs more than a copy.
+            latency = filled.first?.latency ?? LatencyHistogram()
+            filled.dropFirst().forEach { latency.add($0.latency) }
             rate = Double(counts.requests) / Double(seconds)
         } else {
             slots = state.coarse.last(60, now: now)
@@ -87,9 +87,10 @@ public struct TrafficMetrics: Sendable {
             rate = span > 0 ? Double(counts.requests) / span : 0
         }
         let width = Double(window.seconds == nil ? MetricsSlots.coarse : window.slotSeconds)
+        let percentiles = latency.percentiles([50, 95, 99, 100])
         return MetricsRow(
-            group: group, counts: counts, rate: rate, p50: latency.percentile(50), p95: latency.percentile(95),
-            p99: latency.percentile(99), max: latency.max,
+            group: group, counts: counts, rate: rate, p50: percentiles[0], p95: percentiles[1],
+            p99: percentiles[2], max: percentiles[3],
             rateSeries: slots.map { Double($0?.counts.requests ?? 0) / width },
             p95Series: slots.map { $0?.p95 }, latency: latency)
     }
