@@ -20,6 +20,7 @@ import os
 import re
 import select
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -48,6 +49,9 @@ def window_label(text):
     return found.group(1) if found else None
 
 
+CONTROL = None  # the control client, drained while the capture-pane timings run
+
+
 def timed(pane, key, reading):
     """ms from before send-keys to the first capture whose reading differs from the one before the key."""
     before = reading(pane.capture())
@@ -59,6 +63,8 @@ def timed(pane, key, reading):
         if now is not None and now != before:
             return now_ms() - started
         take_output(pane)  # a full pipe would hold up tmux, and the program's output behind it
+        if CONTROL is not None:
+            CONTROL.drain()
         time.sleep(0.001)
     raise SystemExit(f"{key}: the position never changed; the pane showed:\n{pane.capture()}")
 
@@ -82,7 +88,8 @@ class Control:
         self.pane = pane
         pane.tmux("pipe-pane", "-t", pane.target)  # the pipe is not needed here
         self.process = subprocess.Popen(["tmux", "-L", pane.socket, "-C", "attach", "-t", pane.target],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                        bufsize=0)
         self.buffer = b""
         self.last_output = None
 
@@ -120,22 +127,38 @@ class Control:
     def capture(self):
         return "\n".join(self.command(f"capture-pane -p -t {self.pane.target}")) + "\n"
 
+    def drain(self):
+        """Reads the output lines waiting (tmux holds them for a client that does not read)."""
+        while self.line(0) is not None:
+            pass
+
+    def close(self):
+        self.process.kill()
+        self.process.wait()
+
 
 def timed_control(control, key, reading):
     """ms from before the key is sent to the last pane output before the first capture showing the key's effect."""
     before = reading(control.capture())
-    control.last_output = None
     started = now_ms()
     control.command(f"send-keys -t {control.pane.target} {key}")
     deadline = time.time() + 30
     while time.time() < deadline:
-        line = control.line(1.0)
-        if line is None or not line.startswith(b"%output"):
+        # After each piece of output, or 50 ms without any (should tmux hold output back), look at the screen.
+        line = control.line(0.05)
+        if line is not None and not line.startswith(b"%output"):
             continue
         now = reading(control.capture())
         if now is not None and now != before:
-            return control.output_before_reply - started
+            shown = control.output_before_reply
+            return (shown if shown is not None and shown >= started else now_ms()) - started
     raise SystemExit(f"{key}: the position never changed; the pane showed:\n{control.capture()}")
+
+
+def newest_sequence(store):
+    """The store's newest sequence, read by Python's sqlite3 (a reader beside the feeder's writer)."""
+    with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as connection:
+        return connection.execute("SELECT MAX(sequence) FROM exchange").fetchone()[0] or 0
 
 
 def cpu_percent(pid, seconds):
@@ -146,6 +169,7 @@ def cpu_percent(pid, seconds):
 
 
 def main():
+    global CONTROL
     parser = argparse.ArgumentParser()
     parser.add_argument("--loupe", required=True)
     parser.add_argument("--feed", required=True)
@@ -172,6 +196,8 @@ def main():
             time.sleep(0.01)
         pid = pane.loupe_pid()
         control = Control(pane)
+        CONTROL = control
+        fed_from = (newest_sequence(copy), time.time())
         time.sleep(2.0)  # the feed is running and the breakers have keys
         results, captured, cpu = {}, {}, {}
         n = options.presses
@@ -198,10 +224,13 @@ def main():
             captured[name] = [timed(pane, key, reading) for key in keys]
             time.sleep(0.2)
         hwm = vm_hwm_kb(pid) / 1024.0
+        fed = (newest_sequence(copy) - fed_from[0]) / (time.time() - fed_from[1])
     finally:
+        if CONTROL is not None:
+            CONTROL.close()
         pane.close()
         feed.terminate()
-    out, _ = feed.communicate(timeout=60)
+    feed.communicate(timeout=60)
     print(f"\nloupe tui on a copy of {options.store} with feed-store recording {options.rate}/s, 120x40, "
           f"key → frame in ms, by a control-mode client (the budget's figure) and by capture-pane:\n")
     for name, values in results.items():
@@ -213,7 +242,7 @@ def main():
     for key, ms in catch_up.items():
         print(f"  screen {key}: read the whole store (catching up, keys answered meanwhile) in {ms / 1000:.1f} s")
     print(f"\n  peak RSS (VmHWM): {hwm:.1f} MB")
-    print(f"  {out.decode().strip()}")
+    print(f"  arrivals while measuring: {fed:,.0f} exchanges/s (asked: {options.rate:,})")
     print("\nBudgets:")
     for name, values in results.items():
         p99 = percentile(values, 99)
