@@ -138,11 +138,25 @@ import Testing
         let query = FlowQuery()
         try window.reload(query, store: store, height: 20, keeping: nil, follow: false)
         try store.write([Fixture.exchange(201)])
-        store.writeAfterNextMarker([Fixture.exchange(202)])
+        store.writeAfterNextRead([Fixture.exchange(202)])
         try window.poll(query, store: store, follow: false)
         try store.write([Fixture.exchange(203)])
         try window.poll(query, store: store, follow: false)
         #expect(window.total == 203)
+        #expect(window.total == (try store.flowCount(query)))
+    }
+
+    /// A row committed between the look at the change marker and the count of the list is in the count, and not
+    /// counted again by the next poll.
+    @Test func aRowCommittedWhileTheListIsCountedIsCountedOnce() throws {
+        let store = CountingStore(try Fixture.store(Self.exchanges))
+        var window = FlowWindow()
+        let query = FlowQuery()
+        store.writeAfterNextRead([Fixture.exchange(201)])
+        try window.reload(query, store: store, height: 20, keeping: nil, follow: false)
+        try store.write([Fixture.exchange(202)])
+        try window.poll(query, store: store, follow: false)
+        #expect(window.total == 202)
         #expect(window.total == (try store.flowCount(query)))
     }
 

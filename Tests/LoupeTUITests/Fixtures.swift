@@ -182,6 +182,12 @@ final class CountingStore: TraceStore {
         counts.withLock { $0.total += 1 }
         return try inner.flowCount(query)
     }
+    func flowTotal(_ query: FlowQuery) throws -> FlowTotal {
+        counts.withLock { $0.total += 1 }
+        let total = try inner.flowTotal(query)
+        try writeLate()
+        return total
+    }
     func flowRank(_ query: FlowQuery, of summary: TraceSummary) throws -> Int {
         counts.withLock { $0.rank += 1 }
         if gate.withLock({ $0 }) {
@@ -195,15 +201,18 @@ final class CountingStore: TraceStore {
     }
     func changeMarker() throws -> StoreChangeMarker {
         let marker = try inner.changeMarker()
-        // As another process may: a commit just after the marker was read.
-        if let late = lateWrite.withLock({ pending in defer { pending = [] }; return pending }), !late.isEmpty {
-            try inner.write(late)
-        }
+        try writeLate()
         return marker
     }
 
     private let lateWrite = Mutex<[TraceExchange]>([])
 
-    /// Writes `exchanges` just after the next change marker is read.
-    func writeAfterNextMarker(_ exchanges: [TraceExchange]) { lateWrite.withLock { $0 = exchanges } }
+    /// Writes `exchanges` just after the next change marker is read, or the next count made (as another process
+    /// may commit between two reads).
+    func writeAfterNextRead(_ exchanges: [TraceExchange]) { lateWrite.withLock { $0 = exchanges } }
+
+    private func writeLate() throws {
+        let late = lateWrite.withLock { pending in defer { pending = [] }; return pending }
+        if !late.isEmpty { try inner.write(late) }
+    }
 }

@@ -143,6 +143,10 @@ public final class InMemoryTraceStore: TraceStore {
         state.withLock { Self.rows($0, query).count }
     }
 
+    public func flowTotal(_ query: FlowQuery) throws -> FlowTotal {
+        state.withLock { FlowTotal(count: Self.rows($0, query).count, newestSequence: $0.entries.last?.exchange.sequence) }
+    }
+
     public func flowRank(_ query: FlowQuery, of summary: TraceSummary) throws -> Int {
         let (rows, summary) = state.withLock { (Self.rows($0, query), Self.stored(summary, in: $0)) }
         return FlowPaging.rank(rows, order: query.order, of: summary)

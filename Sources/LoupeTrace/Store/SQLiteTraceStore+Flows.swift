@@ -34,12 +34,19 @@ extension SQLiteTraceStore {
     }
 
     public func flowCount(_ query: FlowQuery) throws -> Int {
+        try flowTotal(query).count
+    }
+
+    /// One read transaction, so the count and the newest sequence are of the same snapshot.
+    public func flowTotal(_ query: FlowQuery) throws -> FlowTotal {
         let flow = FlowSQL(query)
         return try guarded {
             try pool.read { db in
                 try flow.filter.withFunction(in: db) {
                     let statement = flow.count([FlowSQL.Segment(sql: "1", arguments: [], orderBy: "")])
-                    return try Int.fetchOne(db, sql: statement.sql, arguments: statement.arguments) ?? 0
+                    let count = try Int.fetchOne(db, sql: statement.sql, arguments: statement.arguments) ?? 0
+                    let newest = try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM exchange")
+                    return FlowTotal(count: count, newestSequence: newest)
                 }
             }
         }

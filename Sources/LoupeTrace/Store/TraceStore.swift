@@ -45,6 +45,8 @@ public protocol TraceStore: Sendable {
     func flowPage(_ query: FlowQuery, from anchor: FlowAnchor, limit: Int) throws -> [TraceSummary]
     /// How many rows match `query`.
     func flowCount(_ query: FlowQuery) throws -> Int
+    /// ``flowCount(_:)`` with the newest sequence it saw, both from one look at the store.
+    func flowTotal(_ query: FlowQuery) throws -> FlowTotal
     /// How many matching rows come strictly before `summary` in the query's order: its index, when it matches.
     func flowRank(_ query: FlowQuery, of summary: TraceSummary) throws -> Int
     /// The matching rows stored after `sequence`, tallied: how many, how many come before `anchor` in the query's
@@ -126,6 +128,14 @@ extension TraceStore {
 
     public func flowCount(_ query: FlowQuery) throws -> Int {
         try flowRows(query).count
+    }
+
+    /// Counts the rows up to the newest sequence found first, so the two agree however the store changes meanwhile.
+    public func flowTotal(_ query: FlowQuery) throws -> FlowTotal {
+        guard let newest = try changeMarker().maxSequence else { return FlowTotal(count: 0, newestSequence: nil) }
+        var upToNewest = query
+        upToNewest.throughSequence = min(query.throughSequence ?? newest, newest)
+        return FlowTotal(count: try flowCount(upToNewest), newestSequence: newest)
     }
 
     public func flowRank(_ query: FlowQuery, of summary: TraceSummary) throws -> Int {

@@ -67,6 +67,7 @@ struct FlowPagingTests {
         defer { corpus.remove() }
         let marks = try Self.marks(corpus)
         let rows = try corpus.sqlite.summaries(after: 0, limit: .max) + corpus.gone
+        let newest = try corpus.sqlite.summaries(after: 0, limit: .max).map(\.sequence).max()
         let orders = Gen.int(in: 0...(Self.orders.count - 1)), filters = Gen.int(in: 0...(FlowCorpus.filters.count - 1))
         await propertyCheck(count: 300, input: orders, filters, Gen.bool, Gen.int(in: 0...(rows.count - 1)),
                             Gen.int(in: 0...4), Gen.int(in: 1...12)) { orderIndex, filterIndex, marked, row, kind, limit in
@@ -85,6 +86,7 @@ struct FlowPagingTests {
             for (name, store) in corpus.stores {
                 #expect(try store.flowPage(query, from: anchor, limit: limit).map(\.id) == expected, "\(name) \(anchor)")
                 #expect(try store.flowRank(query, of: anchorRow) == rank, "\(name) rank")
+                #expect(try store.flowTotal(query) == FlowTotal(count: truth.count, newestSequence: newest), "\(name) total")
                 #expect(try store.flowArrivals(query, after: after, before: anchorRow) == arrivals, "\(name) arrivals")
                 #expect(try store.flowArrivals(query, after: after, before: nil).preceding == 0, "\(name) no anchor")
             }

@@ -74,7 +74,7 @@ package struct FlowWindow: Hashable, Sendable {
         // is most of a sort change's frame otherwise).
         let sameRows = hasLoaded && marker == previousMarker
             && previousQuery.map { $0.filter == query.filter && $0.ids == query.ids } == true
-        if !sameRows { total = try store.flowCount(query) }
+        if !sameRows { try count(query, store: store) }
         hasLoaded = true
         loadedQuery = query
         // The same rows hold the kept one still (were it gone, the marker would have changed).
@@ -106,7 +106,7 @@ package struct FlowWindow: Hashable, Sendable {
         let rowsWentAway = previous.map { now.minSequence != $0.minSequence || (now.maxSequence ?? 0) < ($0.maxSequence ?? 0) } ?? true
         if rowsWentAway {
             // Pruned: count again rather than adjust.
-            total = try store.flowCount(query)
+            try count(query, store: store)
             if let first = rows.first { firstRank = try store.flowRank(query, of: first) }
             rankRequest = nil
         } else {
@@ -119,6 +119,13 @@ package struct FlowWindow: Hashable, Sendable {
             try refill(query, store: store)
         }
         return true
+    }
+
+    /// Counts the list; rows committed while it counted are in the total, so the next poll goes on after them.
+    private mutating func count(_ query: FlowQuery, store: any TraceStore) throws {
+        let counted = try store.flowTotal(query)
+        total = counted.count
+        lastSequence = max(lastSequence, counted.newestSequence ?? 0)
     }
 
     /// Re-reads the visible rows from the same top row (after arrivals, a resize or a mark change), keeping the
