@@ -54,9 +54,10 @@ python3 "$root/Benchmarks/Tools/make-har.py" "$count" "$work/in.har"
 har_bytes=$(stat -c %s "$work/in.har")
 echo "   $(mb $((har_bytes / 1024))) MB, $((har_bytes / count)) bytes an entry"
 
-# The same file less its last byte: the check pass reads all of it and refuses it before the store is opened, so
-# this is the scanning phase alone.
-head -c -1 "$work/in.har" > "$work/cut.har"
+# The same file less its closing brace: the check pass reads all of it and refuses it (truncated) before the store
+# is opened, so this is the scanning phase alone.
+python3 -c 'import sys; open(sys.argv[2], "wb").write(open(sys.argv[1], "rb").read().rstrip()[:-1])' \
+  "$work/in.har" "$work/cut.har"
 
 echo "== import, and the scan alone ($runs interleaved runs)"
 for run in $(seq "$runs"); do
@@ -102,7 +103,7 @@ imp_s=$(median import 1); imp_kb=$(median import 2)
 exp_s=$(median export 1); exp_kb=$(median export 2); sql_s=$(median sqlite3 1)
 printf 'import  %d entries (%s MB): %ss, peak RSS %s MB   (budget: <= 9.7 s, < 150 MB)\n' \
   "$count" "$(mb $((har_bytes / 1024)))" "$imp_s" "$(mb "$imp_kb")"
-printf 'scan    the same file less one byte (refused after the check pass): %ss, peak RSS %s MB\n' \
+printf 'scan    the same file less its closing brace (refused after the check pass): %ss, peak RSS %s MB\n' \
   "$(median scan 1)" "$(mb "$(median scan 2)")"
 printf 'export  %d exchanges: %ss vs sqlite3 %ss = %sx, peak RSS %s MB   (budget: <= 3x)\n' \
   "$count" "$exp_s" "$sql_s" "$(ratio "$exp_s" "$sql_s")" "$(mb "$exp_kb")"
