@@ -92,45 +92,8 @@ indirect enum FastJSON: Equatable {
             return value
         }
 
-        /// From the opening quote past the closing one; escapes other than `\u` decoded.
         private mutating func string() -> String? {
-            index += 1
-            let start = index
-            var unescaped: [UInt8]?
-            var runStart = start
-            while index < bytes.count {
-                let byte = bytes[index]
-                if byte == UInt8(ascii: "\"") {
-                    let tail = UnsafeRawBufferPointer(rebasing: bytes[runStart..<index])
-                    index += 1
-                    guard var text = unescaped else { return String(validating: tail, as: UTF8.self) }
-                    text.append(contentsOf: tail)
-                    return String(validating: text, as: UTF8.self)
-                }
-                guard byte >= 0x20 else { return nil }
-                guard byte == UInt8(ascii: "\\") else {
-                    index += 1
-                    continue
-                }
-                guard index + 1 < bytes.count, let decoded = Self.escaped(bytes[index + 1]) else { return nil }
-                unescaped = (unescaped ?? []) + UnsafeRawBufferPointer(rebasing: bytes[runStart..<index])
-                unescaped?.append(decoded)
-                index += 2
-                runStart = index
-            }
-            return nil
-        }
-
-        private static func escaped(_ byte: UInt8) -> UInt8? {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): byte
-            case UInt8(ascii: "b"): 0x08
-            case UInt8(ascii: "f"): 0x0C
-            case UInt8(ascii: "n"): 0x0A
-            case UInt8(ascii: "r"): 0x0D
-            case UInt8(ascii: "t"): 0x09
-            default: nil
-            }
+            PlainJSONString.read(bytes, at: &index)
         }
 
         /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, and nothing of a number right after.
