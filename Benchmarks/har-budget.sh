@@ -46,6 +46,8 @@ measure_refused() {
 }
 # `median LABEL FIELD`: the median of column FIELD (1 = seconds, 2 = peak KB) of $work/LABEL.
 median() { sort -n -k"$2" "$work/$1" | awk -v f="$2" '{ v[NR] = $f } END { print v[int((NR + 1) / 2)] }'; }
+# `spread LABEL FIELD`: "min–max" of column FIELD of $work/LABEL.
+spread() { sort -n -k"$2" "$work/$1" | awk -v f="$2" 'NR == 1 { lo = $f } { hi = $f } END { printf "%s–%s", lo, hi }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 mb() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 
@@ -101,12 +103,12 @@ echo
 echo "== figures (medians of $runs runs; ratios against the same-run baseline)"
 imp_s=$(median import 1); imp_kb=$(median import 2)
 exp_s=$(median export 1); exp_kb=$(median export 2); sql_s=$(median sqlite3 1)
-printf 'import  %d entries (%s MB): %ss, peak RSS %s MB   (budget: <= 9.7 s, < 150 MB)\n' \
-  "$count" "$(mb $((har_bytes / 1024)))" "$imp_s" "$(mb "$imp_kb")"
+printf 'import  %d entries (%s MB): %ss (%s), peak RSS %s MB   (budget: <= 9.7 s, < 150 MB)\n' \
+  "$count" "$(mb $((har_bytes / 1024)))" "$imp_s" "$(spread import 1)" "$(mb "$imp_kb")"
 printf 'scan    the same file less its closing brace (refused after the check pass): %ss, peak RSS %s MB\n' \
   "$(median scan 1)" "$(mb "$(median scan 2)")"
-printf 'export  %d exchanges: %ss vs sqlite3 %ss = %sx, peak RSS %s MB   (budget: <= 3x)\n' \
-  "$count" "$exp_s" "$sql_s" "$(ratio "$exp_s" "$sql_s")" "$(mb "$exp_kb")"
+printf 'export  %d exchanges: %ss (%s) vs sqlite3 %ss (%s) = %sx, peak RSS %s MB   (budget: <= 3x)\n' \
+  "$count" "$exp_s" "$(spread export 1)" "$sql_s" "$(spread sqlite3 1)" "$(ratio "$exp_s" "$sql_s")" "$(mb "$exp_kb")"
 if [ "$million" = 1 ]; then
   big_s=$(median bigexport 1); big_kb=$(median bigexport 2); bigsql_s=$(median bigsqlite3 1)
   printf 'export  %d exchanges: %ss vs sqlite3 %ss = %sx, peak RSS %s MB   (budget: < 64 MB)\n' \
