@@ -22,16 +22,18 @@ indirect enum FastJSON: Equatable {
 
     /// The value that is the whole of `data`, or `nil`.
     static func parse(_ data: Data) -> FastJSON? {
-        data.withUnsafeBytes { bytes in
-            var parser = Parser(bytes: bytes)
-            guard let value = parser.value(depth: 0) else { return nil }
-            parser.skipWhitespace()
-            return parser.index == bytes.count ? value : nil
+        data.withUnsafeBytes { raw in
+            raw.withMemoryRebound(to: UInt8.self) { bytes in
+                var parser = Parser(bytes: bytes)
+                guard let value = parser.value(depth: 0) else { return nil }
+                parser.skipWhitespace()
+                return parser.index == bytes.count ? value : nil
+            }
         }
     }
 
     private struct Parser {
-        let bytes: UnsafeRawBufferPointer
+        let bytes: UnsafeBufferPointer<UInt8>
         var index = 0
 
         mutating func skipWhitespace() {
@@ -111,7 +113,7 @@ indirect enum FastJSON: Equatable {
                 guard digits() > 0 else { return nil }
             }
             if index < bytes.count, Self.continuesNumber(bytes[index]) { return nil }
-            return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         }
 
         private mutating func take(_ byte: UInt8, exactly: Bool) -> Bool {

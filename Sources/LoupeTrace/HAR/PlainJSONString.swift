@@ -2,15 +2,16 @@
 /// ``StoredJSON``): the simple escapes decoded; `nil` for a `\u` escape, a raw control character, invalid UTF-8 or
 /// no closing quote, which the caller leaves to the decoder.
 enum PlainJSONString {
-    /// The string whose opening quote is at `index`; on success `index` is past the closing quote.
-    static func read(_ bytes: UnsafeRawBufferPointer, at index: inout Int) -> String? {
+    /// The string whose opening quote is at `index`; on success `index` is past the closing quote. Typed bytes:
+    /// `String(validating:)` validates those in one pass, raw ones byte by byte.
+    static func read(_ bytes: UnsafeBufferPointer<UInt8>, at index: inout Int) -> String? {
         index += 1
         var unescaped: [UInt8]?
         var runStart = index
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                let tail = UnsafeRawBufferPointer(rebasing: bytes[runStart..<index])
+                let tail = UnsafeBufferPointer(rebasing: bytes[runStart..<index])
                 index += 1
                 guard var text = unescaped else { return String(validating: tail, as: UTF8.self) }
                 text.append(contentsOf: tail)
@@ -22,7 +23,7 @@ enum PlainJSONString {
                 continue
             }
             guard index + 1 < bytes.count, let decoded = escaped(bytes[index + 1]) else { return nil }
-            unescaped = (unescaped ?? []) + UnsafeRawBufferPointer(rebasing: bytes[runStart..<index])
+            unescaped = (unescaped ?? []) + UnsafeBufferPointer(rebasing: bytes[runStart..<index])
             unescaped?.append(decoded)
             index += 2
             runStart = index
