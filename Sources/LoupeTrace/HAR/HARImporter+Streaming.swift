@@ -68,6 +68,7 @@ extension HARImporter {
 
     /// One entry's bytes as an exchange; `index` names the entry in errors, as whole-document decoding named it.
     func exchange(entryBytes: Data, index: Int, decoder: JSONDecoder) throws(HARImportError) -> TraceExchange {
+        if let entry = HARFastDecoding.entry(entryBytes) { return try exchange(from: entry, index: index) }
         let entry: HAREntry
         do {
             entry = try decoder.decode(HAREntry.self, from: entryBytes)

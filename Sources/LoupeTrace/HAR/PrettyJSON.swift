@@ -105,15 +105,31 @@ struct PrettyJSON {
     }
 
     mutating func int(_ value: Int) {
-        if value >= 0, value < 10 {
-            bytes.append(UInt8(ascii: "0") + UInt8(value))
-        } else {
-            bytes.append(contentsOf: String(value).utf8)
+        if value >= 0, value < 10 { return bytes.append(UInt8(ascii: "0") + UInt8(value)) }
+        // Digits from the right into a buffer on the stack: no `String` per number.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = digits.count
+            var rest = value.magnitude
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0
+            if value < 0 {
+                start -= 1
+                digits[start] = UInt8(ascii: "-")
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
         }
     }
 
     mutating func double(_ value: Double) throws {
         guard value.isFinite else { throw InvalidValue(description: "\(value) is not a valid JSON number") }
+        // Whole numbers (most timings: -1, whole milliseconds) as integers, which is what `description` gives less
+        // its `.0` up to 1e16; -0 keeps its sign through `description`.
+        if value.rounded(.towardZero) == value, abs(value) < 1e15, value != 0 || value.sign == .plus {
+            return int(Int(value))
+        }
         var text = value.description
         if text.hasSuffix(".0") { text.removeLast(2) }
         bytes.append(contentsOf: text.utf8)

@@ -159,17 +159,23 @@ public struct RedactionPolicy: Sendable, Hashable {
     // MARK: Helpers
 
     /// Redacts `name=value` pairs of an `a=1&b=2` text, leaving every other byte as it was.
+    /// A name with no `+` or `%` is its own decoded form, and text with no name redacted is returned as it came: the
+    /// usual query (an import redacts every URL) costs no decoding and no rebuilding.
     private func redact(formEncoded text: String, names: RedactionNames, collecting secrets: inout SecretCollector) -> String {
+        var changed = false
         let pairs = text.split(separator: "&", omittingEmptySubsequences: false).map { pair -> Substring in
             guard let equals = pair.firstIndex(of: "=") else { return pair }
             let rawName = pair[..<equals]
-            let name = (rawName.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(rawName))
+            let isPlain = !rawName.utf8.contains { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "%") }
+            let name = isPlain ? String(rawName)
+                : (rawName.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(rawName))
             guard names.contains(name) else { return pair }
             let value = pair[pair.index(after: equals)...]
             guard value != Self.urlMarker else { return pair }
             secrets.addEncoded(value)
+            changed = true
             return rawName + "=" + Self.urlMarker
         }
-        return pairs.joined(separator: "&")
+        return changed ? pairs.joined(separator: "&") : text
     }
 }

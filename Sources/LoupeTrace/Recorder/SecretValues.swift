@@ -20,9 +20,15 @@ struct SecretCollector {
 
     var isEmpty: Bool { values.isEmpty }
 
+    /// Whether no value can ever be kept (no value is `Int.max` bytes long): the redactions that only want the
+    /// redacted text (`redact(headers:)`, `redact(url:)`, a HAR import) pass such a collector, and the work of
+    /// finding credentials inside values is skipped for it.
+    var keepsNothing: Bool { minimumLength == .max }
+
     /// Adds one value as it is (surrounding white space and quotes trimmed).
     mutating func add(_ value: some StringProtocol) {
-        let trimmed = value.trimmingCharacters(in: CharacterSet.whitespacesAndNewlines.union(["\""]))
+        guard !keepsNothing else { return }
+        let trimmed = value.trimmingCharacters(in: Self.trimmed)
         let length = trimmed.utf8.count
         guard length >= minimumLength, bytes + length <= Self.byteBudget,
               !RedactionPolicy.marker.contains(trimmed), !RedactionPolicy.urlMarker.contains(trimmed),
@@ -31,8 +37,11 @@ struct SecretCollector {
         bytes += length
     }
 
+    private static let trimmed = CharacterSet.whitespacesAndNewlines.union(["\""])
+
     /// Adds a percent-encoded value (query item, form field, URL password) and its decoded form.
     mutating func addEncoded(_ raw: some StringProtocol) {
+        guard !keepsNothing else { return }
         add(raw)
         let decoded = String(raw).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
         if let decoded { add(decoded) }
@@ -42,7 +51,7 @@ struct SecretCollector {
     /// Adds a redacted header's value and the credentials inside it: the part after an auth scheme (`Bearer t`),
     /// a Basic header's decoded `user:password` and password, auth parameters (`Signature=…`) and cookie values.
     mutating func addHeader(name: String, value: String) {
-        guard value != RedactionPolicy.marker else { return }
+        guard !keepsNothing, value != RedactionPolicy.marker else { return }
         add(value)
         switch RedactionNames.normalized(name) {
         case "cookie":

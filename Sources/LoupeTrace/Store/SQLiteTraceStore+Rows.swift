@@ -36,9 +36,9 @@ struct RowWriter {
             exchange.duration, exchange.operation, exchange.method, exchange.url, components?.host ?? "",
             components?.percentEncodedPath ?? "", exchange.status, exchange.outcome.rawValue, exchange.error,
             exchange.attempts.count, exchange.replayOf?.uuidString,
-            try json(exchange.requestHeaders), exchange.requestBody?.data, exchange.requestBody?.size,
+            StoredJSON.text(of: exchange.requestHeaders), exchange.requestBody?.data, exchange.requestBody?.size,
             exchange.requestBody?.isTruncated,
-            try json(exchange.responseHeaders), exchange.responseBody?.data, exchange.responseBody?.size,
+            StoredJSON.text(of: exchange.responseHeaders), exchange.responseBody?.data, exchange.responseBody?.size,
             exchange.responseBody?.isTruncated, storedAt.timeIntervalSince1970, exchange.storedByteCount,
         ]
         return StatementArguments(values)

@@ -109,36 +109,10 @@ enum StoredJSON {
 
         /// A string without `\u` escapes or raw control characters.
         mutating func string() throws(NotSimple) -> String {
-            try take(UInt8(ascii: "\""))
-            let start = index
-            var unescaped: [UInt8]?
-            var runStart = start
-            while index < bytes.count {
-                let byte = bytes[index]
-                if byte == UInt8(ascii: "\"") {
-                    let run = UnsafeBufferPointer(rebasing: bytes[runStart..<index])
-                    index += 1
-                    guard var unescaped else { return String(decoding: run, as: UTF8.self) }
-                    unescaped.append(contentsOf: run)
-                    return String(decoding: unescaped, as: UTF8.self)
-                }
-                guard byte >= 0x20 else { throw NotSimple() }
-                guard byte == UInt8(ascii: "\\") else {
-                    index += 1
-                    continue
-                }
-                guard index + 1 < bytes.count, let replacement = Self.escapes[bytes[index + 1]] else { throw NotSimple() }
-                unescaped = (unescaped ?? []) + UnsafeBufferPointer(rebasing: bytes[runStart..<index]) + [replacement]
-                index += 2
-                runStart = index
-            }
-            throw NotSimple()
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\""),
+                  let text = PlainJSONString.read(bytes, at: &index) else { throw NotSimple() }
+            return text
         }
-
-        private static let escapes: [UInt8: UInt8] = [
-            UInt8(ascii: "\""): UInt8(ascii: "\""), UInt8(ascii: "\\"): UInt8(ascii: "\\"),
-            UInt8(ascii: "/"): UInt8(ascii: "/"), UInt8(ascii: "b"): 0x08, UInt8(ascii: "f"): 0x0C,
-            UInt8(ascii: "n"): 0x0A, UInt8(ascii: "r"): 0x0D, UInt8(ascii: "t"): 0x09,
-        ]
     }
 }

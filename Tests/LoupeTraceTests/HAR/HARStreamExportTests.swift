@@ -56,6 +56,40 @@ struct HARStreamExportTests {
         }
     }
 
+    @Test("whole and fractional numbers at the edges are written as JSONEncoder writes them")
+    func numberEdges() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let doubles: [Double] = [0, -0.0, -1, 1, 9, 10, -10, 0.5, -0.001, 123.456, 999_999_999_999_999,
+                                 1e15, -1e15, 1e16, 4_294_967_296, 2.5e-7, .greatestFiniteMagnitude, .leastNonzeroMagnitude]
+        let ints = [0, 9, 10, -1, -9, -10, 1_234_567, .max, .min]
+        var json = PrettyJSON()
+        try json.array { json in
+            for value in doubles {
+                json.element()
+                try json.double(value)
+            }
+            for value in ints {
+                json.element()
+                json.int(value)
+            }
+        }
+        let expected = try encoder.encode(doubles.map(Number.double) + ints.map(Number.int))
+        #expect(String(decoding: json.bytes, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
+    }
+
+    private enum Number: Encodable {
+        case double(Double), int(Int)
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .double(let value): try container.encode(value)
+            case .int(let value): try container.encode(value)
+            }
+        }
+    }
+
     @Test("a number JSONEncoder refuses is refused too")
     func notFinite() {
         var json = PrettyJSON()

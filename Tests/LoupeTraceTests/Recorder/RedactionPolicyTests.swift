@@ -51,6 +51,15 @@ struct RedactionPolicyTests {
         #expect(policy.redact(url: URL(string: "https://h.test/?sig=1")!) == "https://h.test/?sig=%5BREDACTED%5D")
     }
 
+    @Test("encoded query names are decoded before matching; a query with nothing to redact comes back byte for byte")
+    func encodedQueryNames() {
+        let policy = RedactionPolicy(queryItemNames: ["access_token", "sig"])
+        #expect(policy.redact(url: "https://h.test/?acc%65ss_token=1&s+ig=2&Sig=3&x&=v&&p=%41")
+            == "https://h.test/?acc%65ss_token=%5BREDACTED%5D&s+ig=2&Sig=%5BREDACTED%5D&x&=v&&p=%41")
+        let untouched = "https://h.test/a?b=1&&c&=d&e=%2B+&si%67n=1#f"
+        #expect(policy.redact(url: untouched) == untouched)
+    }
+
     @Test("a password inside the URL is redacted even with no query names configured")
     func urlPassword() {
         let redacted = RedactionPolicy().redact(url: "https://user:hunter2@api.example.test/x")
