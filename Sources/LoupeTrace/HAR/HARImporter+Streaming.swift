@@ -35,15 +35,15 @@ extension HARImporter {
         }
     }
 
-    /// ``forEachExchange(contentsOf:_:)`` over bytes in memory.
+    /// ``forEachExchange(contentsOf:_:)`` over bytes in memory, read through a window of `chunkSize` bytes.
     @discardableResult
-    func forEachExchange(in data: Data, _ body: (TraceExchange) throws -> Void) throws -> Int {
+    func forEachExchange(in data: Data, chunkSize: Int = 1 << 20, _ body: (TraceExchange) throws -> Void) throws -> Int {
         guard !Self.needsWholeDocument(data.prefix(4)) else {
             let exchanges = try wholeDocumentExchanges(from: data)
             try exchanges.forEach(body)
             return exchanges.count
         }
-        return try forEachExchange(in: .bytes(data), body)
+        return try forEachExchange(in: .bytes(data), chunkSize: chunkSize, body)
     }
 
     /// Reads the file and writes every exchange into `store` in one transaction: all of them, or none when the
@@ -55,29 +55,42 @@ extension HARImporter {
         return try store.writeAll { sink in try forEachExchange(contentsOf: url, sink) }
     }
 
-    private func forEachExchange(in source: JSONStream.Source, _ body: (TraceExchange) throws -> Void) throws -> Int {
+    private func forEachExchange(in source: JSONStream.Source, chunkSize: Int = 1 << 20,
+                                 _ body: (TraceExchange) throws -> Void) throws -> Int {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970
-        var reader = HARStreamReader(source)
-        return try withoutActuallyEscaping(body) { body in
+        var reader = HARStreamReader(source, chunkSize: chunkSize)
+        // Whole-document decoding decodes every entry before converting any: an entry refused when converted is
+        // reported only if every later entry decodes, so later entries are still decoded (not converted, not sent).
+        var refused: HARImportError?
+        let count = try withoutActuallyEscaping(body) { body in
             try reader.read { bytes, index in
-                try body(try exchange(entryBytes: bytes, index: index, decoder: decoder))
+                let entry = try self.entry(bytes, index: index, decoder: decoder)
+                guard refused == nil else { return }
+                let exchange: TraceExchange
+                do throws(HARImportError) {
+                    exchange = try self.exchange(from: entry, index: index)
+                } catch {
+                    refused = error
+                    return
+                }
+                try body(exchange)
             }
         }
+        if let refused { throw refused }
+        return count
     }
 
-    /// One entry's bytes as an exchange; `index` names the entry in errors, as whole-document decoding named it.
-    func exchange(entryBytes: Data, index: Int, decoder: JSONDecoder) throws(HARImportError) -> TraceExchange {
-        if let entry = HARFastDecoding.entry(entryBytes) { return try exchange(from: entry, index: index) }
-        let entry: HAREntry
+    /// One entry's bytes decoded (by the fast reader when it can, else `JSONDecoder`), not yet converted.
+    private func entry(_ bytes: Data, index: Int, decoder: JSONDecoder) throws(HARImportError) -> HAREntry {
+        if let entry = HARFastDecoding.entry(bytes) { return entry }
         do {
-            entry = try decoder.decode(HAREntry.self, from: entryBytes)
+            return try decoder.decode(HAREntry.self, from: bytes)
         } catch let error as DecodingError {
             throw HARDecodingFailure.describe(error, inEntry: index)
         } catch {
             throw HARImportError(code: .invalidEntry, message: "log.entries[\(index)]: \(Self.reason(error))")
         }
-        return try exchange(from: entry, index: index)
     }
 
     // MARK: Files

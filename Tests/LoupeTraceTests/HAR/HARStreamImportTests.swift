@@ -17,18 +17,12 @@ struct HARStreamImportTests {
         Result { () throws(HARImportError) in try importer().wholeDocumentExchanges(from: data) }
     }
 
-    /// What the streaming reader gives, read through a window of `chunkSize` bytes.
+    /// What the streaming importer gives, read through a window of `chunkSize` bytes.
     static func streamed(_ data: Data, chunkSize: Int = 1 << 20) -> Result<[TraceExchange], HARImportError> {
-        let importer = importer()
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .secondsSince1970
         var exchanges: [TraceExchange] = []
-        var reader = HARStreamReader(.bytes(data), chunkSize: chunkSize)
         return Result { () throws(HARImportError) in
             try HARImporter.onlyImportErrors {
-                _ = try reader.read { bytes, index in
-                    exchanges.append(try importer.exchange(entryBytes: bytes, index: index, decoder: decoder))
-                }
+                _ = try importer().forEachExchange(in: data, chunkSize: chunkSize) { exchanges.append($0) }
             }
             return exchanges
         }
@@ -111,6 +105,31 @@ struct HARStreamImportTests {
 
     @Test("mutated HARs: the streaming reader accepts what whole-document decoding accepted, with the same result")
     func mutatedFilesAgree() async {
+        await Self.mutatedFilesAgreeCheck()
+    }
+
+    /// Whole-document decoding decodes every entry before converting any, so an entry that does not decode wins over
+    /// an earlier one refused when converted (a mutated file found this: a bad time, then invalid UTF-8).
+    @Test("an entry that does not decode is reported before an earlier one refused when converted")
+    func decodingBeforeConverting() throws {
+        let refusedWhenConverted = Self.entry().replacingOccurrences(of: "2024-03-10T10:00:00Z", with: "not a date")
+        let undecodable = Data(Self.entry().utf8).replacing(Data("method".utf8), with: Data([0x6D, 0x65, 0xFF, 0x74, 0x68]))
+        let data = Data(#"{"log": {"version": "1.2", "entries": ["#.utf8) + Data(refusedWhenConverted.utf8)
+            + Data(", ".utf8) + undecodable + Data("]}}".utf8)
+        let expected = try #require(Self.wholeDocument(data).failure)
+        for chunkSize in [1 << 20, 7] {
+            let actual = try #require(Self.streamed(data, chunkSize: chunkSize).failure)
+            #expect(actual.code == expected.code, "\(expected) vs \(actual)")
+            #expect(!actual.message.contains("startedDateTime"), "\(actual)")
+        }
+        #expect(!expected.message.contains("startedDateTime"), "\(expected)")
+        // Alone, the first entry is refused for its time, by both.
+        let alone = Data(#"{"log": {"version": "1.2", "entries": ["#.utf8) + Data(refusedWhenConverted.utf8) + Data("]}}".utf8)
+        #expect(Self.streamed(alone).failure?.message == Self.wholeDocument(alone).failure?.message)
+        #expect(Self.streamed(alone).failure?.message.contains("startedDateTime") == true)
+    }
+
+    static func mutatedFilesAgreeCheck() async {
         await propertyCheck(count: 600, input: HARFuzzTests.edits) { seeds in
             var bytes = seeds.first.map { $0 % 2 == 0 } == true ? HARFuzzTests.loupeHAR : HARFuzzTests.chromeHAR
             for seed in seeds { HARFuzzTests.mutate(&bytes, seed: seed) }
@@ -267,5 +286,13 @@ struct HARStreamImportTests {
         let store = try SQLiteTraceStore(path: folder.file("traces.sqlite"), bounds: nil)
         #expect(try HARImporter().importFile(at: URL(fileURLWithPath: path), into: store) == 20_000)
         #expect(try store.count() == 20_000)
+    }
+}
+
+extension Result {
+    /// The error, when it failed.
+    var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
     }
 }
