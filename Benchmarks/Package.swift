@@ -28,6 +28,7 @@ let package = Package(
                 .product(name: "LoupeTesting", package: "Loupe"),
                 .product(name: "LoupeAsyncHTTPClient", package: "Loupe"),
                 "LoopbackServer",
+                "IngestBaseline",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -81,6 +82,22 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Tools/LoopbackServer"
+        ),
+        // The recorder's ingest against raw GRDB inserts of the same rows: shared by the Recorder benchmarks and
+        // `ingest-budget`, which prints the budget's figures from interleaved rounds and runs under `perf record`.
+        .target(
+            name: "IngestBaseline",
+            dependencies: [
+                .product(name: "Loupe", package: "Loupe"),
+                .product(name: "LoupeTrace", package: "Loupe"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Tools/IngestBaseline"
+        ),
+        .executableTarget(
+            name: "ingest-budget",
+            dependencies: ["IngestBaseline", .product(name: "LoupeTrace", package: "Loupe")],
+            path: "Tools/IngestBudget"
         ),
         // A plain request loop to run under `perf record` (the benchmark runner only measures under its plugin).
         .executableTarget(

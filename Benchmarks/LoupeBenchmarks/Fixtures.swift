@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import IngestBaseline
 import Loupe
 import LoupeTesting
 import LoupeTrace
@@ -13,7 +14,7 @@ struct Ping: Endpoint {
 
 enum Fixtures {
     static let baseURL = URL(string: "https://api.example.com")!
-    static let responseJSON = #"{"ok":true,"id":42,"name":"loupe"}"#
+    static let responseJSON = IngestSample.responseJSON
 
     /// What the transport hands back: 200, a content type, a 34-byte JSON body.
     static let transport: any ClientTransport = CannedTransport(json: responseJSON)
@@ -43,21 +44,9 @@ enum Fixtures {
         return pair
     }
 
-    /// A small exchange shaped like what the recorder makes of one `Ping`: one attempt, two request headers,
-    /// one response header, a 34-byte body, no events.
+    /// A small exchange shaped like what the recorder makes of one `Ping` (``IngestSample``).
     static func sampleExchange(id: UUID = ExchangeID.make(), at start: Date = Date()) -> TraceExchange {
-        TraceExchange(
-            id: id, operation: "GET /v1/ping", method: "GET", url: "https://api.example.com/v1/ping",
-            startedAt: start, endedAt: start.addingTimeInterval(0.012), outcome: .success, status: 200,
-            requestHeaders: [
-                TraceHeader(name: "Accept", value: "application/json"),
-                TraceHeader(name: "User-Agent", value: "Loupe/1.0"),
-            ],
-            responseHeaders: [TraceHeader(name: "Content-Type", value: "application/json")],
-            responseBody: TraceBody(data: Data(responseJSON.utf8), size: responseJSON.utf8.count, isTruncated: false),
-            attempts: [TraceAttempt(
-                number: 1, startedAt: start, requestSentAt: start.addingTimeInterval(0.001),
-                firstByteAt: start.addingTimeInterval(0.010), endedAt: start.addingTimeInterval(0.012), status: 200)])
+        IngestSample.exchange(id: id, at: start)
     }
 }
 

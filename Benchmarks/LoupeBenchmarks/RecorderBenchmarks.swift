@@ -1,6 +1,7 @@
 import Benchmark
 import Foundation
 import GRDB
+import IngestBaseline
 import Loupe
 import LoupeTrace
 import Synchronization
@@ -26,10 +27,7 @@ func registerRecorderBenchmarks() {
         insertRaw(benchmark, into: pool, rows: rows, batchSize: batchSize)
     } setup: {
         let folder = try Fixtures.temporaryFolder()
-        let path = folder.appendingPathComponent("raw.sqlite").path
-        try SQLiteTraceStore(path: path).close()
-        let pool = try DatabasePool(path: path, configuration: .likeTheStore)
-        let rows = try pool.read { db in try RawRows(db) }
+        let (pool, rows) = try IngestLoops.rawPool(at: folder.appendingPathComponent("raw.sqlite").path)
         raw.value = (folder, pool, rows)
     } teardown: {
         try? raw.value?.pool.close()
@@ -123,17 +121,8 @@ private func ingestBenchmark(_ name: String, batchSize: Int, makeID: @escaping @
     let ingest = Holder<(folder: URL, store: SQLiteTraceStore, batch: [TraceExchange])>()
     Benchmark(name) { benchmark in
         guard let (_, store, template) = ingest.value else { return benchmark.error("no setup") }
-        var batch = template
-        let total = benchmark.scaledIterations.count
         do {
-            for _ in 0..<(total / batchSize) {
-                let now = Date()
-                for index in batch.indices {
-                    batch[index].id = makeID()
-                    batch[index].startedAt = now
-                }
-                try store.write(batch)
-            }
+            try IngestLoops.store(store, template: template, count: benchmark.scaledIterations.count, makeID: makeID)
         } catch {
             benchmark.error("write failed: \(error)")
         }
@@ -148,117 +137,10 @@ private func ingestBenchmark(_ name: String, batchSize: Int, makeID: @escaping @
     }
 }
 
-extension Configuration {
-    /// GRDB's defaults plus the pragmas `SQLiteTraceStore` sets on every connection (see its `prepareDatabase`).
-    static var likeTheStore: Configuration {
-        var configuration = Configuration()
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -32768")
-        }
-        return configuration
-    }
-}
-
-/// The baseline's rows: the values Loupe's `RowWriter` binds for `Fixtures.sampleExchange`, computed once (JSON
-/// header lists, host, path, sizes) instead of per row, and matched by name against the columns the store's schema
-/// has today. A new column with a default is left to its default; one the baseline cannot fill stops the run.
-struct RawRows {
-    let exchange: RawInsert
-    let attempt: RawInsert
-
-    init(_ db: Database) throws {
-        let sample = Fixtures.sampleExchange()
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let requestHeaders = String(decoding: try encoder.encode(sample.requestHeaders), as: UTF8.self)
-        let responseHeaders = String(decoding: try encoder.encode(sample.responseHeaders), as: UTF8.self)
-        let body = sample.responseBody?.data ?? Data()
-        exchange = try RawInsert(db, table: "exchange", key: "id", values: [
-            "started_at": .now(0), "ended_at": .now(0.012), "duration": .fixed(0.012),
-            "operation": .fixed(sample.operation), "method": .fixed(sample.method), "url": .fixed(sample.url),
-            "host": .fixed("api.example.com"), "path": .fixed("/v1/ping"), "status": .fixed(200),
-            "outcome": .fixed("success"), "error": .fixed(nil), "attempt_count": .fixed(1), "replay_of": .fixed(nil),
-            "request_headers": .fixed(requestHeaders), "request_body": .fixed(nil), "request_body_size": .fixed(nil),
-            "request_body_truncated": .fixed(nil), "response_headers": .fixed(responseHeaders),
-            "response_body": .fixed(body), "response_body_size": .fixed(body.count),
-            "response_body_truncated": .fixed(false), "stored_at": .now(0),
-            "stored_bytes": .fixed(36 + sample.url.utf8.count + sample.operation.utf8.count + 3
-                + requestHeaders.utf8.count + responseHeaders.utf8.count + body.count),
-        ])
-        attempt = try RawInsert(db, table: "attempt", key: "exchange_sequence", values: [
-            "number": .fixed(1), "started_at": .now(0), "request_sent_at": .now(0.001), "first_byte_at": .now(0.010),
-            "ended_at": .now(0.012), "status": .fixed(200), "error": .fixed(nil), "circuit_state": .fixed(nil),
-            "retry_reason": .fixed(nil), "retry_delay": .fixed(nil),
-        ])
-    }
-}
-
-/// One prepared INSERT: its SQL, and the values in column order with a slot for the per-row key.
-struct RawInsert {
-    enum Value {
-        case fixed((any DatabaseValueConvertible)?)
-        /// Seconds since 1970, `offset` after the batch's start.
-        case now(Double)
-    }
-
-    /// One batch's values: everything but the key is fixed for the batch.
-    struct Batch {
-        var values: [(any DatabaseValueConvertible)?]
-        let keySlot: Int
-
-        func arguments(key: some DatabaseValueConvertible) -> StatementArguments {
-            var values = values
-            values[keySlot] = key
-            return StatementArguments(values)
-        }
-    }
-
-    let sql: String
-    private let columns: [(name: String, value: Value?)]
-
-    init(_ db: Database, table: String, key: String, values: [String: Value]) throws {
-        var columns: [(name: String, value: Value?)] = [(key, nil)]
-        for column in try db.columns(in: table) where column.name != key && column.primaryKeyIndex == 0 {
-            if let value = values[column.name] {
-                columns.append((column.name, value))
-            } else if column.isNotNull && column.defaultValueSQL == nil {
-                throw BenchmarkSetupError(
-                    "the store's \(table).\(column.name) is new to the raw baseline: add it to RawRows")
-            }
-        }
-        self.columns = columns
-        sql = "INSERT INTO \(table) (\(columns.map(\.name).joined(separator: ", "))) VALUES ("
-            + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
-    }
-
-    func values(now: Date) -> Batch {
-        let seconds = now.timeIntervalSince1970
-        return Batch(values: columns.map { column -> (any DatabaseValueConvertible)? in
-            switch column.value {
-            case .fixed(let value)?: return value
-            case .now(let offset)?: return seconds + offset
-            case nil: return nil
-            }
-        }, keySlot: 0)
-    }
-}
-
-/// The raw baseline's loop: `rows` for every exchange of the iteration, one exchange and one attempt row each,
-/// `batchSize` per transaction, through cached prepared statements.
-func insertRaw(_ benchmark: Benchmark, into pool: DatabasePool, rows: RawRows, batchSize: Int) {
+/// The raw baseline's loop, with a failure reported to the benchmark.
+private func insertRaw(_ benchmark: Benchmark, into pool: DatabasePool, rows: RawRows, batchSize: Int) {
     do {
-        for _ in 0..<(benchmark.scaledIterations.count / batchSize) {
-            let exchange = rows.exchange.values(now: Date())
-            let attempt = rows.attempt.values(now: Date())
-            try pool.write { db in
-                let insertExchange = try db.cachedStatement(sql: rows.exchange.sql)
-                let insertAttempt = try db.cachedStatement(sql: rows.attempt.sql)
-                for _ in 0..<batchSize {
-                    try insertExchange.execute(arguments: exchange.arguments(key: ExchangeID.make().uuidString))
-                    try insertAttempt.execute(arguments: attempt.arguments(key: db.lastInsertedRowID))
-                }
-            }
-        }
+        try IngestLoops.raw(into: pool, rows: rows, count: benchmark.scaledIterations.count, batchSize: batchSize)
     } catch {
         benchmark.error("insert failed: \(error)")
     }

@@ -11,7 +11,7 @@ struct ExchangeInserter {
     private let storedAt: Date
     private let rows = RowWriter()
     private let delete: Statement
-    private let insertExchange: Statement
+    private var insertExchange: Statement
     private let insertAttempt: Statement
     private let insertEvent: Statement
     /// How many exchanges were inserted.
@@ -32,9 +32,20 @@ struct ExchangeInserter {
             exchange.events.append(notice.event(on: exchange))
         }
         // Replacing deletes the old row (attempts and events cascade) so the new one gets a fresh sequence and
-        // live views see it again.
-        try delete.execute(arguments: [exchange.id.uuidString])
-        try insertExchange.execute(arguments: rows.exchangeArguments(exchange, storedAt: storedAt))
+        // live views see it again. Almost every id is new, so the insert goes first and only a collision with the
+        // id's `UNIQUE` index pays for the delete (a seek into that index for every exchange otherwise). A failed
+        // insert takes no sequence number; `ON CONFLICT DO NOTHING` would, leaving a gap.
+        let id = exchange.id.uuidString
+        let arguments = try rows.exchangeArguments(exchange, id: id, storedAt: storedAt)
+        do {
+            try insertExchange.execute(arguments: arguments)
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+            // A statement that failed cannot be reset (SQLite reports its error again); GRDB has dropped it
+            // from the cache, so this prepares a new one.
+            insertExchange = try db.cachedStatement(sql: RowWriter.insertExchange)
+            try delete.execute(arguments: [id])
+            try insertExchange.execute(arguments: arguments)
+        }
         let sequence = db.lastInsertedRowID
         for attempt in exchange.attempts {
             try insertAttempt.execute(arguments: rows.attemptArguments(attempt, sequence: sequence))

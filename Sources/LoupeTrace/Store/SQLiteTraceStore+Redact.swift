@@ -76,12 +76,6 @@ private struct RedactionRewriter {
     private let insertAttempt: Statement
     private let insertEvent: Statement
     private let rows = RowWriter()
-    /// Headers are encoded as ``RowWriter`` encodes them.
-    private let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
 
     init(_ db: Database) throws {
         update = try db.makeStatement(sql: """
@@ -96,11 +90,12 @@ private struct RedactionRewriter {
     }
 
     func rewrite(_ exchange: TraceExchange, sequence: Int64) throws {
-        let components = URLComponents(string: exchange.url)
+        let (host, path) = StoredURLParts.hostAndPath(of: exchange.url)
         let values: [(any DatabaseValueConvertible)?] = [
-            exchange.operation, exchange.url, components?.host ?? "", components?.percentEncodedPath ?? "",
-            exchange.error, try json(exchange.requestHeaders), exchange.requestBody?.data,
-            try json(exchange.responseHeaders), exchange.responseBody?.data, exchange.storedByteCount, sequence,
+            exchange.operation, exchange.url, host, path, exchange.error,
+            StoredJSON.text(of: exchange.requestHeaders), exchange.requestBody?.data,
+            StoredJSON.text(of: exchange.responseHeaders), exchange.responseBody?.data, exchange.storedByteCount,
+            sequence,
         ]
         try update.execute(arguments: StatementArguments(values))
         // Attempts and events go back in their order (rowid order is their order when read).
@@ -112,9 +107,5 @@ private struct RedactionRewriter {
         for event in exchange.events {
             try insertEvent.execute(arguments: rows.eventArguments(event, sequence: sequence))
         }
-    }
-
-    private func json(_ headers: [TraceHeader]) throws -> String {
-        String(decoding: try encoder.encode(headers), as: UTF8.self)
     }
 }

@@ -28,28 +28,31 @@ struct RowWriter {
         return encoder
     }()
 
-    /// The values for ``insertExchange``; `storedAt` is when the store wrote it (bounds age from it).
-    func exchangeArguments(_ exchange: TraceExchange, storedAt: Date) throws -> StatementArguments {
-        let components = URLComponents(string: exchange.url)
-        let values: [(any DatabaseValueConvertible)?] = [
-            exchange.id.uuidString, exchange.startedAt.timeIntervalSince1970, exchange.endedAt?.timeIntervalSince1970,
-            exchange.duration, exchange.operation, exchange.method, exchange.url, components?.host ?? "",
-            components?.percentEncodedPath ?? "", exchange.status, exchange.outcome.rawValue, exchange.error,
-            exchange.attempts.count, exchange.replayOf?.uuidString,
-            StoredJSON.text(of: exchange.requestHeaders), exchange.requestBody?.data, exchange.requestBody?.size,
-            exchange.requestBody?.isTruncated,
-            StoredJSON.text(of: exchange.responseHeaders), exchange.responseBody?.data, exchange.responseBody?.size,
-            exchange.responseBody?.isTruncated, storedAt.timeIntervalSince1970, exchange.storedByteCount,
+    /// The values for ``insertExchange``: `id` is the exchange's id as stored, `storedAt` when the store wrote it
+    /// (bounds age from it).
+    func exchangeArguments(_ exchange: TraceExchange, id: String, storedAt: Date) throws -> StatementArguments {
+        let (host, path) = StoredURLParts.hostAndPath(of: exchange.url)
+        let values: [DatabaseValue] = [
+            bound(id), bound(exchange.startedAt.timeIntervalSince1970), bound(exchange.endedAt?.timeIntervalSince1970),
+            bound(exchange.duration), bound(exchange.operation), bound(exchange.method), bound(exchange.url),
+            bound(host), bound(path), bound(exchange.status), bound(exchange.outcome.rawValue), bound(exchange.error),
+            bound(exchange.attempts.count), bound(exchange.replayOf?.uuidString),
+            bound(StoredJSON.text(of: exchange.requestHeaders)), bound(exchange.requestBody?.data),
+            bound(exchange.requestBody?.size), bound(exchange.requestBody?.isTruncated),
+            bound(StoredJSON.text(of: exchange.responseHeaders)), bound(exchange.responseBody?.data),
+            bound(exchange.responseBody?.size), bound(exchange.responseBody?.isTruncated),
+            bound(storedAt.timeIntervalSince1970), bound(exchange.storedByteCount),
         ]
         return StatementArguments(values)
     }
 
     func attemptArguments(_ attempt: TraceAttempt, sequence: Int64) throws -> StatementArguments {
-        let values: [(any DatabaseValueConvertible)?] = [
-            sequence, attempt.number, attempt.startedAt.timeIntervalSince1970,
-            attempt.requestSentAt?.timeIntervalSince1970, attempt.firstByteAt?.timeIntervalSince1970,
-            attempt.endedAt?.timeIntervalSince1970, attempt.status, attempt.error, attempt.circuitState,
-            attempt.retryReason, attempt.retryDelay, attempt.notes.isEmpty ? nil : try json(attempt.notes),
+        let values: [DatabaseValue] = [
+            bound(sequence), bound(attempt.number), bound(attempt.startedAt.timeIntervalSince1970),
+            bound(attempt.requestSentAt?.timeIntervalSince1970), bound(attempt.firstByteAt?.timeIntervalSince1970),
+            bound(attempt.endedAt?.timeIntervalSince1970), bound(attempt.status), bound(attempt.error),
+            bound(attempt.circuitState), bound(attempt.retryReason), bound(attempt.retryDelay),
+            bound(attempt.notes.isEmpty ? nil : try json(attempt.notes)),
         ]
         return StatementArguments(values)
     }
@@ -59,6 +62,12 @@ struct RowWriter {
             sequence, event.kind.rawValue, event.at.timeIntervalSince1970, event.message, try json(event.attributes),
         ]
         return StatementArguments(values)
+    }
+
+    /// A column's value converted through its own type: an array of `any DatabaseValueConvertible` boxes every
+    /// value and converts it with a dynamic call, for every column of every row written.
+    private func bound(_ value: some DatabaseValueConvertible) -> DatabaseValue {
+        value.databaseValue
     }
 
     private func json(_ value: some Encodable) throws -> String {

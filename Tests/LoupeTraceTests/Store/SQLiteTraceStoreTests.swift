@@ -87,6 +87,32 @@ struct SQLiteTraceStoreTests {
         #expect(news.map(\.id) == [replaced.id] && news.first?.status == 500)
     }
 
+    @Test("a replaced exchange takes the next sequence, without a gap, and its old attempts and events go with it")
+    func replacingKeepsSequencesDense() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try SQLiteTraceStore(path: folder.file("traces.sqlite"))
+        let full = Self.fullExchange()
+        try store.write([full, Self.simple(1)])
+        var again = full
+        again.attempts = [full.attempts[0]]
+        again.events = []
+        // Twice in one batch, and once more beside a new exchange.
+        try store.write([again, Self.simple(2), again])
+        try store.write([Self.simple(3), again])
+
+        let all = try store.summaries(after: 0, limit: 100)
+        #expect(all.map(\.operation) == ["op1", "op2", "op3", full.operation])
+        let sequences = all.map(\.sequence)
+        #expect(sequences == [2, 4, 6, 7], "each write of an id takes the next number; only replaced rows leave gaps")
+        let stored = try #require(try store.exchange(id: full.id))
+        #expect(stored.attempts == again.attempts && stored.events.isEmpty)
+        let children = try store.pool.read { db in
+            try Int.fetchOne(db, sql: "SELECT (SELECT COUNT(*) FROM attempt) + (SELECT COUNT(*) FROM event)")
+        }
+        #expect(children == 1, "the replaced rows' attempts and events are deleted with them")
+    }
+
     @Test("folders are created, and the file and its WAL companions are owner-only (0600)")
     func permissions() throws {
         let folder = try TemporaryFolder()

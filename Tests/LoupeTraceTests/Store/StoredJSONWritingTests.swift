@@ -1,0 +1,33 @@
+import Foundation
+@testable import LoupeTrace
+import Testing
+
+@Suite("StoredJSON writing")
+struct StoredJSONWritingTests {
+    /// What the store wrote with `JSONEncoder` before, and what the raw baseline and other tools still write.
+    static func encoded(_ headers: [TraceHeader]) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(headers), as: UTF8.self)
+    }
+
+    @Test("a header list is written byte for byte as JSONEncoder writes it, and reads back the same")
+    func headerListMatchesTheEncoder() throws {
+        let everyASCII = String(decoding: Array(0..<0x80 as Range<UInt8>), as: UTF8.self)
+        let lists: [[TraceHeader]] = [
+            [],
+            [TraceHeader(name: "", value: "")],
+            [TraceHeader(name: "Accept", value: "application/json"), TraceHeader(name: "User-Agent", value: "Loupe/1.0")],
+            [TraceHeader(name: everyASCII, value: String(everyASCII.reversed()))],
+            [TraceHeader(name: "X-Quote", value: #"a "b" \c\ /d/"#), TraceHeader(name: "X-Dup", value: "1"),
+             TraceHeader(name: "X-Dup", value: "2")],
+            [TraceHeader(name: "X-Text", value: "é ü 日本 😀 \u{2028}\u{2029}\u{FEFF}\u{7F}\u{85}\u{0}\u{1F}")],
+        ]
+        for headers in lists {
+            let written = StoredJSON.text(of: headers)
+            #expect(written == (try Self.encoded(headers)))
+            #expect(try StoredJSON.headers(written) == headers)
+            #expect(try JSONDecoder().decode([TraceHeader].self, from: Data(written.utf8)) == headers)
+        }
+    }
+}
