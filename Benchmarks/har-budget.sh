@@ -7,15 +7,16 @@
 #   import: `loupe import` of a generated N-entry HAR (about 1.4 KB an entry; N = 100,000 gives about 145 MB):
 #           wall time and peak RSS; budget < 150 MB and no slower than 9.7 s (the figure before streaming).
 #
-# Usage: Benchmarks/har-budget.sh [N] [--million] [--runs R]   (N = 100000, R = 3: medians of R interleaved runs)
+# Usage: Benchmarks/har-budget.sh [N] [--million] [--runs R] [--no-build]   (N = 100000, R = 3: medians of R interleaved runs)
 # Needs python3, sqlite3 and GNU time (/usr/bin/time). Builds `swift build -c release --product loupe` first.
 set -euo pipefail
 
-count=100000 million=0 runs=3
+count=100000 million=0 runs=3 build=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --million) million=1 ;;
     --runs) runs=$2; shift ;;
+    --no-build) build=0 ;;
     *) count=$1 ;;
   esac
   shift
@@ -25,8 +26,10 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/har-budget.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-echo "== building loupe (release)"
-(cd "$root" && swift build -c release --product loupe 2>&1 | tail -1)
+if [ "$build" = 1 ]; then
+  echo "== building loupe (release)"
+  (cd "$root" && swift build -c release --product loupe 2>&1 | tail -1)
+fi
 loupe="$root/.build/release/loupe"
 
 # `measure LABEL COMMAND...`: runs COMMAND (stdout to /dev/null), appends "seconds peak-KB" to $work/LABEL.

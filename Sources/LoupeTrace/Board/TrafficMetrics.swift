@@ -16,6 +16,8 @@ public struct TrafficMetrics: Sendable {
         var last: Date?
         var fine = MetricsSlots(width: MetricsSlots.fine, count: 90)
         var coarse = MetricsSlots(width: MetricsSlots.coarse, count: 60)
+        /// ``TrafficMetrics/percents`` of `latency` as last worked out, and its count then.
+        var allTime: (count: Int, values: [TimeInterval?])?
 
         mutating func add(_ facts: ExchangeFacts, age: TimeInterval?) {
             total.add(facts)
@@ -46,6 +48,20 @@ public struct TrafficMetrics: Sendable {
             groups[group, default: GroupState()].add(facts, age: age)
         }
         if let sequence = exchange.sequence { lastSequence = Swift.max(lastSequence, sequence) }
+    }
+
+    /// The percentiles a row shows: p50, p95, p99 and the largest.
+    static let percents: [Double] = [50, 95, 99, 100]
+
+    /// ``rows(window:now:)``, keeping each group's all-time percentiles until it gets something new: the `all`
+    /// window would otherwise walk every group's histogram each time, most of them unchanged (groups of old traffic).
+    public mutating func tabulate(window: MetricsWindow, now: Date) -> [MetricsRow] {
+        if window.seconds == nil {
+            for (group, state) in groups where state.allTime?.count != state.latency.count {
+                groups[group]?.allTime = (state.latency.count, state.latency.percentiles(Self.percents))
+            }
+        }
+        return rows(window: window, now: now)
     }
 
     /// The rows over `window` ending `now`: all first, then operations, then hosts, each by name; groups with
@@ -87,7 +103,8 @@ public struct TrafficMetrics: Sendable {
             rate = span > 0 ? Double(counts.requests) / span : 0
         }
         let width = Double(window.seconds == nil ? MetricsSlots.coarse : window.slotSeconds)
-        let percentiles = latency.percentiles([50, 95, 99, 100])
+        let kept = window.seconds == nil ? state.allTime.flatMap { $0.count == latency.count ? $0.values : nil } : nil
+        let percentiles = kept ?? latency.percentiles(Self.percents)
         return MetricsRow(
             group: group, counts: counts, rate: rate, p50: percentiles[0], p95: percentiles[1],
             p99: percentiles[2], max: percentiles[3],

@@ -81,6 +81,20 @@ import Testing
 
     /// Read at `now`, exchanges older than every window ending then fill no time slot, and every window ending then
     /// or later shows what it would have shown anyway.
+    @Test("tabulating keeps all-time percentiles only while a group gets nothing new: the rows stay the rows")
+    func tabulateAgreesWithRows() {
+        var metrics = Self.metrics()
+        let now = F.at(5)
+        for window in MetricsWindow.allCases {
+            #expect(metrics.tabulate(window: window, now: now) == metrics.rows(window: window, now: now), "\(window)")
+        }
+        // A new exchange in one group: its kept percentiles no longer hold (a slower one moves the max).
+        metrics.add(F.exchange(5, at: 2, duration: 4.5))
+        let fresh = metrics.rows(window: .all, now: now)
+        #expect(metrics.tabulate(window: .all, now: now) == fresh)
+        #expect(fresh.first { $0.group == .all }?.max == 4.5)
+    }
+
     @Test func exchangesTooOldForAnyWindowFillNoSlot() {
         var kept = TrafficMetrics(), bounded = TrafficMetrics()
         let now = F.at(0)

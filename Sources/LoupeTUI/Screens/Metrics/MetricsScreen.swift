@@ -30,7 +30,15 @@ package struct MetricsScreen: InspectorScreen {
 
     /// The rows in display order at `now`.
     package func rows(now: Date) -> [MetricsRow] {
-        let rows = metrics.rows(window: window, now: now)
+        ordered(metrics.rows(window: window, now: now))
+    }
+
+    /// ``rows(now:)`` for the table, keeping the percentiles of groups that got nothing new.
+    private mutating func tabulate(now: Date) -> [MetricsRow] {
+        ordered(metrics.tabulate(window: window, now: now))
+    }
+
+    private func ordered(_ rows: [MetricsRow]) -> [MetricsRow] {
         let sorted = rows.sorted { sort.precedes($0, $1) }
         return descending ? sorted.reversed() : sorted
     }
@@ -45,14 +53,14 @@ package struct MetricsScreen: InspectorScreen {
         case .cycleWindow:
             window = window.next
             context.status = StatusMessage("window \(window.rawValue)")
-            table = rows(now: context.now)
+            table = tabulate(now: context.now)
         case .sortNext:
             sort = sort.next
             context.status = StatusMessage("sorted by \(sort.title)")
-            table = rows(now: context.now)
+            table = tabulate(now: context.now)
         case .reverse:
             descending.toggle()
-            table = rows(now: context.now)
+            table = tabulate(now: context.now)
         default:
             return false
         }
@@ -67,7 +75,7 @@ package struct MetricsScreen: InspectorScreen {
         isCatchingUp = !BoardFeed.catchUp(after: metrics.lastSequence, context: &context) { self.metrics.add($0, now: now) }
         // Catching up, a chunk is read every turn: tabulating each time would double the turn (and a key's wait).
         if !isCatchingUp || tabulatedAt.map({ abs(now.timeIntervalSince($0)) >= 0.25 }) ?? true {
-            table = rows(now: now)
+            table = tabulate(now: now)
             tabulatedAt = now
         }
     }
