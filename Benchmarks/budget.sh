@@ -47,4 +47,5 @@ part loopback "$here/loopback-budget.sh" --no-build --runs $((runs < 5 ? 5 : run
 
 echo
 echo "######## the judged figures"
-grep -E "budget|MISSED| ok " "$log" | grep -vE "^(==|   )" || true
+grep -E "budget|MISSED| ok |^ingest exchanges/s|^raw batched GRDB insert exchanges/s|^ratio vs raw" "$log" \
+  | grep -vE "^(==|   )" || true
