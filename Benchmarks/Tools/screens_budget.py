@@ -11,9 +11,11 @@ do: the position must change as the key says. Two timings of each press, both fr
   output before the first capture showing the effect. No process is started per command, so a capture takes a
   fraction of a millisecond and the figure is within that of the frame;
 - capture: the first `capture-pane`, polled about every millisecond, that shows the effect (each capture is a
-  tmux client process, about 4 ms on this machine, included). On each screen the process's CPU over a few seconds of live load is
-read too (utime + stime): what it spends keeping that screen current, per second. The process's peak RSS (VmHWM)
-is read at the end.
+  tmux client process, about 4 ms on this machine, included).
+
+On each screen the process's CPU over a few seconds of live load is read too (utime + stime): what it spends keeping
+that screen current, per second. The process's peak RSS (VmHWM) is read at the end, and the arrival rate is read
+from the store (its newest sequence at the start and at the end).
 """
 import argparse
 import os
