@@ -73,7 +73,7 @@ enum CommandCompletion {
             .sorted().prefix(200).map { name in
                 var isFolder: ObjCBool = false
                 let full = ((folder.isEmpty ? "." : folder) as NSString).appendingPathComponent(name)
-                FileManager.default.fileExists(atPath: full, isDirectory: &isFolder)
+                _ = FileManager.default.fileExists(atPath: full, isDirectory: &isFolder)
                 return shownFolder + name + (isFolder.boolValue ? "/" : "")
             }
     }

@@ -95,7 +95,7 @@ enum StoreAccess {
         case .notFound:
             throw CommandFailure.badInput("no exchange \(reference) in \(path)")
         case .ambiguous(let candidates):
-            let ids = candidates.map { "#\($0.sequence ?? 0)" }.joined(separator: ", ")
+            let ids = candidates.map { "#\($0.sequence)" }.joined(separator: ", ")
             throw CommandFailure.badInput("\(reference) matches several exchanges (\(ids)…); give more of the id or a #sequence")
         }
     }

@@ -122,7 +122,9 @@ enum HARStreamFixtures {
 
     /// Writes a HAR of `count` browser-style entries to `path`, entry by entry.
     static func writeBrowserHAR(count: Int, to path: String) throws {
-        FileManager.default.createFile(atPath: path, contents: nil)
+        guard FileManager.default.createFile(atPath: path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+        }
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         defer { try? handle.close() }
         try handle.write(contentsOf: Data(#"{"log": {"version": "1.2", "creator": {"name": "test", "version": "1"}, "entries": ["#.utf8))

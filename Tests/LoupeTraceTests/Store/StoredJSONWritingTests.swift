@@ -11,6 +11,9 @@ struct StoredJSONWritingTests {
         return String(decoding: try encoder.encode(headers), as: UTF8.self)
     }
 
+    /// Every escape JSON has, a slash, DEL, and characters outside the BMP and in its separators.
+    static let awkward = "\"\\/\u{0}\u{8}\u{9}\u{A}\u{C}\u{D}\u{1F}\u{7F} é😀\u{2028}"
+
     @Test("a header list is written byte for byte as JSONEncoder writes it, and reads back the same")
     func headerListMatchesTheEncoder() throws {
         let everyASCII = String(decoding: Array(0..<0x80 as Range<UInt8>), as: UTF8.self)
@@ -22,6 +25,7 @@ struct StoredJSONWritingTests {
             [TraceHeader(name: "X-Quote", value: #"a "b" \c\ /d/"#), TraceHeader(name: "X-Dup", value: "1"),
              TraceHeader(name: "X-Dup", value: "2")],
             [TraceHeader(name: "X-Text", value: "é ü 日本 😀 \u{2028}\u{2029}\u{FEFF}\u{7F}\u{85}\u{0}\u{1F}")],
+            [TraceHeader(name: Self.awkward, value: Self.awkward), TraceHeader(name: "Set-Cookie", value: "a=b; Path=/x")],
         ]
         for headers in lists {
             let written = StoredJSON.text(of: headers)
