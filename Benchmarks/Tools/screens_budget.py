@@ -64,21 +64,10 @@ def timed(pane, key, reading):
         now = reading(pane.capture())
         if now is not None and now != before:
             return now_ms() - started
-        take_output(pane)  # a full pipe would hold up tmux, and the program's output behind it
         if CONTROL is not None:
-            CONTROL.drain()
+            CONTROL.drain()  # tmux holds the output lines of a client that does not read
         time.sleep(0.001)
     raise SystemExit(f"{key}: the position never changed; the pane showed:\n{pane.capture()}")
-
-
-def take_output(pane):
-    """Reads whatever the pipe holds, without waiting (a full pipe would hold up tmux and the program behind it)."""
-    while select.select([pane.reader], [], [], 0)[0]:
-        try:
-            if not os.read(pane.reader, 1 << 20):
-                break
-        except BlockingIOError:
-            break
 
 
 class Control:

@@ -48,13 +48,7 @@ import Testing
 
     @Test func aRowNearTheStartNeedsNoCount() throws {
         let store = try Fixture.store(Self.exchanges)
-        var window = FlowWindow()
-        var query = FlowQuery()
-        try window.reload(query, store: store, height: 20, keeping: nil, follow: false)
-        try window.move(by: 3, query, store: store)
-        let kept = try #require(window.selectedRow)
-        query.order = FlowOrder(.duration)
-        try window.reload(query, store: store, height: 20, keeping: kept, follow: false)
+        var (window, query, kept) = try Self.sortedByDuration(from: 3, store)
         #expect(window.rankIsPending)
         #expect(window.positionText == "… / 200")
         try window.settleRank(store: store)
@@ -178,10 +172,17 @@ import Testing
     static func sortedByDurationFromTheMiddle(_ store: InMemoryTraceStore) throws
         -> (window: FlowWindow, query: FlowQuery, kept: TraceSummary)
     {
+        try sortedByDuration(from: 100, store)
+    }
+
+    /// A window on the row `steps` below the first, then sorted by duration.
+    static func sortedByDuration(from steps: Int, _ store: some TraceStore) throws
+        -> (window: FlowWindow, query: FlowQuery, kept: TraceSummary)
+    {
         var window = FlowWindow()
         var query = FlowQuery()
         try window.reload(query, store: store, height: 20, keeping: nil, follow: false)
-        try window.move(by: 100, query, store: store)
+        try window.move(by: steps, query, store: store)
         let kept = try #require(window.selectedRow)
         query.order = FlowOrder(.duration)
         try window.reload(query, store: store, height: 20, keeping: kept, follow: false)
