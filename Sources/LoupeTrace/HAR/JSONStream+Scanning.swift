@@ -124,6 +124,9 @@ extension JSONStream {
                     try skipEscape()
                 } else if byte >= 0x80, validatingUTF8 {
                     try skipMultibyte(byte)
+                } else if byte < 0x20, validatingUTF8 {
+                    // As JSONDecoder refuses one in a key it reads (values it skips are not looked at).
+                    throw malformed("unescaped control character")
                 } else {
                     index += 1
                 }

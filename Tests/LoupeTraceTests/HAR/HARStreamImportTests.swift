@@ -148,6 +148,22 @@ struct HARStreamImportTests {
         }
     }
 
+    /// A mutated file found this: a raw control character in the `entries` key read as a missing `entries`.
+    @Test("a raw control character in a key the reader reads, in a skipped value or in an entry: as JSONDecoder")
+    func controlCharacters() {
+        for control in [0x00, 0x01, 0x0A, 0x1F] as [UInt8] {
+            for (before, after) in [(#"{"log": {"entr"#, #"ies": [], "version": "1.2"}}"#),
+                                    (#"{"log": {"creator": {"name": "a"#, #""}, "entries": []}}"#),
+                                    (#"{"log": {"entries": [{"x": "a"#, #""}]}}"#)] {
+                let data = Data(before.utf8) + Data([control]) + Data(after.utf8)
+                let expected = Self.wholeDocument(data).failure?.code
+                for chunkSize in [1, 1 << 20] {
+                    #expect(Self.streamed(data, chunkSize: chunkSize).failure?.code == expected, "\(before) \(control)")
+                }
+            }
+        }
+    }
+
     @Test("invalid UTF-8 in a key of the top level or `log` is refused, in what is skipped passes: as JSONDecoder does")
     func invalidUTF8() {
         for bad: [UInt8] in [[0xFF], [0xC0, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE2, 0x28, 0xA1]] {
