@@ -83,6 +83,9 @@ public struct AsyncHTTPClientTransport: ClientTransport {
         let timeout = context.timeout ?? options.defaultTimeout
         let progress = ResponseProgress()
         do {
+            if body?.bufferedData != nil || body == nil {
+                return try await collect(request, body: body, context: context, timeout: timeout, into: progress)
+            }
             return try await AttemptDeadline.run(timeout) { [self] in
                 try await receive(request, body: body, context: context, into: progress)
             }
@@ -100,15 +103,26 @@ public struct AsyncHTTPClientTransport: ClientTransport {
         let response = try await executeHead(request, body: body, context: context)
         progress.begin(Self.makeHead(response), version: Self.versionText(response.version))
         for try await chunk in response.body {
-            guard progress.append(chunk, limit: options.maxResponseBytes) else {
-                throw TransportError(.other, """
-                    the response body is larger than \(options.maxResponseBytes) bytes, this transport's limit; \
-                    raise it with AsyncHTTPClientTransport.Options(maxResponseBytes:)
-                    """)
-            }
+            guard progress.append(chunk, limit: options.maxResponseBytes) else { throw CollectingDelegate.tooLarge(options.maxResponseBytes) }
         }
         guard let complete = progress.response else { throw TransportError(.other, "the response head was lost") }
         return complete
+    }
+
+    /// A request whose body is in memory (or absent), collected by a delegate on the event loop; AHC's deadline
+    /// then bounds the body too.
+    private func collect(
+        _ request: HTTPRequest, body: RequestBody?, context: RequestContext, timeout: Duration, into progress: ResponseProgress
+    ) async throws -> RawResponse {
+        let outgoing = try Self.makeBufferedRequest(request, body: body)
+        let delegate = CollectingDelegate(progress: progress, limit: options.maxResponseBytes, attempt: context.attempt)
+        let task = client.execute(
+            request: outgoing, delegate: delegate, deadline: .now() + .nanoseconds(Self.nanoseconds(timeout)))
+        return try await withTaskCancellationHandler {
+            try await task.futureResult.get()
+        } onCancel: {
+            task.cancel()
+        }
     }
 
     /// Sends the request and returns once the response head has arrived (AHC's deadline covers up to the head).
@@ -144,13 +158,11 @@ public struct AsyncHTTPClientTransport: ClientTransport {
         return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 
-    /// The AHC request; a streamed body marks the attempt's request-sent time when its last chunk is taken (AHC's
-    /// async API reports nothing else, so for other requests that phase stays unknown rather than guessed).
+    /// The request for the async API, which ``send(_:body:context:)`` uses for streamed bodies and ``stream(_:body:context:)``
+    /// for all; a streamed body marks the attempt's request-sent time when its last chunk is taken (the async API reports
+    /// nothing else, so for a buffered body sent this way that phase stays unknown rather than guessed).
     static func makeRequest(_ request: HTTPRequest, body: RequestBody?, attempt: AttemptHandle? = nil) throws -> HTTPClientRequest {
-        guard let url = request.url else { throw TransportError(.other, "request has no absolute URL") }
-        // The client checks this already; a transport used on its own must not let SwiftNIO trap on the port.
-        if let problem = RequestTargetCheck.problem(in: request) { throw TransportError(.other, problem.message) }
-        var outgoing = HTTPClientRequest(url: url.absoluteString)
+        var outgoing = HTTPClientRequest(url: try target(of: request))
         outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
         for field in request.headerFields {
             outgoing.headers.add(name: field.name.rawName, value: field.value)
@@ -166,13 +178,55 @@ public struct AsyncHTTPClientTransport: ClientTransport {
         return outgoing
     }
 
+    /// The request for the delegate API: its body, if any, is already in memory.
+    static func makeBufferedRequest(_ request: HTTPRequest, body: RequestBody?) throws -> HTTPClient.Request {
+        var headers = HTTPHeaders()
+        headers.reserveCapacity(request.headerFields.count)
+        for field in request.headerFields {
+            headers.add(name: field.name.rawName, value: field.value)
+        }
+        do {
+            return try HTTPClient.Request(
+                url: try joinedTarget(of: request), method: HTTPMethod(rawValue: request.method.rawValue), headers: headers,
+                body: body?.bufferedData.map { .byteBuffer(ByteBuffer(data: $0)) })
+        } catch let error as HTTPClientError where error == .invalidURL {
+            throw noURL
+        }
+    }
+
+    /// The absolute URL text; refuses a target SwiftNIO would trap on.
+    private static func target(of request: HTTPRequest) throws -> String {
+        guard let url = request.url else { throw noURL }
+        try checkTarget(request)
+        return url.absoluteString
+    }
+
+    /// The same text joined by hand, as `HTTPRequest.url` joins it, without the `URL` it would parse only for AHC to
+    /// parse the text again; AHC's `invalidURL` is then this transport's ``noURL``.
+    private static func joinedTarget(of request: HTTPRequest) throws -> String {
+        guard let scheme = request.scheme, let authority = request.authority, let path = request.path,
+              request.method != .connect, !(request.method == .options && path == "*") else { throw noURL }
+        try checkTarget(request)
+        return scheme + "://" + authority + path
+    }
+
+    /// The client checks this already; a transport used on its own must not let SwiftNIO trap on the port.
+    private static func checkTarget(_ request: HTTPRequest) throws {
+        if let problem = RequestTargetCheck.problem(in: request) { throw TransportError(.other, problem.message) }
+    }
+
+    private static let noURL = TransportError(.other, "request has no absolute URL")
+
     static func makeHead(_ response: HTTPClientResponse) -> HTTPResponse {
+        makeHead(status: response.status, headers: response.headers)
+    }
+
+    static func makeHead(status: HTTPResponseStatus, headers: HTTPHeaders) -> HTTPResponse {
         var fields = HTTPFields()
-        for (name, value) in response.headers {
+        fields.reserveCapacity(headers.count)
+        for (name, value) in headers {
             if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
         }
-        return HTTPResponse(
-            status: .init(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase),
-            headerFields: fields)
+        return HTTPResponse(status: .init(code: Int(status.code), reasonPhrase: status.reasonPhrase), headerFields: fields)
     }
 }

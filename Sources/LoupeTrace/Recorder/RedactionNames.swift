@@ -30,12 +30,29 @@ public struct RedactionNames: SetAlgebra, Sequence, Sendable, Hashable, CustomSt
 
     /// The form names are compared in: lowercased, without `-` and `_`.
     public static func normalized(_ name: some StringProtocol) -> String {
+        // Header and field names are ASCII: lowercase and drop bytes in one pass, without Unicode case mapping.
+        if let ascii = asciiNormalized(name) { return ascii }
         var result = ""
         result.reserveCapacity(name.utf8.count)
         for scalar in name.unicodeScalars where scalar != "-" && scalar != "_" {
             result.unicodeScalars.append(scalar)
         }
         return result.lowercased()
+    }
+
+    private static func asciiNormalized(_ name: some StringProtocol) -> String? {
+        let utf8 = name.utf8
+        return utf8.withContiguousStorageIfAvailable { bytes -> String? in
+            guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+            return String(unsafeUninitializedCapacity: bytes.count) { output in
+                var count = 0
+                for byte in bytes where byte != UInt8(ascii: "-") && byte != UInt8(ascii: "_") {
+                    output[count] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+                    count += 1
+                }
+                return count
+            }
+        } ?? nil
     }
 
     /// The longest loose form in the set, in UTF-8 bytes (lets scanners skip longer keys without normalising them).

@@ -86,6 +86,11 @@ struct RedactionDefaultsTests {
         #expect(names.subtracting(["B"]) == ["access-token", "c"])
         #expect(names.isSuperset(of: ["C"]))
         #expect(RedactionNames.normalized("X-Api_KEY") == "xapikey")
+        // ASCII takes a byte fast path; anything else the Unicode one, and both agree on the ASCII part.
+        #expect(RedactionNames.normalized("Zz-@[`{_09") == "zz@[`{09")
+        #expect(RedactionNames.normalized("ÜBER-Token_Ä") == "übertokenä")
+        #expect(RedactionNames.normalized("x-api-key".dropFirst(2)) == "apikey")
+        #expect(RedactionNames.normalized("") == "")
     }
 
     @Test("JSON keys written with escapes, and values that are objects, are redacted; other bytes are kept")
