@@ -3,6 +3,8 @@
 # 8 in flight, for raw AsyncHTTPClient (the baseline) and Loupe's client bare, with the resilient stack, and with
 # the resilient stack recording into a SQLite file. R interleaved rounds (one run of each shape per round, in turn),
 # medians and spread, throughput as a ratio of raw AHC's (budgets: bare >= 0.95x, resilient + SQLite >= 0.9x).
+# Also the process's CPU time per request (server, client and recorder together) and its ratio to raw AHC's: what
+# a request costs the machine, which other load disturbs much less than the wall clock.
 #
 # Usage: Benchmarks/loopback-budget.sh [--runs R] [--requests N] [--no-build]   (R = 5, N = 20000)
 set -euo pipefail
@@ -33,27 +35,31 @@ for run in $(seq "$runs"); do
   for shape in "${shapes[@]}"; do
     line=$("$profile" "loopback-$shape" "$requests")
     echo "   $line"
-    case "$line" in *"dropped 0"* | *"µs each") ;; *) echo "the recorder dropped exchanges: $line"; exit 1 ;; esac
+    case "$line" in *"dropped 0"* | *"µs CPU each") ;; *) echo "the recorder dropped exchanges: $line"; exit 1 ;; esac
     echo "$line" | sed -E 's/.* ([0-9.]+) µs each.*/\1/' >> "$work/$shape"
+    echo "$line" | sed -E 's/.* ([0-9.]+) µs CPU each.*/\1/' >> "$work/$shape.cpu"
   done
 done
 
-# `stats SHAPE`: "median min max" of its µs per request.
+# `stats FILE`: "median min max" of its µs per request.
 stats() { sort -n "$work/$1" | awk '{ v[NR] = $1 } END { printf "%s %s %s", v[int((NR + 1) / 2)], v[1], v[NR] }'; }
 read -r raw_median _ _ <<< "$(stats raw)"
+read -r raw_cpu _ _ <<< "$(stats raw.cpu)"
 echo
-echo "| shape | µs per request, median (min–max) | requests/s | throughput vs raw AHC | budget |"
-echo "|---|---|---|---|---|"
+echo "| shape | µs per request, median (min–max) | requests/s | throughput vs raw AHC | budget | CPU µs per request, median (min–max) | CPU vs raw AHC |"
+echo "|---|---|---|---|---|---|---|"
 for shape in "${shapes[@]}"; do
   read -r median low high <<< "$(stats "$shape")"
+  read -r cpu cpu_low cpu_high <<< "$(stats "$shape.cpu")"
   least=0
   case "$shape" in
     bare) least=0.95 ;;
     resilient-sqlite) least=0.9 ;;
   esac
-  awk -v s="$shape" -v m="$median" -v l="$low" -v h="$high" -v r="$raw_median" -v b="$least" 'BEGIN {
+  awk -v s="$shape" -v m="$median" -v l="$low" -v h="$high" -v r="$raw_median" -v b="$least" \
+      -v c="$cpu" -v cl="$cpu_low" -v ch="$cpu_high" -v rc="$raw_cpu" 'BEGIN {
     ratio = r / m
     verdict = b == 0 ? "" : sprintf("≥ %.2f× %s", b, ratio >= b ? "ok" : "MISSED")
-    printf "| %s | %.1f (%.1f–%.1f) | %.0f | %.2f× | %s |\n", s, m, l, h, 1e6 / m, ratio, verdict
+    printf "| %s | %.1f (%.1f–%.1f) | %.0f | %.2f× | %s | %.1f (%.1f–%.1f) | %.2f× |\n", s, m, l, h, 1e6 / m, ratio, verdict, c, cl, ch, rc / c
   }'
 done

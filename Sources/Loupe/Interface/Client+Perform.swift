@@ -12,9 +12,7 @@ extension Client {
         validate: Bool,
         decode: (RawResponse) throws -> Value
     ) async throws -> ClientResponse<Value> {
-        // The query is left out: it varies per call (bad for grouping) and may carry secrets.
-        let path = (request.path ?? "/").split(separator: "?", maxSplits: 1).first.map(String.init) ?? "/"
-        let operation = options.operation ?? "\(request.method.rawValue) \(path)"
+        let operation = options.operation ?? Self.operationName(request)
         // Before anything is recorded or sent: SwiftNIO traps on a port above 65535, so a bad URL typed, imported
         // or replayed must fail here as an ordinary error.
         if let problem = RequestTargetCheck.problem(in: request) {
@@ -71,6 +69,12 @@ extension Client {
         return ClientResponse(
             value: value, request: request, head: raw.head, body: raw.body, exchangeID: id,
             attempts: attempts, startedAt: startedAt, endedAt: endedAt, httpVersion: raw.httpVersion)
+    }
+
+    /// `GET /users`: the query is left out, as it varies per call (bad for grouping) and may carry secrets.
+    static func operationName(_ request: HTTPRequest) -> String {
+        let path = (request.path ?? "/").split(separator: "?", maxSplits: 1).first.map(String.init) ?? "/"
+        return "\(request.method.rawValue) \(path)"
     }
 
     /// Runs `work` in a task that both the caller's cancellation and ``Client/cancelAll()`` can cancel.
