@@ -6,15 +6,19 @@
 # Also the process's CPU time per request (server, client and recorder together) and its ratio to raw AHC's: what
 # a request costs the machine, which other load disturbs much less than the wall clock.
 #
-# Usage: Benchmarks/loopback-budget.sh [--runs R] [--requests N] [--no-build]   (R = 5, N = 20000)
+# With --parts, also the client over a minimal transport (`thin`: the client's own cost) and the bare client plus
+# each part of the resilient stack alone (`only-retry`, …), in the same rounds: what each part costs.
+#
+# Usage: Benchmarks/loopback-budget.sh [--runs R] [--requests N] [--no-build] [--parts]   (R = 5, N = 20000)
 set -euo pipefail
 
-runs=5 requests=20000 build=1
+runs=5 requests=20000 build=1 parts=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs=$2; shift ;;
     --requests) requests=$2; shift ;;
     --no-build) build=0 ;;
+    --parts) parts=1 ;;
     *) echo "loopback-budget.sh: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -30,6 +34,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/loopback-budget.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 shapes=(raw bare resilient resilient-sqlite)
+part_shapes=(thin only-retry only-breaker only-throttle only-dedup only-cache only-bearer only-metrics only-tracing)
+[ "$parts" = 1 ] && shapes+=("${part_shapes[@]}")
 echo "== $runs interleaved rounds of ${shapes[*]}, $requests requests each, 8 in flight"
 for run in $(seq "$runs"); do
   for shape in "${shapes[@]}"; do
@@ -63,3 +69,18 @@ for shape in "${shapes[@]}"; do
     printf "| %s | %.1f (%.1f–%.1f) | %.0f | %.2f× | %s | %.1f (%.1f–%.1f) | %.2f× |\n", s, m, l, h, 1e6 / m, ratio, verdict, c, cl, ch, rc / c
   }'
 done
+
+[ "$parts" = 1 ] || exit 0
+read -r bare_median _ _ <<< "$(stats bare)"
+read -r bare_cpu _ _ <<< "$(stats bare.cpu)"
+echo
+echo "| part (alone on the bare client) | wall µs per request vs bare, median | CPU µs per request vs bare, median |"
+echo "|---|---|---|"
+for shape in resilient resilient-sqlite "${part_shapes[@]}"; do
+  read -r median _ _ <<< "$(stats "$shape")"
+  read -r cpu _ _ <<< "$(stats "$shape.cpu")"
+  awk -v s="$shape" -v m="$median" -v c="$cpu" -v bm="$bare_median" -v bc="$bare_cpu" \
+    'BEGIN { printf "| %s | %+.1f | %+.1f |\n", s, m - bm, c - bc }'
+done
+echo "(thin: the client over a transport that calls AsyncHTTPClient as the raw loop does; its difference from bare is"
+echo " AsyncHTTPClientTransport's own cost, with the opposite sign)"
