@@ -11,9 +11,9 @@ struct ExchangeInserter {
     private let storedAt: Date
     private let rows = RowWriter()
     private let delete: Statement
-    private var insertExchange: Statement
-    private let insertAttempt: Statement
-    private let insertEvent: Statement
+    private let insertExchange: SQLiteInsert
+    private let insertAttempt: SQLiteInsert
+    private let insertEvent: SQLiteInsert
     /// How many exchanges were inserted.
     private(set) var count = 0
 
@@ -21,9 +21,9 @@ struct ExchangeInserter {
         self.db = db
         self.storedAt = storedAt
         delete = try db.cachedStatement(sql: "DELETE FROM exchange WHERE id = ?")
-        insertExchange = try db.cachedStatement(sql: RowWriter.insertExchange)
-        insertAttempt = try db.cachedStatement(sql: RowWriter.insertAttempt)
-        insertEvent = try db.cachedStatement(sql: RowWriter.insertEvent)
+        insertExchange = try SQLiteInsert(db, sql: RowWriter.insertExchange)
+        insertAttempt = try SQLiteInsert(db, sql: RowWriter.insertAttempt)
+        insertEvent = try SQLiteInsert(db, sql: RowWriter.insertEvent)
     }
 
     mutating func insert(_ exchange: TraceExchange) throws {
@@ -36,22 +36,22 @@ struct ExchangeInserter {
         // id's `UNIQUE` index pays for the delete (a seek into that index for every exchange otherwise). A failed
         // insert takes no sequence number; `ON CONFLICT DO NOTHING` would, leaving a gap.
         let id = exchange.id.uuidString
-        let arguments = try rows.exchangeArguments(exchange, id: id, storedAt: storedAt)
+        let (rows, storedAt) = (rows, storedAt)
+        let bind = { (row: inout SQLiteRow) in rows.bindExchange(exchange, id: id, storedAt: storedAt, to: &row) }
         do {
-            try insertExchange.execute(arguments: arguments)
+            try insertExchange.insert(bind)
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-            // A statement that failed cannot be reset (SQLite reports its error again); GRDB has dropped it
-            // from the cache, so this prepares a new one.
-            insertExchange = try db.cachedStatement(sql: RowWriter.insertExchange)
             try delete.execute(arguments: [id])
-            try insertExchange.execute(arguments: arguments)
+            try insertExchange.insert(bind)
         }
         let sequence = db.lastInsertedRowID
         for attempt in exchange.attempts {
-            try insertAttempt.execute(arguments: rows.attemptArguments(attempt, sequence: sequence))
+            let notes = try rows.notes(of: attempt)
+            try insertAttempt.insert { rows.bindAttempt(attempt, sequence: sequence, notes: notes, to: &$0) }
         }
         for event in exchange.events {
-            try insertEvent.execute(arguments: rows.eventArguments(event, sequence: sequence))
+            let attributes = try rows.attributes(of: event)
+            try insertEvent.insert { rows.bindEvent(event, sequence: sequence, attributes: attributes, to: &$0) }
         }
         count += 1
     }
