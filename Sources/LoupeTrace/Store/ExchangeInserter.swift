@@ -35,7 +35,7 @@ struct ExchangeInserter {
         // live views see it again. Almost every id is new, so the insert goes first and only a collision with the
         // id's `UNIQUE` index pays for the delete (a seek into that index for every exchange otherwise). A failed
         // insert takes no sequence number; `ON CONFLICT DO NOTHING` would, leaving a gap.
-        let id = exchange.id.uuidString
+        let id = StoredUUID.text(of: exchange.id)
         let (rows, storedAt) = (rows, storedAt)
         let bind = { (row: inout SQLiteRow) in rows.bindExchange(exchange, id: id, storedAt: storedAt, to: &row) }
         do {

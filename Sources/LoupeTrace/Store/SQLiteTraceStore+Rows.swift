@@ -46,7 +46,7 @@ struct RowWriter {
         row.add(exchange.outcome.rawValue)
         row.add(exchange.error)
         row.add(exchange.attempts.count)
-        row.add(exchange.replayOf?.uuidString)
+        row.add(exchange.replayOf.map(StoredUUID.text(of:)))
         row.add(StoredJSON.text(of: exchange.requestHeaders))
         row.add(exchange.requestBody?.data)
         row.add(exchange.requestBody?.size)
