@@ -6,14 +6,22 @@ import GRDB
 ///
 /// Exchanges pruned since the last write (by any process) are reported on the first exchange inserted, as a
 /// `store-prune` event; a transaction that inserts nothing leaves the notice for the next one.
+///
+/// Attempts are inserted ``attemptsPerInsert`` rows to a statement (one step, one set of cursors on the table and
+/// its indexes, instead of one each), in the order they come; ``finish()`` inserts the rest, and must be called
+/// before the transaction commits.
 struct ExchangeInserter {
+    static let attemptsPerInsert = 16
     private let db: Database
     private let storedAt: Date
     private let rows = RowWriter()
     private let delete: Statement
     private let insertExchange: SQLiteInsert
     private let insertAttempt: SQLiteInsert
+    private let insertAttempts: SQLiteInsert
     private let insertEvent: SQLiteInsert
+    /// Attempts of inserted exchanges waiting for a multi-row insert, with their exchange's sequence and notes.
+    private var pendingAttempts: [(attempt: TraceAttempt, sequence: Int64, notes: String?)] = []
     /// How many exchanges were inserted.
     private(set) var count = 0
 
@@ -23,6 +31,7 @@ struct ExchangeInserter {
         delete = try db.cachedStatement(sql: "DELETE FROM exchange WHERE id = ?")
         insertExchange = try SQLiteInsert(db, sql: RowWriter.insertExchange)
         insertAttempt = try SQLiteInsert(db, sql: RowWriter.insertAttempt)
+        insertAttempts = try SQLiteInsert(db, sql: RowWriter.insertAttempts(Self.attemptsPerInsert))
         insertEvent = try SQLiteInsert(db, sql: RowWriter.insertEvent)
     }
 
@@ -41,19 +50,37 @@ struct ExchangeInserter {
         do {
             try insertExchange.insert(bind)
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+            try finish()  // the old row's attempts must be in the table for the delete to cascade to them
             try delete.execute(arguments: [id])
             try insertExchange.insert(bind)
         }
         let sequence = db.lastInsertedRowID
         for attempt in exchange.attempts {
-            let notes = try rows.notes(of: attempt)
-            try insertAttempt.insert { rows.bindAttempt(attempt, sequence: sequence, notes: notes, to: &$0) }
+            pendingAttempts.append((attempt, sequence, try rows.notes(of: attempt)))
+            if pendingAttempts.count == Self.attemptsPerInsert {
+                let pending = pendingAttempts
+                try insertAttempts.insert { row in
+                    for (attempt, sequence, notes) in pending {
+                        rows.bindAttempt(attempt, sequence: sequence, notes: notes, to: &row)
+                    }
+                }
+                pendingAttempts.removeAll(keepingCapacity: true)
+            }
         }
         for event in exchange.events {
             let attributes = try rows.attributes(of: event)
             try insertEvent.insert { rows.bindEvent(event, sequence: sequence, attributes: attributes, to: &$0) }
         }
         count += 1
+    }
+
+    /// Inserts the attempts still waiting, one row a statement.
+    mutating func finish() throws {
+        let rows = rows
+        for (attempt, sequence, notes) in pendingAttempts {
+            try insertAttempt.insert { rows.bindAttempt(attempt, sequence: sequence, notes: notes, to: &$0) }
+        }
+        pendingAttempts.removeAll(keepingCapacity: true)
     }
 }
 
@@ -77,6 +104,7 @@ extension SQLiteTraceStore {
                         throw Self.storeError(error, path: path)
                     }
                 }
+                try inserter.finish()
                 written = inserter.count
             }
         } catch let error as DatabaseError {

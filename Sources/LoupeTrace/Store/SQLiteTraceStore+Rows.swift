@@ -15,12 +15,17 @@ struct RowWriter {
             response_headers, response_body, response_body_size, response_body_truncated, stored_at, stored_bytes)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
-    static let insertAttempt = """
-        INSERT INTO attempt (
-            exchange_sequence, number, started_at, request_sent_at, first_byte_at, ended_at, status, error,
-            circuit_state, retry_reason, retry_delay, notes)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        """
+    static let insertAttempt = insertAttempts(1)
+    /// ``insertAttempt`` for `count` rows in one statement.
+    static func insertAttempts(_ count: Int) -> String {
+        let row = "(" + Array(repeating: "?", count: 12).joined(separator: ", ") + ")"
+        return """
+            INSERT INTO attempt (
+                exchange_sequence, number, started_at, request_sent_at, first_byte_at, ended_at, status, error,
+                circuit_state, retry_reason, retry_delay, notes)
+            VALUES \(Array(repeating: row, count: count).joined(separator: ", "))
+            """
+    }
     static let insertEvent = "INSERT INTO event (exchange_sequence, kind, at, message, attributes) VALUES (?, ?, ?, ?, ?)"
 
     private let encoder: JSONEncoder = {

@@ -14,8 +14,9 @@ struct StoreWriteColumnsTests {
         var random = HARStreamFixtures.Random(state: seed)
         var exchanges = (0..<300).map { HARStreamFixtures.exchange($0, &random) }
         exchanges += Self.extremes()
-        // Replacements: ids written again later in the same batch and in a later one.
-        for index in stride(from: 0, to: 40, by: 3) {
+        // Replacements: ids written again in a later batch, and in the same one (their attempts may still be
+        // waiting for a multi-row insert when the collision deletes them).
+        for index in Array(stride(from: 0, to: 40, by: 3)) + Array(stride(from: 262, to: 300, by: 4)) {
             var again = HARStreamFixtures.exchange(1000 + index, &random)
             again.id = exchanges[index].id
             exchanges.append(again)
@@ -48,15 +49,16 @@ struct StoreWriteColumnsTests {
         defer { folder.remove() }
         let store = try Self.store(folder.file("store.sqlite"))
         var exchanges = Self.extremes()
-        try store.write(exchanges)
-        // A collision replaces the same-id row, with different attempts and events.
-        var replaced = exchanges[0]
+        try store.write(exchanges + [exchanges[3]])
+        // A collision replaces the same-id row (with attempts past one multi-row insert) by one with different
+        // attempts and events, in the batch that wrote it and in a later one.
+        var replaced = exchanges[3]
         replaced.operation = "replaced ✓"
         replaced.attempts = Array(replaced.attempts.prefix(1))
         replaced.events = []
         replaced.responseBody = nil
         try store.write([replaced, SQLiteTraceStoreTests.simple(1)])
-        exchanges[0] = replaced
+        exchanges[3] = replaced
         for exchange in exchanges {
             var read = try #require(try store.exchange(id: exchange.id))
             #expect(read.sequence != nil)
@@ -64,6 +66,8 @@ struct StoreWriteColumnsTests {
             #expect(read == exchange)
         }
         #expect(try store.count() == exchanges.count + 1)
+        let attempts = try store.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM attempt") }
+        #expect(attempts == exchanges.reduce(0) { $0 + $1.attempts.count }, "no attempt of a replaced row is left")
     }
 
     @Test("an insert SQLite refuses fails the whole batch with a store error, and the next batch is written")
@@ -126,7 +130,12 @@ struct StoreWriteColumnsTests {
             endedAt: Date(timeIntervalSince1970: -86_400.25), outcome: .cancelled, status: 0,
             attempts: [TraceAttempt(number: Int.max, startedAt: Date(timeIntervalSince1970: -86_400.5))],
             events: [TraceEvent(kind: "x-\u{1}", at: start, message: "")], replayOf: UUID())
-        return [all, bare, negative]
+        var many = SQLiteTraceStoreTests.fullExchange()
+        many.attempts = (1...(ExchangeInserter.attemptsPerInsert * 2 + 3)).map { number in
+            TraceAttempt(number: number, startedAt: start.addingTimeInterval(Double(number)), status: 500 + number,
+                         notes: number % 5 == 0 ? ["n": String(number)] : [:])
+        }
+        return [all, bare, negative, many]
     }
 
     /// Every cell of `table` in row order, as its SQLite type and exact value (doubles by bit pattern, text and
