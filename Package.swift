@@ -63,6 +63,8 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's C API, which GRDB is built on: the store's writer binds its rows through it.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),

@@ -6,14 +6,22 @@ import GRDB
 ///
 /// Exchanges pruned since the last write (by any process) are reported on the first exchange inserted, as a
 /// `store-prune` event; a transaction that inserts nothing leaves the notice for the next one.
+///
+/// Attempts are inserted ``attemptsPerInsert`` rows to a statement (one step, one set of cursors on the table and
+/// its indexes, instead of one each), in the order they come; ``finish()`` inserts the rest, and must be called
+/// before the transaction commits.
 struct ExchangeInserter {
+    static let attemptsPerInsert = 16
     private let db: Database
     private let storedAt: Date
     private let rows = RowWriter()
     private let delete: Statement
-    private var insertExchange: Statement
-    private let insertAttempt: Statement
-    private let insertEvent: Statement
+    private let insertExchange: SQLiteInsert
+    private let insertAttempt: SQLiteInsert
+    private let insertAttempts: SQLiteInsert
+    private let insertEvent: SQLiteInsert
+    /// Attempts of inserted exchanges waiting for a multi-row insert, with their exchange's sequence and notes.
+    private var pendingAttempts: [(attempt: TraceAttempt, sequence: Int64, notes: String?)] = []
     /// How many exchanges were inserted.
     private(set) var count = 0
 
@@ -21,9 +29,10 @@ struct ExchangeInserter {
         self.db = db
         self.storedAt = storedAt
         delete = try db.cachedStatement(sql: "DELETE FROM exchange WHERE id = ?")
-        insertExchange = try db.cachedStatement(sql: RowWriter.insertExchange)
-        insertAttempt = try db.cachedStatement(sql: RowWriter.insertAttempt)
-        insertEvent = try db.cachedStatement(sql: RowWriter.insertEvent)
+        insertExchange = try SQLiteInsert(db, sql: RowWriter.insertExchange)
+        insertAttempt = try SQLiteInsert(db, sql: RowWriter.insertAttempt)
+        insertAttempts = try SQLiteInsert(db, sql: RowWriter.insertAttempts(Self.attemptsPerInsert))
+        insertEvent = try SQLiteInsert(db, sql: RowWriter.insertEvent)
     }
 
     mutating func insert(_ exchange: TraceExchange) throws {
@@ -35,25 +44,43 @@ struct ExchangeInserter {
         // live views see it again. Almost every id is new, so the insert goes first and only a collision with the
         // id's `UNIQUE` index pays for the delete (a seek into that index for every exchange otherwise). A failed
         // insert takes no sequence number; `ON CONFLICT DO NOTHING` would, leaving a gap.
-        let id = exchange.id.uuidString
-        let arguments = try rows.exchangeArguments(exchange, id: id, storedAt: storedAt)
+        let id = StoredUUID.text(of: exchange.id)
+        let (rows, storedAt) = (rows, storedAt)
+        let bind = { (row: inout SQLiteRow) in rows.bindExchange(exchange, id: id, storedAt: storedAt, to: &row) }
         do {
-            try insertExchange.execute(arguments: arguments)
+            try insertExchange.insert(bind)
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-            // A statement that failed cannot be reset (SQLite reports its error again); GRDB has dropped it
-            // from the cache, so this prepares a new one.
-            insertExchange = try db.cachedStatement(sql: RowWriter.insertExchange)
+            try finish()  // the old row's attempts must be in the table for the delete to cascade to them
             try delete.execute(arguments: [id])
-            try insertExchange.execute(arguments: arguments)
+            try insertExchange.insert(bind)
         }
         let sequence = db.lastInsertedRowID
         for attempt in exchange.attempts {
-            try insertAttempt.execute(arguments: rows.attemptArguments(attempt, sequence: sequence))
+            pendingAttempts.append((attempt, sequence, try rows.notes(of: attempt)))
+            if pendingAttempts.count == Self.attemptsPerInsert {
+                let pending = pendingAttempts
+                try insertAttempts.insert { row in
+                    for (attempt, sequence, notes) in pending {
+                        rows.bindAttempt(attempt, sequence: sequence, notes: notes, to: &row)
+                    }
+                }
+                pendingAttempts.removeAll(keepingCapacity: true)
+            }
         }
         for event in exchange.events {
-            try insertEvent.execute(arguments: rows.eventArguments(event, sequence: sequence))
+            let attributes = try rows.attributes(of: event)
+            try insertEvent.insert { rows.bindEvent(event, sequence: sequence, attributes: attributes, to: &$0) }
         }
         count += 1
+    }
+
+    /// Inserts the attempts still waiting, one row a statement.
+    mutating func finish() throws {
+        let rows = rows
+        for (attempt, sequence, notes) in pendingAttempts {
+            try insertAttempt.insert { rows.bindAttempt(attempt, sequence: sequence, notes: notes, to: &$0) }
+        }
+        pendingAttempts.removeAll(keepingCapacity: true)
     }
 }
 
@@ -77,6 +104,7 @@ extension SQLiteTraceStore {
                         throw Self.storeError(error, path: path)
                     }
                 }
+                try inserter.finish()
                 written = inserter.count
             }
         } catch let error as DatabaseError {

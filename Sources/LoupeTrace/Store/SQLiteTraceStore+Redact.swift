@@ -73,8 +73,8 @@ private struct RedactionRewriter {
     private let update: Statement
     private let deleteAttempts: Statement
     private let deleteEvents: Statement
-    private let insertAttempt: Statement
-    private let insertEvent: Statement
+    private let insertAttempt: SQLiteInsert
+    private let insertEvent: SQLiteInsert
     private let rows = RowWriter()
 
     init(_ db: Database) throws {
@@ -85,8 +85,8 @@ private struct RedactionRewriter {
             """)
         deleteAttempts = try db.makeStatement(sql: "DELETE FROM attempt WHERE exchange_sequence = ?")
         deleteEvents = try db.makeStatement(sql: "DELETE FROM event WHERE exchange_sequence = ?")
-        insertAttempt = try db.makeStatement(sql: RowWriter.insertAttempt)
-        insertEvent = try db.makeStatement(sql: RowWriter.insertEvent)
+        insertAttempt = try SQLiteInsert(db, sql: RowWriter.insertAttempt)
+        insertEvent = try SQLiteInsert(db, sql: RowWriter.insertEvent)
     }
 
     func rewrite(_ exchange: TraceExchange, sequence: Int64) throws {
@@ -101,11 +101,13 @@ private struct RedactionRewriter {
         // Attempts and events go back in their order (rowid order is their order when read).
         try deleteAttempts.execute(arguments: [sequence])
         for attempt in exchange.attempts {
-            try insertAttempt.execute(arguments: rows.attemptArguments(attempt, sequence: sequence))
+            let notes = try rows.notes(of: attempt)
+            try insertAttempt.insert { rows.bindAttempt(attempt, sequence: sequence, notes: notes, to: &$0) }
         }
         try deleteEvents.execute(arguments: [sequence])
         for event in exchange.events {
-            try insertEvent.execute(arguments: rows.eventArguments(event, sequence: sequence))
+            let attributes = try rows.attributes(of: event)
+            try insertEvent.insert { rows.bindEvent(event, sequence: sequence, attributes: attributes, to: &$0) }
         }
     }
 }

@@ -2,7 +2,8 @@ import Foundation
 import GRDB
 import Loupe
 
-/// Turns trace values into statement arguments for ``SQLiteTraceStore/write(_:)``.
+/// Binds trace values to the store's inserts for ``SQLiteTraceStore/write(_:)``, one column after another in the
+/// order of the statements' column lists.
 ///
 /// Dates and UUIDs are converted by hand: GRDB's defaults (date strings, UUID blobs) would make the file harder to
 /// query with plain SQL.
@@ -14,12 +15,17 @@ struct RowWriter {
             response_headers, response_body, response_body_size, response_body_truncated, stored_at, stored_bytes)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
-    static let insertAttempt = """
-        INSERT INTO attempt (
-            exchange_sequence, number, started_at, request_sent_at, first_byte_at, ended_at, status, error,
-            circuit_state, retry_reason, retry_delay, notes)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        """
+    static let insertAttempt = insertAttempts(1)
+    /// ``insertAttempt`` for `count` rows in one statement.
+    static func insertAttempts(_ count: Int) -> String {
+        let row = "(" + Array(repeating: "?", count: 12).joined(separator: ", ") + ")"
+        return """
+            INSERT INTO attempt (
+                exchange_sequence, number, started_at, request_sent_at, first_byte_at, ended_at, status, error,
+                circuit_state, retry_reason, retry_delay, notes)
+            VALUES \(Array(repeating: row, count: count).joined(separator: ", "))
+            """
+    }
     static let insertEvent = "INSERT INTO event (exchange_sequence, kind, at, message, attributes) VALUES (?, ?, ?, ?, ?)"
 
     private let encoder: JSONEncoder = {
@@ -28,46 +34,67 @@ struct RowWriter {
         return encoder
     }()
 
-    /// The values for ``insertExchange``: `id` is the exchange's id as stored, `storedAt` when the store wrote it
-    /// (bounds age from it).
-    func exchangeArguments(_ exchange: TraceExchange, id: String, storedAt: Date) throws -> StatementArguments {
+    /// Binds the values for ``insertExchange``: `id` is the exchange's id as stored, `storedAt` when the store
+    /// wrote it (bounds age from it).
+    func bindExchange(_ exchange: TraceExchange, id: String, storedAt: Date, to row: inout SQLiteRow) {
         let (host, path) = StoredURLParts.hostAndPath(of: exchange.url)
-        let values: [DatabaseValue] = [
-            bound(id), bound(exchange.startedAt.timeIntervalSince1970), bound(exchange.endedAt?.timeIntervalSince1970),
-            bound(exchange.duration), bound(exchange.operation), bound(exchange.method), bound(exchange.url),
-            bound(host), bound(path), bound(exchange.status), bound(exchange.outcome.rawValue), bound(exchange.error),
-            bound(exchange.attempts.count), bound(exchange.replayOf?.uuidString),
-            bound(StoredJSON.text(of: exchange.requestHeaders)), bound(exchange.requestBody?.data),
-            bound(exchange.requestBody?.size), bound(exchange.requestBody?.isTruncated),
-            bound(StoredJSON.text(of: exchange.responseHeaders)), bound(exchange.responseBody?.data),
-            bound(exchange.responseBody?.size), bound(exchange.responseBody?.isTruncated),
-            bound(storedAt.timeIntervalSince1970), bound(exchange.storedByteCount),
-        ]
-        return StatementArguments(values)
+        row.add(id)
+        row.add(exchange.startedAt.timeIntervalSince1970)
+        row.add(exchange.endedAt?.timeIntervalSince1970)
+        row.add(exchange.duration)
+        row.add(exchange.operation)
+        row.add(exchange.method)
+        row.add(exchange.url)
+        row.add(host)
+        row.add(path)
+        row.add(exchange.status)
+        row.add(exchange.outcome.rawValue)
+        row.add(exchange.error)
+        row.add(exchange.attempts.count)
+        row.add(exchange.replayOf.map(StoredUUID.text(of:)))
+        row.add(StoredJSON.text(of: exchange.requestHeaders))
+        row.add(exchange.requestBody?.data)
+        row.add(exchange.requestBody?.size)
+        row.add(exchange.requestBody?.isTruncated)
+        row.add(StoredJSON.text(of: exchange.responseHeaders))
+        row.add(exchange.responseBody?.data)
+        row.add(exchange.responseBody?.size)
+        row.add(exchange.responseBody?.isTruncated)
+        row.add(storedAt.timeIntervalSince1970)
+        row.add(exchange.storedByteCount)
     }
 
-    func attemptArguments(_ attempt: TraceAttempt, sequence: Int64) throws -> StatementArguments {
-        let values: [DatabaseValue] = [
-            bound(sequence), bound(attempt.number), bound(attempt.startedAt.timeIntervalSince1970),
-            bound(attempt.requestSentAt?.timeIntervalSince1970), bound(attempt.firstByteAt?.timeIntervalSince1970),
-            bound(attempt.endedAt?.timeIntervalSince1970), bound(attempt.status), bound(attempt.error),
-            bound(attempt.circuitState), bound(attempt.retryReason), bound(attempt.retryDelay),
-            bound(attempt.notes.isEmpty ? nil : try json(attempt.notes)),
-        ]
-        return StatementArguments(values)
+    func bindAttempt(_ attempt: TraceAttempt, sequence: Int64, notes: String?, to row: inout SQLiteRow) {
+        row.add(sequence)
+        row.add(attempt.number)
+        row.add(attempt.startedAt.timeIntervalSince1970)
+        row.add(attempt.requestSentAt?.timeIntervalSince1970)
+        row.add(attempt.firstByteAt?.timeIntervalSince1970)
+        row.add(attempt.endedAt?.timeIntervalSince1970)
+        row.add(attempt.status)
+        row.add(attempt.error)
+        row.add(attempt.circuitState)
+        row.add(attempt.retryReason)
+        row.add(attempt.retryDelay)
+        row.add(notes)
     }
 
-    func eventArguments(_ event: TraceEvent, sequence: Int64) throws -> StatementArguments {
-        let values: [(any DatabaseValueConvertible)?] = [
-            sequence, event.kind.rawValue, event.at.timeIntervalSince1970, event.message, try json(event.attributes),
-        ]
-        return StatementArguments(values)
+    func bindEvent(_ event: TraceEvent, sequence: Int64, attributes: String, to row: inout SQLiteRow) {
+        row.add(sequence)
+        row.add(event.kind.rawValue)
+        row.add(event.at.timeIntervalSince1970)
+        row.add(event.message)
+        row.add(attributes)
     }
 
-    /// A column's value converted through its own type: an array of `any DatabaseValueConvertible` boxes every
-    /// value and converts it with a dynamic call, for every column of every row written.
-    private func bound(_ value: some DatabaseValueConvertible) -> DatabaseValue {
-        value.databaseValue
+    /// The notes column of `attempt`: its notes as a JSON object, `NULL` when it has none.
+    func notes(of attempt: TraceAttempt) throws -> String? {
+        attempt.notes.isEmpty ? nil : try json(attempt.notes)
+    }
+
+    /// The attributes column of `event`, a JSON object.
+    func attributes(of event: TraceEvent) throws -> String {
+        try json(event.attributes)
     }
 
     private func json(_ value: some Encodable) throws -> String {

@@ -95,6 +95,7 @@ public final class SQLiteTraceStore: TraceStore {
             try pool.write { db in
                 var inserter = try ExchangeInserter(db, storedAt: storedAt)
                 for exchange in exchanges { try inserter.insert(exchange) }
+                try inserter.finish()
             }
         }
         if autoPruner?.isDue(afterWriting: exchanges.count) == true { autoPrune() }

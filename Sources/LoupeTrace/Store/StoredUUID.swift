@@ -3,7 +3,29 @@ import Foundation
 /// Reads the ids a store holds (`8-4-4-4-12` hexadecimal text, as ``SQLiteTraceStore`` writes them) without
 /// Foundation's parser, which on Linux goes through `sscanf` and is most of the cost of reading a row of a list.
 /// Only the canonical form is read (either case of hex digits, the four dashes in place); Foundation's reads it alike.
+/// Ids are written the same way, by hand: Foundation's `uuidString` formats through `sprintf` on Linux, once or
+/// twice for every exchange stored.
 enum StoredUUID {
+    /// `id` as `uuidString` writes it: upper-case `8-4-4-4-12` hexadecimal.
+    static func text(of id: UUID) -> String {
+        withUnsafeBytes(of: id.uuid) { bytes in
+            String(unsafeUninitializedCapacity: 36) { out in
+                let digits: StaticString = "0123456789ABCDEF"
+                var index = 0
+                for (offset, byte) in bytes.enumerated() {
+                    if offset == 4 || offset == 6 || offset == 8 || offset == 10 {
+                        out[index] = UInt8(ascii: "-")
+                        index += 1
+                    }
+                    out[index] = digits.utf8Start[Int(byte >> 4)]
+                    out[index + 1] = digits.utf8Start[Int(byte & 0x0F)]
+                    index += 2
+                }
+                return index
+            }
+        }
+    }
+
     static func parse(_ text: String) -> UUID? {
         var text = text
         return text.withUTF8 { bytes -> UUID? in

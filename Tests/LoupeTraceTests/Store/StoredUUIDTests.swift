@@ -16,6 +16,18 @@ struct StoredUUIDTests {
         #expect(StoredUUID.parse("FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF") == UUID(uuidString: "ffffffff-ffff-ffff-ffff-ffffffffffff"))
     }
 
+    @Test("ids are written as uuidString writes them, every byte value in every position")
+    func written() {
+        var ids = (0..<500).map { _ in UUID() }
+        for byte in UInt8.min...UInt8.max {
+            ids.append(UUID(uuid: (byte, byte, byte, byte, byte, byte, byte, byte, byte, byte, byte, byte, byte, byte, byte, byte)))
+        }
+        for id in ids {
+            #expect(StoredUUID.text(of: id) == id.uuidString)
+            #expect(StoredUUID.parse(StoredUUID.text(of: id)) == id)
+        }
+    }
+
     /// Foundation's parser on Linux is `sscanf`, which also takes leading spaces and short fields; this one takes the
     /// canonical form only, and what it takes Foundation reads the same.
     @Test("every one-character damage that leaves the canonical form is refused; what is read, Foundation reads alike")
