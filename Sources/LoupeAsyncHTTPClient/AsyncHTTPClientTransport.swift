@@ -120,13 +120,22 @@ public struct AsyncHTTPClientTransport: ClientTransport {
         return response
     }
 
-    /// Errors whose own text would not tell the user what happened or what to change, in words that do.
+    /// ``explain(_:timeout:partial:)`` for `send`, with what arrived of the body so far.
     private func explain(_ error: any Error, timeout: Duration, progress: ResponseProgress) -> any Error {
-        if let error = error as? HTTPClientError, error == .deadlineExceeded { return AttemptDeadline.timedOut(timeout) }
-        if let error = error as? HTTPParserError, error == .invalidEOFState, let partial = progress.response {
-            let expected = partial.head.headerFields[.contentLength].map { " of \($0)" } ?? ""
+        explain(error, timeout: timeout, partial: progress.response.map { ($0.body.count, $0.head.headerFields[.contentLength]) })
+    }
+
+    /// Errors whose own text would not tell the user what happened or what to change, in words that do.
+    /// `timeout` is the attempt's (its deadline is AHC's), `partial` the body bytes that came once the head did and
+    /// the `Content-Length` the head declared.
+    func explain(_ error: any Error, timeout: Duration?, partial: (bytes: Int, declared: String?)?) -> any Error {
+        if let error = error as? HTTPClientError, error == .deadlineExceeded, let timeout {
+            return AttemptDeadline.timedOut(timeout)
+        }
+        if let error = error as? HTTPParserError, error == .invalidEOFState, let partial {
+            let expected = partial.declared.map { " of \($0)" } ?? ""
             return TransportError(
-                .connectionReset, "the server closed the connection after \(partial.body.count)\(expected) body bytes")
+                .connectionReset, "the server closed the connection after \(partial.bytes)\(expected) body bytes")
         }
         if DecompressionLimitText.isLimitError(error) {
             return TransportError(.other, DecompressionLimitText.message(limit: decompressionLimit))
@@ -167,12 +176,15 @@ public struct AsyncHTTPClientTransport: ClientTransport {
     }
 
     static func makeHead(_ response: HTTPClientResponse) -> HTTPResponse {
+        makeHead(status: response.status, headers: response.headers)
+    }
+
+    static func makeHead(status: HTTPResponseStatus, headers: HTTPHeaders) -> HTTPResponse {
         var fields = HTTPFields()
-        for (name, value) in response.headers {
+        fields.reserveCapacity(headers.count)
+        for (name, value) in headers {
             if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
         }
-        return HTTPResponse(
-            status: .init(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase),
-            headerFields: fields)
+        return HTTPResponse(status: .init(code: Int(status.code), reasonPhrase: status.reasonPhrase), headerFields: fields)
     }
 }
