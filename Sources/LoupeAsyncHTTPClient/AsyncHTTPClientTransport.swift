@@ -43,8 +43,16 @@ public struct AsyncHTTPClientTransport: ClientTransport {
         configuration.timeout.connect = .seconds(10)
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.decompression = .enabled(limit: .ratio(sharedDecompressionRatio))
+        configuration.http1_1ConnectionDebugInitializer = { channel in
+            channel.setOption(ChannelOptions.recvAllocator, value: largeReads)
+        }
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
+
+    /// NIO's adaptive read buffer, allowed to grow to 1 MiB (NIO's default stops at 64 KiB): a large body then
+    /// takes a fraction of the reads, and of the wake-ups of the task reading a stream. It grows only while reads
+    /// fill it, so small exchanges keep small buffers.
+    static let largeReads = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 1 << 20)
 
     /// Uses ``sharedClient``.
     public init(options: Options = Options()) {

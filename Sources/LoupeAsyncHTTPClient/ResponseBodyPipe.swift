@@ -46,7 +46,9 @@ final class ResponseBodyPipe: HTTPClientResponseDelegate, Sendable {
 
     private struct State {
         var head = Head.pending
-        var chunks = CircularBuffer<ByteBuffer>()
+        /// Each chunk with what it holds in memory: its whole storage, which a slice of a larger read keeps alive.
+        var chunks = CircularBuffer<(chunk: ByteBuffer, cost: Int)>()
+        /// The memory the buffered chunks hold (their storage), which the watermarks bound.
         var bufferedBytes = 0
         /// The most bytes ever buffered at once (tests check the bound).
         var peakBytes = 0
@@ -147,13 +149,16 @@ final class ResponseBodyPipe: HTTPClientResponseDelegate, Sendable {
             let step: Step = state.withLock { state in
                 if state.cancelled { return .cancelled }
                 if let first = state.chunks.popFirst() {
-                    var taken = [first]
-                    var bytes = first.readableBytes
-                    while let next = state.chunks.first, bytes + next.readableBytes <= maxReadBytes {
-                        taken.append(state.chunks.removeFirst())
-                        bytes += next.readableBytes
+                    var taken = [first.chunk]
+                    var bytes = first.chunk.readableBytes
+                    var cost = first.cost
+                    while let next = state.chunks.first, bytes + next.chunk.readableBytes <= maxReadBytes {
+                        taken.append(next.chunk)
+                        bytes += next.chunk.readableBytes
+                        cost += next.cost
+                        state.chunks.removeFirst()
                     }
-                    state.bufferedBytes -= bytes
+                    state.bufferedBytes -= cost
                     var resume: EventLoopPromise<Void>?
                     if state.bufferedBytes <= watermarks.low {
                         resume = state.producer
@@ -271,8 +276,9 @@ final class ResponseBodyPipe: HTTPClientResponseDelegate, Sendable {
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
         let (reader, future) = state.withLock { state -> (CheckedContinuation<Void, Never>?, EventLoopFuture<Void>) in
             if state.cancelled { return (nil, task.eventLoop.makeFailedFuture(CancellationError())) }
-            state.chunks.append(buffer)
-            state.bufferedBytes += buffer.readableBytes
+            let cost = max(buffer.readableBytes, buffer.storageCapacity)
+            state.chunks.append((buffer, cost))
+            state.bufferedBytes += cost
             state.peakBytes = max(state.peakBytes, state.bufferedBytes)
             let reader = state.reader
             state.reader = nil
