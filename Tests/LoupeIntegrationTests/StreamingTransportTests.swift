@@ -98,9 +98,8 @@ import Darwin
             while connection.write("x") { connection.pause(milliseconds: 50) }
         }
         defer { server.stop() }
-        let received = Shared(0)
         let probe = StreamProbe(pipe: ResponseBodyPipe()) { response in
-            for try await chunk in response.body { received.update { $0 += chunk.count } }
+            for try await _ in response.body {}
         }
         let client = Client(baseURL: server.baseURL, transport: probe)
         let started = ContinuousClock.now
@@ -115,7 +114,6 @@ import Darwin
         let failure = try #require(error?.underlyingError as? TransportError)
         #expect(failure.kind == .timedOut)
         #expect(failure.message == "the attempt took longer than its 0.5 s timeout (response body included)")
-        #expect(received.value > 0)
     }
 
     @Test func withoutAnAttemptTimeoutOnlyTheWaitForTheHeadIsBounded() async throws {
