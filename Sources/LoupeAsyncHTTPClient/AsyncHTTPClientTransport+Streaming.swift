@@ -10,9 +10,9 @@ extension AsyncHTTPClientTransport: StreamingClientTransport {
     /// Returns once the head has arrived; the body is read chunk by chunk as the caller consumes it, so
     /// `Client.download(_:to:)` writes large bodies to disk in constant memory.
     ///
-    /// The request runs on AHC's delegate API with a ``ResponseBodyPipe``: up to 4 MiB of body wait for the reader
-    /// while the connection keeps reading, and past that the connection waits for the reader (see the pipe for why
-    /// not AHC's async body). A timeout set for the attempt (``RequestContext/timeout``) bounds the body too, as in
+    /// The request runs on AHC's delegate API with a ``ResponseBodyPipe``: up to 4 MiB of read buffers wait for the
+    /// reader while the connection keeps reading, and past that the connection waits for the reader (see the pipe
+    /// for why not AHC's async body). A timeout set for the attempt (``RequestContext/timeout``) bounds the body too, as in
     /// ``send(_:body:context:)``: AHC's read timeout restarts with every chunk, so a trickling server would
     /// otherwise hold the stream forever. Without one, the wait for the head is bounded by
     /// ``Options/defaultTimeout`` and a stream (a large download) runs as long as bytes keep coming.

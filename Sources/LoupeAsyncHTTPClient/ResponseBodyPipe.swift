@@ -10,7 +10,8 @@ import Synchronization
 ///
 /// AHC's own async body (`HTTPClientResponse.Body`) holds one chunk: the connection stops reading after each one
 /// and a cross-thread wake-up restarts it, which caps a loopback download at about 1 GB/s. Here the event loop
-/// keeps reading while fewer than ``Watermarks/high`` bytes wait for the reader; past that, `didReceiveBodyPart`
+/// keeps reading while the chunks waiting for the reader hold less than ``Watermarks/high`` bytes of memory (a
+/// chunk counts its whole storage); past that, `didReceiveBodyPart`
 /// returns a future that completes only once the reader has drained the buffer to ``Watermarks/low`` (AHC stops
 /// reading the socket meanwhile), so memory stays bounded whatever the reader's speed.
 ///
