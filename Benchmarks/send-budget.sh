@@ -7,7 +7,7 @@
 #   time:   wall time of the 1 GiB send vs the baseline fetching the same URL to /dev/null: curl if installed, else
 #           python3 urllib (labelled); budget ≤ 1.5×.
 #
-# Each figure is the median of R interleaved runs (R = 3). Every run records into a fresh store.
+# Each figure is the median of R interleaved runs (R = 3), wall times with their range. Every run records into a fresh store.
 # Usage: Benchmarks/send-budget.sh [--runs R] [--bytes N] [--no-build]
 # Needs python3 and GNU time (/usr/bin/time). Builds `swift build -c release --product loupe` unless --no-build.
 set -euo pipefail
@@ -58,6 +58,7 @@ measure() {
   cat "$work/time.txt" >> "$work/$label"
 }
 median() { sort -n -k"$2" "$work/$1" | awk -v f="$2" '{ v[NR] = $f } END { print v[int((NR + 1) / 2)] }'; }
+range() { sort -n -k"$2" "$work/$1" | awk -v f="$2" '{ v[NR] = $f } END { print v[1] "–" v[NR] }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 mb() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 
@@ -73,11 +74,11 @@ size=$(sqlite3 "$work/store-big.sqlite" 'SELECT response_body_size FROM exchange
 big_t=$(median big 1) small_t=$(median small 1) base_t=$(median base 1)
 big_k=$(median big 2) small_k=$(median small 2) base_k=$(median base 2)
 echo
-echo "| what | median wall s | median peak RSS MB |"
+echo "| what | median wall s (range) | median peak RSS MB |"
 echo "|---|---|---|"
-echo "| loupe send, $bytes bytes > /dev/null | $big_t | $(mb "$big_k") |"
-echo "| loupe send, 1 KB > /dev/null | $small_t | $(mb "$small_k") |"
-echo "| $baseline_name, $bytes bytes (baseline) | $base_t | $(mb "$base_k") |"
+echo "| loupe send, $bytes bytes > /dev/null | $big_t ($(range big 1)) | $(mb "$big_k") |"
+echo "| loupe send, 1 KB > /dev/null | $small_t ($(range small 1)) | $(mb "$small_k") |"
+echo "| $baseline_name, $bytes bytes (baseline) | $base_t ($(range base 1)) | $(mb "$base_k") |"
 echo
 echo "peak RSS, big minus small: $(mb $((big_k - small_k))) MB (budget: within 16 MB)"
 echo "wall time, loupe send / $baseline_name: $(ratio "$big_t" "$base_t")× (budget: ≤ 1.5×)"

@@ -43,8 +43,16 @@ public struct AsyncHTTPClientTransport: ClientTransport {
         configuration.timeout.connect = .seconds(10)
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.decompression = .enabled(limit: .ratio(sharedDecompressionRatio))
+        configuration.http1_1ConnectionDebugInitializer = { channel in
+            channel.setOption(ChannelOptions.recvAllocator, value: largeReads)
+        }
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
+
+    /// NIO's adaptive read buffer, allowed to grow to 1 MiB (NIO's default stops at 64 KiB): a large body then
+    /// takes a fraction of the reads, and of the wake-ups of the task reading a stream. It grows only while reads
+    /// fill it, so small exchanges keep small buffers.
+    static let largeReads = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 1 << 20)
 
     /// Uses ``sharedClient``.
     public init(options: Options = Options()) {
@@ -134,13 +142,22 @@ public struct AsyncHTTPClientTransport: ClientTransport {
         return response
     }
 
-    /// Errors whose own text would not tell the user what happened or what to change, in words that do.
+    /// ``explain(_:timeout:partial:)`` for `send`, with what arrived of the body so far.
     private func explain(_ error: any Error, timeout: Duration, progress: ResponseProgress) -> any Error {
-        if let error = error as? HTTPClientError, error == .deadlineExceeded { return AttemptDeadline.timedOut(timeout) }
-        if let error = error as? HTTPParserError, error == .invalidEOFState, let partial = progress.response {
-            let expected = partial.head.headerFields[.contentLength].map { " of \($0)" } ?? ""
+        explain(error, timeout: timeout, partial: progress.response.map { ($0.body.count, $0.head.headerFields[.contentLength]) })
+    }
+
+    /// Errors whose own text would not tell the user what happened or what to change, in words that do.
+    /// `timeout` is the attempt's (its deadline is AHC's), `partial` the body bytes that came once the head did and
+    /// the `Content-Length` the head declared.
+    func explain(_ error: any Error, timeout: Duration?, partial: (bytes: Int, declared: String?)?) -> any Error {
+        if let error = error as? HTTPClientError, error == .deadlineExceeded, let timeout {
+            return AttemptDeadline.timedOut(timeout)
+        }
+        if let error = error as? HTTPParserError, error == .invalidEOFState, let partial {
+            let expected = partial.declared.map { " of \($0)" } ?? ""
             return TransportError(
-                .connectionReset, "the server closed the connection after \(partial.body.count)\(expected) body bytes")
+                .connectionReset, "the server closed the connection after \(partial.bytes)\(expected) body bytes")
         }
         if DecompressionLimitText.isLimitError(error) {
             return TransportError(.other, DecompressionLimitText.message(limit: decompressionLimit))
