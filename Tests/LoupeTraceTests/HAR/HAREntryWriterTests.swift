@@ -171,4 +171,47 @@ struct HAREntryWriterTests {
         }
         #expect(HARQueryItems.plainItems("https://a.test/p?a=1&b=%5D") != nil)
     }
+
+    @Test("a store exports through its stored header lists the bytes the exchanges it reads give, whatever the rows hold")
+    func storeExport() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let seed = Self.seed()
+        // Stored lists in the exact form, and rows edited by hand that are not (read by StoredJSON as before).
+        let store = try HARStreamExportTests.store(with: HARStreamFixtures.exchanges(count: 150, seed: seed), in: folder)
+        for (batchSize, byteBudget) in [(500, 8 << 20), (7, 1)] {
+            var output = Data()
+            var writer = HARWriter { output.append($0) }
+            try writer.begin()
+            try store.export(matching: nil, into: &writer, batchSize: batchSize, byteBudget: byteBudget)
+            try writer.finish()
+            #expect(writer.count == 150)
+            let read = try store.exchanges(matching: nil, limit: .max)
+            #expect(output == (try HARStreamFixtures.wholeDocument(read)), "seed \(seed), batches of \(batchSize)")
+        }
+    }
+
+    @Test("stored header lists in the encoder's exact form are read in place as JSONDecoder reads them; others are not")
+    func storedHeaderText() throws {
+        let seed = Self.seed()
+        var random = HARStreamFixtures.Random(state: seed)
+        for _ in 0..<500 {
+            let headers = (0..<random.below(6)).map { _ in TraceHeader(name: random.text(), value: random.text()) }
+            let text = StoredJSON.text(of: headers)
+            let stored = try #require(StoredHeaderText(text), "seed \(seed): \(text)")
+            var read: [TraceHeader] = []
+            stored.forEach { name, value in
+                read.append(TraceHeader(name: StoredHeaderText.unescaped(name), value: StoredHeaderText.unescaped(value)))
+            }
+            #expect(read == headers, "seed \(seed): \(text)")
+            #expect(read == (try JSONDecoder().decode([TraceHeader].self, from: Data(text.utf8))))
+        }
+        for text in ["", "[", "[ ]", #"[{"value":"b","name":"a"}]"#, #"[{"name":"a","value":"b"},]"#,
+                     #"[{"name":"a","value":"b"} ]"#, #"[{"name":"a\/","value":"b"}]"#, #"[{"name":"\u0041","value":"b"}]"#,
+                     #"[{"name":"\u001F","value":"b"}]"#, #"[{"name":"\u000a","value":"b"}]"#, "[{\"name\":\"a\u{1}\",\"value\":\"b\"}]",
+                     #"[{"name":"a","value":"b","x":1}]"#, #"[{"name":"a","value":"b"}]x"#, #"[{"name":"a","value":"b\"}]"#] {
+            #expect(StoredHeaderText(text) == nil, "\(text)")
+        }
+        #expect(StoredHeaderText(#"[{"name":"\u001f\"\\","value":"\t/é"}]"#) != nil)
+    }
 }
