@@ -34,16 +34,56 @@ enum HARHeaderSource {
         case .stored(let stored):
             var derived = Derived()
             stored.forEach { name, value in
-                if derived.contentType == nil, Self.isNamed(name, "content-type") {
+                switch Self.kind(of: name, cookieName: cookieName) {
+                case .contentType where derived.contentType == nil:
                     derived.contentType = StoredHeaderText.unescaped(value)
-                } else if Self.isNamed(name, cookieName) {
+                case .cookie:
                     derived.cookieHeaders.append(TraceHeader(name: StoredHeaderText.unescaped(name),
                                                              value: StoredHeaderText.unescaped(value)))
-                } else if wantsLocation, derived.location == nil, Self.isNamed(name, "location") {
+                case .location where wantsLocation && derived.location == nil:
                     derived.location = StoredHeaderText.unescaped(value)
+                default:
+                    break
                 }
             }
             return derived
+        }
+    }
+
+    private enum Kind {
+        case contentType, cookie, location, other
+    }
+
+    /// Which of the names an entry looks for an escaped name is (``HARHeaders/isNamed(_:_:)``): compared in place
+    /// when it is ASCII without escapes, where only a name of the same length can match.
+    private static func kind(of escaped: UnsafeBufferPointer<UInt8>, cookieName: String) -> Kind {
+        var isPlainASCII = true
+        for byte in escaped where byte >= 0x80 || byte == UInt8(ascii: "\\") {
+            isPlainASCII = false
+            break
+        }
+        guard isPlainASCII else {
+            let name = StoredHeaderText.unescaped(escaped)
+            if HARHeaders.isNamed(name, "content-type") { return .contentType }
+            if HARHeaders.isNamed(name, cookieName) { return .cookie }
+            return HARHeaders.isNamed(name, "location") ? .location : .other
+        }
+        if equalsLowercased(escaped, "content-type") { return .contentType }
+        if equalsLowercased(escaped, cookieName) { return .cookie }
+        return equalsLowercased(escaped, "location") ? .location : .other
+    }
+
+    /// Whether ASCII `bytes`, lower-cased, are `lowercase`.
+    private static func equalsLowercased(_ bytes: UnsafeBufferPointer<UInt8>, _ lowercase: String) -> Bool {
+        var lowercase = lowercase
+        return lowercase.withUTF8 { target in
+            guard bytes.count == target.count else { return false }
+            for index in 0..<bytes.count {
+                let byte = bytes[index]
+                let lowered = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+                guard lowered == target[index] else { return false }
+            }
+            return true
         }
     }
 
@@ -71,22 +111,5 @@ enum HARHeaderSource {
             }
         }
         out.close(HAREntryWriter.closeBracket, list)
-    }
-
-    /// ``HARHeaders/isNamed(_:_:)`` on an escaped name: compared in place when it is ASCII without escapes.
-    private static func isNamed(_ escaped: UnsafeBufferPointer<UInt8>, _ lowercase: String) -> Bool {
-        var isPlainASCII = true
-        for byte in escaped where byte >= 0x80 || byte == UInt8(ascii: "\\") {
-            isPlainASCII = false
-            break
-        }
-        guard isPlainASCII else { return HARHeaders.isNamed(StoredHeaderText.unescaped(escaped), lowercase) }
-        let target = lowercase.utf8
-        guard escaped.count == target.count else { return false }
-        for (byte, wanted) in zip(escaped, target) {
-            let lowered = (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
-            guard lowered == wanted else { return false }
-        }
-        return true
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A header-list column exactly as ``StoredJSON/text(of:)`` writes it, `[{"name":"…","value":"…"},…]` with no
 /// space and every string escaped by the encoder's rules, read in place without a `String` per name and value.
 ///
@@ -122,13 +124,19 @@ package struct StoredHeaderText: Sendable {
         return false
     }
 
-    /// Where the string starting at `index` ends (its closing quote), in text already checked.
+    /// Where the string starting at `start` ends (its closing quote), in text already checked: the first quote
+    /// not escaped, that is after an even run of backslashes (found with `memchr`, as values run long).
     private static func endOfString(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        guard let base = bytes.baseAddress else { return start }
         var index = start
-        while bytes[index] != UInt8(ascii: "\"") {
-            index += bytes[index] == UInt8(ascii: "\\") ? 2 : 1
+        while true {
+            guard let found = memchr(base + index, Int32(UInt8(ascii: "\"")), bytes.count - index) else { return bytes.count }
+            let quote = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            var backslashes = 0
+            while quote - backslashes - 1 >= start, bytes[quote - backslashes - 1] == UInt8(ascii: "\\") { backslashes += 1 }
+            if backslashes % 2 == 0 { return quote }
+            index = quote + 1
         }
-        return index
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {
