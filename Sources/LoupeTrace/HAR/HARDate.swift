@@ -7,6 +7,14 @@ import Foundation
 package enum HARDate {
     /// `2024-05-01T12:00:00.123Z` (milliseconds rounded down, so the text never reaches the next second).
     package static func string(from date: Date) -> String {
+        let fields = utcFields(of: date)
+        return pad(fields.year, 4) + "-" + pad(fields.month, 2) + "-" + pad(fields.day, 2) + "T" + pad(fields.hour, 2)
+            + ":" + pad(fields.minute, 2) + ":" + pad(fields.second, 2) + "." + pad(fields.millisecond, 3) + "Z"
+    }
+
+    /// The fields ``string(from:)`` writes (the export writes them as bytes, without a `String` each).
+    static func utcFields(of date: Date)
+        -> (year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, millisecond: Int) {
         // Outside years 0...9999 ISO 8601 needs an expanded form nobody reads; such dates are clamped (and NaN,
         // which no comparison moves, is taken as 1970 rather than trapping in the integer conversion below).
         let raw = date.timeIntervalSince1970
@@ -14,10 +22,8 @@ package enum HARDate {
         let totalMilliseconds = Int64((seconds * 1000).rounded(.down))
         let (days, millisecondOfDay) = floorDivide(totalMilliseconds, 86_400_000)
         let (year, month, day) = civil(fromDays: days)
-        let millisecond = millisecondOfDay % 1000
         let secondOfDay = millisecondOfDay / 1000
-        return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(secondOfDay / 3600, 2) + ":"
-            + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2) + "." + pad(millisecond, 3) + "Z"
+        return (year, month, day, secondOfDay / 3600, secondOfDay / 60 % 60, secondOfDay % 60, millisecondOfDay % 1000)
     }
 
     /// Reads `YYYY-MM-DDThh:mm[:ss[.fraction]][Z|±hh[:mm]]` (a space may replace `T`; no zone means UTC).

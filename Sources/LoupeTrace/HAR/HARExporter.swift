@@ -98,11 +98,16 @@ public struct HARExporter: Sendable {
     }
 
     static func timings(for exchange: TraceExchange) -> HARTimings {
-        guard let attempt = exchange.attempts.last else {
+        timings(startedAt: exchange.startedAt, endedAt: exchange.endedAt, lastAttempt: exchange.attempts.last)
+    }
+
+    /// The timings of an exchange with these start and end and this final attempt.
+    static func timings(startedAt: Date, endedAt: Date?, lastAttempt attempt: TraceAttempt?) -> HARTimings {
+        guard let attempt else {
             // Nothing went on the wire (short-circuited): all the time was spent before sending.
-            return HARTimings(blocked: span(exchange.startedAt, exchange.endedAt), send: -1, wait: -1, receive: -1)
+            return HARTimings(blocked: span(startedAt, endedAt), send: -1, wait: -1, receive: -1)
         }
-        let blocked = span(exchange.startedAt, attempt.startedAt)
+        let blocked = span(startedAt, attempt.startedAt)
         let send = span(attempt.startedAt, attempt.requestSentAt)
         let waitStart = attempt.requestSentAt ?? attempt.startedAt
         if attempt.firstByteAt == nil, attempt.endedAt != nil {

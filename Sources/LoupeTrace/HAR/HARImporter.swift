@@ -19,9 +19,11 @@ public struct HARImporter: Sendable {
     public var bodyCap: Int
     private let makeID: @Sendable () -> UUID
 
-    /// - Parameter makeID: ids for entries without `_loupe` data (inject for deterministic tests).
+    /// - Parameter makeID: ids for entries without `_loupe` data (inject for deterministic tests). By default
+    ///   version-7 ids made in-process, as the client's (DECISIONS 17): Foundation's `UUID()` opens and reads
+    ///   `/dev/urandom` on every call on Linux.
     public init(redaction: RedactionPolicy = RedactionPolicy(), bodyCap: Int = 1 << 20,
-                makeID: @escaping @Sendable () -> UUID = { UUID() }) {
+                makeID: @escaping @Sendable () -> UUID = { ExchangeID.make() }) {
         self.redaction = redaction
         self.bodyCap = bodyCap
         self.makeID = makeID

@@ -4,7 +4,8 @@ import Foundation
 ///
 /// Output is pretty-printed with sorted keys, so the same exchanges always give the same bytes: the bytes
 /// `JSONEncoder` (`[.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]`, dates as seconds since 1970 on the
-/// microsecond grid) gives for the whole document, written entry by entry through ``PrettyJSON``.
+/// microsecond grid) gives for the whole document, written entry by entry by ``HAREntryWriter`` into one
+/// ``HARBytes`` buffer that is handed to the sink in large chunks.
 ///
 /// ```swift
 /// var writer = HARWriter { chunk in try handle.write(contentsOf: chunk) }
@@ -13,10 +14,11 @@ import Foundation
 /// try writer.finish()
 /// ```
 package struct HARWriter {
-    private let exporter: HARExporter
+    private let creator: HARCreator
     private let sink: (Data) throws -> Void
-    /// The bytes not yet given to the sink; entries are written at the depth they sit at in the file.
-    private var json = PrettyJSON(depth: 3)
+    /// The bytes not yet given to the sink; entries are written at the depth they sit at in the file. A reference:
+    /// a copy of the writer would write into the same buffer (writers are not copied).
+    private let out = HARBytes(capacity: HARWriter.chunkSize + 64 * 1024, depth: 3)
     private var written = 0
 
     /// How many entries have been appended.
@@ -29,9 +31,8 @@ package struct HARWriter {
     ///   - creator: the log's `creator`.
     ///   - sink: receives the file's bytes in order, in chunks.
     package init(creator: HARCreator = HARExporter().creator, sink: @escaping (Data) throws -> Void) {
-        exporter = HARExporter(creator: creator)
+        self.creator = creator
         self.sink = sink
-        json.bytes.reserveCapacity(Self.chunkSize + 64 * 1024)
     }
 
     /// Seconds rounded to the microsecond. `Date` counts from 2001, so converting to 1970 and back can move a
@@ -43,39 +44,47 @@ package struct HARWriter {
 
     /// Writes the log's opening, up to the entries.
     package mutating func begin() throws {
-        var creator = PrettyJSON(depth: 2)
-        exporter.creator.write(to: &creator)
-        append("{\n  \"log\" : {\n    \"creator\" : ")
-        json.bytes.append(contentsOf: creator.bytes)
-        append(",\n    \"entries\" : [")
+        out.append("{\n  \"log\" : {\n    \"creator\" : ")
+        let creator = HARBytes(capacity: 256, depth: 2)
+        let object = creator.open(HAREntryWriter.openBrace)
+        creator.member("comment", self.creator.comment)
+        creator.member("name", self.creator.name)
+        creator.member("version", self.creator.version)
+        creator.close(HAREntryWriter.closeBrace, object)
+        out.append(creator.bytes)
+        out.append(",\n    \"entries\" : [")
     }
 
     /// Writes one exchange's entry.
     package mutating func append(_ exchange: TraceExchange) throws {
-        try append(exporter.entry(for: exchange))
+        try append(exchange, requestHeaders: .parsed(exchange.requestHeaders),
+                   responseHeaders: .parsed(exchange.responseHeaders))
     }
 
-    /// Writes one entry as given.
-    package mutating func append(_ entry: HAREntry) throws {
-        append(written == 0 ? "\n      " : ",\n      ")
-        try entry.write(to: &json)
+    /// Writes one exchange's entry with its header lists from `headers` where stored ones are given (the
+    /// exchange's lists are empty there: ``SQLiteTraceStore/export(matching:into:batchSize:byteBudget:)``).
+    mutating func append(_ exchange: TraceExchange, storedHeaders headers: SQLiteTraceStore.StoredHeaderPair) throws {
+        try append(exchange, requestHeaders: headers.request.map(HARHeaderSource.stored) ?? .parsed(exchange.requestHeaders),
+                   responseHeaders: headers.response.map(HARHeaderSource.stored) ?? .parsed(exchange.responseHeaders))
+    }
+
+    private mutating func append(_ exchange: TraceExchange, requestHeaders: HARHeaderSource,
+                                 responseHeaders: HARHeaderSource) throws {
+        out.append(written == 0 ? "\n      " : ",\n      ")
+        try HAREntryWriter.write(exchange, requestHeaders: requestHeaders, responseHeaders: responseHeaders, to: out)
         written += 1
-        if json.bytes.count >= Self.chunkSize { try flush() }
+        if out.count >= Self.chunkSize { try flush() }
     }
 
     /// Closes the entries and the log, and hands the sink the rest.
     package mutating func finish() throws {
-        append("\n    ],\n    \"version\" : \"1.2\"\n  }\n}\n")
+        out.append("\n    ],\n    \"version\" : \"1.2\"\n  }\n}\n")
         try flush()
     }
 
-    private mutating func append(_ text: StaticString) {
-        text.withUTF8Buffer { json.bytes.append(contentsOf: $0) }
-    }
-
-    private mutating func flush() throws {
-        guard !json.bytes.isEmpty else { return }
-        try sink(Data(json.bytes))
-        json.bytes.removeAll(keepingCapacity: true)
+    private func flush() throws {
+        guard out.count > 0 else { return }
+        try sink(Data(out.bytes))
+        out.removeAll()
     }
 }

@@ -15,6 +15,16 @@ extension SQLiteTraceStore {
     /// that the filter runs once, with whatever index serves it.
     package func forEachBatch(matching filter: TraceFilter?, batchSize: Int = 500, byteBudget: Int = 8 << 20,
                               _ body: ([TraceExchange]) throws -> Void) throws {
+        try forEachBatch(matching: filter, batchSize: batchSize, byteBudget: byteBudget, keepingStoredHeaders: false) {
+            batch, _ in try body(batch)
+        }
+    }
+
+    /// As ``forEachBatch(matching:batchSize:byteBudget:_:)``; with `keepingStoredHeaders`, a header list stored in
+    /// the exact form ``StoredHeaderText`` reads is left unparsed (the exchange's list is empty) and handed to
+    /// `body` beside the batch, one pair (request, response) per exchange.
+    func forEachBatch(matching filter: TraceFilter?, batchSize: Int, byteBudget: Int, keepingStoredHeaders: Bool,
+                      _ body: ([TraceExchange], [StoredHeaderPair]) throws -> Void) throws {
         let limit = max(1, batchSize)
         let condition = filter.map { SQLFilter($0) }
         let plan: BatchPlan = try guarded {
@@ -29,11 +39,14 @@ extension SQLiteTraceStore {
         }
         var remaining = plan
         while true {
-            let batch: [TraceExchange] = try guarded {
-                try pool.read { db in try Self.readBatch(&remaining, limit: limit, byteBudget: byteBudget, in: db) }
+            let (batch, headers) = try guarded {
+                try pool.read { db in
+                    try Self.readBatch(&remaining, limit: limit, byteBudget: byteBudget,
+                                       keepingStoredHeaders: keepingStoredHeaders, in: db)
+                }
             }
             guard !batch.isEmpty else { return }
-            try body(batch)
+            try body(batch, headers)
         }
     }
 
@@ -44,30 +57,36 @@ extension SQLiteTraceStore {
         case listed(ArraySlice<Int64>)
     }
 
-    /// The next batch of `plan`, which then names what is left after it; empty when nothing is left.
-    static func readBatch(_ plan: inout BatchPlan, limit: Int, byteBudget: Int, in db: Database) throws -> [TraceExchange] {
+    /// An exchange's request and response header lists as stored, when in the exact form.
+    typealias StoredHeaderPair = (request: StoredHeaderText?, response: StoredHeaderText?)
+
+    /// The next batch of `plan`, which then names what is left after it; empty when nothing is left. The stored
+    /// header lists are empty unless `keepingStoredHeaders`.
+    static func readBatch(_ plan: inout BatchPlan, limit: Int, byteBudget: Int, keepingStoredHeaders: Bool,
+                          in db: Database) throws -> ([TraceExchange], [StoredHeaderPair]) {
         while true {
             let rowsSQL: String
             let arguments: StatementArguments
             switch plan {
             case .none:
-                return []
+                return ([], [])
             case .range(let after, let newest):
                 rowsSQL = "sequence > ? AND sequence <= ? ORDER BY sequence LIMIT ?"
                 arguments = [after, newest, limit]
             case .listed(let sequences):
-                guard !sequences.isEmpty else { return [] }
+                guard !sequences.isEmpty else { return ([], []) }
                 rowsSQL = "sequence IN (SELECT value FROM json_each(?)) ORDER BY sequence"
                 arguments = [jsonList(sequences.prefix(limit))]
             }
-            var exchanges = try readRows(
+            let (rows, headers) = try readRows(
                 "SELECT \(RowReader.positionalExchangeColumns) FROM exchange WHERE \(rowsSQL)", arguments,
-                byteBudget: byteBudget, in: db)
+                byteBudget: byteBudget, keepingStoredHeaders: keepingStoredHeaders, in: db)
+            var exchanges = rows
             switch plan {
             case .none:
-                return []
+                return ([], [])
             case .range(_, let newest):
-                guard let last = exchanges.last?.sequence else { return [] }
+                guard let last = exchanges.last?.sequence else { return ([], []) }
                 plan = .range(after: last, through: newest)
             case .listed(let sequences):
                 // Listed exchanges deleted since (pruned) are passed over.
@@ -76,24 +95,40 @@ extension SQLiteTraceStore {
             }
             guard let first = exchanges.first?.sequence, let last = exchanges.last?.sequence else { continue }
             try attachAttemptsAndEvents(to: &exchanges, from: first, through: last, in: db)
-            return exchanges
+            return (exchanges, headers)
         }
     }
 
     /// The exchange rows, without attempts and events; reading stops once `byteBudget` bytes of headers and bodies
-    /// are held (after at least one row).
-    private static func readRows(_ sql: String, _ arguments: StatementArguments, byteBudget: Int, in db: Database)
-        throws -> [TraceExchange] {
-        let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
+    /// are held (after at least one row). With `keepingStoredHeaders`, header lists in the exact form are returned
+    /// unparsed beside them.
+    private static func readRows(_ sql: String, _ arguments: StatementArguments, byteBudget: Int,
+                                 keepingStoredHeaders: Bool, in db: Database)
+        throws -> ([TraceExchange], [StoredHeaderPair]) {
+        let statement = try db.cachedStatement(sql: sql)
+        let rows = try Row.fetchCursor(statement, arguments: arguments)
         var exchanges: [TraceExchange] = []
+        var storedHeaders: [StoredHeaderPair] = []
         var bytes = 0
-        while bytes < byteBudget, let row = try rows.next() {
-            let exchange = try RowReader.positionalExchange(row, attempts: [], events: [])
+        while bytes < byteBudget, try rows.next() != nil {
+            let exchange: TraceExchange
+            if keepingStoredHeaders {
+                var pair: StoredHeaderPair = (nil, nil)
+                exchange = try RowReader.positionalExchange(statement, attempts: [], events: []) { text, isRequest in
+                    guard let text, let stored = StoredHeaderText(text) else { return try StoredJSON.headers(text) }
+                    if isRequest { pair.request = stored } else { pair.response = stored }
+                    bytes += stored.text.utf8.count
+                    return []
+                }
+                storedHeaders.append(pair)
+            } else {
+                exchange = try RowReader.positionalExchange(statement, attempts: [], events: [])
+            }
             bytes += (exchange.requestBody?.data.count ?? 0) + (exchange.responseBody?.data.count ?? 0)
                 + exchange.requestHeaders.count * 64 + exchange.responseHeaders.count * 64
             exchanges.append(exchange)
         }
-        return exchanges
+        return (exchanges, storedHeaders)
     }
 
     /// Reads the attempts and events of exchanges with sequences `first...last` (sorted) and adds them to theirs,
@@ -103,16 +138,14 @@ extension SQLiteTraceStore {
         // The range may hold exchanges of the store that are not in the batch (a filter left them out): their
         // attempts and events are read and dropped, a cost bounded by what the range holds.
         let hasNotes = try db.columns(in: "attempt").contains { $0.name == "notes" }
-        let attempts = try Row.fetchCursor(db.cachedStatement(sql: """
+        try merge(db.cachedStatement(sql: """
             SELECT \(RowReader.positionalAttemptColumns(hasNotes: hasNotes)) FROM attempt
             WHERE exchange_sequence BETWEEN ? AND ? ORDER BY exchange_sequence, number, rowid
-            """), arguments: [first, last])
-        try merge(attempts, into: &exchanges) { exchange, row in exchange.attempts.append(RowReader.positionalAttempt(row)) }
-        let events = try Row.fetchCursor(db.cachedStatement(sql: """
+            """), [first, last], into: &exchanges) { exchange, row in exchange.attempts.append(RowReader.positionalAttempt(row)) }
+        try merge(db.cachedStatement(sql: """
             SELECT \(RowReader.positionalEventColumns) FROM event
             WHERE exchange_sequence BETWEEN ? AND ? ORDER BY exchange_sequence, rowid
-            """), arguments: [first, last])
-        try merge(events, into: &exchanges) { exchange, row in exchange.events.append(try RowReader.positionalEvent(row)) }
+            """), [first, last], into: &exchanges) { exchange, row in exchange.events.append(try RowReader.positionalEvent(row)) }
     }
 
     /// Attaches the attempts and events of exactly the exchanges whose sequences `sequencesJSON` lists (a JSON
@@ -120,28 +153,28 @@ extension SQLiteTraceStore {
     static func attachAttemptsAndEvents(to exchanges: inout [TraceExchange], sequencesJSON: String,
                                         in db: Database) throws {
         let hasNotes = try db.columns(in: "attempt").contains { $0.name == "notes" }
-        let attempts = try Row.fetchCursor(db.cachedStatement(sql: """
+        try merge(db.cachedStatement(sql: """
             SELECT \(RowReader.positionalAttemptColumns(hasNotes: hasNotes)) FROM attempt
             WHERE exchange_sequence IN (SELECT value FROM json_each(?)) ORDER BY exchange_sequence, number, rowid
-            """), arguments: [sequencesJSON])
-        try merge(attempts, into: &exchanges) { exchange, row in exchange.attempts.append(RowReader.positionalAttempt(row)) }
-        let events = try Row.fetchCursor(db.cachedStatement(sql: """
+            """), [sequencesJSON], into: &exchanges) { exchange, row in exchange.attempts.append(RowReader.positionalAttempt(row)) }
+        try merge(db.cachedStatement(sql: """
             SELECT \(RowReader.positionalEventColumns) FROM event
             WHERE exchange_sequence IN (SELECT value FROM json_each(?)) ORDER BY exchange_sequence, rowid
-            """), arguments: [sequencesJSON])
-        try merge(events, into: &exchanges) { exchange, row in exchange.events.append(try RowReader.positionalEvent(row)) }
+            """), [sequencesJSON], into: &exchanges) { exchange, row in exchange.events.append(try RowReader.positionalEvent(row)) }
     }
 
-    /// Walks rows ordered by `exchange_sequence` (column 0) alongside exchanges ordered by sequence.
-    private static func merge(_ rows: RowCursor, into exchanges: inout [TraceExchange],
-                              _ add: (inout TraceExchange, Row) throws -> Void) throws {
+    /// Walks the rows of `statement`, ordered by `exchange_sequence` (column 0), alongside exchanges ordered by
+    /// sequence; `add` reads the row the statement is on.
+    private static func merge(_ statement: Statement, _ arguments: StatementArguments,
+                              into exchanges: inout [TraceExchange],
+                              _ add: (inout TraceExchange, Statement) throws -> Void) throws {
+        let rows = try Row.fetchCursor(statement, arguments: arguments)
         var index = exchanges.startIndex
-        while let row = try rows.next() {
-            let value: DatabaseValue = row[0]
-            guard let sequence = RowReader.sequence(value) else { continue }
+        while try rows.next() != nil {
+            guard let sequence = RowReader.sequence(RowReader.column(0, of: statement)) else { continue }
             while index < exchanges.endIndex, (exchanges[index].sequence ?? .min) < sequence { index += 1 }
             guard index < exchanges.endIndex else { return }
-            if exchanges[index].sequence == sequence { try add(&exchanges[index], row) }
+            if exchanges[index].sequence == sequence { try add(&exchanges[index], statement) }
         }
     }
 

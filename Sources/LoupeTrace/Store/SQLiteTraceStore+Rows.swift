@@ -274,22 +274,54 @@ extension RowReader {
     static let positionalEventColumns = "exchange_sequence, kind, at, message, attributes"
 
     static func positionalExchange(_ row: Row, attempts: [TraceAttempt], events: [TraceEvent]) throws -> TraceExchange {
-        func value(_ index: Int) -> DatabaseValue { row[index] }
-        return TraceExchange(
+        try positionalExchange({ row[$0] }, attempts: attempts, events: events)
+    }
+
+    /// As ``positionalExchange(_:attempts:events:)`` for the row `statement` is on: GRDB's typed `Row` subscript
+    /// looks up generic metadata for every column read, which was a tenth of an export.
+    static func positionalExchange(_ statement: Statement, attempts: [TraceAttempt], events: [TraceEvent]) throws
+        -> TraceExchange {
+        try positionalExchange({ column($0, of: statement) }, attempts: attempts, events: events)
+    }
+
+    /// As above, with the header lists read by `headers` (given each list's text, and whether it is the request's).
+    static func positionalExchange(_ statement: Statement, attempts: [TraceAttempt], events: [TraceEvent],
+                                   headers: (String?, Bool) throws -> [TraceHeader]) throws -> TraceExchange {
+        try positionalExchange({ column($0, of: statement) }, attempts: attempts, events: events, headers: headers)
+    }
+
+    /// Column `index` of the row `statement` is on, read as GRDB reads it into a `DatabaseValue`.
+    static func column(_ index: Int, of statement: Statement) -> DatabaseValue {
+        DatabaseValue(sqliteStatement: statement.sqliteStatement, index: CInt(index))
+    }
+
+    private static func positionalExchange(_ value: (Int) -> DatabaseValue, attempts: [TraceAttempt],
+                                           events: [TraceEvent],
+                                           headers: (String?, Bool) throws -> [TraceHeader] = { text, _ in
+                                               try StoredJSON.headers(text)
+                                           }) throws -> TraceExchange {
+        TraceExchange(
             id: text(value(1)).flatMap(StoredUUID.parse) ?? UUID(), sequence: int64(value(0)),
             operation: text(value(2)) ?? "", method: text(value(3)) ?? "", url: text(value(4)) ?? "",
             startedAt: TraceTime.clampedInstant(double(value(5))) ?? .distantPast,
             endedAt: TraceTime.clampedInstant(double(value(6))), outcome: outcome(text(value(7))),
             status: int(value(8)), error: text(value(9)),
-            requestHeaders: try StoredJSON.headers(text(value(11))),
+            requestHeaders: try headers(text(value(11)), true),
             requestBody: body(value(12), size: value(13), truncated: value(14)),
-            responseHeaders: try StoredJSON.headers(text(value(15))),
+            responseHeaders: try headers(text(value(15)), false),
             responseBody: body(value(16), size: value(17), truncated: value(18)),
             attempts: attempts, events: events, replayOf: text(value(10)).flatMap(StoredUUID.parse))
     }
 
     static func positionalAttempt(_ row: Row) -> TraceAttempt {
-        func value(_ index: Int) -> DatabaseValue { row[index] }
+        positionalAttempt { row[$0] }
+    }
+
+    static func positionalAttempt(_ statement: Statement) -> TraceAttempt {
+        positionalAttempt { column($0, of: statement) }
+    }
+
+    private static func positionalAttempt(_ value: (Int) -> DatabaseValue) -> TraceAttempt {
         func date(_ index: Int) -> Date? { TraceTime.clampedInstant(double(value(index))) }
         return TraceAttempt(
             number: int(value(1)) ?? 0, startedAt: date(2) ?? .distantPast, requestSentAt: date(3),
@@ -299,8 +331,15 @@ extension RowReader {
     }
 
     static func positionalEvent(_ row: Row) throws -> TraceEvent {
-        func value(_ index: Int) -> DatabaseValue { row[index] }
-        return TraceEvent(
+        try positionalEvent { row[$0] }
+    }
+
+    static func positionalEvent(_ statement: Statement) throws -> TraceEvent {
+        try positionalEvent { column($0, of: statement) }
+    }
+
+    private static func positionalEvent(_ value: (Int) -> DatabaseValue) throws -> TraceEvent {
+        TraceEvent(
             kind: ExchangeEventKind(rawValue: text(value(1)) ?? ""),
             at: TraceTime.clampedInstant(double(value(2))) ?? .distantPast, message: text(value(3)) ?? "",
             attributes: try StoredJSON.attributes(text(value(4))))

@@ -111,7 +111,7 @@ enum StoredJSON {
         mutating func string() throws(NotSimple) -> String {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\""),
-                  let text = PlainJSONString.read(bytes, at: &index) else { throw NotSimple() }
+                  let text = PlainJSONString.read(bytes, at: &index, validUTF8: true) else { throw NotSimple() }
             return text
         }
     }

@@ -49,9 +49,7 @@ struct ExportCommand: AsyncParsableCommand {
         var writer = HARWriter(sink: sink)
         do {
             try writer.begin()
-            try store.forEachBatch(matching: filter) { batch in
-                for exchange in batch { try writer.append(exchange) }
-            }
+            try store.export(matching: filter, into: &writer)
             try writer.finish()
         } catch let error as TraceStoreError {
             throw StoreAccess.readFailure(error)

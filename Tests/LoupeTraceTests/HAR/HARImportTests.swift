@@ -77,6 +77,13 @@ struct HARImportTests {
         #expect(exported.range(of: Data("PLANTED".utf8)) == nil)
     }
 
+    @Test("entries from other tools get distinct version-7 ids made in-process, as recorded exchanges do")
+    func foreignIDs() throws {
+        let exchanges = try HARImporter().exchanges(from: Data(HARFixtures.otherToolsHAR.utf8))
+        #expect(exchanges.count == 2 && Set(exchanges.map(\.id)).count == 2)
+        #expect(exchanges.allSatisfy { $0.id.uuid.6 >> 4 == 7 && $0.id.uuid.8 >> 6 == 0b10 })
+    }
+
     @Test("other tools' shapes: missing fields, numbers as text, microseconds, no zone, content without text")
     func otherTools() throws {
         let ids = [UUID(), UUID()]
