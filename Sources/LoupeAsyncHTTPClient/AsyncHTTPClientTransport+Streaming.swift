@@ -61,8 +61,7 @@ extension AsyncHTTPClientTransport: StreamingClientTransport {
     static func makeDelegateRequest(
         _ request: HTTPRequest, body: RequestBody?, attempt: AttemptHandle?, eventLoop: any EventLoop
     ) throws -> HTTPClient.Request {
-        guard let url = request.url else { throw TransportError(.other, "request has no absolute URL") }
-        if let problem = RequestTargetCheck.problem(in: request) { throw TransportError(.other, problem.message) }
+        let url = try target(of: request)
         var headers = HTTPHeaders()
         for field in request.headerFields {
             headers.add(name: field.name.rawName, value: field.value)
@@ -86,7 +85,7 @@ extension AsyncHTTPClientTransport: StreamingClientTransport {
             }
         }
         return try HTTPClient.Request(
-            url: url.absoluteString, method: HTTPMethod(rawValue: request.method.rawValue), headers: headers, body: outgoing)
+            url: url, method: HTTPMethod(rawValue: request.method.rawValue), headers: headers, body: outgoing)
     }
 }
 

@@ -91,11 +91,8 @@ public struct AsyncHTTPClientTransport: ClientTransport {
         let timeout = context.timeout ?? options.defaultTimeout
         let progress = ResponseProgress()
         do {
-            if body?.bufferedData != nil || body == nil {
-                return try await collect(request, body: body, context: context, timeout: timeout, into: progress)
-            }
-            return try await AttemptDeadline.run(timeout) { [self] in
-                try await receive(request, body: body, context: context, into: progress)
+            return try await AttemptDeadline.run(timeout, on: client.eventLoopGroup.any()) { [self] timer in
+                try await receive(request, body: body, context: context, timer: timer, into: progress)
             }
         } catch {
             let mapped = failure(explain(error, timeout: timeout, progress: progress), request: request, context: context)
@@ -106,45 +103,31 @@ public struct AsyncHTTPClientTransport: ClientTransport {
     }
 
     private func receive(
-        _ request: HTTPRequest, body: RequestBody?, context: RequestContext, into progress: ResponseProgress
+        _ request: HTTPRequest, body: RequestBody?, context: RequestContext, timer: AttemptTimer, into progress: ResponseProgress
     ) async throws -> RawResponse {
-        let response = try await executeHead(request, body: body, context: context)
+        let outgoing = try Self.makeRequest(request, body: body, attempt: context.attempt)
+        let response = try await client.execute(outgoing, deadline: timer.deadline)
+        context.attempt?.markFirstByte()
         progress.begin(Self.makeHead(response), version: Self.versionText(response.version))
+        try timer.bodyStarted()
         for try await chunk in response.body {
-            guard progress.append(chunk, limit: options.maxResponseBytes) else { throw CollectingDelegate.tooLarge(options.maxResponseBytes) }
+            guard progress.append(chunk, limit: options.maxResponseBytes) else { throw Self.tooLarge(options.maxResponseBytes) }
         }
         guard let complete = progress.response else { throw TransportError(.other, "the response head was lost") }
         return complete
     }
 
-    /// A request whose body is in memory (or absent), collected by a delegate on the event loop; AHC's deadline
-    /// then bounds the body too.
-    private func collect(
-        _ request: HTTPRequest, body: RequestBody?, context: RequestContext, timeout: Duration, into progress: ResponseProgress
-    ) async throws -> RawResponse {
-        let outgoing = try Self.makeBufferedRequest(request, body: body)
-        let delegate = CollectingDelegate(progress: progress, limit: options.maxResponseBytes, attempt: context.attempt)
-        let task = client.execute(
-            request: outgoing, delegate: delegate, deadline: .now() + .nanoseconds(Self.nanoseconds(timeout)))
-        return try await withTaskCancellationHandler {
-            try await task.futureResult.get()
-        } onCancel: {
-            task.cancel()
-        }
-    }
-
-    /// Sends the request and returns once the response head has arrived (AHC's deadline covers up to the head).
-    func executeHead(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> HTTPClientResponse {
-        let outgoing = try Self.makeRequest(request, body: body, attempt: context.attempt)
-        let timeout = context.timeout ?? options.defaultTimeout
-        let response = try await client.execute(outgoing, timeout: .nanoseconds(Self.nanoseconds(timeout)))
-        context.attempt?.markFirstByte()
-        return response
-    }
-
     /// ``explain(_:timeout:partial:)`` for `send`, with what arrived of the body so far.
     private func explain(_ error: any Error, timeout: Duration, progress: ResponseProgress) -> any Error {
         explain(error, timeout: timeout, partial: progress.response.map { ($0.body.count, $0.head.headerFields[.contentLength]) })
+    }
+
+    /// The error for a body past ``Options/maxResponseBytes``.
+    static func tooLarge(_ limit: Int) -> TransportError {
+        TransportError(.other, """
+            the response body is larger than \(limit) bytes, this transport's limit; \
+            raise it with AsyncHTTPClientTransport.Options(maxResponseBytes:)
+            """)
     }
 
     /// Errors whose own text would not tell the user what happened or what to change, in words that do.
@@ -154,6 +137,7 @@ public struct AsyncHTTPClientTransport: ClientTransport {
         if let error = error as? HTTPClientError, error == .deadlineExceeded, let timeout {
             return AttemptDeadline.timedOut(timeout)
         }
+        if let error = error as? HTTPClientError, error == .invalidURL { return Self.noURL }
         if let error = error as? HTTPParserError, error == .invalidEOFState, let partial {
             let expected = partial.declared.map { " of \($0)" } ?? ""
             return TransportError(
@@ -170,14 +154,18 @@ public struct AsyncHTTPClientTransport: ClientTransport {
         version.major >= 2 ? "HTTP/\(version.major)" : "HTTP/\(version.major).\(version.minor)"
     }
 
+    /// Whole nanoseconds, saturating: a timeout of centuries must not overflow `Int64` (NIO saturates from there).
     static func nanoseconds(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        let (product, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow else { return seconds < 0 ? .min : .max }
+        let (sum, overflowed) = product.addingReportingOverflow(attoseconds / 1_000_000_000)
+        return overflowed ? .max : sum
     }
 
-    /// The request for the async API, which ``send(_:body:context:)`` uses for streamed bodies and ``stream(_:body:context:)``
-    /// for all; a streamed body marks the attempt's request-sent time when its last chunk is taken (the async API reports
-    /// nothing else, so for a buffered body sent this way that phase stays unknown rather than guessed).
+    /// The request for the async API, which ``send(_:body:context:)`` uses; a streamed body marks the attempt's
+    /// request-sent time when its last chunk is taken (the async API reports nothing else, so for other requests that
+    /// phase stays unknown rather than guessed).
     static func makeRequest(_ request: HTTPRequest, body: RequestBody?, attempt: AttemptHandle? = nil) throws -> HTTPClientRequest {
         var outgoing = HTTPClientRequest(url: try target(of: request))
         outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
@@ -195,41 +183,15 @@ public struct AsyncHTTPClientTransport: ClientTransport {
         return outgoing
     }
 
-    /// The request for the delegate API: its body, if any, is already in memory.
-    static func makeBufferedRequest(_ request: HTTPRequest, body: RequestBody?) throws -> HTTPClient.Request {
-        var headers = HTTPHeaders()
-        headers.reserveCapacity(request.headerFields.count)
-        for field in request.headerFields {
-            headers.add(name: field.name.rawName, value: field.value)
-        }
-        do {
-            return try HTTPClient.Request(
-                url: try joinedTarget(of: request), method: HTTPMethod(rawValue: request.method.rawValue), headers: headers,
-                body: body?.bufferedData.map { .byteBuffer(ByteBuffer(data: $0)) })
-        } catch let error as HTTPClientError where error == .invalidURL {
-            throw noURL
-        }
-    }
-
-    /// The absolute URL text; refuses a target SwiftNIO would trap on.
-    private static func target(of request: HTTPRequest) throws -> String {
-        guard let url = request.url else { throw noURL }
-        try checkTarget(request)
-        return url.absoluteString
-    }
-
-    /// The same text joined by hand, as `HTTPRequest.url` joins it, without the `URL` it would parse only for AHC to
-    /// parse the text again; AHC's `invalidURL` is then this transport's ``noURL``.
-    private static func joinedTarget(of request: HTTPRequest) throws -> String {
+    /// The absolute URL text, joined by hand as `HTTPRequest.url` joins it, without the `URL` that would be parsed
+    /// only for AHC to parse its text again (AHC's `invalidURL` becomes ``noURL`` in `explain`); refuses a target
+    /// SwiftNIO would trap on.
+    static func target(of request: HTTPRequest) throws -> String {
         guard let scheme = request.scheme, let authority = request.authority, let path = request.path,
               request.method != .connect, !(request.method == .options && path == "*") else { throw noURL }
-        try checkTarget(request)
-        return scheme + "://" + authority + path
-    }
-
-    /// The client checks this already; a transport used on its own must not let SwiftNIO trap on the port.
-    private static func checkTarget(_ request: HTTPRequest) throws {
+        // The client checks this already; a transport used on its own must not let SwiftNIO trap on the port.
         if let problem = RequestTargetCheck.problem(in: request) { throw TransportError(.other, problem.message) }
+        return scheme + "://" + authority + path
     }
 
     private static let noURL = TransportError(.other, "request has no absolute URL")

@@ -1,25 +1,39 @@
 import Loupe
+import NIOCore
+import Synchronization
 
 /// Bounds a whole attempt (connect, request, response head and every body byte) by one timeout.
 ///
 /// AsyncHTTPClient's own deadline stops at the response head, and its read timeout restarts with every chunk, so a
-/// server trickling one byte a second would hold a request forever. Racing the work against a timer in a task
-/// group cancels the work (AHC then closes the connection) when the timer wins.
+/// server trickling one byte a second would hold a request forever. Up to the head, AHC's deadline (the same
+/// instant) decides, and reports why it ran out (a refused connection, a TLS failure) better than a timer could.
+/// For the body, the attempt runs in a child task that a timer on an event loop cancels; only the attempt is
+/// cancelled, not the exchange, so a retry can follow. The timer is an entry in the event loop's schedule, removed
+/// when the attempt ends: no task, timer thread or wake-up per attempt (a sleeping task racing the work cost
+/// both, DECISIONS 126).
 enum AttemptDeadline {
     static func run<T: Sendable>(
-        _ timeout: Duration, _ work: @escaping @Sendable () async throws -> T
+        _ timeout: Duration, on eventLoop: any EventLoop, _ work: @escaping @Sendable (AttemptTimer) async throws -> T
     ) async throws -> T {
-        try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await work() }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return nil
-            }
-            defer { group.cancelAll() }
-            // The first child to finish decides; `nil` is the timer.
-            if let value = try await group.next() ?? nil { return value }
-            throw timedOut(timeout)
+        let timer = AttemptTimer(timeout: timeout)
+        let task = start { try await work(timer) }
+        timer.attach { task.cancel() }
+        let scheduled = eventLoop.scheduleTask(deadline: timer.deadline) { timer.expire() }
+        defer { scheduled.cancel() }
+        do {
+            return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+        } catch {
+            if timer.cancelledTheAttempt { throw timedOut(timeout) }
+            throw error
         }
+    }
+
+    /// An immediate task runs on this thread until it first suspends: no enqueue and wake-up to start it.
+    private static func start<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) -> Task<T, any Error> {
+        if #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) {
+            return Task.immediate(operation: work)
+        }
+        return Task(operation: work)
     }
 
     /// The error for an attempt that ran out of time, whichever timer noticed first.
@@ -33,4 +47,44 @@ enum AttemptDeadline {
         let value = Double(seconds) + Double(attoseconds) / 1e18
         return value == value.rounded() ? "\(Int64(value)) s" : "\(value) s"
     }
+}
+
+/// One attempt's deadline: AHC's for the head, this timer's for the body.
+final class AttemptTimer: Sendable {
+    let timeout: Duration
+    let deadline: NIODeadline
+    private struct State {
+        var cancel: (@Sendable () -> Void)?
+        var bodyStarted = false
+        var cancelledTheAttempt = false
+    }
+    private let state = Mutex(State())
+
+    init(timeout: Duration) {
+        self.timeout = timeout
+        self.deadline = .now() + .nanoseconds(AsyncHTTPClientTransport.nanoseconds(timeout))
+    }
+
+    func attach(_ cancel: @escaping @Sendable () -> Void) {
+        state.withLock { $0.cancel = cancel }
+    }
+
+    /// The head arrived: from now on the timer cancels the attempt. Throws when the deadline passed already (the
+    /// timer fired while AHC was still within its own deadline for the head).
+    func bodyStarted() throws {
+        state.withLock { $0.bodyStarted = true }
+        if NIODeadline.now() >= deadline { throw AttemptDeadline.timedOut(timeout) }
+    }
+
+    /// The deadline passed: cancels the attempt if it is reading the body.
+    func expire() {
+        let cancel = state.withLock { state -> (@Sendable () -> Void)? in
+            guard state.bodyStarted else { return nil }
+            state.cancelledTheAttempt = true
+            return state.cancel
+        }
+        cancel?()
+    }
+
+    var cancelledTheAttempt: Bool { state.withLock { $0.cancelledTheAttempt } }
 }

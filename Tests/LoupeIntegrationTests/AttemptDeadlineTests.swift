@@ -6,17 +6,41 @@ import LoupeAsyncHTTPClient
 import LoupeDemo
 import Testing
 
-/// A request whose body is in memory goes through AsyncHTTPClient's delegate API, collected on the event loop.
-@Suite struct CollectedResponseTests {
-    @Test func aBufferedRequestRecordsWhenItWasSentBetweenItsStartAndItsFirstByte() async throws {
+/// `AsyncHTTPClientTransport.send`: one timeout over the whole attempt, kept by a timer on an event loop that
+/// cancels the attempt's own task.
+@Suite struct AttemptDeadlineTests {
+    @Test func anAttemptTimeoutCancelsTheAttemptNotTheCaller() async throws {
         try await withDemoServer { baseURL in
             let client = Client(baseURL: baseURL, transport: AsyncHTTPClientTransport())
-            let created = try await client.response(DemoEndpoints.CreateOrder(order: .init(item: "lens", quantity: 2)))
-            let timings = try #require(created.attempts.first?.timings)
-            let sent = try #require(timings.requestSent)
-            let firstByte = try #require(timings.firstByte)
-            let end = try #require(timings.end)
-            #expect(timings.start <= sent && sent <= firstByte && firstByte <= end)
+            var slow = HTTPRequest(method: .get, url: baseURL.appendingPathComponent("slow"))
+            slow.path = "/slow?ms=3000"
+            let error = await #expect(throws: ClientError.self) {
+                try await client.execute(slow, options: RequestOptions(timeout: .milliseconds(200)))
+            }
+            #expect(error?.stage == .transport)
+            #expect((error?.underlyingError as? TransportError)?.kind == .timedOut)
+            #expect(!Task.isCancelled)
+            let users = try await client.send(DemoEndpoints.ListUsers())
+            #expect(users.count == 9)
+        }
+    }
+
+    @Test func aTimedOutAttemptIsRetriedWithinTheSameExchange() async throws {
+        try await withDemoServer { baseURL in
+            let retry = RetryMiddleware(policy: RetryPolicy(maxAttempts: 2, backoff: .none, jitter: .none))
+            let observer = InMemoryClientObserver()
+            let client = Client(
+                baseURL: baseURL, transport: AsyncHTTPClientTransport(), middlewares: [retry], observer: observer)
+            var slow = HTTPRequest(method: .get, url: baseURL.appendingPathComponent("slow"))
+            slow.path = "/slow?ms=3000"
+            let error = await #expect(throws: ClientError.self) {
+                try await client.execute(slow, options: RequestOptions(timeout: .milliseconds(150)))
+            }
+            // Both attempts ran and timed out: the first one's timer did not cancel the exchange.
+            let attempts = observer.finishedAttempts.map(\.record)
+            #expect(error?.stage == .transport)
+            #expect(attempts.count == 2)
+            #expect(attempts.allSatisfy { $0.error?.contains("timeout") == true })
         }
     }
 
