@@ -29,8 +29,8 @@ trap 'rm -f "$log"' EXIT
 
 echo "== building (release): loupe, LoupeProfile, ingest-budget"
 (cd "$root" && swift build -c release --product loupe 2>&1 | tail -1)
-(cd "$here" && swift build -c release --product LoupeProfile 2>&1 | tail -1)
-(cd "$here" && swift build -c release --product ingest-budget 2>&1 | tail -1)
+(cd "$here" && swift build -c release --product LoupeProfile --disable-build-manifest-caching 2>&1 | tail -1)
+(cd "$here" && swift build -c release --product ingest-budget --disable-build-manifest-caching 2>&1 | tail -1)
 
 part() {
   local name=$1; shift

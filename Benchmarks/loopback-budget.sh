@@ -27,7 +27,7 @@ done
 here=$(cd "$(dirname "$0")" && pwd)
 if [ "$build" = 1 ]; then
   echo "== building LoupeProfile (release)"
-  (cd "$here" && swift build -c release --product LoupeProfile 2>&1 | tail -1)
+  (cd "$here" && swift build -c release --product LoupeProfile --disable-build-manifest-caching 2>&1 | tail -1)
 fi
 profile="$here/.build/release/LoupeProfile"
 work=$(mktemp -d "${TMPDIR:-/tmp}/loopback-budget.XXXXXX")
