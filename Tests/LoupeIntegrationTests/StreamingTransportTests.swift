@@ -38,7 +38,9 @@ import Darwin
         let pipe = ResponseBodyPipe(watermarks: watermarks)
         let outcome = Shared((bytes: 0, intact: false, writtenWhileStalled: 0))
         let probe = StreamProbe(pipe: pipe) { response in
-            // Read nothing until the buffer is full, then leave the connection time to overrun it if it would.
+            // Read nothing until the buffer is full, then leave the connection time to overrun it if it would. The
+            // waits are the point: backpressure on a real socket shows only as bytes that do *not* arrive while the
+            // reader stalls, which no event signals and no injected clock reaches (the result itself is awaited).
             while pipe.peakBufferedBytes < watermarks.high { try await Task.sleep(for: .milliseconds(5)) }
             try await Task.sleep(for: .milliseconds(300))
             let writtenWhileStalled = written.value
