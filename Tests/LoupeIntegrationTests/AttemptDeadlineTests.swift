@@ -9,22 +9,6 @@ import Testing
 /// `AsyncHTTPClientTransport.send`: one timeout over the whole attempt, kept by a timer on an event loop that
 /// cancels the attempt's own task.
 @Suite struct AttemptDeadlineTests {
-    @Test func anAttemptTimeoutCancelsTheAttemptNotTheCaller() async throws {
-        try await withDemoServer { baseURL in
-            let client = Client(baseURL: baseURL, transport: AsyncHTTPClientTransport())
-            var slow = HTTPRequest(method: .get, url: baseURL.appendingPathComponent("slow"))
-            slow.path = "/slow?ms=3000"
-            let error = await #expect(throws: ClientError.self) {
-                try await client.execute(slow, options: RequestOptions(timeout: .milliseconds(200)))
-            }
-            #expect(error?.stage == .transport)
-            #expect((error?.underlyingError as? TransportError)?.kind == .timedOut)
-            #expect(!Task.isCancelled)
-            let users = try await client.send(DemoEndpoints.ListUsers())
-            #expect(users.count == 9)
-        }
-    }
-
     @Test func aTimedOutAttemptIsRetriedWithinTheSameExchange() async throws {
         try await withDemoServer { baseURL in
             let retry = RetryMiddleware(policy: RetryPolicy(maxAttempts: 2, backoff: .none, jitter: .none))

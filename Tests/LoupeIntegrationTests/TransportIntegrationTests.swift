@@ -64,6 +64,11 @@ import Testing
                 try await client.execute(request, options: RequestOptions(timeout: .milliseconds(200)))
             }
             #expect((error?.underlyingError as? TransportError)?.kind == .timedOut)
+            // The timer cancels the attempt, not the caller: the same task goes on to its next request.
+            #expect(error?.stage == .transport)
+            #expect(!Task.isCancelled)
+            let users = try await client.send(DemoEndpoints.ListUsers())
+            #expect(users.count == 9)
         }
     }
 

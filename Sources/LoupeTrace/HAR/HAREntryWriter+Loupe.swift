@@ -17,17 +17,12 @@ extension HAREntryWriter {
         try out.member("endedAt", exchange.endedAt.map(time))
         out.member("error", exchange.error)
         out.key("events")
-        let events = out.open(openBracket)
-        for event in exchange.events {
-            out.element()
-            let object = out.open(openBrace)
+        try writeObjects(exchange.events, to: out) { event in
             try out.member("at", time(event.at))
             out.member("attributes", event.attributes)
             out.member("kind", event.kind.rawValue)
             out.member("message", event.message)
-            out.close(closeBrace, object)
         }
-        out.close(closeBracket, events)
         out.member("format", HARLoupeEntry.currentFormat)
         out.key("id")
         writeUUID(exchange.id, to: out)
@@ -123,22 +118,8 @@ extension HAREntryWriter {
 
     /// `uuidString`'s text (upper-case hexadecimal, 8-4-4-4-12), quoted.
     static func writeUUID(_ id: UUID, to out: HARBytes) {
-        var text: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)  // 40 bytes for 36 characters
-        withUnsafeBytes(of: id.uuid) { uuid in
-            withUnsafeMutableBytes(of: &text) { raw in
-                let digits: StaticString = "0123456789ABCDEF"
-                var index = 0
-                for (offset, byte) in uuid.enumerated() {
-                    if offset == 4 || offset == 6 || offset == 8 || offset == 10 {
-                        raw[index] = UInt8(ascii: "-")
-                        index += 1
-                    }
-                    raw[index] = digits.utf8Start[Int(byte >> 4)]
-                    raw[index + 1] = digits.utf8Start[Int(byte & 0x0F)]
-                    index += 2
-                }
-                out.string(UnsafeBufferPointer(rebasing: raw.bindMemory(to: UInt8.self)[..<index]))
-            }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 36) { text in
+            out.string(UnsafeBufferPointer(rebasing: text[..<StoredUUID.format(id, into: text)]))
         }
     }
 }

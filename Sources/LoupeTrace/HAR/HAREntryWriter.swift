@@ -142,24 +142,28 @@ enum HAREntryWriter {
 
     // MARK: Lists
 
-    private static func writeNameValues(_ items: [HARNameValue], to out: HARBytes) {
+    /// `[{…}, {…}]`: one object per item, its members written by `members`.
+    static func writeObjects<Item>(_ items: [Item], to out: HARBytes, _ members: (Item) throws -> Void) rethrows {
         let list = out.open(openBracket)
         for item in items {
             out.element()
             let object = out.open(openBrace)
-            out.member("comment", item.comment)
-            out.member("name", item.name)
-            out.member("value", item.value)
+            try members(item)
             out.close(closeBrace, object)
         }
         out.close(closeBracket, list)
     }
 
+    private static func writeNameValues(_ items: [HARNameValue], to out: HARBytes) {
+        writeObjects(items, to: out) { item in
+            out.member("comment", item.comment)
+            out.member("name", item.name)
+            out.member("value", item.value)
+        }
+    }
+
     private static func writeCookies(_ cookies: [HARCookie], to out: HARBytes) {
-        let list = out.open(openBracket)
-        for cookie in cookies {
-            out.element()
-            let object = out.open(openBrace)
+        writeObjects(cookies, to: out) { cookie in
             out.member("comment", cookie.comment)
             out.member("domain", cookie.domain)
             out.member("expires", cookie.expires)
@@ -168,8 +172,6 @@ enum HAREntryWriter {
             out.member("path", cookie.path)
             out.member("secure", cookie.secure)
             out.member("value", cookie.value)
-            out.close(closeBrace, object)
         }
-        out.close(closeBracket, list)
     }
 }

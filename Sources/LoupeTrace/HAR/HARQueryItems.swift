@@ -42,8 +42,8 @@ enum HARQueryItems {
     private static func plainQueryStart(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         var index = 0
         // Scheme: a letter, then letters, digits, `+`, `-`, `.`; then `://`.
-        guard index < bytes.count, isLetter(bytes[index]) else { return nil }
-        while index < bytes.count, isLetter(bytes[index]) || isDigit(bytes[index])
+        guard index < bytes.count, ASCIIBytes.isLetter(bytes[index]) else { return nil }
+        while index < bytes.count, ASCIIBytes.isLetter(bytes[index]) || ASCIIBytes.isDigit(bytes[index])
             || bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: ".") {
             index += 1
         }
@@ -54,7 +54,7 @@ enum HARQueryItems {
         // Host: a registered name of letters, digits, `-`, `.`, `_`, `~`, with no `--` (IDNA); an optional port.
         let hostStart = index
         var previous: UInt8 = 0
-        while index < bytes.count, isHostByte(bytes[index]) {
+        while index < bytes.count, ASCIIBytes.isHostByte(bytes[index]) {
             if bytes[index] == UInt8(ascii: "-"), previous == bytes[index] { return nil }
             previous = bytes[index]
             index += 1
@@ -63,13 +63,13 @@ enum HARQueryItems {
         if index < bytes.count, bytes[index] == UInt8(ascii: ":") {
             index += 1
             let portStart = index
-            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+            while index < bytes.count, ASCIIBytes.isDigit(bytes[index]) { index += 1 }
             guard portStart < index else { return nil }
         }
         // Path: starts with `/`, runs to the `?`.
         guard index < bytes.count, bytes[index] == UInt8(ascii: "/") else { return nil }
         while index < bytes.count, bytes[index] != UInt8(ascii: "?") {
-            guard isPathByte(bytes[index]) else { return nil }
+            guard ASCIIBytes.isPathByte(bytes[index]) else { return nil }
             index += 1
         }
         guard index < bytes.count else { return nil }
@@ -79,12 +79,12 @@ enum HARQueryItems {
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "%") {
-                guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), high < 8,
-                      hexValue(bytes[index + 2]) != nil else { return nil }
+                guard index + 2 < bytes.count, let high = ASCIIBytes.hexValue(bytes[index + 1]), high < 8,
+                      ASCIIBytes.hexValue(bytes[index + 2]) != nil else { return nil }
                 index += 3
                 continue
             }
-            guard byte == UInt8(ascii: "?") || isPathByte(byte) else { return nil }
+            guard byte == UInt8(ascii: "?") || ASCIIBytes.isPathByte(byte) else { return nil }
             index += 1
         }
         return queryStart
@@ -97,7 +97,7 @@ enum HARQueryItems {
         result.reserveCapacity(bytes.count)
         var index = 0
         while index < bytes.count {
-            if bytes[index] == UInt8(ascii: "%"), let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) {
+            if bytes[index] == UInt8(ascii: "%"), let high = ASCIIBytes.hexValue(bytes[index + 1]), let low = ASCIIBytes.hexValue(bytes[index + 2]) {
                 result.append(high << 4 | low)
                 index += 3
             } else {
@@ -106,31 +106,5 @@ enum HARQueryItems {
             }
         }
         return String(decoding: result, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
-
-    private static func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A }
-    private static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
-
-    private static func isHostByte(_ byte: UInt8) -> Bool {
-        isLetter(byte) || isDigit(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
-            || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
-    }
-
-    /// Letters, digits and the marks RFC 3986 allows unescaped in a path segment, but `@` and `%`.
-    private static func isPathByte(_ byte: UInt8) -> Bool {
-        isHostByte(byte) || byte == UInt8(ascii: "/") || byte == UInt8(ascii: ":") || byte == UInt8(ascii: "!")
-            || byte == UInt8(ascii: "$") || byte == UInt8(ascii: "&") || byte == UInt8(ascii: "'")
-            || byte == UInt8(ascii: "(") || byte == UInt8(ascii: ")") || byte == UInt8(ascii: "*")
-            || byte == UInt8(ascii: "+") || byte == UInt8(ascii: ",") || byte == UInt8(ascii: ";")
-            || byte == UInt8(ascii: "=")
     }
 }

@@ -58,7 +58,7 @@ package struct StoredHeaderText: Sendable {
             case UInt8(ascii: "f"): bytes.append(0x0C)
             case UInt8(ascii: "r"): bytes.append(0x0D)
             case UInt8(ascii: "u"):
-                bytes.append((hexValue(escaped[index + 4]) ?? 0) << 4 | (hexValue(escaped[index + 5]) ?? 0))
+                bytes.append((ASCIIBytes.hexValue(escaped[index + 4]) ?? 0) << 4 | (ASCIIBytes.hexValue(escaped[index + 5]) ?? 0))
                 index += 4
             case let other: bytes.append(other)
             }
@@ -113,7 +113,7 @@ package struct StoredHeaderText: Sendable {
                 // `\u00xx` for the control characters without a short escape, lower-case hex.
                 guard index + 5 < bytes.count, bytes[index + 2] == UInt8(ascii: "0"), bytes[index + 3] == UInt8(ascii: "0"),
                       bytes[index + 4] == UInt8(ascii: "0") || bytes[index + 4] == UInt8(ascii: "1"),
-                      let low = hexValue(bytes[index + 5]), !isUpperHex(bytes[index + 5]) else { return false }
+                      let low = ASCIIBytes.hexValue(bytes[index + 5]), !isUpperHex(bytes[index + 5]) else { return false }
                 let value = (bytes[index + 4] - UInt8(ascii: "0")) << 4 | low
                 guard ![0x08, 0x09, 0x0A, 0x0C, 0x0D].contains(value) else { return false }
                 index += 6
@@ -136,15 +136,6 @@ package struct StoredHeaderText: Sendable {
             while quote - backslashes - 1 >= start, bytes[quote - backslashes - 1] == UInt8(ascii: "\\") { backslashes += 1 }
             if backslashes % 2 == 0 { return quote }
             index = quote + 1
-        }
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
         }
     }
 

@@ -19,8 +19,8 @@ enum StoredURLParts {
         let bytes = url.utf8
         var index = bytes.startIndex
         // Scheme: a letter, then letters, digits, `+`, `-`, `.`; then `://`.
-        guard index < bytes.endIndex, isLetter(bytes[index]) else { return nil }
-        while index < bytes.endIndex, isLetter(bytes[index]) || isDigit(bytes[index])
+        guard index < bytes.endIndex, ASCIIBytes.isLetter(bytes[index]) else { return nil }
+        while index < bytes.endIndex, ASCIIBytes.isLetter(bytes[index]) || ASCIIBytes.isDigit(bytes[index])
             || bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: ".") {
             bytes.formIndex(after: &index)
         }
@@ -30,7 +30,7 @@ enum StoredURLParts {
         }
         // Host: a registered name of letters, digits, `-`, `.`, `_`, `~`; then an optional port of digits.
         let hostStart = index
-        while index < bytes.endIndex, isHostByte(bytes[index]) { bytes.formIndex(after: &index) }
+        while index < bytes.endIndex, ASCIIBytes.isHostByte(bytes[index]) { bytes.formIndex(after: &index) }
         let hostEnd = index
         guard hostStart < hostEnd else { return nil }
         // `URLComponents` shows an IDNA label (`xn--…`) decoded: any `--` goes to it.
@@ -42,14 +42,14 @@ enum StoredURLParts {
         if index < bytes.endIndex, bytes[index] == UInt8(ascii: ":") {
             bytes.formIndex(after: &index)
             let portStart = index
-            while index < bytes.endIndex, isDigit(bytes[index]) { bytes.formIndex(after: &index) }
+            while index < bytes.endIndex, ASCIIBytes.isDigit(bytes[index]) { bytes.formIndex(after: &index) }
             guard portStart < index else { return nil }
         }
         // Path: starts with `/`, runs to `?` or `#`; the rest holds at most one `#`.
         guard index < bytes.endIndex, bytes[index] == UInt8(ascii: "/") else { return nil }
         let pathStart = index
         while index < bytes.endIndex, bytes[index] != UInt8(ascii: "?"), bytes[index] != UInt8(ascii: "#") {
-            guard isPathByte(bytes[index]) else { return nil }
+            guard ASCIIBytes.isPathByte(bytes[index]) else { return nil }
             bytes.formIndex(after: &index)
         }
         let pathEnd = index
@@ -59,24 +59,11 @@ enum StoredURLParts {
             if byte == UInt8(ascii: "#") {
                 guard !seenFragment else { return nil }
                 seenFragment = true
-            } else if byte != UInt8(ascii: "?"), !isPathByte(byte) {
+            } else if byte != UInt8(ascii: "?"), !ASCIIBytes.isPathByte(byte) {
                 return nil
             }
             bytes.formIndex(after: &index)
         }
         return (String(url[hostStart..<hostEnd]), String(url[pathStart..<pathEnd]))
-    }
-
-    private static func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A }
-    private static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
-
-    private static func isHostByte(_ byte: UInt8) -> Bool {
-        isLetter(byte) || isDigit(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
-            || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
-    }
-
-    /// Letters, digits and the marks RFC 3986 allows unescaped in a path segment, but `@` and `%`.
-    private static func isPathByte(_ byte: UInt8) -> Bool {
-        isHostByte(byte) || "/:!$&'()*+,;=".utf8.contains(byte)
     }
 }

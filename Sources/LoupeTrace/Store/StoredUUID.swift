@@ -8,21 +8,24 @@ import Foundation
 enum StoredUUID {
     /// `id` as `uuidString` writes it: upper-case `8-4-4-4-12` hexadecimal.
     static func text(of id: UUID) -> String {
+        String(unsafeUninitializedCapacity: 36) { format(id, into: $0) }
+    }
+
+    /// Writes `id`'s 36 characters at the start of `out` (which must hold them); returns 36.
+    static func format(_ id: UUID, into out: UnsafeMutableBufferPointer<UInt8>) -> Int {
         withUnsafeBytes(of: id.uuid) { bytes in
-            String(unsafeUninitializedCapacity: 36) { out in
-                let digits: StaticString = "0123456789ABCDEF"
-                var index = 0
-                for (offset, byte) in bytes.enumerated() {
-                    if offset == 4 || offset == 6 || offset == 8 || offset == 10 {
-                        out[index] = UInt8(ascii: "-")
-                        index += 1
-                    }
-                    out[index] = digits.utf8Start[Int(byte >> 4)]
-                    out[index + 1] = digits.utf8Start[Int(byte & 0x0F)]
-                    index += 2
+            let digits: StaticString = "0123456789ABCDEF"
+            var index = 0
+            for (offset, byte) in bytes.enumerated() {
+                if offset == 4 || offset == 6 || offset == 8 || offset == 10 {
+                    out[index] = UInt8(ascii: "-")
+                    index += 1
                 }
-                return index
+                out[index] = digits.utf8Start[Int(byte >> 4)]
+                out[index + 1] = digits.utf8Start[Int(byte & 0x0F)]
+                index += 2
             }
+            return index
         }
     }
 
@@ -38,22 +41,13 @@ enum StoredUUID {
                         guard bytes[index] == UInt8(ascii: "-") else { return false }
                         index += 1
                     }
-                    guard let high = nibble(bytes[index]), let low = nibble(bytes[index + 1]) else { return false }
+                    guard let high = ASCIIBytes.hexValue(bytes[index]), let low = ASCIIBytes.hexValue(bytes[index + 1]) else { return false }
                     out[offset] = high << 4 | low
                     index += 2
                 }
                 return true
             }
             return parsed ? UUID(uuid: value) : nil
-        }
-    }
-
-    private static func nibble(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
         }
     }
 }

@@ -109,6 +109,6 @@ struct RawConnection: Sendable {
     /// own read timeout restarting on every byte, Loupe's whole-attempt timeout) runs on NIO's real clock, which
     /// no injected clock reaches. The test itself waits on the client's result, never on a sleep.
     func pause(milliseconds: Int) {
-        usleep(UInt32(milliseconds * 1000))
+        usleep(UInt32(milliseconds * 1000))  // the server's pacing on its own thread, not a test waiting for a result
     }
 }

@@ -80,7 +80,7 @@ struct HAREntryWriterTests {
             out.int(value)
         }
         out.close(UInt8(ascii: "]"), array)
-        let expected = try Self.encoder.encode(doubles.filter(\.isFinite).map(Number.double) + ints.map(Number.int))
+        let expected = try Self.encoder.encode(doubles.filter(\.isFinite).map(JSONNumber.double) + ints.map(JSONNumber.int))
         let (written, wanted) = (String(decoding: out.bytes, as: UTF8.self), String(decoding: expected, as: UTF8.self))
         #expect(written == wanted, "seed \(seed)")
         if written != wanted {
@@ -89,18 +89,6 @@ struct HAREntryWriterTests {
         }
         #expect(throws: PrettyJSON.InvalidValue.self) { try out.double(.infinity) }
         #expect(throws: PrettyJSON.InvalidValue.self) { try out.double(.nan) }
-    }
-
-    private enum Number: Encodable {
-        case double(Double), int(Int)
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.singleValueContainer()
-            switch self {
-            case .double(let value): try container.encode(value)
-            case .int(let value): try container.encode(value)
-            }
-        }
     }
 
     @Test("dates and ids are written as HARDate and uuidString write them")

@@ -266,3 +266,16 @@ enum HARFixtures {
         return "\(path): \(left.prefix(200)) ≠ \(right.prefix(200))"
     }
 }
+
+/// A double or an int as `JSONEncoder` writes it: the reference the hand-written number writers are checked against.
+enum JSONNumber: Encodable {
+    case double(Double), int(Int)
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .double(let value): try container.encode(value)
+        case .int(let value): try container.encode(value)
+        }
+    }
+}

@@ -74,20 +74,8 @@ struct HARStreamExportTests {
                 json.int(value)
             }
         }
-        let expected = try encoder.encode(doubles.map(Number.double) + ints.map(Number.int))
+        let expected = try encoder.encode(doubles.map(JSONNumber.double) + ints.map(JSONNumber.int))
         #expect(String(decoding: json.bytes, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
-    }
-
-    private enum Number: Encodable {
-        case double(Double), int(Int)
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.singleValueContainer()
-            switch self {
-            case .double(let value): try container.encode(value)
-            case .int(let value): try container.encode(value)
-            }
-        }
     }
 
     @Test("a number JSONEncoder refuses is refused too")
