@@ -91,7 +91,7 @@ public struct AsyncHTTPClientTransport: ClientTransport {
         let timeout = context.timeout ?? options.defaultTimeout
         let progress = ResponseProgress()
         do {
-            return try await AttemptDeadline.run(timeout, on: client.eventLoopGroup.any()) { [self] timer in
+            return try await AttemptDeadline.run(timeout) { [self] timer in
                 try await receive(request, body: body, context: context, timer: timer, into: progress)
             }
         } catch {

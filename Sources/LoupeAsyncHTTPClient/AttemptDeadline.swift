@@ -7,19 +7,17 @@ import Synchronization
 /// AsyncHTTPClient's own deadline stops at the response head, and its read timeout restarts with every chunk, so a
 /// server trickling one byte a second would hold a request forever. Up to the head, AHC's deadline (the same
 /// instant) decides, and reports why it ran out (a refused connection, a TLS failure) better than a timer could.
-/// For the body, the attempt runs in a child task that a timer on an event loop cancels; only the attempt is
-/// cancelled, not the exchange, so a retry can follow. The timer is an entry in the event loop's schedule, removed
-/// when the attempt ends: no task, timer thread or wake-up per attempt (a sleeping task racing the work cost
-/// both, DECISIONS 126).
+/// For the body, the attempt runs in a child task that ``BodyDeadlines`` cancels once its deadline passes; only the
+/// attempt is cancelled, not the exchange, so a retry can follow. No task, timer or wake-up of an event loop per
+/// attempt: a sleeping task racing the work cost both, and so did a timer per attempt (DECISIONS 126).
 enum AttemptDeadline {
     static func run<T: Sendable>(
-        _ timeout: Duration, on eventLoop: any EventLoop, _ work: @escaping @Sendable (AttemptTimer) async throws -> T
+        _ timeout: Duration, _ work: @escaping @Sendable (AttemptTimer) async throws -> T
     ) async throws -> T {
         let timer = AttemptTimer(timeout: timeout)
         let task = start { try await work(timer) }
         timer.attach { task.cancel() }
-        let scheduled = eventLoop.scheduleTask(deadline: timer.deadline) { timer.expire() }
-        defer { scheduled.cancel() }
+        defer { timer.finish() }
         do {
             return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
         } catch {
@@ -49,41 +47,51 @@ enum AttemptDeadline {
     }
 }
 
-/// One attempt's deadline: AHC's for the head, this timer's for the body.
+/// One attempt's deadline: AHC's for the head, ``BodyDeadlines``' for the body.
 final class AttemptTimer: Sendable {
     let timeout: Duration
     let deadline: NIODeadline
     private struct State {
         var cancel: (@Sendable () -> Void)?
-        var bodyStarted = false
+        var watched: UInt64?
         var cancelledTheAttempt = false
     }
     private let state = Mutex(State())
 
-    init(timeout: Duration) {
+    init(timeout: Duration, from start: NIODeadline = .now()) {
         self.timeout = timeout
-        self.deadline = .now() + .nanoseconds(AsyncHTTPClientTransport.nanoseconds(timeout))
+        self.deadline = start + .nanoseconds(AsyncHTTPClientTransport.nanoseconds(timeout))
     }
 
+    /// How to cancel the attempt; called at once if its deadline was already acted on.
     func attach(_ cancel: @escaping @Sendable () -> Void) {
-        state.withLock { $0.cancel = cancel }
+        let late = state.withLock { state -> Bool in
+            state.cancel = cancel
+            return state.cancelledTheAttempt
+        }
+        if late { cancel() }
     }
 
-    /// The head arrived: from now on the timer cancels the attempt. Throws when the deadline passed already (the
-    /// timer fired while AHC was still within its own deadline for the head).
+    /// The head arrived: from now on the deadline cancels the attempt. Throws when it has passed already (AHC was
+    /// still within its own deadline for the head); checked after joining the watch, so no body goes unbounded.
     func bodyStarted() throws {
-        state.withLock { $0.bodyStarted = true }
+        let id = BodyDeadlines.shared.watch(self)
+        state.withLock { $0.watched = id }
         if NIODeadline.now() >= deadline { throw AttemptDeadline.timedOut(timeout) }
     }
 
-    /// The deadline passed: cancels the attempt if it is reading the body.
+    /// The deadline passed while the body was being read: cancels the attempt.
     func expire() {
         let cancel = state.withLock { state -> (@Sendable () -> Void)? in
-            guard state.bodyStarted else { return nil }
             state.cancelledTheAttempt = true
             return state.cancel
         }
         cancel?()
+    }
+
+    /// The attempt ended: leaves the watch.
+    func finish() {
+        if let id = state.withLock({ $0.watched }) { BodyDeadlines.shared.unwatch(id) }
     }
 
     var cancelledTheAttempt: Bool { state.withLock { $0.cancelledTheAttempt } }
