@@ -1,3 +1,4 @@
+import Foundation
 @testable import LoupeTrace
 import Testing
 
@@ -16,5 +17,51 @@ struct SecretCollectorTests {
         collecting.addHeader(name: "Cookie", value: "session=abcdef123")
         #expect(!collecting.keepsNothing)
         #expect(collecting.values.isSuperset(of: ["user:s3cret-pass", "s3cret-pass", "abcdef123"]))
+    }
+
+    @Test("trimming matches Foundation's whitespacesAndNewlines (plus quotes) on random text")
+    func trimmingMatchesFoundation() {
+        // Every White_Space scalar, quotes, and ordinary text (a combining mark too, next to a space).
+        let alphabet: [Unicode.Scalar] = [
+            " ", "\t", "\n", "\r", "\u{0B}", "\u{0C}", "\u{85}", "\u{A0}", "\u{1680}", "\u{2000}", "\u{200A}", "\u{2028}",
+            "\u{2029}", "\u{202F}", "\u{205F}", "\u{3000}", "\u{200B}", "\u{FEFF}", "\"", "'", "a", "Z", "=", "\u{301}", "é", "😀",
+        ]
+        // U+200B is in Foundation's set on Linux; added for Apple's, where it is not.
+        let space = CharacterSet.whitespacesAndNewlines.union(["\u{200B}"])
+        let withQuotes = space.union(["\""])
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<5_000 {
+            var text = String.UnicodeScalarView()
+            for _ in 0..<Int.random(in: 0...8, using: &generator) { text.append(alphabet.randomElement(using: &generator)!) }
+            let string = String(text)
+            #expect(SecretCollector.trimmed(string, quotes: true) == string.trimmingCharacters(in: withQuotes), "\(string.debugDescription)")
+            #expect(SecretCollector.trimmed(string, quotes: false) == string.trimmingCharacters(in: space))
+        }
+    }
+
+    @Test("a value is part of a marker exactly when Foundation finds it there")
+    func partOfAMarker() {
+        let marker = RedactionPolicy.marker
+        let pieces = ["REDACTED", "[REDACTED]", "DACT", "[", "redacted", "[REDACTED]]", "", "REDACTEDX", "%5BREDACTED"]
+        for piece in pieces {
+            #expect(SecretCollector.isPart(piece, of: marker) == marker.contains(piece), "\(piece)")
+        }
+        #expect(SecretCollector.isPart("BREDACTED%5D", of: RedactionPolicy.urlMarker))
+    }
+
+    @Test("the credentials inside every kind of authorization header are found")
+    func credentialsInAuthorizationHeaders() {
+        var collector = SecretCollector(minimumLength: 6)
+        collector.addHeader(name: "Authorization", value: "  Bearer   tok-123456  ")
+        collector.addHeader(name: "Proxy-Authorization", value: "BASIC dXNlcjpzM2NyZXQtcGFzcw==")
+        collector.addHeader(name: "Authorization", value: #"Digest username="u", response="6629fae49393a05397450978507c4ef1", uri="/x""#)
+        collector.addHeader(name: "Authorization", value: "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830, Signature=5d672d79c15b13162d9279b0855cfba6")
+        collector.addHeader(name: "X-Api-Key", value: "\"quoted-key-value\"")
+        #expect(collector.values.isSuperset(of: [
+            "Bearer   tok-123456", "tok-123456", "user:s3cret-pass", "s3cret-pass", "6629fae49393a05397450978507c4ef1",
+            "AKIDEXAMPLE/20150830", "5d672d79c15b13162d9279b0855cfba6", "quoted-key-value",
+        ]))
+        #expect(!collector.values.contains("/x"))
+        #expect(!collector.values.contains { $0.hasPrefix(" ") || $0.hasSuffix(" ") })
     }
 }
