@@ -69,7 +69,12 @@ if shape.hasPrefix("loopback-") {
     let lost = recorder === inspector ? "" : ", recorded \(recorder.writtenCount), dropped \(recorder.droppedCount)"
     let width = ProcessInfo.processInfo.environment["LOUPE_IN_FLIGHT"] ?? "8"
     print("\(shape): \(count) requests, \(width) in flight, \(String(format: "%.1f", micros / Double(count))) µs each, \(String(format: "%.1f", cpu)) µs CPU each\(lost)")
-    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file + suffix) }
+    // LOUPE_KEEP_STORE=1 keeps the file, to look at what was recorded.
+    if ProcessInfo.processInfo.environment["LOUPE_KEEP_STORE"] != nil, loopShape == "resilient-recording" {
+        print("store kept at \(file)")
+    } else {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file + suffix) }
+    }
     exit(0)
 }
 let client: Client

@@ -58,8 +58,8 @@ struct SecretCollector {
 
     /// Whether `piece` occurs in `text`, byte for byte (the markers are ASCII).
     static func isPart(_ piece: String, of text: String) -> Bool {
+        guard !piece.isEmpty, piece.utf8.count <= text.utf8.count else { return false }
         let (piece, text) = (Array(piece.utf8), Array(text.utf8))
-        guard !piece.isEmpty, piece.count <= text.count else { return false }
         return (0...(text.count - piece.count)).contains { text[$0..<($0 + piece.count)].elementsEqual(piece) }
     }
 
