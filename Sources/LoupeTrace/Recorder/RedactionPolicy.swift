@@ -113,6 +113,12 @@ public struct RedactionPolicy: Sendable, Hashable {
     }
 
     func redact(url: String, collecting secrets: inout SecretCollector) -> String {
+        if let unchanged = unchangedWithoutParsing(url, collecting: &secrets) { return unchanged }
+        return redactParsing(url: url, collecting: &secrets)
+    }
+
+    /// ``redact(url:collecting:)`` through `URLComponents`, for every URL (tests compare the two).
+    func redactParsing(url: String, collecting secrets: inout SecretCollector) -> String {
         guard var components = URLComponents(string: url) else { return url }
         var changed = false
         if let password = components.percentEncodedPassword, password != Self.urlMarker {
@@ -129,6 +135,21 @@ public struct RedactionPolicy: Sendable, Hashable {
         }
         guard changed else { return url }
         return components.string ?? url
+    }
+
+    /// `url` itself when it has no user information and its query (the text between the first `?` and the `#`,
+    /// which is what `URLComponents` would give) has nothing to redact: the common case, answered without
+    /// `URLComponents`, which is slow on Linux. `nil` means the full path must decide.
+    private func unchangedWithoutParsing(_ url: String, collecting secrets: inout SecretCollector) -> String? {
+        let bytes = url.utf8
+        guard !bytes.contains(UInt8(ascii: "@")) else { return nil }
+        guard let question = bytes.firstIndex(of: UInt8(ascii: "?")), !queryItemNames.isEmpty else { return url }
+        let afterQuestion = bytes.index(after: question)
+        let end = bytes[afterQuestion...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.endIndex
+        let query = String(url[afterQuestion..<end])
+        // Nothing is collected unless something is redacted, and then the full path starts again.
+        var untouched = secrets
+        return redact(formEncoded: query, names: queryItemNames, collecting: &untouched) == query ? url : nil
     }
 
     // MARK: Bodies
