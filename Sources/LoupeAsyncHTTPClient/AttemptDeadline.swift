@@ -8,8 +8,8 @@ import Synchronization
 /// server trickling one byte a second would hold a request forever. Up to the head, AHC's deadline (the same
 /// instant) decides, and reports why it ran out (a refused connection, a TLS failure) better than a timer could.
 /// For the body, the attempt runs in a child task that ``BodyDeadlines`` cancels once its deadline passes; only the
-/// attempt is cancelled, not the exchange, so a retry can follow. No task, timer or wake-up of an event loop per
-/// attempt: a sleeping task racing the work cost both, and so did a timer per attempt (DECISIONS 126).
+/// attempt is cancelled, not the exchange, so a retry can follow. No sleeping task, timer or event-loop wake-up per
+/// attempt: a sleeping task racing the work cost wake-ups, and so did a timer per attempt (DECISIONS 126).
 enum AttemptDeadline {
     static func run<T: Sendable>(
         _ timeout: Duration, _ work: @escaping @Sendable (AttemptTimer) async throws -> T
