@@ -40,7 +40,7 @@ import Testing
             guard connection.write("HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\nContent-Type: text/plain\r\n\r\nx")
             else { return }
             // Then one byte every 100 ms, until the client goes away: each read succeeds, so no read timeout fires.
-            while connection.write("x") { connection.pause(milliseconds: 100) }
+            while connection.write("x") { connection.pause(milliseconds: 100) }  // the server's pacing
         }
         defer { server.stop() }
         let observer = InMemoryClientObserver()

@@ -97,7 +97,7 @@ import Darwin
         let server = try RawHTTPServer { connection in
             connection.readHead()
             guard connection.write("HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\n") else { return }
-            while connection.write("x") { connection.pause(milliseconds: 50) }
+            while connection.write("x") { connection.pause(milliseconds: 50) }  // the server trickles: its pacing, not a test waiting
         }
         defer { server.stop() }
         let probe = StreamProbe(pipe: ResponseBodyPipe()) { response in
@@ -128,7 +128,7 @@ import Darwin
             guard connection.write("HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\n") else { return }
             for _ in 0..<6 {
                 guard connection.write("y") else { return }
-                connection.pause(milliseconds: 120)
+                connection.pause(milliseconds: 120)  // the server trickles: its pacing, not a test waiting
             }
         }
         defer { slow.stop() }

@@ -51,22 +51,12 @@ enum HAREntryWriter {
         let derived = headers.derived(cookieName: "cookie", wantsLocation: false)
         let request = out.open(openBrace)
         out.member("bodySize", exchange.requestBody?.size ?? 0)
-        out.key("cookies")
-        writeCookies(HARHeaders.requestCookies(derived.cookieHeaders), to: out)
-        out.key("headers")
-        headers.write(to: out)
-        out.member("headersSize", -1)
-        out.member("httpVersion", HARExporter.unknownHTTPVersion)
+        writeCookiesAndHeaders(HARHeaders.requestCookies(derived.cookieHeaders), headers, to: out)
         out.member("method", exchange.method)
         if let body = exchange.requestBody {
             out.key("postData")
             let postData = out.open(openBrace)
-            out.member("comment", HARExporter.truncationComment(body))
-            let isText = HARBodyBytes.isUTF8(body.data)
-            if !isText { out.member("encoding", "base64") }
-            out.member("mimeType", derived.contentType ?? "application/octet-stream")
-            out.key("text")
-            HARBodyBytes.write(body.data, isText: isText, to: out)
+            writeBody(body, mimeType: derived.contentType, size: nil, to: out)
             out.close(closeBrace, postData)
         }
         out.key("queryString")
@@ -103,28 +93,38 @@ enum HAREntryWriter {
         out.key("content")
         let content = out.open(openBrace)
         if let body = exchange.responseBody {
-            out.member("comment", HARExporter.truncationComment(body))
-            let isText = HARBodyBytes.isUTF8(body.data)
-            if !isText { out.member("encoding", "base64") }
-            out.member("mimeType", contentType ?? "application/octet-stream")
-            out.member("size", body.size)
-            out.key("text")
-            HARBodyBytes.write(body.data, isText: isText, to: out)
+            writeBody(body, mimeType: contentType, size: body.size, to: out)
         } else {
             out.member("mimeType", contentType ?? "x-unknown")
             out.member("size", 0)
         }
         out.close(closeBrace, content)
-        out.key("cookies")
-        writeCookies(HARHeaders.responseCookies(derived.cookieHeaders), to: out)
-        out.key("headers")
-        headers.write(to: out)
-        out.member("headersSize", -1)
-        out.member("httpVersion", HARExporter.unknownHTTPVersion)
+        writeCookiesAndHeaders(HARHeaders.responseCookies(derived.cookieHeaders), headers, to: out)
         out.member("redirectURL", derived.location ?? "")
         out.member("status", status)
         out.member("statusText", HARStatusText.text(for: status))
         out.close(closeBrace, response)
+    }
+
+    /// `cookies`, `headers`, `headersSize` and `httpVersion`: the members a request and a response share, in order.
+    private static func writeCookiesAndHeaders(_ cookies: [HARCookie], _ headers: HARHeaderSource, to out: HARBytes) {
+        out.key("cookies")
+        writeCookies(cookies, to: out)
+        out.key("headers")
+        headers.write(to: out)
+        out.member("headersSize", -1)
+        out.member("httpVersion", HARExporter.unknownHTTPVersion)
+    }
+
+    /// A body's `comment`, `encoding` (base64 unless it is UTF-8), `mimeType`, `size` (a response's) and `text`.
+    private static func writeBody(_ body: TraceBody, mimeType: String?, size: Int?, to out: HARBytes) {
+        out.member("comment", HARExporter.truncationComment(body))
+        let isText = HARBodyBytes.isUTF8(body.data)
+        if !isText { out.member("encoding", "base64") }
+        out.member("mimeType", mimeType ?? "application/octet-stream")
+        out.member("size", size)
+        out.key("text")
+        HARBodyBytes.write(body.data, isText: isText, to: out)
     }
 
     private static func writeTimings(_ timings: HARTimings, to out: HARBytes) throws {

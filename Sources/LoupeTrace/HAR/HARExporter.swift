@@ -75,7 +75,7 @@ public struct HARExporter: Sendable {
         return HARRequest(
             method: exchange.method, url: exchange.url, httpVersion: unknownHTTPVersion,
             cookies: HARHeaders.requestCookies(headers), headers: headers.map(HARHeaders.nameValue),
-            queryString: HARHeaders.queryItems(of: exchange.url), postData: postData,
+            queryString: HARQueryItems.items(of: exchange.url), postData: postData,
             bodySize: exchange.requestBody?.size ?? 0)
     }
 

@@ -89,17 +89,14 @@ enum HARHeaderSource {
 
     /// The list as HAR's `headers`: `{"name", "value"}` objects in order.
     func write(to out: HARBytes) {
-        let list = out.open(HAREntryWriter.openBracket)
         switch self {
         case .parsed(let headers):
-            for header in headers {
-                out.element()
-                let item = out.open(HAREntryWriter.openBrace)
+            HAREntryWriter.writeObjects(headers, to: out) { header in
                 out.member("name", header.name)
                 out.member("value", header.value)
-                out.close(HAREntryWriter.closeBrace, item)
             }
         case .stored(let stored):
+            let list = out.open(HAREntryWriter.openBracket)
             stored.forEach { name, value in
                 out.element()
                 let item = out.open(HAREntryWriter.openBrace)
@@ -109,7 +106,7 @@ enum HARHeaderSource {
                 out.string(escaped: value)
                 out.close(HAREntryWriter.closeBrace, item)
             }
+            out.close(HAREntryWriter.closeBracket, list)
         }
-        out.close(HAREntryWriter.closeBracket, list)
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Header, cookie and query-item conversions between the trace model and HAR.
+/// Header and cookie conversions between the trace model and HAR.
 enum HARHeaders {
     static func nameValue(_ header: TraceHeader) -> HARNameValue {
         HARNameValue(name: header.name, value: header.value)
@@ -25,13 +25,6 @@ enum HARHeaders {
             }
         }
         return target.next() == nil
-    }
-
-    /// The query items of `url`, decoded, in order (values of items without `=` are empty).
-    static func queryItems(of url: String) -> [HARNameValue] {
-        // Without a `?` there is no query to parse (and parsing is a good part of an entry's cost).
-        guard url.utf8.contains(UInt8(ascii: "?")) else { return [] }
-        return (URLComponents(string: url)?.queryItems ?? []).map { HARNameValue(name: $0.name, value: $0.value ?? "") }
     }
 
     /// `Cookie: a=1; b=2` as cookies; redacted headers give none.
