@@ -12,12 +12,10 @@ enum HARBodyBytes {
     static func isUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var index = 0
         let count = bytes.count
-        while index < count {
+        while true {
+            index = JSONByteScan.firstNonASCII(in: bytes, from: index)
+            guard index < count else { return true }
             let lead = bytes[index]
-            if lead < 0x80 {
-                index += 1
-                continue
-            }
             // The allowed range of the second byte depends on the first; later ones are 80...BF.
             let length: Int
             var low: UInt8 = 0x80, high: UInt8 = 0xBF
@@ -35,12 +33,14 @@ enum HARBodyBytes {
             for offset in 2..<length where !(0x80...0xBF).contains(bytes[index + offset]) { return false }
             index += length
         }
-        return true
     }
 
     /// The body as a JSON string: its text when `isText` (from ``isUTF8(_:)``), else its base64.
     static func write(_ data: Data, isText: Bool, to out: HARBytes) {
-        guard isText else { return out.string(data.base64EncodedString()) }
+        guard isText else {
+            // Base64's alphabet needs no escaping.
+            return data.base64EncodedData().withUnsafeBytes { out.string(escaped: $0.bindMemory(to: UInt8.self)) }
+        }
         data.withUnsafeBytes { out.string($0.bindMemory(to: UInt8.self)) }
     }
 }

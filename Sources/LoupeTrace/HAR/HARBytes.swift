@@ -150,21 +150,18 @@ final class HARBytes {
     }
 
     /// UTF-8 bytes as a JSON string: `"`, `\` and control characters escaped (`\b \t \n \f \r`, else `\u00xx`),
-    /// everything else copied in runs.
+    /// everything else copied as it is scanned.
     func string(_ utf8: UnsafeBufferPointer<UInt8>) {
         reserve(utf8.count + 2)
         put(UInt8(ascii: "\""))
-        var runStart = 0
         var index = 0
-        while index < utf8.count {
-            let byte = utf8[index]
-            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
-                index += 1
-                continue
-            }
-            put(UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+        while true {
+            let stop = JSONByteScan.copyToStop(from: utf8, start: index, to: base + count)
+            count += stop - index
+            guard stop < utf8.count else { break }
+            let byte = utf8[stop]
             // What is left, at worst: this escape (6 bytes), the rest copied, the closing quote.
-            reserve(6 + utf8.count - index)
+            reserve(6 + utf8.count - stop)
             put(UInt8(ascii: "\\"))
             switch byte {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"): put(byte)
@@ -180,10 +177,8 @@ final class HARBytes {
                 put(Self.hexDigit(byte >> 4))
                 put(Self.hexDigit(byte & 0x0F))
             }
-            index += 1
-            runStart = index
+            index = stop + 1
         }
-        put(UnsafeBufferPointer(rebasing: utf8[runStart...]))
         put(UInt8(ascii: "\""))
     }
 

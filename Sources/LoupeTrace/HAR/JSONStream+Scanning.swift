@@ -115,6 +115,11 @@ extension JSONStream {
         advance()
         while true {
             while index < window.count {
+                let from = index
+                index = window.withUnsafeBufferPointer {
+                    JSONByteScan.firstStop(in: $0, from: from, orNonASCII: validatingUTF8)
+                }
+                guard index < window.count else { break }
                 let byte = window[index]
                 if byte == Self.quote {
                     index += 1

@@ -6,29 +6,29 @@ enum PlainJSONString {
     /// says `bytes` are known to be UTF-8 (a Swift `String`'s): a string cut from them at its quotes is too.
     static func read(_ bytes: UnsafeBufferPointer<UInt8>, at index: inout Int, validUTF8: Bool = false) -> String? {
         index += 1
-        var unescaped: [UInt8]?
+        // Filled once the first escape is met (a body of JSON text in a HAR escapes every quote it holds).
+        var unescaped: [UInt8] = []
+        var hasEscapes = false
         var runStart = index
-        while index < bytes.count {
+        while true {
+            index = JSONByteScan.firstStop(in: bytes, from: index)
+            guard index < bytes.count else { return nil }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 let tail = UnsafeBufferPointer(rebasing: bytes[runStart..<index])
                 index += 1
-                guard var text = unescaped else { return validUTF8 ? String(decoding: tail, as: UTF8.self) : validated(tail) }
-                text.append(contentsOf: tail)
-                return validUTF8 ? String(decoding: text, as: UTF8.self) : text.withUnsafeBufferPointer(validated)
+                guard hasEscapes else { return validUTF8 ? String(decoding: tail, as: UTF8.self) : validated(tail) }
+                unescaped.append(contentsOf: tail)
+                return validUTF8 ? String(decoding: unescaped, as: UTF8.self) : unescaped.withUnsafeBufferPointer(validated)
             }
-            guard byte >= 0x20 else { return nil }
-            guard byte == UInt8(ascii: "\\") else {
-                index += 1
-                continue
-            }
+            guard byte == UInt8(ascii: "\\") else { return nil }  // a control character
             guard index + 1 < bytes.count, let decoded = escaped(bytes[index + 1]) else { return nil }
-            unescaped = (unescaped ?? []) + UnsafeBufferPointer(rebasing: bytes[runStart..<index])
-            unescaped?.append(decoded)
+            hasEscapes = true
+            unescaped.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+            unescaped.append(decoded)
             index += 2
             runStart = index
         }
-        return nil
     }
 
     /// `String(validating:as:)`, which looks up generic metadata on every call (a tenth of an export's reading).

@@ -192,6 +192,23 @@ struct HARStreamImportTests {
         for chunkSize in [1, 2, 3, 1 << 20] { #expect((try? Self.streamed(fine, chunkSize: chunkSize).get())?.isEmpty == true) }
     }
 
+    /// The reader skips keys eight bytes to a step: what it must stop at is found at any offset of a word.
+    @Test("a bad byte, a control character or an escape at any offset of a long key: as JSONDecoder")
+    func longKeys() {
+        for bad: [UInt8] in [[0xFF], [0xED, 0xA0, 0x80], [0x01], [0x1F], [0xC3, 0xA9], [0x5C, 0x22], [0x5C, 0x5C], [0x7F]] {
+            for offset in 0..<20 {
+                let key = Data(repeating: UInt8(ascii: "k"), count: offset) + Data(bad) + Data("tail-of-a-long-key".utf8)
+                for data in [Data(#"{"log": {""#.utf8) + key + Data(#"": 1, "entries": [], "version": "1.2"}}"#.utf8),
+                             Data(#"{""#.utf8) + key + Data(#"": 1, "log": {"entries": []}}"#.utf8)] {
+                    let expected = Self.wholeDocument(data).failure?.code
+                    for chunkSize in [1, 7, 1 << 20] {
+                        #expect(Self.streamed(data, chunkSize: chunkSize).failure?.code == expected, "\(bad) at \(offset)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test("a file cut inside a literal, an escape or a string says where the file ends", arguments: [
         #"{"log": {"entries": [tr"#, #"{"log": {"entries": ["\u00"#, #"{"log": {"entries": ["\"#, #"{"log": {"entri"#, "{",
     ])
