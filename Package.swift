@@ -84,6 +84,8 @@ let package = Package(
             path: "Sources/CNcurses",
             providers: [.apt(["libncurses-dev"]), .brew(["ncurses"])]
         ),
+        // glibc's `mallopt`, for the commands that stream large values (MallocTuning).
+        .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
         // The flaky API and the traffic scenario behind `loupe demo`.
         .target(
             name: "LoupeDemo",
@@ -99,7 +101,7 @@ let package = Package(
         .executableTarget(
             name: "loupe",
             dependencies: [
-                "Loupe", "LoupeAsyncHTTPClient", "LoupeTrace", "LoupeTUI", "LoupeDemo", "CNcurses",
+                "Loupe", "LoupeAsyncHTTPClient", "LoupeTrace", "LoupeTUI", "LoupeDemo", "CNcurses", "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),

@@ -27,6 +27,7 @@ struct ExportCommand: AsyncParsableCommand {
     var filter: String?
 
     func run() async throws {
+        MallocTuning.keepFreedMemory()  // bodies of up to a megabyte, read and freed one by one
         let filter = try FilterOption.parse(self.filter)
         let (store, storePath) = try StoreAccess.openForReading(store)
         if har == "-" {

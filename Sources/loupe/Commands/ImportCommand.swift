@@ -27,6 +27,7 @@ struct ImportCommand: AsyncParsableCommand {
     var redaction: RedactionFlags
 
     func run() async throws {
+        MallocTuning.keepFreedMemory()  // bodies of up to a megabyte, read and freed one by one
         // A directory, FIFO or device (`/dev/zero`) is refused before any read, which could otherwise never end.
         let path = try InputFile.regular(StoreAccess.expandTilde(file), role: "HAR file")
         let url = URL(fileURLWithPath: path)
