@@ -1,16 +1,31 @@
 #!/usr/bin/env python3
 """Writes a HAR 1.2 file of N browser-style entries (about 1.4 KB each) for Loupe's import/export budgets.
 
-    make-har.py N OUT.har [--seed S]
+    make-har.py N OUT.har [--seed S] [--large-bodies]
 
 Entries look like a browser's export of API traffic: request and response headers, query strings, JSON bodies
 (some posted), cookies, timings, a few failed requests (status 0 with Chrome's `_error`) and 5xx responses. Text
 includes characters a tokenizer must get right (`]`, `}`, quotes, backslashes, non-ASCII). The same N and seed
 give the same bytes. The file is written entry by entry, so N can be in the millions.
+
+--large-bodies gives every response a body of about 10 KB, in turn JSON text (a quote to escape every few bytes),
+HTML (a line break every 25), and binary (base64 in the HAR): stores whose bytes are mostly bodies.
 """
+import base64
 import json
 import random
 import sys
+
+
+def large_body(index, rng):
+    kind = index % 3
+    if kind == 0:
+        items = [{"id": j, "name": "Zoë \"%d\" \\ x" % j, "tags": ["a", "b"]} for j in range(150)]
+        return "application/json", json.dumps({"items": items}, ensure_ascii=False), None
+    if kind == 1:
+        return "text/html", "<html>" + "<p>hello &amp; world</p>\n" * 400 + "</html>", None
+    raw = bytes(rng.getrandbits(8) for _ in range(8000))
+    return "image/png", base64.b64encode(raw).decode(), len(raw)
 
 
 def entry(index, rng):
@@ -46,8 +61,15 @@ def entry(index, rng):
             {"name": "Cache-Control", "value": "private, max-age=0"},
             {"name": "Date", "value": "Sun, 10 Mar 2024 10:%02d:%02d GMT" % (index // 60 % 60, index % 60)},
         ]
-        response["content"] = {"size": len(body.encode()), "mimeType": "application/json", "text": body}
-        response["bodySize"] = len(body.encode())
+        if LARGE:
+            mime, text, raw_size = large_body(index, rng)
+            response["content"] = {"size": raw_size or len(text.encode()), "mimeType": mime, "text": text}
+            if raw_size:
+                response["content"]["encoding"] = "base64"
+            response["bodySize"] = response["content"]["size"]
+        else:
+            response["content"] = {"size": len(body.encode()), "mimeType": "application/json", "text": body}
+            response["bodySize"] = len(body.encode())
     blocked, send, wait, receive = rng.random() * 5, rng.random(), rng.random() * 200, rng.random() * 20
     return {
         "startedDateTime": "2024-03-10T%02d:%02d:%02d.%03dZ" % (index // 3600 % 24, index // 60 % 60, index % 60, index % 1000),
@@ -62,15 +84,22 @@ def entry(index, rng):
     }
 
 
+LARGE = False
+
+
 def main():
+    global LARGE
     args = sys.argv[1:]
+    if "--large-bodies" in args:
+        LARGE = True
+        args.remove("--large-bodies")
     seed = 2024
     if "--seed" in args:
         at = args.index("--seed")
         seed = int(args[at + 1])
         del args[at:at + 2]
     if len(args) != 2 or not args[0].isdigit():
-        sys.exit("usage: make-har.py N OUT.har [--seed S]")
+        sys.exit("usage: make-har.py N OUT.har [--seed S] [--large-bodies]")
     count, out = int(args[0]), args[1]
     rng = random.Random(seed)
     with open(out, "w", encoding="utf-8") as handle:
