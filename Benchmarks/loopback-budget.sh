@@ -41,7 +41,7 @@ for run in $(seq "$runs"); do
   for shape in "${shapes[@]}"; do
     line=$("$profile" "loopback-$shape" "$requests")
     echo "   $line"
-    case "$line" in *"dropped 0"* | *"µs CPU each") ;; *) echo "the recorder dropped exchanges: $line"; exit 1 ;; esac
+    case "$line" in *"dropped 0,"* | *"µs CPU each") ;; *) echo "the recorder dropped exchanges: $line"; exit 1 ;; esac
     echo "$line" | sed -E 's/.* ([0-9.]+) µs each.*/\1/' >> "$work/$shape"
     echo "$line" | sed -E 's/.* ([0-9.]+) µs CPU each.*/\1/' >> "$work/$shape.cpu"
   done

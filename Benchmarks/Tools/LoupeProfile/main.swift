@@ -62,11 +62,15 @@ if shape.hasPrefix("loopback-") {
     let cpuBefore = processCPUMicroseconds()
     let elapsed = try await Loopback.run(loopShape, count: count, options: loopOptions, observer: recorder)
     let micros = Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12
+    // The wall time above ends at the last response; what the recorder still had queued then is written here.
+    let flushStart = ContinuousClock.now
     await recorder.flush()
+    let flushed = flushStart.duration(to: .now).components
+    let flushMillis = Double(flushed.seconds) * 1e3 + Double(flushed.attoseconds) / 1e15
     // Server, client and recorder together, warm-up and the recorder's last flush included: what a request costs the
     // machine, which other processes on it disturb much less than the wall clock.
     let cpu = (processCPUMicroseconds() - cpuBefore) / Double(count + Loopback.warmUp)
-    let lost = recorder === inspector ? "" : ", recorded \(recorder.writtenCount), dropped \(recorder.droppedCount)"
+    let lost = recorder === inspector ? "" : ", recorded \(recorder.writtenCount), dropped \(recorder.droppedCount), last write \(String(format: "%.1f", flushMillis)) ms after the last response"
     let width = ProcessInfo.processInfo.environment["LOUPE_IN_FLIGHT"] ?? "8"
     print("\(shape): \(count) requests, \(width) in flight, \(String(format: "%.1f", micros / Double(count))) µs each, \(String(format: "%.1f", cpu)) µs CPU each\(lost)")
     // LOUPE_KEEP_STORE=1 keeps the file, to look at what was recorded.
