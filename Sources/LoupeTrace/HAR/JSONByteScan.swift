@@ -25,14 +25,8 @@ enum JSONByteScan {
             if mask != 0 { return index + mask.trailingZeroBitCount >> 3 }
             index += 8
         }
-        while index < count {
-            let byte = bytes[index]
-            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || (orNonASCII && byte >= 0x80) {
-                return index
-            }
-            index += 1
-        }
-        return count
+        while index < count, !isStop(bytes[index], orNonASCII: orNonASCII) { index += 1 }
+        return index
     }
 
     /// Copies `bytes` from `start` on to `destination` up to the first byte ``firstStop(in:from:orNonASCII:)``
@@ -58,7 +52,7 @@ enum JSONByteScan {
         }
         while index < count {
             let byte = bytes[index]
-            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return index }
+            if isStop(byte, orNonASCII: false) { return index }
             out.storeBytes(of: byte, toByteOffset: index, as: UInt8.self)
             index += 1
         }
@@ -79,6 +73,12 @@ enum JSONByteScan {
         }
         while index < count, bytes[index] < 0x80 { index += 1 }
         return index
+    }
+
+    /// One byte of the tail shorter than a word: what ``stops(_:)`` flags, or ≥ 0x80 when `orNonASCII`.
+    @inline(__always)
+    private static func isStop(_ byte: UInt8, orNonASCII: Bool) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || (orNonASCII && byte >= 0x80)
     }
 
     /// The high bit of each byte of `word` (in memory order from the least significant byte) that is `"`, `\` or
