@@ -56,7 +56,7 @@ struct ExchangeInserter {
         }
         let sequence = db.lastInsertedRowID
         for attempt in exchange.attempts {
-            pendingAttempts.append((attempt, sequence, try rows.notes(of: attempt)))
+            pendingAttempts.append((attempt, sequence, rows.notes(of: attempt)))
             if pendingAttempts.count == Self.attemptsPerInsert {
                 let pending = pendingAttempts
                 try insertAttempts.insert { row in
@@ -68,7 +68,7 @@ struct ExchangeInserter {
             }
         }
         for event in exchange.events {
-            let attributes = try rows.attributes(of: event)
+            let attributes = rows.attributes(of: event)
             try insertEvent.insert { rows.bindEvent(event, sequence: sequence, attributes: attributes, to: &$0) }
         }
         count += 1

@@ -101,12 +101,12 @@ private struct RedactionRewriter {
         // Attempts and events go back in their order (rowid order is their order when read).
         try deleteAttempts.execute(arguments: [sequence])
         for attempt in exchange.attempts {
-            let notes = try rows.notes(of: attempt)
+            let notes = rows.notes(of: attempt)
             try insertAttempt.insert { rows.bindAttempt(attempt, sequence: sequence, notes: notes, to: &$0) }
         }
         try deleteEvents.execute(arguments: [sequence])
         for event in exchange.events {
-            let attributes = try rows.attributes(of: event)
+            let attributes = rows.attributes(of: event)
             try insertEvent.insert { rows.bindEvent(event, sequence: sequence, attributes: attributes, to: &$0) }
         }
     }

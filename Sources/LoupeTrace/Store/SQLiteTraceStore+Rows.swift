@@ -28,12 +28,6 @@ struct RowWriter {
     }
     static let insertEvent = "INSERT INTO event (exchange_sequence, kind, at, message, attributes) VALUES (?, ?, ?, ?, ?)"
 
-    private let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
-
     /// Binds the values for ``insertExchange``: `id` is the exchange's id as stored, `storedAt` when the store
     /// wrote it (bounds age from it).
     func bindExchange(_ exchange: TraceExchange, id: String, storedAt: Date, to row: inout SQLiteRow) {
@@ -88,17 +82,13 @@ struct RowWriter {
     }
 
     /// The notes column of `attempt`: its notes as a JSON object, `NULL` when it has none.
-    func notes(of attempt: TraceAttempt) throws -> String? {
-        attempt.notes.isEmpty ? nil : try json(attempt.notes)
+    func notes(of attempt: TraceAttempt) -> String? {
+        attempt.notes.isEmpty ? nil : StoredJSON.text(of: attempt.notes)
     }
 
     /// The attributes column of `event`, a JSON object.
-    func attributes(of event: TraceEvent) throws -> String {
-        try json(event.attributes)
-    }
-
-    private func json(_ value: some Encodable) throws -> String {
-        String(decoding: try encoder.encode(value), as: UTF8.self)
+    func attributes(of event: TraceEvent) -> String {
+        StoredJSON.text(of: event.attributes)
     }
 }
 

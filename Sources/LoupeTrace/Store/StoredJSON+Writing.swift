@@ -21,6 +21,23 @@ extension StoredJSON {
         return String(decoding: json.bytes, as: UTF8.self)
     }
 
+    /// A map (an attempt's notes, an event's attributes) as `JSONEncoder` writes a `[String: String]` with the same
+    /// options: `{"key":"value",…}`, keys in the byte order of their UTF-8 (as ``PrettyJSON`` sorts them). The
+    /// recorder writes one for every attempt; an encoder's generic machinery cost more than the rest of the row.
+    static func text(of map: [String: String]) -> String {
+        var json = PrettyJSON()
+        json.bytes.reserveCapacity(map.reduce(2) { $0 + $1.key.utf8.count + $1.value.utf8.count + 6 })
+        json.bytes.append(UInt8(ascii: "{"))
+        for (index, (key, value)) in map.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }).enumerated() {
+            if index > 0 { json.bytes.append(UInt8(ascii: ",")) }
+            json.string(key)
+            json.bytes.append(UInt8(ascii: ":"))
+            json.string(value)
+        }
+        json.bytes.append(UInt8(ascii: "}"))
+        return String(decoding: json.bytes, as: UTF8.self)
+    }
+
     private static func append(_ text: StaticString, to json: inout PrettyJSON) {
         text.withUTF8Buffer { json.bytes.append(contentsOf: $0) }
     }

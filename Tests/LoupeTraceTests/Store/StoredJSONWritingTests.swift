@@ -34,4 +34,25 @@ struct StoredJSONWritingTests {
             #expect(try JSONDecoder().decode([TraceHeader].self, from: Data(written.utf8)) == headers)
         }
     }
+
+    @Test("a map is written byte for byte as JSONEncoder writes it, keys in its order, and reads back the same")
+    func mapMatchesTheEncoder() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let keys = ["", "a", "A", "a10", "a9", "_x", "~", "é", "e\u{301}x", "😀", "Z", "circuit.key", Self.awkward]
+        var random = HARStreamFixtures.Random(state: HAREntryWriterTests.seed())
+        let seed = random.state
+        var maps: [[String: String]] = [[:], ["cache": "miss", "auth.generation": "1", "circuit.key": "127.0.0.1:8080"]]
+        for _ in 0..<300 {
+            var map: [String: String] = [:]
+            for _ in 0..<random.below(6) { map[random.pick(keys) + random.text()] = random.pick(keys) + random.text() }
+            maps.append(map)
+        }
+        for map in maps {
+            let written = StoredJSON.text(of: map)
+            #expect(written == String(decoding: try encoder.encode(map), as: UTF8.self), "seed \(seed): \(map)")
+            #expect(try JSONDecoder().decode([String: String].self, from: Data(written.utf8)) == map, "seed \(seed)")
+            #expect(StoredJSON.notes(written) == map, "seed \(seed)")
+        }
+    }
 }
