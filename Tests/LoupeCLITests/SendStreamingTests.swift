@@ -37,7 +37,7 @@ struct SendStreamingTests {
     /// Writes through a `StandardOutputSink` into a file and returns what arrived.
     static func output(terminal: Bool, printsHead: Bool = true, _ chunks: [Data]) throws -> Data {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-out-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: url.path, contents: nil)
+        #expect(FileManager.default.createFile(atPath: url.path, contents: nil))
         defer { try? FileManager.default.removeItem(at: url) }
         let handle = try FileHandle(forWritingTo: url)
         let sink = StandardOutputSink(handle: handle, terminal: terminal, printsHead: printsHead)

@@ -93,8 +93,8 @@ import Testing
         process.arguments = arguments
         let out = folder.appendingPathComponent("out-\(UUID().uuidString)")
         let err = folder.appendingPathComponent("err-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: out.path, contents: nil)
-        FileManager.default.createFile(atPath: err.path, contents: nil)
+        #expect(FileManager.default.createFile(atPath: out.path, contents: nil))
+        #expect(FileManager.default.createFile(atPath: err.path, contents: nil))
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
         process.standardInput = FileHandle.nullDevice

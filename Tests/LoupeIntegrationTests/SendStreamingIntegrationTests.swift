@@ -60,8 +60,8 @@ final class Hits: Sendable {
         process.executableURL = try #require(CrossProcessTests.loupeBinary, "build the loupe executable first (swift build)")
         process.arguments = arguments
         let err = stdout.appendingPathExtension("err")
-        FileManager.default.createFile(atPath: stdout.path, contents: nil)
-        FileManager.default.createFile(atPath: err.path, contents: nil)
+        #expect(FileManager.default.createFile(atPath: stdout.path, contents: nil))
+        #expect(FileManager.default.createFile(atPath: err.path, contents: nil))
         process.standardOutput = try FileHandle(forWritingTo: stdout)
         process.standardError = try FileHandle(forWritingTo: err)
         process.standardInput = FileHandle.nullDevice

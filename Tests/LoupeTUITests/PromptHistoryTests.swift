@@ -118,7 +118,7 @@ struct PromptHistoryTests {
         let folder = Folder()
         try FileManager.default.createDirectory(atPath: folder.path, withIntermediateDirectories: true)
         // A file where a folder should be: ENOTDIR even for root.
-        FileManager.default.createFile(atPath: folder.path + "/state", contents: Data())
+        #expect(FileManager.default.createFile(atPath: folder.path + "/state", contents: Data()))
         let history = FilePromptHistory(folder: folder.path + "/state/loupe/history")
         history.record("~c 500", for: "filter")
         #expect(history.entries(for: "filter") == [])
