@@ -39,7 +39,7 @@ import Testing
             let path = folder.appendingPathComponent("killed.sqlite").path
             let recorder = try Self.startRecorder(store: path, workers: 24, pause: 0)
             defer { if recorder.isRunning { kill(recorder.processIdentifier, SIGKILL) } }
-            let busy = try Self.poll(upTo: 30) {
+            let busy = Self.poll(upTo: 30) {
                 guard FileManager.default.fileExists(atPath: path),
                       let store = try? SQLiteTraceStore(path: path, readOnly: true) else { return false }
                 return (try? store.count()) ?? 0 >= 500

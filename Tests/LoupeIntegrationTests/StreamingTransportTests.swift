@@ -41,7 +41,7 @@ import Darwin
             // Read nothing until the buffer is full, then leave the connection time to overrun it if it would. The
             // waits are the point: backpressure on a real socket shows only as bytes that do *not* arrive while the
             // reader stalls, which no event signals and no injected clock reaches (the result itself is awaited).
-            while pipe.peakBufferedBytes < watermarks.high { try await Task.sleep(for: .milliseconds(5)) }  // see above
+            while pipe.peakBufferedBytes < watermarks.high { try await Task.sleep(for: .milliseconds(5)) }  // a real socket fills it: no event says when
             try await Task.sleep(for: .milliseconds(300))  // a real socket's overrun: nothing signals its absence
             let writtenWhileStalled = written.value
             var bytes = 0

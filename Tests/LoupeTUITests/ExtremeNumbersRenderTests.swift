@@ -6,7 +6,7 @@ import Testing
 /// Whatever numbers reach the inspector (a store written by an older version, an exchange built in code), the
 /// list and the detail view render; no integer conversion traps.
 @Suite struct ExtremeNumbersRenderTests {
-    static let durations: [Double] = [.infinity, -.infinity, .nan, 1e300, -1e300, 0, -2.5, 1e9, 9.3e18, 5e-324]
+    static let durations: [Double] = [.infinity, -.infinity, .nan, 1e300, -1e300, 0, -2.5, 1e9, 9.3e18, .leastNonzeroMagnitude]
     static let instants: [Double] = [.infinity, -.infinity, .nan, 1e300, -1e300, 0, -62_167_219_200, 1e12, -1e15]
 
     /// Summaries as a store or code could hand them over: any duration, any start.

@@ -317,7 +317,7 @@ final class HARBytes {
             self.key(escaping: key)
             string(value)
         } else {
-            for (key, value) in dictionary.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+            for (key, value) in PrettyJSON.sortedByKey(dictionary) {
                 self.key(escaping: key)
                 string(value)
             }

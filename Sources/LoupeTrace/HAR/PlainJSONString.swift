@@ -6,9 +6,9 @@ enum PlainJSONString {
     /// says `bytes` are known to be UTF-8 (a Swift `String`'s): a string cut from them at its quotes is too.
     static func read(_ bytes: UnsafeBufferPointer<UInt8>, at index: inout Int, validUTF8: Bool = false) -> String? {
         index += 1
-        // Filled once the first escape is met (a body of JSON text in a HAR escapes every quote it holds).
+        // Filled from the first escape on, appended in place (a body of JSON text in a HAR escapes every quote
+        // it holds); empty while there has been none, as an escape always adds its byte.
         var unescaped: [UInt8] = []
-        var hasEscapes = false
         var runStart = index
         while true {
             index = JSONByteScan.firstStop(in: bytes, from: index)
@@ -17,13 +17,12 @@ enum PlainJSONString {
             if byte == UInt8(ascii: "\"") {
                 let tail = UnsafeBufferPointer(rebasing: bytes[runStart..<index])
                 index += 1
-                guard hasEscapes else { return validUTF8 ? String(decoding: tail, as: UTF8.self) : validated(tail) }
+                guard !unescaped.isEmpty else { return validUTF8 ? String(decoding: tail, as: UTF8.self) : validated(tail) }
                 unescaped.append(contentsOf: tail)
                 return validUTF8 ? String(decoding: unescaped, as: UTF8.self) : unescaped.withUnsafeBufferPointer(validated)
             }
             guard byte == UInt8(ascii: "\\") else { return nil }  // a control character
             guard index + 1 < bytes.count, let decoded = escaped(bytes[index + 1]) else { return nil }
-            hasEscapes = true
             unescaped.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
             unescaped.append(decoded)
             index += 2

@@ -180,11 +180,16 @@ struct PrettyJSON {
         bool(value)
     }
 
+    /// A map's members in the order `JSONEncoder`'s `.sortedKeys` writes them: keys in UTF-8 byte order.
+    static func sortedByKey(_ dictionary: [String: String]) -> [(key: String, value: String)] {
+        dictionary.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+    }
+
     /// A `[String: String]` as the encoder writes one: keys in UTF-8 byte order.
     mutating func member(_ name: StaticString, _ dictionary: [String: String]) {
         key(name)
         object { json in
-            for (key, value) in dictionary.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+            for (key, value) in Self.sortedByKey(dictionary) {
                 json.key(escaping: key)
                 json.string(value)
             }

@@ -28,7 +28,7 @@ extension StoredJSON {
         var json = PrettyJSON()
         json.bytes.reserveCapacity(map.reduce(2) { $0 + $1.key.utf8.count + $1.value.utf8.count + 6 })
         json.bytes.append(UInt8(ascii: "{"))
-        for (index, (key, value)) in map.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }).enumerated() {
+        for (index, (key, value)) in PrettyJSON.sortedByKey(map).enumerated() {
             if index > 0 { json.bytes.append(UInt8(ascii: ",")) }
             json.string(key)
             json.bytes.append(UInt8(ascii: ":"))
