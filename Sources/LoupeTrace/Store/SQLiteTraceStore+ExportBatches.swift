@@ -6,13 +6,48 @@ extension SQLiteTraceStore {
     /// ``forEachBatch(matching:batchSize:byteBudget:_:)`` reads them but for the header lists stored in the exact
     /// form ``StoredHeaderText`` reads: those are copied into the file without being parsed (parsing every name and
     /// value into a `String` was the largest part of an export's reading).
+    ///
+    /// The batches are read on a thread of their own, one ahead of the batch being written (``BatchReadAhead``):
+    /// reading and writing then share the machine's cores, and `writer` and its sink stay on the caller's thread.
+    /// Up to three batches are alive at once (being read, waiting, being written), so each holds a quarter of what
+    /// a plain batched read holds (`byteBudget`).
     package func export(matching filter: TraceFilter?, into writer: inout HARWriter, batchSize: Int = 500,
-                        byteBudget: Int = 8 << 20) throws {
-        try forEachBatch(matching: filter, batchSize: batchSize, byteBudget: byteBudget, keepingStoredHeaders: true) {
-            batch, headers in
-            for (exchange, stored) in zip(batch, headers) {
-                try writer.append(exchange, storedHeaders: stored)
+                        byteBudget: Int = 2 << 20) throws {
+        let ahead = BatchReadAhead<([TraceExchange], [StoredHeaderPair])>(depth: 1)
+        Thread.detachNewThread { [self] in
+            readAhead(matching: filter, batchSize: batchSize, byteBudget: byteBudget, into: ahead)
+        }
+        defer { ahead.stop() }  // a failed write ends the read as well
+        while true {
+            switch ahead.take() {
+            case .batch(let (batch, headers)):
+                for (exchange, stored) in zip(batch, headers) {
+                    try writer.append(exchange, storedHeaders: stored)
+                }
+            case .end:
+                return
+            case .failed(let failure):
+                throw failure.error
             }
+        }
+    }
+
+    /// The reading thread's side of ``export(matching:into:batchSize:byteBudget:)``.
+    private func readAhead(matching filter: TraceFilter?, batchSize: Int, byteBudget: Int,
+                           into ahead: BatchReadAhead<([TraceExchange], [StoredHeaderPair])>) {
+        struct Stopped: Error {}
+        do {
+            try forEachBatch(matching: filter, batchSize: batchSize, byteBudget: byteBudget, keepingStoredHeaders: true) {
+                batch, headers in
+                guard ahead.put(.batch((batch, headers))) else { throw Stopped() }
+            }
+            _ = ahead.put(.end)
+        } catch is Stopped {
+            return
+        } catch let error as TraceFilterError {
+            _ = ahead.put(.failed(.filter(error)))
+        } catch {
+            _ = ahead.put(.failed(.store(Self.storeError(error, path: path))))
         }
     }
 }
