@@ -52,8 +52,36 @@ extension HARImporter {
     @discardableResult
     public func importFile(at url: URL, into store: SQLiteTraceStore) throws -> Int {
         try check(contentsOf: url)
-        return try store.writeAll { sink in try forEachExchange(contentsOf: url, sink) }
+        return try write(contentsOf: url, into: store)
     }
+
+    /// Writes every exchange of the HAR file at `url`, checked already, into `store` in one transaction: all of them,
+    /// or none when an entry is refused or a write fails. The file is parsed on a thread of its own, a batch ahead of
+    /// the inserts (``BatchReadAhead``, DECISIONS 130); its errors are thrown here as they were.
+    package func write(contentsOf url: URL, into store: SQLiteTraceStore) throws -> Int {
+        let ahead = BatchReadAhead<[TraceExchange]>.start { [self] put in
+            var batch: [TraceExchange] = []
+            var bytes = 0
+            try forEachExchange(contentsOf: url) { exchange in
+                batch.append(exchange)
+                bytes += (exchange.requestBody?.data.count ?? 0) + (exchange.responseBody?.data.count ?? 0)
+                guard batch.count >= Self.batchCount || bytes >= Self.batchBytes else { return }
+                try put(batch)
+                batch.removeAll()
+                bytes = 0
+            }
+            if !batch.isEmpty { try put(batch) }
+        }
+        defer { ahead.stop() }  // also when the store refuses the write before taking a batch
+        return try store.writeAll { sink in
+            try ahead.forEach { batch in try batch.forEach(sink) }
+        }
+    }
+
+    /// A batch handed from the parsing thread to the inserting one ends at this many exchanges or, for large
+    /// bodies, this many body bytes: three batches can be alive at once.
+    static let batchCount = 256
+    static let batchBytes = 2 << 20
 
     private func forEachExchange(in source: JSONStream.Source, chunkSize: Int = 1 << 20,
                                  _ body: (TraceExchange) throws -> Void) throws -> Int {

@@ -1,31 +1,20 @@
-import Dispatch
+import Foundation
 import Synchronization
 
 /// Hands a reader thread's batches to the caller in order, with at most `depth` read ahead of the one the caller is
-/// working on: a HAR export reads its next batch from SQLite on one core while it writes the last on the other.
+/// working on: a HAR export reads its next batch from SQLite on one core while it writes the last on the other, and
+/// an import parses the next entries while it inserts the last.
 ///
-/// One reader puts, one caller takes. Only `Sendable` values cross: the caller's writer and its sink never leave the
-/// caller's thread. When the caller stops early (its sink failed), ``stop()`` makes the reader's next ``put(_:)``
-/// fail, including one already waiting for room, so the reader ends instead of waiting forever.
+/// One reader puts, one caller takes. Only `Sendable` values cross: the caller's writer (a HAR sink, a SQLite
+/// transaction) never leaves the caller's thread. When the caller stops early (its write failed), ``stop()`` makes
+/// the reader's next ``put(_:)`` fail, including one already waiting for room, so the reader ends instead of waiting
+/// forever.
 final class BatchReadAhead<Batch: Sendable>: Sendable {
-    /// What the reader hands over: a batch, the end, or why it stopped.
+    /// What the reader hands over: a batch, the end, or the error that stopped it (thrown again as it was).
     enum Next: Sendable {
         case batch(Batch)
         case end
-        case failed(Failure)
-    }
-
-    /// A read's error, kept in its own type so it can cross threads and be thrown again as it was.
-    enum Failure: Sendable {
-        case store(TraceStoreError)
-        case filter(TraceFilterError)
-
-        var error: any Error {
-            switch self {
-            case .store(let error): error
-            case .filter(let error): error
-            }
-        }
+        case failed(any Error)
     }
 
     private struct State: ~Copyable {
@@ -42,6 +31,39 @@ final class BatchReadAhead<Batch: Sendable>: Sendable {
     /// - Parameter depth: how many batches the reader may have read that the caller has not taken (at least 1).
     init(depth: Int) {
         room = DispatchSemaphore(value: max(1, depth))
+    }
+
+    /// Runs `read` on a thread of its own, one batch ahead of the caller; `read` hands each batch to its argument,
+    /// which throws once the caller has stopped. What `read` throws reaches the caller's ``forEach(_:)``.
+    static func start(depth: Int = 1, _ read: @escaping @Sendable (_ put: (Batch) throws -> Void) throws -> Void)
+        -> BatchReadAhead {
+        let ahead = BatchReadAhead(depth: depth)
+        Thread.detachNewThread {
+            do {
+                try read { batch in
+                    guard ahead.put(.batch(batch)) else { throw ReadAheadStopped() }
+                }
+                _ = ahead.put(.end)
+            } catch is ReadAheadStopped {
+                return
+            } catch {
+                _ = ahead.put(.failed(error))
+            }
+        }
+        return ahead
+    }
+
+    /// Calls `body` with each batch, in order, until the reader ends; throws the reader's error, or `body`'s (which
+    /// stops the reader).
+    func forEach(_ body: (Batch) throws -> Void) throws {
+        defer { stop() }
+        while true {
+            switch take() {
+            case .batch(let batch): try body(batch)
+            case .end: return
+            case .failed(let error): throw error
+            }
+        }
     }
 
     /// Queues `next`, waiting for room; false once the caller has stopped.
@@ -70,3 +92,6 @@ final class BatchReadAhead<Batch: Sendable>: Sendable {
         room.signal()
     }
 }
+
+/// What a reader's hand-off throws once the caller has stopped: it ends the read, and nobody sees it.
+private struct ReadAheadStopped: Error {}

@@ -13,41 +13,16 @@ extension SQLiteTraceStore {
     /// a plain batched read holds (`byteBudget`).
     package func export(matching filter: TraceFilter?, into writer: inout HARWriter, batchSize: Int = 500,
                         byteBudget: Int = 2 << 20) throws {
-        let ahead = BatchReadAhead<([TraceExchange], [StoredHeaderPair])>(depth: 1)
-        Thread.detachNewThread { [self] in
-            readAhead(matching: filter, batchSize: batchSize, byteBudget: byteBudget, into: ahead)
-        }
-        defer { ahead.stop() }  // a failed write ends the read as well
-        while true {
-            switch ahead.take() {
-            case .batch(let (batch, headers)):
-                for (exchange, stored) in zip(batch, headers) {
-                    try writer.append(exchange, storedHeaders: stored)
-                }
-            case .end:
-                return
-            case .failed(let failure):
-                throw failure.error
-            }
-        }
-    }
-
-    /// The reading thread's side of ``export(matching:into:batchSize:byteBudget:)``.
-    private func readAhead(matching filter: TraceFilter?, batchSize: Int, byteBudget: Int,
-                           into ahead: BatchReadAhead<([TraceExchange], [StoredHeaderPair])>) {
-        struct Stopped: Error {}
-        do {
+        let ahead = BatchReadAhead<([TraceExchange], [StoredHeaderPair])>.start { [self] put in
+            // Errors arrive as `guarded` made them: the store's, or the filter's own.
             try forEachBatch(matching: filter, batchSize: batchSize, byteBudget: byteBudget, keepingStoredHeaders: true) {
-                batch, headers in
-                guard ahead.put(.batch((batch, headers))) else { throw Stopped() }
+                batch, headers in try put((batch, headers))
             }
-            _ = ahead.put(.end)
-        } catch is Stopped {
-            return
-        } catch let error as TraceFilterError {
-            _ = ahead.put(.failed(.filter(error)))
-        } catch {
-            _ = ahead.put(.failed(.store(Self.storeError(error, path: path))))
+        }
+        try ahead.forEach { batch, headers in
+            for (exchange, stored) in zip(batch, headers) {
+                try writer.append(exchange, storedHeaders: stored)
+            }
         }
     }
 }

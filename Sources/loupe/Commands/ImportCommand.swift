@@ -42,7 +42,7 @@ struct ImportCommand: AsyncParsableCommand {
         defer { StoreAccess.reportPrunes(store, path: storePath) }  // what keeping the store within its bounds removed
         let count: Int
         do {
-            count = try store.writeAll { sink in try importer.forEachExchange(contentsOf: url, sink) }
+            count = try importer.write(contentsOf: url, into: store)
         } catch let error as HARImportError {
             throw CommandFailure.badInput("\(path): \(error)")
         } catch {

@@ -269,23 +269,39 @@ struct HARStreamImportTests {
     func allOrNothing() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let good = (0..<25).map { Self.entry(url: "https://a.test/\($0)") }
+        // More than two of the batches the parsing thread hands to the inserting one come before the bad entry.
+        let count = 2 * HARImporter.batchCount + 88
+        let good = (0..<count).map { Self.entry(url: "https://a.test/\($0)") }
         let bad = #"{"startedDateTime": "10/03/2024", "request": {"url": "https://a.test/bad"}}"#
         let file = URL(fileURLWithPath: folder.file("bad-late.har"))
         try Self.har(good + [bad] + good).write(to: file)
         let store = try SQLiteTraceStore(path: folder.file("traces.sqlite"), bounds: nil)
         try store.write(HARFixtures.exchanges)
         let before = try Self.ids(in: store)
-        // The file's JSON and log are fine, so only reading the entries finds the bad one, after 25 were written.
-        #expect(try HARImporter().check(contentsOf: file) == 51)
+        // The file's JSON and log are fine, so only reading the entries finds the bad one, after the others were written.
+        #expect(try HARImporter().check(contentsOf: file) == 2 * count + 1)
         let error = try #require(throws: HARImportError.self) { try Self.importer().importFile(at: file, into: store) }
-        #expect(error.description == "log.entries[25].startedDateTime: not an ISO 8601 date: \"10/03/2024\"")
+        #expect(error.description == "log.entries[\(count)].startedDateTime: not an ISO 8601 date: \"10/03/2024\"")
         #expect(try Self.ids(in: store) == before)
         // A good file then imports whole, in file order, after what was there.
         try Self.har(good).write(to: file)
-        #expect(try Self.importer().importFile(at: file, into: store) == 25)
+        #expect(try Self.importer().importFile(at: file, into: store) == count)
         let urls = try store.summaries(after: .min, limit: .max).map(\.url)
-        #expect(Array(urls.suffix(25)) == (0..<25).map { "https://a.test/\($0)" })
+        #expect(Array(urls.suffix(count)) == (0..<count).map { "https://a.test/\($0)" })
+    }
+
+    @Test("an import into a store that refuses the write throws the store's error and leaves the file alone")
+    func storeRefusesTheWrite() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let file = URL(fileURLWithPath: folder.file("many.har"))
+        try Self.har((0..<(4 * HARImporter.batchCount)).map { Self.entry(url: "https://a.test/\($0)") }).write(to: file)
+        let path = folder.file("traces.sqlite")
+        try SQLiteTraceStore(path: path, bounds: nil).close()
+        let store = try SQLiteTraceStore(path: path, readOnly: true, bounds: nil)
+        defer { try? store.close() }
+        #expect(throws: TraceStoreError.self) { try Self.importer().importFile(at: file, into: store) }
+        #expect(try store.count() == 0)
     }
 
     @Test("20,000 entries are read holding one entry at a time: the window does not grow with the file")

@@ -30,7 +30,7 @@ struct BatchReadAheadTests {
             switch ahead.take() {
             case .batch(let index): taken.append(index)
             case .end: break loop
-            case .failed(let failure): Issue.record(failure.error)
+            case .failed(let error): Issue.record(error)
             }
         }
         #expect(taken == Array(0..<2_000))
@@ -56,6 +56,43 @@ struct BatchReadAheadTests {
         // The second put may have found room before the caller stopped; the third cannot have.
         let accepted = results.withLock { $0 }
         #expect(accepted.count == 3 && accepted[0] && !accepted[2], "\(accepted)")
+    }
+
+    @Test("a reader started on its own thread ends when the caller stops before taking anything")
+    func stopBeforeTaking() {
+        let ended = DispatchSemaphore(value: 0)
+        let ahead = BatchReadAhead<Int>.start { put in
+            defer { ended.signal() }
+            for index in 0..<100 { try put(index) }
+            Issue.record("every put succeeded although the caller stopped")
+        }
+        ahead.stop()
+        #expect(ended.wait(timeout: .now() + 30) == .success)
+    }
+
+    struct ReadFailed: Error {}
+
+    @Test("what a reader throws reaches the caller after the batches before it; what the caller throws stops the reader")
+    func errorsCross() throws {
+        let failing = BatchReadAhead<Int>.start { put in
+            for index in 0..<10 { try put(index) }
+            throw ReadFailed()
+        }
+        var taken: [Int] = []
+        #expect(throws: ReadFailed.self) { try failing.forEach { taken.append($0) } }
+        #expect(taken == Array(0..<10))
+
+        let ended = DispatchSemaphore(value: 0)
+        let endless = BatchReadAhead<Int>.start { put in
+            defer { ended.signal() }
+            var index = 0
+            while true {
+                try put(index)
+                index += 1
+            }
+        }
+        #expect(throws: SinkFull.self) { try endless.forEach { if $0 == 5 { throw SinkFull() } } }
+        #expect(ended.wait(timeout: .now() + 30) == .success)
     }
 
     @Test("an export that reaches damaged pages after writing batches throws the store's damaged error")
