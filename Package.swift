@@ -86,6 +86,7 @@ let package = Package(
         ),
         // glibc's `mallopt`, for the commands that stream large values (MallocTuning).
         .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
+        .systemLibrary(name: "CStdio", path: "Sources/CStdio"),
         // The flaky API and the traffic scenario behind `loupe demo`.
         .target(
             name: "LoupeDemo",
@@ -101,7 +102,7 @@ let package = Package(
         .executableTarget(
             name: "loupe",
             dependencies: [
-                "Loupe", "LoupeAsyncHTTPClient", "LoupeTrace", "LoupeTUI", "LoupeDemo", "CNcurses", "CMalloc",
+                "Loupe", "LoupeAsyncHTTPClient", "LoupeTrace", "LoupeTUI", "LoupeDemo", "CNcurses", "CMalloc", "CStdio",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),

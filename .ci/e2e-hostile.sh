@@ -69,6 +69,17 @@ expect_bad "bad method" "$loupe" send 'FR OB' http://127.0.0.1:1/
 "$loupe" --help >/dev/null || fail "--help does not exit 0"
 ok "usage errors: one loupe: line, exit 2; --help exits 0"
 
+echo "-- 1. standard output on a full disk is one loupe: line and exit 2, never a trap or a silent exit 0"
+for args in "export $store --har -" "list $store" "stats $store"; do
+  # shellcheck disable=SC2086
+  timeout 20 "$loupe" $args >/dev/full 2>"$work/err.txt" </dev/null
+  code=$?
+  [ "$code" -eq 2 ] || fail "loupe $args > /dev/full: exit $code, want 2; stderr: $(head -c 600 "$work/err.txt")"
+  [ "$(cat "$work/err.txt")" = "loupe: cannot write to standard output: No space left on device" ] \
+    || fail "loupe $args > /dev/full: stderr: $(head -c 600 "$work/err.txt")"
+done
+ok "standard output on /dev/full: exit 2, one line"
+
 echo "-- 1. filters: thousands of terms and deep nesting are a filter error"
 many=$(python3 -c 'print(" | ".join(["~c %d" % (200 + i % 300) for i in range(5000)]))')
 deep=$(python3 -c 'print("(" * 5000 + "~e" + ")" * 5000)')

@@ -24,13 +24,14 @@ struct LoupeCommand: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+            try StandardStreams.flushOutput()
         } catch {
             switch report(for: error) {
             case .help(let text):
                 print(text)
                 Foundation.exit(0)
             case .failure(let line, let code):
-                if let line { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+                if let line { StandardStreams.error(line + "\n") }
                 Foundation.exit(code)
             }
         }

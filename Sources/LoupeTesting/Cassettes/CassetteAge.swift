@@ -18,7 +18,7 @@ enum CassetteAge {
         if Test.current != nil {
             Issue.record(Comment(rawValue: message), severity: .warning)
         } else {
-            FileHandle.standardError.write(Data("warning: \(message)\n".utf8))
+            try? FileHandle.standardError.write(contentsOf: Data("warning: \(message)\n".utf8))
         }
     }
 

@@ -55,7 +55,7 @@ struct DemoCommand: AsyncParsableCommand {
         let client = DemoClient.make(baseURL: server.baseURL, observer: inspector)
         let traffic = DemoTraffic(client: client, workers: workers.value, pause: .milliseconds(pause.value))
         if headless {
-            FileHandle.standardError.write(Data("loupe demo: API on \(server.baseURL), recording into \(path) for \(duration) s\n".utf8))
+            StandardStreams.error("loupe demo: API on \(server.baseURL), recording into \(path) for \(duration) s\n")
             let sent = await traffic.run(until: .now + duration.duration)
             await inspector.shutdown()
             await server.stop()

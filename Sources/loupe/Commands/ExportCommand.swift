@@ -31,8 +31,8 @@ struct ExportCommand: AsyncParsableCommand {
         let filter = try FilterOption.parse(self.filter)
         let (store, storePath) = try StoreAccess.openForReading(store)
         if har == "-" {
-            let count = try export(from: store, filter: filter) { FileHandle.standardOutput.write($0) }
-            FileHandle.standardError.write(Data("loupe: exported \(count) exchange(s)\n".utf8))
+            let count = try export(from: store, filter: filter) { try StandardStreams.output($0) }
+            StandardStreams.error("loupe: exported \(count) exchange(s)\n")
             return
         }
         let destination = StoreAccess.expandTilde(har)

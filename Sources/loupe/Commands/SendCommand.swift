@@ -116,7 +116,7 @@ struct SendCommand: AsyncParsableCommand {
                 } catch {
                     throw CommandFailure.failed("\(method.uppercased()) \(url): \(error)")
                 }
-                FileHandle.standardOutput.write(Data(StandardOutputSink.headText(response.head, httpVersion: response.httpVersion).utf8))
+                try StandardStreams.output(Data(StandardOutputSink.headText(response.head, httpVersion: response.httpVersion).utf8))
             }
             if response.status.code >= 400 { throw ExitCode(1) }
         case .failure(let error as ClientError):

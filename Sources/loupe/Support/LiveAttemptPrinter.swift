@@ -23,6 +23,6 @@ struct LiveAttemptPrinter: ClientObserver {
 
     /// Reason phrases, errors and event messages come from the server: shown with control characters made visible.
     private func write(_ line: String) {
-        FileHandle.standardError.write(Data(("loupe: " + TerminalText.line(line) + "\n").utf8))
+        StandardStreams.error("loupe: " + TerminalText.line(line) + "\n")
     }
 }

@@ -10,7 +10,7 @@ enum RecorderReport {
         guard let line = line(written: inspector.writtenCount, dropped: inspector.droppedCount,
                               failed: inspector.failedExchangeCount, lastError: inspector.lastWriteError, path: path)
         else { return }
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        StandardStreams.error(line + "\n")
     }
 
     /// `loupe: recorder: 3 exchange(s) not stored in PATH (1 dropped, …; 2 lost to store errors, last: …); 5 stored`,

@@ -42,7 +42,7 @@ enum ReplayConfirmation {
     /// question appeared (a paste must not answer it).
     static func askTerminal(_ question: String) -> String? {
         tcflush(STDIN_FILENO, TCIFLUSH)
-        FileHandle.standardError.write(Data(TerminalText.line(question).utf8))
+        StandardStreams.error(TerminalText.line(question))
         return readLine()
     }
 

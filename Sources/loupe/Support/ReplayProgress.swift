@@ -30,11 +30,11 @@ struct ReplayProgress {
     mutating func draw(now: ContinuousClock.Instant = .now) {
         if let lastDraw, tally.count < total, lastDraw.duration(to: now) < Self.interval { return }
         lastDraw = now
-        FileHandle.standardError.write(Data(("\r\u{1B}[2K" + line()).utf8))
+        StandardStreams.error("\r\u{1B}[2K" + line())
     }
 
     /// Erases the line, so the summary starts on a clean one.
     func clear() {
-        FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
+        StandardStreams.error("\r\u{1B}[2K")
     }
 }

@@ -50,7 +50,7 @@ enum StoreAccess {
     static func reportPrunes(_ store: SQLiteTraceStore, path: String) {
         store.applyOwnBounds()
         guard let notice = store.automaticPrunes else { return }
-        FileHandle.standardError.write(Data((pruneLine(notice, path: path) + "\n").utf8))
+        StandardStreams.error(pruneLine(notice, path: path) + "\n")
     }
 
     /// `loupe: PATH: removed the oldest 12 exchange(s) (3.1 KiB), over 10 exchanges, to keep the store within its
