@@ -191,7 +191,13 @@ public struct AsyncHTTPClientTransport: ClientTransport {
               request.method != .connect, !(request.method == .options && path == "*") else { throw noURL }
         // The client checks this already; a transport used on its own must not let SwiftNIO trap on the port.
         if let problem = RequestTargetCheck.problem(in: request) { throw TransportError(.other, problem.message) }
-        return scheme + "://" + authority + path
+        var url = String()
+        url.reserveCapacity(scheme.utf8.count + 3 + authority.utf8.count + path.utf8.count)
+        url += scheme
+        url += "://"
+        url += authority
+        url += path
+        return url
     }
 
     private static let noURL = TransportError(.other, "request has no absolute URL")

@@ -27,7 +27,7 @@ final class ResponseProgress: Sendable {
     func append(_ chunk: ByteBuffer, limit: Int) -> Bool {
         state.withLock { state in
             guard state.body.count + chunk.readableBytes <= limit else { return false }
-            state.body.append(contentsOf: chunk.readableBytesView)
+            chunk.withUnsafeReadableBytes { state.body.append(contentsOf: $0) }
             return true
         }
     }
