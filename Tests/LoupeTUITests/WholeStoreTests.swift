@@ -74,3 +74,34 @@ import Testing
         }
     }
 }
+
+/// `:export filtered` from a SQLite store larger than the inspector's in-memory export limit writes every exchange.
+@Suite struct WholeStoreExportTests {
+    @Test func aFilteredExportOfALargeStoreIsStreamedWhole() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-whole-export-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("big.sqlite").path
+        let count = 100_000 + 7  // past the limit of an export held in memory
+        try SyntheticStore.create(at: path, count: count)
+        let (app, screen) = Fixture.app(try SQLiteTraceStore(path: path, readOnly: true))
+        let har = folder.appendingPathComponent("all.har").path
+        app.apply(.command(.export, argument: "filtered har \(har)"))
+        app.turn(on: screen)
+        #expect(app.state.status?.text.hasPrefix("wrote \(count) exchanges as HAR to \(har)") == true,
+                "\(app.state.status?.text ?? "")")
+
+        // A filter narrows it (PATCH is 2 % of the synthetic mix), in the store's order.
+        let patches = folder.appendingPathComponent("patches.har").path
+        screen.press("f")
+        screen.type("~m PATCH")
+        screen.press(.enter)
+        app.turn(on: screen)
+        app.apply(.command(.export, argument: "filtered har \(patches)"))
+        app.turn(on: screen)
+        let exported = try HARImporter().exchanges(contentsOf: URL(fileURLWithPath: patches))
+        #expect(exported.map(\.method) == Array(repeating: "PATCH", count: exported.count))
+        #expect(exported.count > 1_000)
+        #expect(exported.map(\.startedAt) == exported.map(\.startedAt).sorted())
+    }
+}
