@@ -46,13 +46,8 @@ package struct RequestTarget: Sendable {
     /// a string with nothing to escape is returned as it is.
     package static func percentEncode(_ string: String, allowed: ASCIISet) -> String {
         let utf8 = string.utf8
-        // A loop, not `allSatisfy(allowed.contains)`: the method reference is a closure allocated on every call.
-        var clean = true
-        for byte in utf8 where !allowed.contains(byte) {
-            clean = false
-            break
-        }
-        if clean { return string }
+        // A closure, not the method reference `allowed.contains`, which was allocated on every call.
+        if utf8.allSatisfy({ allowed.contains($0) }) { return string }
         let hex = Array("0123456789ABCDEF".utf8)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(utf8.count * 3)

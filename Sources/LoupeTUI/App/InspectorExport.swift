@@ -8,46 +8,15 @@ enum InspectorExport {
     static let limit = 100_000
 
     static func run(_ request: ExportRequest, store: any TraceStore, copy: (String) -> Void) -> StatusMessage {
-        if request.scope == .filtered, request.query.ids == nil, let store = store as? SQLiteTraceStore {
-            return streamed(request, from: store, copy: copy)
-        }
-        do {
-            var exchanges: [TraceExchange]
-            switch request.scope {
-            case .selected, .marked:
-                exchanges = try request.ids.compactMap { try store.exchange(id: $0) }
-                exchanges.sort { ($0.sequence ?? 0) < ($1.sequence ?? 0) }
-            case .filtered:
-                exchanges = try store.exchanges(matching: request.query.filter, limit: limit)
-                if let ids = request.query.ids { exchanges.removeAll { !ids.contains($0.id) } }
-            }
-            let message = try ExchangeExport.write(exchanges, as: request.format, to: request.path)
-            if request.format == .curl {
-                copy(exchanges.map(CurlExporter.command(for:)).joined(separator: "\n\n"))
-            }
-            return StatusMessage(message)
-        } catch {
-            return .error("export: \(error)")
-        }
-    }
-
-    /// A filtered view of a SQLite store, read in batches as the file is written: any number of exchanges in the
-    /// memory of one batch (holding them all first, a large store's bodies could take gigabytes).
-    private static func streamed(
-        _ request: ExportRequest, from store: SQLiteTraceStore, copy: (String) -> Void
-    ) -> StatusMessage {
-        // The clipboard takes at most `OSC52.maximumSequenceLength` bytes; past that the text only has to stay
-        // too long for it to be refused as before, so it stops growing there.
+        // The clipboard takes at most `OSC52.maximumSequenceLength` bytes; past that the text only has to stay too
+        // long for it to be refused, so it stops growing there.
         var clipboard = ""
         do {
             let message = try ExchangeExport.write(as: request.format, to: request.path) { emit in
-                try store.forEachBatch(matching: request.query.filter) { batch in
-                    for exchange in batch {
-                        try emit(exchange)
-                        let copying = request.format == .curl && clipboard.utf8.count <= OSC52.maximumSequenceLength
-                        guard copying else { continue }
-                        clipboard += (clipboard.isEmpty ? "" : "\n\n") + CurlExporter.command(for: exchange)
-                    }
+                try forEach(request, in: store) { exchange in
+                    try emit(exchange)
+                    guard request.format == .curl, clipboard.utf8.count <= OSC52.maximumSequenceLength else { return }
+                    clipboard += (clipboard.isEmpty ? "" : "\n\n") + CurlExporter.command(for: exchange)
                 }
             }
             if request.format == .curl { copy(clipboard) }
@@ -55,5 +24,26 @@ enum InspectorExport {
         } catch {
             return .error("export: \(error)")
         }
+    }
+
+    /// The request's exchanges, oldest first. A filtered view of a SQLite store is read in batches as the file is
+    /// written, so any number fits in the memory of one batch (holding a large store's bodies at once could take
+    /// gigabytes); the others are read at once, up to ``limit``.
+    private static func forEach(
+        _ request: ExportRequest, in store: any TraceStore, _ body: (TraceExchange) throws -> Void
+    ) throws {
+        if request.scope == .filtered, request.query.ids == nil, let store = store as? SQLiteTraceStore {
+            return try store.forEachBatch(matching: request.query.filter) { try $0.forEach(body) }
+        }
+        var exchanges: [TraceExchange]
+        switch request.scope {
+        case .selected, .marked:
+            exchanges = try request.ids.compactMap { try store.exchange(id: $0) }
+            exchanges.sort { ($0.sequence ?? 0) < ($1.sequence ?? 0) }
+        case .filtered:
+            exchanges = try store.exchanges(matching: request.query.filter, limit: limit)
+            if let ids = request.query.ids { exchanges.removeAll { !ids.contains($0.id) } }
+        }
+        try exchanges.forEach(body)
     }
 }
