@@ -8,6 +8,7 @@ let package = Package(
     products: [
         .library(name: "Loupe", targets: ["Loupe"]),
         .library(name: "LoupeAsyncHTTPClient", targets: ["LoupeAsyncHTTPClient"]),
+        .library(name: "LoupeURLSession", targets: ["LoupeURLSession"]),
         .library(name: "LoupeTrace", targets: ["LoupeTrace"]),
         .library(name: "LoupeTesting", targets: ["LoupeTesting"]),
         .library(name: "LoupeTUI", targets: ["LoupeTUI"]),
@@ -30,12 +31,12 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
     ],
     targets: [
-        // The client: endpoints, middleware chain, errors, URLSession transport. No I/O library of its own.
+        // The client: endpoints, middleware chain, errors. No I/O library of its own, and no FoundationNetworking
+        // (on Linux that is libcurl and some thirty libraries more in every binary, DECISIONS 133).
         .target(
             name: "Loupe",
             dependencies: [
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -55,13 +56,21 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
+        // The URLSession transport (and its pinning through server-trust challenges on Apple platforms).
+        .target(
+            name: "LoupeURLSession",
+            dependencies: [
+                "Loupe",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
+            ]
+        ),
         // The flight recorder: trace model, redaction, in-memory and SQLite stores, batched writer.
         .target(
             name: "LoupeTrace",
             dependencies: [
                 "Loupe",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API, which GRDB is built on: the store's writer binds its rows through it.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -105,7 +114,6 @@ let package = Package(
                 "Loupe", "LoupeAsyncHTTPClient", "LoupeTrace", "LoupeTUI", "LoupeDemo", "CNcurses", "CMalloc", "CStdio",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),
@@ -147,7 +155,7 @@ let package = Package(
         .testTarget(
             name: "LoupeIntegrationTests",
             dependencies: [
-                "Loupe", "LoupeAsyncHTTPClient", "LoupeTrace", "LoupeTesting", "LoupeDemo",
+                "Loupe", "LoupeAsyncHTTPClient", "LoupeURLSession", "LoupeTrace", "LoupeTesting", "LoupeDemo",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

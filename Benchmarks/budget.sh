@@ -28,7 +28,7 @@ log=$(mktemp "${TMPDIR:-/tmp}/loupe-budget.XXXXXX")
 trap 'rm -f "$log"' EXIT
 
 echo "== building (release): loupe, LoupeProfile, ingest-budget"
-(cd "$root" && swift build -c release --product loupe 2>&1 | tail -1)
+(cd "$root" && swift build -c release --static-swift-stdlib --product loupe 2>&1 | tail -1)
 (cd "$here" && swift build -c release --product LoupeProfile --disable-build-manifest-caching 2>&1 | tail -1)
 (cd "$here" && swift build -c release --product ingest-budget --disable-build-manifest-caching 2>&1 | tail -1)
 

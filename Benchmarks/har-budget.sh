@@ -11,7 +11,7 @@
 #           bytes are mostly bodies and the export's time goes to escaping them (N = 20000 makes about 250 MB).
 #
 # Usage: Benchmarks/har-budget.sh [N] [--million] [--large-bodies] [--runs R] [--no-build]   (N = 100000, R = 3: medians of R interleaved runs)
-# Needs python3, sqlite3 and GNU time (/usr/bin/time). Builds `swift build -c release --product loupe` first.
+# Needs python3, sqlite3 and GNU time (/usr/bin/time). Builds `swift build -c release --static-swift-stdlib --product loupe` first.
 set -euo pipefail
 
 count=100000 million=0 runs=3 build=1 bodies=
@@ -32,7 +32,7 @@ trap 'rm -rf "$work"' EXIT
 
 if [ "$build" = 1 ]; then
   echo "== building loupe (release)"
-  (cd "$root" && swift build -c release --product loupe 2>&1 | tail -1)
+  (cd "$root" && swift build -c release --static-swift-stdlib --product loupe 2>&1 | tail -1)
 fi
 loupe="$root/.build/release/loupe"
 

@@ -28,7 +28,7 @@ done
 root=$(cd "$(dirname "$0")/.." && pwd)
 if [ -z "$loupe" ]; then
   echo "== building loupe (release)"
-  (cd "$root" && swift build -c release --product loupe 2>&1 | tail -1)
+  (cd "$root" && swift build -c release --static-swift-stdlib --product loupe 2>&1 | tail -1)
   loupe="$root/.build/release/loupe"
 fi
 echo "== building feed-store and make-synthetic-store (release)"

@@ -9,7 +9,7 @@
 #
 # Each figure is the median of R interleaved runs (R = 3), wall times with their range. Every run records into a fresh store.
 # Usage: Benchmarks/send-budget.sh [--runs R] [--bytes N] [--no-build]
-# Needs python3 and GNU time (/usr/bin/time). Builds `swift build -c release --product loupe` unless --no-build.
+# Needs python3 and GNU time (/usr/bin/time). Builds `swift build -c release --static-swift-stdlib --product loupe` unless --no-build.
 set -euo pipefail
 
 runs=3 bytes=1073741824 build=1
@@ -31,7 +31,7 @@ trap cleanup EXIT
 
 if [ "$build" = 1 ]; then
   echo "== building loupe (release)"
-  (cd "$root" && swift build -c release --product loupe 2>&1 | tail -1)
+  (cd "$root" && swift build -c release --static-swift-stdlib --product loupe 2>&1 | tail -1)
 fi
 loupe="$root/.build/release/loupe"
 

@@ -12,7 +12,7 @@
 #
 # Usage: Benchmarks/tui-budget.sh [--count N] [--presses P] [--launches L] [--idle SECONDS] [--loupe PATH] [--store PATH]
 #   N = 1000000, P = 50 presses per key, L = 5 launches per method, 10 s idle. --loupe skips the build
-#   (`swift build -c release --product loupe` at the root); --store skips making the cached synthetic store
+#   (`swift build -c release --static-swift-stdlib --product loupe` at the root); --store skips making the cached synthetic store
 #   (`make-synthetic-store N`, about 25 s for a million the first time, kept in $TMPDIR/loupe-bench-stores).
 # Needs tmux and python3. Runs under `nice -n 5` when you ask it to: `nice -n 5 Benchmarks/tui-budget.sh`.
 set -euo pipefail
@@ -37,7 +37,7 @@ done
 root=$(cd "$(dirname "$0")/.." && pwd)
 if [ -z "$loupe" ]; then
   echo "== building loupe (release)"
-  (cd "$root" && swift build -c release --product loupe 2>&1 | tail -1)
+  (cd "$root" && swift build -c release --static-swift-stdlib --product loupe 2>&1 | tail -1)
   loupe="$root/.build/release/loupe"
 fi
 if [ -z "$store" ]; then

@@ -136,9 +136,9 @@ final class ResponseBodyPipe: HTTPClientResponseDelegate, Sendable {
         }
     }
 
-    /// The next chunks of the body (all that are waiting, up to `maxReadBytes` past the first), or the end; throws
-    /// the error that ended the response once the chunks before it were read, or `CancellationError` once the
-    /// reader was cancelled.
+    /// The next chunks of the body (the first waiting, with the small ones after it: ``joins(_:after:maxReadBytes:)``),
+    /// or the end; throws the error that ended the response once the chunks before it were read, or
+    /// `CancellationError` once the reader was cancelled.
     func read() async throws -> Read {
         while true {
             enum Step {
@@ -153,7 +153,8 @@ final class ResponseBodyPipe: HTTPClientResponseDelegate, Sendable {
                     var taken = [first.chunk]
                     var bytes = first.chunk.readableBytes
                     var cost = first.cost
-                    while let next = state.chunks.first, bytes + next.chunk.readableBytes <= maxReadBytes {
+                    while let next = state.chunks.first,
+                          Self.joins(next.chunk.readableBytes, after: bytes, maxReadBytes: maxReadBytes) {
                         taken.append(next.chunk)
                         bytes += next.chunk.readableBytes
                         cost += next.cost
@@ -195,6 +196,16 @@ final class ResponseBodyPipe: HTTPClientResponseDelegate, Sendable {
                 }
             }
         }
+    }
+
+    /// Chunks under this size are joined into one read (fewer, larger writes downstream); larger ones are handed on
+    /// alone, as joining means copying them, which cost more than the writes it saved.
+    static let joinBelow = 64 * 1024
+
+    /// Whether a waiting chunk of `size` bytes joins a read that holds `taken` bytes so far: only small chunks
+    /// join, only while the read is small, and never past `maxReadBytes`.
+    static func joins(_ size: Int, after taken: Int, maxReadBytes: Int) -> Bool {
+        taken < joinBelow && size < joinBelow && taken + size <= maxReadBytes
     }
 
     /// The reader gives up: the request is cancelled unless it already ended, buffered chunks are dropped, and

@@ -3,6 +3,7 @@ import HTTPTypes
 import Loupe
 import LoupeAsyncHTTPClient
 import LoupeDemo
+import LoupeURLSession
 import AsyncHTTPClient
 import Testing
 

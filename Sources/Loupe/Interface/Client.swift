@@ -1,6 +1,5 @@
 import Foundation
 import HTTPTypes
-import HTTPTypesFoundation
 
 /// Sends endpoints through an ordered middleware chain to a transport, reporting every step to an observer.
 ///

@@ -1,6 +1,5 @@
 import Foundation
 import HTTPTypes
-import HTTPTypesFoundation
 import Loupe
 
 /// What the inspector has gathered about one exchange, still raw (unredacted, uncapped).

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import HTTPTypes
-import HTTPTypesFoundation
 import Loupe
 import LoupeAsyncHTTPClient
 import LoupeTrace

@@ -1,6 +1,5 @@
 import Foundation
 import HTTPTypes
-import HTTPTypesFoundation
 
 /// The low-cardinality names that logging, metrics and tracing share, so dashboards and traces line up.
 enum ObservabilityLabels {

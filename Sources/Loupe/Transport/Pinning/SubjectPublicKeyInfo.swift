@@ -6,9 +6,9 @@ import Foundation
 /// RSA, an uncompressed X9.63 point for EC), while a pin is the SHA-256 of the whole SPKI that `openssl x509
 /// -pubkey | openssl pkey -pubin -outform der` prints. Building the header from the algorithm and the key length,
 /// rather than copying fixed prefixes, covers every RSA size; tests compare the result with openssl's bytes.
-enum SubjectPublicKeyInfo {
+package enum SubjectPublicKeyInfo {
     /// Key algorithms Apple's Security framework exposes for server certificates.
-    enum Algorithm: Sendable {
+    package enum Algorithm: Sendable {
         case rsa, ecP256, ecP384, ecP521
 
         /// The DER AlgorithmIdentifier SEQUENCE.
@@ -28,7 +28,7 @@ enum SubjectPublicKeyInfo {
     }
 
     /// `SEQUENCE { algorithm, BIT STRING { 0 unused bits, rawKey } }`.
-    static func der(_ algorithm: Algorithm, rawKey: Data) -> Data {
+    package static func der(_ algorithm: Algorithm, rawKey: Data) -> Data {
         let bitString = [0x03] + length(rawKey.count + 1) + [0x00] + [UInt8](rawKey)
         return Data(sequence(algorithm.identifier + bitString))
     }

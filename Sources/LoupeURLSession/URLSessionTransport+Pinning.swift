@@ -1,5 +1,6 @@
 #if canImport(Security) && canImport(CryptoKit)
 import Foundation
+import Loupe
 
 extension URLSessionTransport {
     /// A transport whose session refuses every server that matches none of `pinning`'s pins.

@@ -1,6 +1,7 @@
 #if canImport(Security) && canImport(CryptoKit)
 import CryptoKit
 import Foundation
+import Loupe
 import Security
 
 /// Checks a server's `SecTrust` against a ``PinningPolicy``: ordinary validation for the host first, then the pins.

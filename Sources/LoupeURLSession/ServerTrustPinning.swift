@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HTTPTypesFoundation
+import Loupe
 import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
