@@ -88,7 +88,7 @@ import Testing
         #expect(!app.turn(on: screen))
     }
 
-    @Test func exportWritesAHARThatImportReadsBack() throws {
+    @Test func exportWritesAHARThatImportReadsBack() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-export-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -101,23 +101,26 @@ import Testing
         screen.type("export marked har \(path)")
         screen.press(.enter)
         app.turn(on: screen)
+        await app.settle()
+        app.turn(on: screen)
         #expect(screen.lines[22].contains("wrote 2 exchanges as HAR"))
         let imported = try HARImporter().exchanges(contentsOf: URL(fileURLWithPath: path))
         #expect(imported.map(\.url) == ["https://api.example.com/users/1", "https://api.example.com/orders"])
         // The same path again is refused, and the file is left alone.
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         app.apply(.command(.export, argument: "marked har \(path)"))
-        app.turn(on: screen)
+        await app.settle()
         #expect(app.state.status?.text.contains("already exists") == true)
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     }
 
-    @Test func exportingCurlCopiesItToTheClipboard() throws {
+    @Test func exportingCurlCopiesItToTheClipboard() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-curl-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let (app, screen) = appWith()
         app.apply(.command(.export, argument: "selected curl \(folder.appendingPathComponent("c.sh").path)"))
+        await app.settle()
         app.turn(on: screen)
         #expect(screen.clipboard.count == 1)
         #expect(screen.clipboard.first?.hasPrefix("curl") == true)

@@ -87,7 +87,7 @@ import Testing
         let (app, screen) = Fixture.app(try SQLiteTraceStore(path: path, readOnly: true))
         let har = folder.appendingPathComponent("all.har").path
         app.apply(.command(.export, argument: "filtered har \(har)"))
-        app.turn(on: screen)
+        await app.settle()
         #expect(app.state.status?.text.hasPrefix("wrote \(count) exchanges as HAR to \(har)") == true,
                 "\(app.state.status?.text ?? "")")
 
@@ -98,7 +98,7 @@ import Testing
         screen.press(.enter)
         app.turn(on: screen)
         app.apply(.command(.export, argument: "filtered har \(patches)"))
-        app.turn(on: screen)
+        await app.settle()
         let exported = try HARImporter().exchanges(contentsOf: URL(fileURLWithPath: patches))
         #expect(exported.map(\.method) == Array(repeating: "PATCH", count: exported.count))
         #expect(exported.count > 1_000)

@@ -6,10 +6,10 @@ import LoupeTrace
 ///
 /// ``run(on:)`` is the loop for a real terminal. Tests drive the same steps without sleeping: ``refresh()``
 /// polls the store, ``handle(_:)`` presses a key, ``turn(on:waitingUpTo:)`` reads queued keys and draws, and
-/// ``settle()`` waits for replays started in the background.
+/// ``settle()`` waits for replays and exports started in the background.
 ///
-/// Not `Sendable`: one task owns the app while it runs. Replays run in child tasks that hand their result back
-/// through a locked inbox, never by touching the app.
+/// Not `Sendable`: one task owns the app while it runs. Replays run in child tasks, exports on threads of their own
+/// (``BackgroundExports``); both hand their results back through a locked inbox, never by touching the app.
 public final class InspectorApp {
     /// The current model.
     package private(set) var state: InspectorState
@@ -30,6 +30,7 @@ public final class InspectorApp {
     private let inbox = ActionInbox()
     private var replays: [UUID: Task<Void, Never>] = [:]
     private let rankCounter = RankCounter()
+    private let exports = BackgroundExports()
     /// The exchange waiting for the user's y/N, so confirming sends exactly what was shown.
     private var awaitingConfirmation: TraceExchange?
     /// Most keys discarded at once: a bound, so endless input cannot keep the loop from drawing.
@@ -90,7 +91,10 @@ public final class InspectorApp {
     ///
     /// The caller owns the terminal: shut the screen down in a `defer` so it is restored on every exit.
     public func run(on screen: any Screen) async throws {
-        defer { cancelReplays() }
+        defer {
+            cancelReplays()
+            exports.waitForAll()  // cancelled on quit; each removes its partial file before its thread ends
+        }
         let clock = ContinuousClock()
         if state.size != screen.size { apply(.resized(screen.size)) }
         var nextPoll = clock.now
@@ -209,13 +213,15 @@ public final class InspectorApp {
         rankCounter.keepOnly(Set(state.screens.compactMap(\.rankRequest)))
     }
 
-    /// Waits for every replay and rank count started so far and applies its result.
+    /// Waits for every replay, export and rank count started so far and applies its result.
     package func settle() async {
-        while !replays.isEmpty || rankCounter.isBusy {
+        while !replays.isEmpty || rankCounter.isBusy || exports.isBusy {
             for task in replays.values { await task.value }
             await rankCounter.idle()
+            await exports.idle()
             applyInbox()
         }
+        applyInbox()
     }
 
     /// What the screen shows for the current state.
@@ -250,6 +256,7 @@ public final class InspectorApp {
         case .quit:
             hasQuit = true
             cancelReplays()
+            exports.cancelAll()
         case .replay(let id):
             guard let exchange = loadForReplay(id) else { return }
             if let reason = ReplaySafety.reasonToConfirm(exchange) {
@@ -278,8 +285,9 @@ public final class InspectorApp {
             guard let exchange = loadForReplay(id) else { return }
             pendingEdits.append(exchange)
         case .export(let request):
-            apply(.finished(InspectorExport.run(request, store: environment.store, copy: { self.pendingCopies.append($0) }),
-                            replay: false))
+            exports.start(request, store: environment.store, inbox: inbox)
+        case .copy(let text):
+            pendingCopies.append(text)
         case .copyCurl(let id):
             do {
                 guard let exchange = try environment.store.exchange(id: id) else {

@@ -7,23 +7,46 @@ enum InspectorExport {
     /// marked exchanges); a filtered view of a SQLite store is streamed whatever its size, as `loupe export` is.
     static let limit = 100_000
 
-    static func run(_ request: ExportRequest, store: any TraceStore, copy: (String) -> Void) -> StatusMessage {
+    /// Exchanges between two progress reports.
+    static let progressEvery = 1_000
+
+    /// What an export ended with: the status line, and for curl the commands for the clipboard.
+    struct Outcome: Sendable {
+        var message: StatusMessage
+        var clipboard: String?
+    }
+
+    /// Runs `request` against `store`. `isCancelled` is asked before each exchange (a cancelled export removes its
+    /// partial file and changes nothing); `progress` hears the count every ``progressEvery`` exchanges.
+    static func run(
+        _ request: ExportRequest, store: any TraceStore, isCancelled: () -> Bool = { false },
+        progress: (Int) -> Void = { _ in }
+    ) -> Outcome {
         // The clipboard takes at most `OSC52.maximumSequenceLength` bytes; past that the text only has to stay too
         // long for it to be refused, so it stops growing there.
         var clipboard = ""
+        var written = 0
         do {
             let message = try ExchangeExport.write(as: request.format, to: request.path) { emit in
                 try forEach(request, in: store) { exchange in
+                    if isCancelled() { throw CancellationError() }
                     try emit(exchange)
+                    written += 1
+                    if written % progressEvery == 0 { progress(written) }
                     guard request.format == .curl, clipboard.utf8.count <= OSC52.maximumSequenceLength else { return }
                     clipboard += (clipboard.isEmpty ? "" : "\n\n") + CurlExporter.command(for: exchange)
                 }
             }
-            if request.format == .curl { copy(clipboard) }
-            return StatusMessage(message)
+            return Outcome(message: StatusMessage(message), clipboard: request.format == .curl ? clipboard : nil)
         } catch {
-            return .error("export: \(error)")
+            return Outcome(message: .error("export: \(error)"))
         }
+    }
+
+    /// The status line while `request` runs: `exporting 12,000 exchanges as HAR to /tmp/x.har…`.
+    static func progressMessage(_ request: ExportRequest, written: Int) -> StatusMessage {
+        StatusMessage(TerminalText.line(
+            "exporting \(QuantityFormat.grouped(written)) exchanges as \(request.format.title) to \(request.path)…"))
     }
 
     /// The request's exchanges, oldest first. A filtered view of a SQLite store is read in batches as the file is

@@ -19,6 +19,10 @@ package enum InspectorAction: Sendable {
     case replayNeedsConfirmation(id: UUID, reason: String)
     /// A replay, export or copy ended; the message says how.
     case finished(StatusMessage, replay: Bool)
+    /// Work still running in the background (an export) says how far it got.
+    case progress(StatusMessage)
+    /// An export ended; a curl export also hands its commands over for the clipboard.
+    case exported(StatusMessage, clipboard: String?)
     /// A rank counted in the background (``InspectorEffect/countRank(_:)``).
     case rankCounted(FlowRankCount)
 }

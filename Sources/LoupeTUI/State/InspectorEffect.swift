@@ -17,6 +17,8 @@ package enum InspectorEffect: Hashable, Sendable {
     case export(ExportRequest)
     /// Copy the exchange as a curl command to the terminal's clipboard (OSC 52).
     case copyCurl(UUID)
+    /// Copy this text to the terminal's clipboard (OSC 52).
+    case copy(String)
     /// Remember a prompt entry in its history file.
     case recordHistory(String, PromptKind)
     /// Count where a window's rows sit in the list, in the background, and answer with

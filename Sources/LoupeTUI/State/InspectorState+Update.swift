@@ -44,6 +44,11 @@ extension InspectorState {
         case .finished(let message, let endsReplay):
             if endsReplay { replay = .idle }
             status = message
+        case .progress(let message):
+            status = message
+        case .exported(let message, let clipboard):
+            status = message
+            if let clipboard { pendingEffects.append(.copy(clipboard)) }
         case .rankCounted(let count):
             forEachScreen(environment) { $0.refresh(.rankCounted(count), context: &$1) }
         }

@@ -1,0 +1,80 @@
+import Foundation
+import LoupeTrace
+import Synchronization
+
+/// Runs the inspector's exports off the loop's thread, each on a thread of its own, so that keys are answered and
+/// the list stays live while a large store is written (a million exchanges take tens of seconds). How far each got
+/// and how it ended go back through the app's ``ActionInbox``, never by touching the app.
+///
+/// Quitting cancels them: each stops before its next exchange and removes its partial file, and the app waits for
+/// that (``waitForAll()``), so no hidden temporary file outlives the inspector.
+final class BackgroundExports: Sendable {
+    private struct State {
+        var running: [UUID: Job] = [:]
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private final class Job: Sendable {
+        let cancelled = Atomic<Bool>(false)
+        let ended = DispatchSemaphore(value: 0)
+    }
+
+    private let state = Mutex(State())
+
+    /// Whether an export is running.
+    var isBusy: Bool { state.withLock { !$0.running.isEmpty } }
+
+    /// Starts `request` on `store`: ``InspectorAction/progress(_:)`` every ``InspectorExport/progressEvery``
+    /// exchanges, then ``InspectorAction/exported(_:clipboard:)``, posted to `inbox`.
+    func start(_ request: ExportRequest, store: any TraceStore, inbox: ActionInbox) {
+        let token = UUID()
+        let job = Job()
+        state.withLock { $0.running[token] = job }
+        inbox.post(.progress(InspectorExport.progressMessage(request, written: 0)), token: token)
+        let thread = Thread { [self] in
+            let outcome = InspectorExport.run(
+                request, store: store, isCancelled: { job.cancelled.load(ordering: .relaxed) },
+                progress: { inbox.post(.progress(InspectorExport.progressMessage(request, written: $0)), token: token) })
+            inbox.post(.exported(outcome.message, clipboard: outcome.clipboard), token: token)
+            finish(token)
+            job.ended.signal()
+        }
+        thread.name = "loupe.export"
+        thread.start()
+    }
+
+    /// Asks every running export to stop; returns at once.
+    func cancelAll() {
+        for job in state.withLock({ Array($0.running.values) }) { job.cancelled.store(true, ordering: .relaxed) }
+    }
+
+    /// Blocks until every export started so far has ended (cancel them first to make that quick).
+    func waitForAll() {
+        for job in state.withLock({ Array($0.running.values) }) {
+            job.ended.wait()
+            job.ended.signal()  // another waiter may be waiting on the same job
+        }
+    }
+
+    /// Returns once every export started so far has ended (for tests and `settle`).
+    func idle() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state in
+                if state.running.isEmpty { return true }
+                state.waiters.append(done)
+                return false
+            }
+            if now { done.resume() }
+        }
+    }
+
+    private func finish(_ token: UUID) {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.running[token] = nil
+            guard state.running.isEmpty else { return [] }
+            defer { state.waiters.removeAll() }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+}
