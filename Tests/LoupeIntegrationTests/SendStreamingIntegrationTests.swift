@@ -161,6 +161,23 @@ final class Hits: Sendable {
         }
     }
 
+    @Test func standardOutputThatRefusesTheBodyEndsTheSendWithOneLine() async throws {
+        let hits = Hits()
+        try await withTemporaryDirectory { folder in
+            try await withLocalServer(Self.router(hits: hits)) { server in
+                let store = folder.appendingPathComponent("traces.sqlite").path
+                let (status, stderr) = try StandardStreamsIntegrationTests.runIntoFullDisk(
+                    ["send", "GET", "\(server)/big/300000", "--store", store])
+                #expect(status == 2, "\(stderr)")
+                #expect(stderr.hasSuffix("loupe: cannot write to standard output: No space left on device\n"), "\(stderr)")
+                #expect(!stderr.contains("NSCocoaErrorDomain"))
+                let exchange = try #require(try SQLiteTraceStore(path: store, readOnly: true).exchanges(matching: nil, limit: 1).first)
+                #expect(exchange.error?.contains("cannot write to standard output: No space left on device") == true,
+                        "\(exchange.error ?? "no error recorded")")
+            }
+        }
+    }
+
     @Test func aDeclaredBodyOverMaxResponseBytesIsRefusedBeforeAnyOfItIsWritten() async throws {
         let hits = Hits()
         try await withTemporaryDirectory { folder in

@@ -90,17 +90,12 @@ import Testing
 /// A store whose `exchanges(matching:limit:)` (what a filtered export of an in-memory store reads) waits while held.
 final class GatedExportStore: TraceStore {
     let inner: InMemoryTraceStore
-    private let held = Mutex(false)
-    private let opened = DispatchSemaphore(value: 0)
+    private let gate = TestGate()
 
     init(_ inner: InMemoryTraceStore) { self.inner = inner }
 
-    func hold() { held.withLock { $0 = true } }
-
-    func release() {
-        held.withLock { $0 = false }
-        opened.signal()
-    }
+    func hold() { gate.hold() }
+    func release() { gate.release() }
 
     func write(_ exchanges: [TraceExchange]) throws { try inner.write(exchanges) }
     func recent(limit: Int) throws -> [TraceSummary] { try inner.recent(limit: limit) }
@@ -110,10 +105,7 @@ final class GatedExportStore: TraceStore {
     func exchange(id: UUID) throws -> TraceExchange? { try inner.exchange(id: id) }
     func count() throws -> Int { try inner.count() }
     func exchanges(matching filter: TraceFilter?, limit: Int) throws -> [TraceExchange] {
-        if held.withLock({ $0 }) {
-            opened.wait()
-            opened.signal()
-        }
+        gate.pass()
         return try inner.exchanges(matching: filter, limit: limit)
     }
 }

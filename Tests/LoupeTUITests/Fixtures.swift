@@ -144,24 +144,39 @@ extension InMemoryScreen {
     }
 }
 
+/// A door a test holds shut: ``pass()`` waits while it is held, and goes through once it is released.
+final class TestGate: Sendable {
+    private let held = Mutex(false)
+    private let opened = DispatchSemaphore(value: 0)
+
+    func hold() { held.withLock { $0 = true } }
+
+    func release() {
+        held.withLock { $0 = false }
+        opened.signal()
+    }
+
+    func pass() {
+        guard held.withLock({ $0 }) else { return }
+        opened.wait()
+        opened.signal()  // the next caller goes through too
+    }
+}
+
 /// A store that counts the whole-list `COUNT`s asked of it (a count of a million rows is what a frame can't afford),
 /// and can hold rank counts back until the test lets them through (``holdRanks()``, ``releaseRanks()``).
 final class CountingStore: TraceStore {
     let inner: InMemoryTraceStore
     private let counts = Mutex((total: 0, rank: 0))
-    private let gate = Mutex(false)
-    private let opened = DispatchSemaphore(value: 0)
+    private let gate = TestGate()
 
     init(_ inner: InMemoryTraceStore) { self.inner = inner }
 
     /// From now on a rank count waits until ``releaseRanks()``.
-    func holdRanks() { gate.withLock { $0 = true } }
+    func holdRanks() { gate.hold() }
 
     /// Lets waiting and later rank counts through.
-    func releaseRanks() {
-        gate.withLock { $0 = false }
-        opened.signal()
-    }
+    func releaseRanks() { gate.release() }
 
     /// `flowCount` calls so far.
     var totals: Int { counts.withLock { $0.total } }
@@ -190,10 +205,7 @@ final class CountingStore: TraceStore {
     }
     func flowRank(_ query: FlowQuery, of summary: TraceSummary) throws -> Int {
         counts.withLock { $0.rank += 1 }
-        if gate.withLock({ $0 }) {
-            opened.wait()
-            opened.signal()
-        }
+        gate.pass()
         return try inner.flowRank(query, of: summary)
     }
     func flowArrivals(_ query: FlowQuery, after sequence: Int64, before anchor: TraceSummary?) throws -> FlowArrivals {

@@ -99,8 +99,10 @@ final class ExchangeTracker: Sendable {
         var attributes = ["status": String(partial.status.code), "receivedBytes": String(received), "reason": failure.kind.description]
         if let expected { attributes["expectedBytes"] = String(expected) }
         let amount = expected.map { "\(received) of \($0)" } ?? "\(received)"
+        // Past the point of no return the count is what the sink took, which may be less than what arrived.
+        let verb = failure.kind == .deliveryInterrupted ? "were delivered" : "arrived"
         record(.incompleteResponse,
-               "only \(amount) body bytes arrived (HTTP \(partial.status.code)): \(failure.kind)",
+               "only \(amount) body bytes \(verb) (HTTP \(partial.status.code)): \(failure.kind)",
                attributes: attributes)
     }
 

@@ -15,7 +15,8 @@ struct SendCommand: AsyncParsableCommand {
         abstract: "Send one request through the client and record it.",
         discussion: """
             Prints the status line, the response headers, a blank line and the body, which streams as it arrives \
-            (to FILE instead with --output). Exits 1 on HTTP status >= 400 or a transport error.
+            (to FILE instead with --output). Exits 1 on HTTP status >= 400 or a transport error, 2 when standard \
+            output will not take the body (a full disk, a closed pipe).
             """
     )
 
@@ -91,7 +92,8 @@ struct SendCommand: AsyncParsableCommand {
             observer: MultiplexClientObserver([inspector, LiveAttemptPrinter()]))
         let file = output.map { DownloadFile(destination: URL(fileURLWithPath: StoreAccess.expandTilde($0))) }
         defer { file?.discard() }
-        let sink: any ResponseBodySink = file ?? StandardOutputSink()
+        let standardOutput = StandardOutputSink()
+        let sink: any ResponseBodySink = file ?? standardOutput
         let retried = resilience.retriedStatuses
         let streaming = ResponseStreaming(
             // A status the retry policy may retry is held back (bounded) until it is final: output cannot be unsent.
@@ -118,6 +120,10 @@ struct SendCommand: AsyncParsableCommand {
                 try StandardStreams.output(Data(StandardOutputSink.headText(response.head, httpVersion: response.httpVersion).utf8))
             }
             if response.status.code >= 400 { throw ExitCode(1) }
+        case .failure where standardOutput.writeFailure != nil:
+            // Standard output refused the body (a full disk, a closed pipe): the command's own failure, as for
+            // every command that cannot write its output; the store says the exchange was cut short there.
+            throw CommandFailure.badInput(standardOutput.writeFailure ?? "")
         case .failure(let error as ClientError):
             throw CommandFailure.failed("\(method.uppercased()) \(url) failed: \(error.underlyingError)")
         case .failure(let error):

@@ -18,6 +18,8 @@ final class StandardOutputSink: ResponseBodySink {
         /// The end of a chunk that stopped inside a UTF-8 character (terminal only).
         var pending = Data()
         var lastByte: UInt8?
+        /// Why standard output stopped taking bytes (`cannot write to standard output: Broken pipe`), once it did.
+        var failure: String?
     }
 
     private let state = Mutex(State())
@@ -31,15 +33,34 @@ final class StandardOutputSink: ResponseBodySink {
 
     var canRestart: Bool { false }
 
+    /// The command's one line when standard output refused a write (a closed pipe, a full disk): the send failed
+    /// there, not on the network.
+    var writeFailure: String? { state.withLock { $0.failure } }
+
+    /// Writes `data`, or throws (and remembers) why standard output would not take it, in words.
+    private func put(_ data: Data) throws {
+        do {
+            try handle.write(contentsOf: data)
+        } catch {
+            let failure = "cannot write to standard output: \(StandardStreams.reason(error))"
+            state.withLock { $0.failure = failure }
+            throw OutputFailure(description: failure)
+        }
+    }
+
+    private struct OutputFailure: Error, CustomStringConvertible {
+        var description: String
+    }
+
     func begin(_ head: HTTPResponse, httpVersion: String?) throws {
         guard printsHead else { return }
-        try handle.write(contentsOf: Data(Self.headText(head, httpVersion: httpVersion).utf8))
+        try put(Data(Self.headText(head, httpVersion: httpVersion).utf8))
     }
 
     func write(_ chunk: Data) throws {
         guard let last = chunk.last else { return }
         guard terminal else {
-            try handle.write(contentsOf: chunk)
+            try put(chunk)
             state.withLock { $0.lastByte = last }
             return
         }
@@ -51,7 +72,7 @@ final class StandardOutputSink: ResponseBodySink {
             bytes = bytes.prefix(cut)
             return TerminalText.block(String(decoding: bytes, as: UTF8.self))
         }
-        try handle.write(contentsOf: Data(text.utf8))
+        try put(Data(text.utf8))
     }
 
     func finish(byteCount: Int64) throws {
@@ -59,9 +80,9 @@ final class StandardOutputSink: ResponseBodySink {
             defer { state.pending = Data() }
             return (state.pending, state.lastByte)
         }
-        if !pending.isEmpty { try handle.write(contentsOf: Data(TerminalText.block(String(decoding: pending, as: UTF8.self)).utf8)) }
+        if !pending.isEmpty { try put(Data(TerminalText.block(String(decoding: pending, as: UTF8.self)).utf8)) }
         // A body without a final newline would leave the shell prompt on its last line.
-        if let last, last != UInt8(ascii: "\n") { try handle.write(contentsOf: Data("\n".utf8)) }
+        if let last, last != UInt8(ascii: "\n") { try put(Data("\n".utf8)) }
     }
 
     /// The status line and the header fields, control characters made visible, then a blank line.
