@@ -52,6 +52,31 @@ import Testing
         }
     }
 
+    @Test func exportCancelStopsTheRunningExportAndWritesNothing() async throws {
+        try await withFolder { folder in
+            let store = GatedExportStore(try Fixture.store((1...30).map { Fixture.exchange($0) }))
+            let (app, screen) = Fixture.app(store)
+            app.apply(.command(.export, argument: "cancel"))
+            #expect(app.state.status == .error("export: none is running"))
+            let path = folder.appendingPathComponent("all.har").path
+            store.hold()
+            app.apply(.command(.export, argument: "filtered har \(path)"))
+            app.turn(on: screen)
+            app.apply(.command(.export, argument: " cancel "))
+            #expect(app.state.status?.text == "cancelling the export…")
+            store.release()
+            await app.settle()
+            #expect(app.state.status?.text == "export to \(path) cancelled; no file was written")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == [])
+            #expect(app.turn(on: screen), "the inspector goes on")
+        }
+    }
+
+    @Test func tabOffersCancelAmongTheExportWords() {
+        #expect(CommandCompletion.candidates(for: "c", kind: .command, before: ["export"]) == ["curl", "cancel"])
+        #expect(CommandCompletion.candidates(for: "c", kind: .command, before: ["export", "marked"]) == ["curl"])
+    }
+
     @Test func progressIsReportedEveryThousandExchanges() throws {
         try withFolderSync { folder in
             let store = try Fixture.store((1...2_500).map { Fixture.exchange($0) })
@@ -74,7 +99,7 @@ import Testing
             let outcome = InspectorExport.run(
                 request, store: store, isCancelled: { written.withLock { $0 } >= 1_500 },
                 progress: { count in written.withLock { $0 = count } })
-            #expect(outcome.message.isError)
+            #expect(outcome.message.text == "export to \(request.path) cancelled; no file was written")
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == [])
         }
     }

@@ -43,9 +43,12 @@ final class BackgroundExports: Sendable {
         thread.start()
     }
 
-    /// Asks every running export to stop; returns at once.
-    func cancelAll() {
-        for job in state.withLock({ Array($0.running.values) }) { job.cancelled.store(true, ordering: .relaxed) }
+    /// Asks every running export to stop, and returns at once how many were running.
+    @discardableResult
+    func cancelAll() -> Int {
+        let jobs = state.withLock { Array($0.running.values) }
+        for job in jobs { job.cancelled.store(true, ordering: .relaxed) }
+        return jobs.count
     }
 
     /// Blocks until every export started so far has ended (cancel them first to make that quick).

@@ -286,6 +286,10 @@ public final class InspectorApp {
             pendingEdits.append(exchange)
         case .export(let request):
             exports.start(request, store: environment.store, inbox: inbox)
+        case .cancelExports:
+            let running = exports.cancelAll()
+            apply(.finished(running == 0 ? .error("export: none is running") : StatusMessage(
+                "cancelling \(running == 1 ? "the export" : "\(running) exports")…"), replay: false))
         case .copy(let text):
             pendingCopies.append(text)
         case .copyCurl(let id):

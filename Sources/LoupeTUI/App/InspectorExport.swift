@@ -39,6 +39,9 @@ enum InspectorExport {
             }
             return Outcome(message: StatusMessage(message), clipboard: request.format == .curl ? clipboard : nil)
         } catch {
+            if isCancelled() {
+                return Outcome(message: StatusMessage(TerminalText.line("export to \(request.path) cancelled; no file was written")))
+            }
             return Outcome(message: .error("export: \(error)"))
         }
     }

@@ -6,7 +6,7 @@ package enum CommandArgument: Hashable, Sendable {
     case text
     /// One of these words.
     case choice([String])
-    /// `[selected|marked|filtered] curl|har|raw PATH`.
+    /// `[selected|marked|filtered] curl|har|raw PATH`, or `cancel`.
     case exportTarget
 
     /// How the help writes it.
@@ -15,7 +15,7 @@ package enum CommandArgument: Hashable, Sendable {
         case .filterExpression: "EXPR"
         case .text: "TEXT"
         case .choice(let words): words.joined(separator: "|")
-        case .exportTarget: "[selected|marked|filtered] curl|har|raw PATH"
+        case .exportTarget: "[selected|marked|filtered] curl|har|raw PATH | cancel"
         }
     }
 }

@@ -52,7 +52,7 @@ enum CommandCompletion {
             let arguments = Array(before.dropFirst())
             let scopes = ExportRequest.Scope.allCases.map(\.rawValue)
             let formats = ExportFormat.allCases.map(\.rawValue)
-            if arguments.isEmpty { return (scopes + formats).filter { $0.hasPrefix(word) } }
+            if arguments.isEmpty { return (scopes + formats + ["cancel"]).filter { $0.hasPrefix(word) } }
             if arguments.count == 1, scopes.contains(arguments[0]) { return formats.filter { $0.hasPrefix(word) } }
             return paths(completing: word)
         default:

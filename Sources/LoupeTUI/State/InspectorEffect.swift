@@ -15,6 +15,8 @@ package enum InspectorEffect: Hashable, Sendable {
     case edit(UUID)
     /// Write exchanges to a file.
     case export(ExportRequest)
+    /// Stop the exports that are running; each removes its partial file.
+    case cancelExports
     /// Copy the exchange as a curl command to the terminal's clipboard (OSC 52).
     case copyCurl(UUID)
     /// Copy this text to the terminal's clipboard (OSC 52).

@@ -99,6 +99,10 @@ extension InspectorState {
             openPrompt(.command, text: "export \(defaultScope.rawValue) har \(name)", environment)
             return
         }
+        if argument.trimmingCharacters(in: .whitespaces) == "cancel" {
+            pendingEffects.append(.cancelExports)
+            return
+        }
         var words = argument.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true).map(String.init)
         var scope = defaultScope
         if let first = words.first, let named = ExportRequest.Scope(rawValue: first) {
@@ -109,7 +113,7 @@ extension InspectorState {
             }
         }
         guard words.count == 2, let format = ExportFormat(rawValue: words[0]) else {
-            status = .error("export: expected [selected|marked|filtered] curl|har|raw PATH")
+            status = .error("export: expected [selected|marked|filtered] curl|har|raw PATH, or cancel")
             return
         }
         let path = words[1].trimmingCharacters(in: .whitespaces)
