@@ -93,7 +93,9 @@ public final class InspectorApp {
     public func run(on screen: any Screen) async throws {
         defer {
             cancelReplays()
-            exports.waitForAll()  // cancelled on quit; each removes its partial file before its thread ends
+            // However the loop ends; each export removes its partial file before its thread ends.
+            exports.cancelAll()
+            exports.waitForAll()
         }
         let clock = ContinuousClock()
         if state.size != screen.size { apply(.resized(screen.size)) }
