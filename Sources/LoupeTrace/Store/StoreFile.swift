@@ -110,6 +110,14 @@ enum StoreFile {
         }
     }
 
+    /// Makes the bytes of the file at `file` durable before it gets the store's name (`path`, for the error).
+    private static func syncContents(of file: String, path: String) throws {
+        let descriptor = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else { throw TraceStoreError.cannotOpen(path, String(cString: strerror(errno))) }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw TraceStoreError.cannotOpen(path, String(cString: strerror(errno))) }
+    }
+
     /// Builds a new store with `build` in a hidden file beside `path` and links it into place, unless something
     /// appeared at `path` meanwhile. Returns whether this call created the store.
     static func createAtomically(_ path: String, build: (String) throws -> Void) throws -> Bool {
@@ -126,6 +134,7 @@ enum StoreFile {
             for file in [temporary, temporary + "-wal", temporary + "-shm", temporary + "-journal"] { unlink(file) }
         }
         try build(temporary)
+        try syncContents(of: temporary, path: path)
         if link(temporary, path) == 0 { return true }
         let code = errno
         if code == EEXIST { return false }
