@@ -4,7 +4,7 @@ import Foundation
 import Loupe
 import Security
 
-/// Checks a server's `SecTrust` against a ``PinningPolicy``: ordinary validation for the host first, then the pins.
+/// Checks a server's `SecTrust` against a `PinningPolicy`: ordinary validation for the host first, then the pins.
 ///
 /// Pinned certificates are added as anchors, so a private CA or a self-signed leaf validates; system anchors stay
 /// enabled because a pinned intermediate or leaf of a public chain still needs its root. Trust is never widened:

@@ -8,7 +8,7 @@ import FoundationNetworking
 /// Answers a pinned `URLSession`'s server-trust challenges, and keeps each refusal for the task's completion handler.
 ///
 /// The session delegate sees the certificate chain but not the request; the completion handler sees the request
-/// but only a generic "cancelled" error. Keyed by task identifier, the typed ``PinningError`` crosses over, so
+/// but only a generic "cancelled" error. Keyed by task identifier, the typed `PinningError` crosses over, so
 /// the transport can throw it and record it. Only Apple platforms have server-trust challenges: elsewhere there is
 /// no way to build a pinned `URLSessionTransport`, and ``answer(_:task:completionHandler:)`` declines.
 final class ServerTrustPinning: Sendable {

@@ -143,7 +143,9 @@ extension SQLiteTraceStore {
     /// once and links it into place, and a crash before that leaves only a hidden file no store is read from.
     static func build(_ temporary: String, bounds: TraceStoreBounds) throws {
         let queue = try DatabaseQueue(path: temporary, configuration: configuration(readOnly: false))
-        try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = OFF; PRAGMA journal_mode = WAL") }
+        try queue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA synchronous = OFF; PRAGMA journal_mode = WAL")
+        }
         try SQLiteSchema.migrator(seeding: bounds).migrate(queue)
         // Closing the only connection checkpoints the WAL into the file and removes it.
         try queue.close()

@@ -109,6 +109,9 @@ struct SendCommand: AsyncParsableCommand {
         await inspector.shutdown()
         RecorderReport.warnIfLost(inspector, path: storePath)
         try? await transport.shutdown()
+        // Standard output refused the body (a full disk, a closed pipe): the command's own failure, as for every
+        // command that cannot write its output; the store says the exchange was cut short there.
+        if case .failure = result, let failure = standardOutput.writeFailure { throw CommandFailure.badInput(failure) }
         switch result {
         case .success(let response):
             if let file {
@@ -120,10 +123,6 @@ struct SendCommand: AsyncParsableCommand {
                 try StandardStreams.output(Data(StandardOutputSink.headText(response.head, httpVersion: response.httpVersion).utf8))
             }
             if response.status.code >= 400 { throw ExitCode(1) }
-        case .failure where standardOutput.writeFailure != nil:
-            // Standard output refused the body (a full disk, a closed pipe): the command's own failure, as for
-            // every command that cannot write its output; the store says the exchange was cut short there.
-            throw CommandFailure.badInput(standardOutput.writeFailure ?? "")
         case .failure(let error as ClientError):
             throw CommandFailure.failed("\(method.uppercased()) \(url) failed: \(error.underlyingError)")
         case .failure(let error):
