@@ -70,6 +70,16 @@ for shape in "${shapes[@]}"; do
   }'
 done
 
+# Each round's run against the raw run of the same round: the machine's speed drifts between rounds (±15 %), and
+# a pair measured a few seconds apart shares it. Printed beside the table; the verdicts above stay on the medians.
+echo
+echo "paired by round (raw AHC's µs over the shape's, the same round), median (min–max):"
+for shape in "${shapes[@]}"; do
+  [ "$shape" = raw ] && continue
+  paste "$work/raw" "$work/$shape" | awk '{ print $1 / $2 }' | sort -n \
+    | awk -v s="$shape" '{ v[NR] = $1 } END { printf "   %s %.2f× (%.2f–%.2f)\n", s, v[int((NR + 1) / 2)], v[1], v[NR] }'
+done
+
 [ "$parts" = 1 ] || exit 0
 read -r bare_median _ _ <<< "$(stats bare)"
 read -r bare_cpu _ _ <<< "$(stats bare.cpu)"
