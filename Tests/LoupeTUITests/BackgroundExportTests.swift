@@ -77,8 +77,8 @@ import Testing
         #expect(CommandCompletion.candidates(for: "c", kind: .command, before: ["export", "marked"]) == ["curl"])
     }
 
-    @Test func progressIsReportedEveryThousandExchanges() throws {
-        try withFolderSync { folder in
+    @Test func progressIsReportedEveryThousandExchanges() async throws {
+        try await withFolder { folder in
             let store = try Fixture.store((1...2_500).map { Fixture.exchange($0) })
             let request = ExportRequest(scope: .filtered, ids: [], query: FlowQuery(), format: .har,
                                         path: folder.appendingPathComponent("many.har").path)
@@ -90,8 +90,8 @@ import Testing
         }
     }
 
-    @Test func aCancelledExportRemovesItsPartialFile() throws {
-        try withFolderSync { folder in
+    @Test func aCancelledExportRemovesItsPartialFile() async throws {
+        try await withFolder { folder in
             let store = try Fixture.store((1...2_500).map { Fixture.exchange($0) })
             let request = ExportRequest(scope: .filtered, ids: [], query: FlowQuery(), format: .har,
                                         path: folder.appendingPathComponent("many.har").path)
@@ -102,13 +102,6 @@ import Testing
             #expect(outcome.message.text == "export to \(request.path) cancelled; no file was written")
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == [])
         }
-    }
-
-    private func withFolderSync(_ body: (URL) throws -> Void) throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-bg-export-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        try body(folder)
     }
 }
 

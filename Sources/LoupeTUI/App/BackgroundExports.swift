@@ -30,11 +30,10 @@ final class BackgroundExports: Sendable {
         let token = UUID()
         let job = Job()
         state.withLock { $0.running[token] = job }
-        inbox.post(.progress(InspectorExport.progressMessage(request, written: 0)), token: token)
         let thread = Thread { [self] in
             let outcome = InspectorExport.run(
                 request, store: store, isCancelled: { job.cancelled.load(ordering: .relaxed) },
-                progress: { inbox.post(.progress(InspectorExport.progressMessage(request, written: $0)), token: token) })
+                progress: { inbox.post(.progress(request.progress(written: $0)), token: token) })
             inbox.post(.exported(outcome.message, clipboard: outcome.clipboard), token: token)
             finish(token)
             job.ended.signal()

@@ -46,12 +46,6 @@ enum InspectorExport {
         }
     }
 
-    /// The status line while `request` runs: `exporting 12,000 exchanges as HAR to /tmp/x.har…`.
-    static func progressMessage(_ request: ExportRequest, written: Int) -> StatusMessage {
-        StatusMessage(TerminalText.line(
-            "exporting \(QuantityFormat.grouped(written)) exchanges as \(request.format.title) to \(request.path)…"))
-    }
-
     /// The request's exchanges, oldest first. A filtered view of a SQLite store is read in batches as the file is
     /// written, so any number fits in the memory of one batch (holding a large store's bodies at once could take
     /// gigabytes); the others are read at once, up to ``limit``.

@@ -44,4 +44,9 @@ package struct ExportRequest: Hashable, Sendable {
     package var query: FlowQuery
     package var format: ExportFormat
     package var path: String
+
+    /// The status line while it runs: `exporting 12,000 exchanges as HAR to /tmp/x.har…`.
+    func progress(written: Int) -> StatusMessage {
+        StatusMessage(TerminalText.line("exporting \(QuantityFormat.grouped(written)) exchanges as \(format.title) to \(path)…"))
+    }
 }

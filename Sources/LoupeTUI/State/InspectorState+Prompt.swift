@@ -134,9 +134,9 @@ extension InspectorState {
         case .filtered:
             break
         }
-        status = StatusMessage("exporting…")
-        pendingEffects.append(.export(ExportRequest(scope: scope, ids: ids, query: session.query, format: format,
-                                                    path: path)))
+        let request = ExportRequest(scope: scope, ids: ids, query: session.query, format: format, path: path)
+        status = request.progress(written: 0)
+        pendingEffects.append(.export(request))
     }
 }
 
