@@ -10,6 +10,9 @@ let package = Package(
         .library(name: "LoupeAsyncHTTPClient", targets: ["LoupeAsyncHTTPClient"]),
         .library(name: "LoupeURLSession", targets: ["LoupeURLSession"]),
         .library(name: "LoupeTrace", targets: ["LoupeTrace"]),
+        .library(name: "LoupeFormats", targets: ["LoupeFormats"]),
+        .library(name: "LoupeReplay", targets: ["LoupeReplay"]),
+        .library(name: "LoupeBoard", targets: ["LoupeBoard"]),
         .library(name: "LoupeTesting", targets: ["LoupeTesting"]),
         .library(name: "LoupeTUI", targets: ["LoupeTUI"]),
         .executable(name: "loupe", targets: ["loupe"]),
@@ -65,7 +68,8 @@ let package = Package(
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
             ]
         ),
-        // The flight recorder: trace model, redaction, in-memory and SQLite stores, batched writer.
+        // The flight recorder: trace model, redaction, in-memory and SQLite stores with their queries, bounds,
+        // batched writer, spans. All an app that records needs; the modules below build on it, never the reverse.
         .target(
             name: "LoupeTrace",
             dependencies: [
@@ -76,6 +80,22 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "DequeModule", package: "swift-collections"),
+            ]
+        ),
+        // Files in and out: HAR (streamed reader and writer, and `loupe redact`'s rewrite), cURL commands, and
+        // recorded text made safe for a terminal.
+        .target(name: "LoupeFormats", dependencies: ["Loupe", "LoupeTrace"]),
+        // Replaying recorded exchanges, and the diff that compares a replay with its original.
+        .target(
+            name: "LoupeReplay",
+            dependencies: ["Loupe", "LoupeTrace", .product(name: "HTTPTypes", package: "swift-http-types")]
+        ),
+        // The boards: circuit breakers and traffic metrics folded from a store's activity.
+        .target(
+            name: "LoupeBoard",
+            dependencies: [
+                "Loupe", "LoupeTrace",
+                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
         ),
@@ -83,10 +103,15 @@ let package = Package(
         // stores or HAR files, through its redaction.
         .target(
             name: "LoupeTesting",
-            dependencies: ["Loupe", "LoupeTrace", .product(name: "HTTPTypes", package: "swift-http-types")]
+            dependencies: [
+                "Loupe", "LoupeTrace", "LoupeFormats", "LoupeReplay",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
         ),
         // The inspector's model, update and rendering into a cell buffer. No curses here.
-        .target(name: "LoupeTUI", dependencies: ["Loupe", "LoupeTrace"]),
+        .target(
+            name: "LoupeTUI", dependencies: ["Loupe", "LoupeTrace", "LoupeFormats", "LoupeReplay", "LoupeBoard"]
+        ),
         // ncursesw, reached only by the one curses Screen in the `loupe` executable.
         .systemLibrary(
             name: "CNcurses",
@@ -111,7 +136,8 @@ let package = Package(
         .executableTarget(
             name: "loupe",
             dependencies: [
-                "Loupe", "LoupeAsyncHTTPClient", "LoupeTrace", "LoupeTUI", "LoupeDemo", "CNcurses", "CMalloc", "CStdio",
+                "Loupe", "LoupeAsyncHTTPClient", "LoupeTrace", "LoupeFormats", "LoupeReplay", "LoupeBoard", "LoupeTUI",
+                "LoupeDemo", "CNcurses", "CMalloc", "CStdio",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
@@ -132,7 +158,7 @@ let package = Package(
         .testTarget(
             name: "LoupeTraceTests",
             dependencies: [
-                "Loupe", "LoupeTrace", "LoupeTesting",
+                "Loupe", "LoupeTrace", "LoupeFormats", "LoupeReplay", "LoupeBoard", "LoupeTesting",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -141,12 +167,15 @@ let package = Package(
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
         ),
-        .testTarget(name: "LoupeTUITests", dependencies: ["Loupe", "LoupeTrace", "LoupeTUI"]),
+        .testTarget(
+            name: "LoupeTUITests",
+            dependencies: ["Loupe", "LoupeTrace", "LoupeFormats", "LoupeReplay", "LoupeBoard", "LoupeTUI"]
+        ),
         // The `loupe` executable's own logic (argument types, error lines, printers), through `@testable import loupe`.
         .testTarget(
             name: "LoupeCLITests",
             dependencies: [
-                "loupe", "Loupe", "LoupeTrace", "LoupeTUI", "LoupeTesting",
+                "loupe", "Loupe", "LoupeTrace", "LoupeFormats", "LoupeReplay", "LoupeBoard", "LoupeTUI", "LoupeTesting",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
@@ -155,7 +184,8 @@ let package = Package(
         .testTarget(
             name: "LoupeIntegrationTests",
             dependencies: [
-                "Loupe", "LoupeAsyncHTTPClient", "LoupeURLSession", "LoupeTrace", "LoupeTesting", "LoupeDemo",
+                "Loupe", "LoupeAsyncHTTPClient", "LoupeURLSession", "LoupeTrace", "LoupeFormats", "LoupeReplay", "LoupeBoard",
+                "LoupeTesting", "LoupeDemo",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

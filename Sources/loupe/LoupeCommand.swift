@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LoupeTrace
+import LoupeFormats
 
 /// `loupe`: record, inspect and replay HTTP traffic.
 @main

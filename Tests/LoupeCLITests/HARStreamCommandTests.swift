@@ -3,6 +3,7 @@ import Foundation
 @testable import loupe
 import Loupe
 import LoupeTrace
+import LoupeFormats
 import Testing
 
 /// `loupe import` and `loupe export` end to end on real files: what streaming changed must not show.

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 @testable import loupe
 import LoupeTrace
+import LoupeReplay
 import Testing
 
 @Suite("loupe replay: arguments, confirmation, progress, sources")

@@ -1,6 +1,7 @@
 import Foundation
 @testable import loupe
 import LoupeTrace
+import LoupeFormats
 import Testing
 
 @Suite("Control characters in CLI output")

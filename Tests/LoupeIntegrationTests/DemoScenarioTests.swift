@@ -2,6 +2,7 @@ import Foundation
 import Loupe
 import LoupeDemo
 import LoupeTrace
+import LoupeBoard
 import Testing
 
 /// `loupe demo --headless` in process (the same client, traffic and API), for long enough to see every scenario

@@ -4,6 +4,7 @@ import HTTPTypes
 import Loupe
 @testable import LoupeAsyncHTTPClient
 import LoupeTrace
+import LoupeReplay
 import Testing
 
 /// Hostile servers and URLs against the real AsyncHTTPClient transport: unusable ports, a body that trickles

@@ -4,6 +4,7 @@ import Loupe
 import LoupeAsyncHTTPClient
 import LoupeDemo
 import LoupeTrace
+import LoupeReplay
 import Testing
 
 @Suite struct RecordingIntegrationTests {

@@ -4,6 +4,7 @@ import Loupe
 import LoupeAsyncHTTPClient
 import LoupeDemo
 import LoupeTrace
+import LoupeFormats
 import Testing
 
 /// Secrets planted in every place a request can carry one, sent over real loopback to the demo's `/echo` (which

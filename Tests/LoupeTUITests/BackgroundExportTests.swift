@@ -1,5 +1,6 @@
 import Foundation
 import LoupeTrace
+import LoupeFormats
 @testable import LoupeTUI
 import Synchronization
 import Testing

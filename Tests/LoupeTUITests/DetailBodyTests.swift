@@ -1,6 +1,7 @@
 import Foundation
 @testable import LoupeTUI
 import LoupeTrace
+import LoupeFormats
 import Testing
 
 /// Bodies in the pretty, raw and hex views.

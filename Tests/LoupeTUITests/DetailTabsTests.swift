@@ -1,6 +1,7 @@
 import Foundation
 @testable import LoupeTUI
 import LoupeTrace
+import LoupeFormats
 import Testing
 
 /// Each detail tab of one exchange, line for line.

@@ -1,6 +1,7 @@
 import Foundation
 import Loupe
 import LoupeTrace
+import LoupeFormats
 import LoupeTUI
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import Loupe
 import LoupeTrace
+import LoupeReplay
 import LoupeTUI
 import Synchronization
 import Testing

@@ -1,4 +1,5 @@
 @testable import LoupeTrace
+@testable import LoupeReplay
 import Testing
 
 @Suite("Replay diff: --ignore patterns")

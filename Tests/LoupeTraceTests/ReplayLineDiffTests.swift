@@ -1,5 +1,6 @@
 import Foundation
 @testable import LoupeTrace
+@testable import LoupeReplay
 import Testing
 
 @Suite("Replay diff: text by lines")

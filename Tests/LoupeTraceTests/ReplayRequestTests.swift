@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Loupe
 @testable import LoupeTrace
+@testable import LoupeReplay
 import LoupeTesting
 import Testing
 

@@ -1,5 +1,7 @@
 import Foundation
 import LoupeTrace
+import LoupeFormats
+import LoupeReplay
 
 /// Runs the inspector: polls a ``TraceStore``, reads keys and clicks from a ``Screen``, updates the
 /// `InspectorState`, carries out effects and draws.

@@ -1,5 +1,6 @@
 import Foundation
 import LoupeTrace
+import LoupeFormats
 
 /// Carries out an ``ExportRequest``: reads the exchanges, writes the file, and says how it went in one line.
 enum InspectorExport {

@@ -1,5 +1,6 @@
 import Foundation
 import LoupeTrace
+import LoupeFormats
 
 /// Builds the spans of one re-indented JSON line from where ``JSONReindenter`` found its tokens: the indent, then
 /// each token's bytes as written, styled by kind (keys `.label`, strings, numbers, `true`/`false`/`null`), with

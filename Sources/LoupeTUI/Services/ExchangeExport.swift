@@ -1,5 +1,6 @@
 import Foundation
 import LoupeTrace
+import LoupeFormats
 
 /// Writes recorded exchanges to a file as curl, HAR or raw HTTP, for the inspector's `x`.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import LoupeTrace
+import LoupeFormats
 import Synchronization
 
 /// Prompt history kept across runs: `$XDG_STATE_HOME/loupe/history/<kind>` (`~/.local/state/loupe/history/<kind>`).

@@ -1,5 +1,6 @@
 import Foundation
 import LoupeTrace
+import LoupeFormats
 
 /// Work the inspector's update asks the app to do: anything that writes, waits or talks to the terminal.
 package enum InspectorEffect: Hashable, Sendable {

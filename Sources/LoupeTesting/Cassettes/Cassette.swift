@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Loupe
 import LoupeTrace
+import LoupeFormats
 import Synchronization
 
 /// Recorded HTTP interactions used as a test fixture, VCR-style: the first run records real responses into a file,

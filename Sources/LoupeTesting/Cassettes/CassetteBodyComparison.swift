@@ -1,5 +1,6 @@
 import Foundation
 import LoupeTrace
+import LoupeReplay
 
 /// How ``CassetteMatcher/body`` compares two bodies that differ byte for byte, with the replay diff's JSON reader
 /// and structural comparison (numbers by decimal value, objects without regard to key order).

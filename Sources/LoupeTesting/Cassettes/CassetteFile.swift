@@ -1,5 +1,6 @@
 import Foundation
 import LoupeTrace
+import LoupeFormats
 
 /// Reads and writes a cassette's interactions: a HAR file when the path ends in `.har`, else a Loupe store (SQLite).
 ///

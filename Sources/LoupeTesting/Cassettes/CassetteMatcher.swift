@@ -1,5 +1,6 @@
 import Foundation
 import LoupeTrace
+import LoupeFormats
 
 /// One way of telling whether a live request is a recorded one: method, URL, path, query, some headers, body, or a
 /// closure of your own. A cassette takes a list of them and replays an interaction only when every one matches.

@@ -1,4 +1,5 @@
 import LoupeTrace
+import LoupeFormats
 
 /// A request no interaction may answer, with every recorded request's verdicts: what the no-match error explains.
 struct CassetteMiss {

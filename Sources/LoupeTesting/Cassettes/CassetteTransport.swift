@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Loupe
 import LoupeTrace
+import LoupeFormats
 
 /// The transport a ``Cassette`` gives: answers from the recording, records through `upstream`, or passes through,
 /// as the cassette's ``CassetteMode`` says.

@@ -101,10 +101,10 @@ struct PendingExchange: Sendable {
 ///
 /// Operation names (the client's default is `METHOD /path?query`), error descriptions and event messages often
 /// quote the request; a secret query item must not survive there after being redacted from the URL itself.
-struct Scrubber {
+package struct Scrubber {
     private var replacements: [(String, String)] = []
 
-    init(url: String, redactedURL: String) {
+    package init(url: String, redactedURL: String) {
         guard url != redactedURL else { return }
         replacements.append((url, redactedURL))
         if let raw = URLComponents(string: url), let redacted = URLComponents(string: redactedURL) {
@@ -114,7 +114,7 @@ struct Scrubber {
         }
     }
 
-    func callAsFunction(_ text: String) -> String {
+    package func callAsFunction(_ text: String) -> String {
         replacements.reduce(text) { text, pair in text.replacingOccurrences(of: pair.0, with: pair.1) }
     }
 

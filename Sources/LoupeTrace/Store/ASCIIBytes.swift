@@ -1,7 +1,7 @@
 /// Byte classes the hand-written readers of stored text and URLs share (RFC 3986 for the URL ones).
-enum ASCIIBytes {
+package enum ASCIIBytes {
     /// The value of a hexadecimal digit of either case; `nil` for any other byte.
-    static func hexValue(_ byte: UInt8) -> UInt8? {
+    package static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
@@ -20,7 +20,7 @@ enum ASCIIBytes {
     }
 
     /// Letters, digits and the marks RFC 3986 allows unescaped in a path segment, but `@` and `%`.
-    static func isPathByte(_ byte: UInt8) -> Bool {
+    package static func isPathByte(_ byte: UInt8) -> Bool {
         // A switch, not a search of a string's bytes: this runs for every byte of every URL an export writes.
         switch byte {
         case UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"),

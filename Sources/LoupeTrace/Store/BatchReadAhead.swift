@@ -9,7 +9,7 @@ import Synchronization
 /// transaction) never leaves the caller's thread. When the caller stops early (its write failed), ``stop()`` makes
 /// the reader's next ``put(_:)`` fail, including one already waiting for room, so the reader ends instead of waiting
 /// forever.
-final class BatchReadAhead<Batch: Sendable>: Sendable {
+package final class BatchReadAhead<Batch: Sendable>: Sendable {
     /// What the reader hands over: a batch, the end, or the error that stopped it (thrown again as it was).
     enum Next: Sendable {
         case batch(Batch)
@@ -35,7 +35,7 @@ final class BatchReadAhead<Batch: Sendable>: Sendable {
 
     /// Runs `read` on a thread of its own, one batch ahead of the caller; `read` hands each batch to its argument,
     /// which throws once the caller has stopped. What `read` throws reaches the caller's ``forEach(_:)``.
-    static func start(depth: Int = 1, _ read: @escaping @Sendable (_ put: (Batch) throws -> Void) throws -> Void)
+    package static func start(depth: Int = 1, _ read: @escaping @Sendable (_ put: (Batch) throws -> Void) throws -> Void)
         -> BatchReadAhead {
         let ahead = BatchReadAhead(depth: depth)
         Thread.detachNewThread {
@@ -55,7 +55,7 @@ final class BatchReadAhead<Batch: Sendable>: Sendable {
 
     /// Calls `body` with each batch, in order, until the reader ends; throws the reader's error, or `body`'s (which
     /// stops the reader).
-    func forEach(_ body: (Batch) throws -> Void) throws {
+    package func forEach(_ body: (Batch) throws -> Void) throws {
         defer { stop() }
         while true {
             switch take() {
@@ -87,7 +87,7 @@ final class BatchReadAhead<Batch: Sendable>: Sendable {
     }
 
     /// The caller takes nothing more: the reader's puts fail from now on.
-    func stop() {
+    package func stop() {
         state.withLock { $0.stopped = true }
         room.signal()
     }

@@ -4,9 +4,9 @@
 /// `_` and `~` with no `--` (`URLComponents` shows an IDNA label, `xn--…`, decoded); an optional port of digits;
 /// and a path of ``ASCIIBytes/isPathByte(_:)`` bytes starting with `/`. Anything else (a user, an IP literal, an
 /// escape, bytes past ASCII, no path) is not plain, and its callers ask `URLComponents`.
-enum PlainURLPrefix {
+package enum PlainURLPrefix {
     /// The host's and the path's byte ranges; the path ends at the first `?` or `#`, or at the end.
-    static func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> (host: Range<Int>, path: Range<Int>)? {
+    package static func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> (host: Range<Int>, path: Range<Int>)? {
         var index = 0
         guard index < bytes.count, ASCIIBytes.isLetter(bytes[index]) else { return nil }
         while index < bytes.count, ASCIIBytes.isLetter(bytes[index]) || ASCIIBytes.isDigit(bytes[index])

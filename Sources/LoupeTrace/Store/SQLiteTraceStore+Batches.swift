@@ -23,8 +23,8 @@ extension SQLiteTraceStore {
     /// As ``forEachBatch(matching:batchSize:byteBudget:_:)``; with `keepingStoredHeaders`, a header list stored in
     /// the exact form ``StoredHeaderText`` reads is left unparsed (the exchange's list is empty) and handed to
     /// `body` beside the batch, one pair (request, response) per exchange.
-    func forEachBatch(matching filter: TraceFilter?, batchSize: Int, byteBudget: Int, keepingStoredHeaders: Bool,
-                      _ body: ([TraceExchange], [StoredHeaderPair]) throws -> Void) throws {
+    package func forEachBatch(matching filter: TraceFilter?, batchSize: Int, byteBudget: Int, keepingStoredHeaders: Bool,
+                              _ body: ([TraceExchange], [StoredHeaderPair]) throws -> Void) throws {
         let limit = max(1, batchSize)
         let condition = filter.map { SQLFilter($0) }
         let plan: BatchPlan = try guarded {
@@ -58,7 +58,7 @@ extension SQLiteTraceStore {
     }
 
     /// An exchange's request and response header lists as stored, when in the exact form.
-    typealias StoredHeaderPair = (request: StoredHeaderText?, response: StoredHeaderText?)
+    package typealias StoredHeaderPair = (request: StoredHeaderText?, response: StoredHeaderText?)
 
     /// The next batch of `plan`, which then names what is left after it; empty when nothing is left. The stored
     /// header lists are empty unless `keepingStoredHeaders`.

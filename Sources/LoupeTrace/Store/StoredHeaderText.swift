@@ -9,10 +9,10 @@ import Foundation
 /// extra members: a row edited by hand or written by another tool) is read by ``StoredJSON/headers(_:)`` as before.
 package struct StoredHeaderText: Sendable {
     /// The column's text.
-    let text: String
+    package let text: String
 
     /// `nil` unless `text` is in the exact form.
-    init?(_ text: String) {
+    package init?(_ text: String) {
         var text = text
         let isExact = text.withUTF8 { Self.isExact($0) }
         guard isExact else { return nil }
@@ -20,7 +20,7 @@ package struct StoredHeaderText: Sendable {
     }
 
     /// Calls `body` with each header's name and value, still escaped, in order.
-    func forEach(_ body: (_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+    package func forEach(_ body: (_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
         var text = text
         try text.withUTF8 { bytes in
             var index = 1  // past `[`
@@ -39,7 +39,7 @@ package struct StoredHeaderText: Sendable {
     }
 
     /// The text an escaped string stands for.
-    static func unescaped(_ escaped: UnsafeBufferPointer<UInt8>) -> String {
+    package static func unescaped(_ escaped: UnsafeBufferPointer<UInt8>) -> String {
         guard escaped.contains(UInt8(ascii: "\\")) else { return String(decoding: escaped, as: UTF8.self) }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(escaped.count)

@@ -5,14 +5,14 @@ import Foundation
 /// Only the canonical form is read (either case of hex digits, the four dashes in place); Foundation's reads it alike.
 /// Ids are written the same way, by hand: Foundation's `uuidString` formats through `sprintf` on Linux, once or
 /// twice for every exchange stored.
-enum StoredUUID {
+package enum StoredUUID {
     /// `id` as `uuidString` writes it: upper-case `8-4-4-4-12` hexadecimal.
     static func text(of id: UUID) -> String {
         String(unsafeUninitializedCapacity: 36) { format(id, into: $0) }
     }
 
     /// Writes `id`'s 36 characters at the start of `out` (which must hold them); returns 36.
-    static func format(_ id: UUID, into out: UnsafeMutableBufferPointer<UInt8>) -> Int {
+    package static func format(_ id: UUID, into out: UnsafeMutableBufferPointer<UInt8>) -> Int {
         withUnsafeBytes(of: id.uuid) { bytes in
             let digits: StaticString = "0123456789ABCDEF"
             var index = 0

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LoupeTrace
+import LoupeFormats
 
 /// `loupe curl [STORE] ID`: one exchange's request as a `curl` command, quoted for any POSIX shell.
 ///

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LoupeTrace
+import LoupeFormats
 
 /// `loupe export [STORE] --har FILE [--filter EXPR]`: the matching exchanges as a HAR 1.2 file, oldest first.
 ///

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LoupeTrace
+import LoupeFormats
 
 /// `loupe import FILE.har [--store PATH]`: the entries of a HAR file (Loupe's, a browser's, a proxy's) as exchanges.
 ///

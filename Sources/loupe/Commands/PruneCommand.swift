@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LoupeTrace
+import LoupeFormats
 
 /// `loupe prune [STORE] [--max-age DAYS] [--max-count N] [--max-bytes MB] [--set-max-… VALUE|none] [--dry-run]
 /// [--vacuum]`: removes the oldest exchanges until the store is within its bounds, and changes those bounds.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LoupeTrace
+import LoupeFormats
 
 /// `loupe redact STORE|FILE.har [--redact-header N]… [--redact-query N]… [--redact-field N]…`: applies today's
 /// redaction (the default lists plus the names given, by name and by value) to an existing recording, in place.

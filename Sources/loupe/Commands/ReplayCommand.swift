@@ -4,6 +4,7 @@ import HTTPTypes
 import Loupe
 import LoupeAsyncHTTPClient
 import LoupeTrace
+import LoupeReplay
 
 /// `loupe replay [STORE | FILE.har] (--id ID | --filter EXPR) …`: sends recorded requests again, each recorded as a
 /// new exchange marked as a replay of its original, and optionally compares the answers with the recorded ones.

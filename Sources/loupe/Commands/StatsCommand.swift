@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import LoupeTrace
+import LoupeBoard
+import LoupeFormats
 
 /// `loupe stats [STORE] [--filter EXPR] [--json]`: counts, error and retry rates, latency percentiles, bytes and
 /// breaker transitions, per operation and per host.

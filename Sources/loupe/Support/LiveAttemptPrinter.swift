@@ -1,6 +1,7 @@
 import Foundation
 import Loupe
 import LoupeTrace
+import LoupeFormats
 
 /// Prints each attempt and each policy decision to stderr as it happens, so `loupe send` shows retries live.
 struct LiveAttemptPrinter: ClientObserver {

@@ -1,5 +1,6 @@
 import Foundation
 import LoupeTrace
+import LoupeFormats
 
 /// The line a recording command prints after shutting its recorder down when exchanges did not reach the store
 /// (the queue was full, or the store failed a write: disk full, file made read-only). The request's own result and

@@ -1,5 +1,7 @@
 import Foundation
 import LoupeTrace
+import LoupeFormats
+import LoupeReplay
 
 /// `loupe replay`'s guard against repeating side effects (`ReplaySafety`, the same rule as the inspector's `r`):
 /// requests that are not safe to repeat are sent only after a "y" typed at the terminal, or with `--yes`.

@@ -1,5 +1,7 @@
 import Foundation
 import LoupeTrace
+import LoupeFormats
+import LoupeReplay
 
 /// The `--diff` part of `loupe replay`'s summary: for each original whose replays differ, the differences once per
 /// distinct set (`20 replays (#45 …) differ:`), the noise, the notes; then one closing line.

@@ -1,5 +1,6 @@
 import Foundation
 import LoupeTrace
+import LoupeReplay
 
 /// The line `loupe replay` redraws on stderr while it runs, when stderr is a terminal:
 /// `[██████░░░░░░░░░░░░░░░░░░] 12/48  200 ×11  503 ×1  1 error`.

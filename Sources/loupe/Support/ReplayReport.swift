@@ -1,5 +1,7 @@
 import Foundation
 import LoupeTrace
+import LoupeFormats
+import LoupeReplay
 
 /// What `loupe replay` prints when the run is over, and the exit status it implies.
 ///

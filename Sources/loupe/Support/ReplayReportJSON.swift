@@ -1,5 +1,6 @@
 import Foundation
 import LoupeTrace
+import LoupeReplay
 
 /// `loupe replay --json`: the summary, then one entry per request sent (noise runs included), in the order the
 /// requests were planned. Keys without a value are left out, as in the CLI's other JSON.

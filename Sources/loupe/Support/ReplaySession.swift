@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Loupe
 import LoupeTrace
+import LoupeReplay
 
 /// What `loupe replay` will do once its arguments are checked: which exchanges, how often, how fast, where to.
 struct ReplayPlan: Sendable {

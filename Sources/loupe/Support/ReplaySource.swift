@@ -1,5 +1,6 @@
 import Foundation
 import LoupeTrace
+import LoupeFormats
 
 /// Where `loupe replay` reads the exchanges it sends again: a trace store, or a HAR file read into memory (its
 /// entries numbered `#1`, `#2`… in file order, so `--id '#3'` is the third entry).

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Loupe
 import LoupeTrace
+import LoupeFormats
 import Synchronization
 
 /// `loupe send`'s standard output as a ``ResponseBodySink``: the head (status line and header fields, control

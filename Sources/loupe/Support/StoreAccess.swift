@@ -1,5 +1,6 @@
 import Foundation
 import LoupeTrace
+import LoupeFormats
 
 /// Finding and opening trace stores the way every command does.
 enum StoreAccess {

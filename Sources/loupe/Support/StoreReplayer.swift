@@ -3,6 +3,7 @@ import Loupe
 import LoupeAsyncHTTPClient
 import LoupeTUI
 import LoupeTrace
+import LoupeReplay
 import Synchronization
 
 /// Replays for the inspector: sends through a recording client into the same store, so the replay appears as a

@@ -1,6 +1,7 @@
 import Foundation
 import Loupe
 import LoupeTrace
+import LoupeBoard
 import Testing
 
 /// The loop of the `Boards` documentation article, run against a SQLite store: it reads every exchange once, in

@@ -2,6 +2,7 @@ import Foundation
 import Loupe
 import Testing
 @testable import LoupeTrace
+@testable import LoupeBoard
 
 @Suite struct BreakerBoardTests {
     typealias F = BoardFixture

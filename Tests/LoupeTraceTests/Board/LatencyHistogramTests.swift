@@ -2,6 +2,7 @@ import Foundation
 import Histogram
 import Testing
 @testable import LoupeTrace
+@testable import LoupeBoard
 
 @Suite struct LatencyHistogramTests {
     @Test("percentiles are HdrHistogram's: the top of the 1 % bucket holding the rank, the max exact")

@@ -3,6 +3,7 @@ import HTTPTypes
 import Loupe
 import LoupeTesting
 import LoupeTrace
+import LoupeFormats
 import Synchronization
 import Testing
 

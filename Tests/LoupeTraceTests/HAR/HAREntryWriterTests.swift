@@ -1,6 +1,8 @@
 import Foundation
 import Loupe
 @testable import LoupeTrace
+@testable import LoupeFormats
+@testable import LoupeReplay
 import Testing
 
 /// The export's direct writer against what it replaced: the exporter's `HAREntry` encoded by `JSONEncoder`, and
@@ -129,7 +131,7 @@ struct HAREntryWriterTests {
                 bytes += random.chance(70) ? random.pick(pieces) : [UInt8(random.below(256))]
             }
             let expected = String(validating: bytes, as: UTF8.self) != nil
-            #expect(HARBodyBytes.isUTF8(Data(bytes)) == expected, "seed \(seed): \(bytes)")
+            #expect(UTF8Validation.isUTF8(Data(bytes)) == expected, "seed \(seed): \(bytes)")
         }
     }
 

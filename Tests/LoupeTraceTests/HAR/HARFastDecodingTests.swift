@@ -1,5 +1,6 @@
 import Foundation
 @testable import LoupeTrace
+@testable import LoupeFormats
 import Testing
 
 @Suite("HAR fast entry decoding")

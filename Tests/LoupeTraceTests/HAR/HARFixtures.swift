@@ -1,6 +1,7 @@
 import Foundation
 import Loupe
 import LoupeTrace
+import LoupeReplay
 
 /// Exchanges with every shape a HAR must carry, and HAR files written the way other tools write them.
 enum HARFixtures {

@@ -1,5 +1,6 @@
 import Foundation
 import LoupeTrace
+import LoupeFormats
 import PropertyBased
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import Loupe
 import LoupeTrace
+import LoupeFormats
 import Testing
 
 @Suite("HAR export and round trip")

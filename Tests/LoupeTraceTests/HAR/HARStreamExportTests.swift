@@ -2,6 +2,8 @@ import Foundation
 import GRDB
 import Loupe
 @testable import LoupeTrace
+@testable import LoupeFormats
+@testable import LoupeReplay
 import Testing
 
 @Suite("HAR streaming export")

@@ -1,6 +1,7 @@
 import Foundation
 import Loupe
 @testable import LoupeTrace
+@testable import LoupeFormats
 
 /// Inputs for the streaming export and import tests: varied exchanges, the old whole-document encoding to compare
 /// against, and large generated HAR files.

@@ -1,5 +1,6 @@
 import Foundation
 @testable import LoupeTrace
+@testable import LoupeFormats
 import Testing
 
 /// The word-at-a-time scanner against a byte-at-a-time reference, and its users (the export's string writer, body
@@ -84,7 +85,7 @@ struct JSONByteScanTests {
                 bytes.insert(contentsOf: random.pick(pieces), at: random.below(bytes.count + 1))
             }
             let expected = String(validating: bytes, as: UTF8.self) != nil
-            #expect(HARBodyBytes.isUTF8(Data(bytes)) == expected, "seed \(seed): \(bytes)")
+            #expect(UTF8Validation.isUTF8(Data(bytes)) == expected, "seed \(seed): \(bytes)")
         }
     }
 

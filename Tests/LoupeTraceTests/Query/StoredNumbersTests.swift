@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 @testable import LoupeTrace
+@testable import LoupeFormats
 import Testing
 
 /// Stores hold whatever their writer put there: older versions stored any time they were given, and a hand-edited

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 @testable import LoupeTrace
+@testable import LoupeFormats
 import Synchronization
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import Loupe
 import LoupeTrace
+import LoupeBoard
 
 /// The selected key under the board: its last transition (when, from → to, why), Envoy's retry figures, and
 /// the two-minute chart, requests stacked on failures, in eighth blocks over the remaining rows.

@@ -1,6 +1,7 @@
 import Foundation
 import Loupe
 import LoupeTrace
+import LoupeBoard
 
 /// The circuit-breaker board (`3`): one row per breaker key in the store (Hystrix's dashboard, Resilience4j's
 /// figures, Envoy's retry counters), aggregated as exchanges arrive. Enter opens the key's history.

@@ -1,6 +1,7 @@
 import Foundation
 import Loupe
 import LoupeTrace
+import LoupeBoard
 
 /// Draws the board: a table of keys, then the selected key's last transition, retry figures and a taller
 /// two-minute chart of requests with failures stacked under them.

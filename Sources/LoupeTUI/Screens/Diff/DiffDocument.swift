@@ -1,5 +1,7 @@
 import Foundation
 import LoupeTrace
+import LoupeFormats
+import LoupeReplay
 
 /// A replay compared with its original, as styled lines: each difference a heading (what `loupe replay --diff`
 /// prints), then for a text body its lines side by side (at 120 columns or wider) or as unified hunks.

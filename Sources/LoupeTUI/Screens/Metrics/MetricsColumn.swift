@@ -1,5 +1,6 @@
 import Foundation
 import LoupeTrace
+import LoupeBoard
 
 /// A column of the metrics table, for sorting (`o` cycles them, `v` reverses).
 package enum MetricsColumn: String, CaseIterable, Sendable {

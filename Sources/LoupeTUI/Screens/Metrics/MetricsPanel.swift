@@ -1,5 +1,6 @@
 import Foundation
 import LoupeTrace
+import LoupeBoard
 
 /// Under the table: the selected row's rate and p95 across the window (one cell per slot, eighth blocks), then
 /// its latency histogram as horizontal eighth-block bars.

@@ -1,5 +1,6 @@
 import Foundation
 import LoupeTrace
+import LoupeBoard
 
 /// Live metrics (`4`): per operation and per host, rate, error %, retry %, budget denials and p50/p95/p99/max
 /// over a window (`w` cycles 1m, 5m, 15m, 1h, all), sortable by any column (`o`, `v`), with sparklines of rate

@@ -1,5 +1,7 @@
 import Foundation
 import LoupeTrace
+import LoupeBoard
+import LoupeFormats
 
 /// Draws the metrics table and, under it, the selected row's rate and p95 sparklines and latency histogram.
 struct MetricsView {

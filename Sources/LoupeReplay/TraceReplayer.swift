@@ -1,0 +1,64 @@
+import Foundation
+import HTTPTypes
+import Loupe
+import LoupeTrace
+
+/// Sends a recorded exchange again through a client, marked as a replay of the original.
+///
+/// Redacted header values (`[REDACTED]`) are never sent: the secret is gone, and sending the marker would only
+/// earn a confusing 401. Supply fresh credentials with a middleware on the replaying client instead.
+public struct TraceReplayer: Sendable {
+    /// Why a recorded exchange cannot be replayed.
+    public struct ReplayError: Error, CustomStringConvertible, Sendable {
+        public var description: String
+    }
+
+    public let client: Client
+
+    public init(client: Client) {
+        self.client = client
+    }
+
+    /// The request the recording describes, with redacted headers removed.
+    ///
+    /// - Parameters:
+    ///   - baseURL: Sends to this scheme, host and port instead (the recorded path and query are kept).
+    ///   - headers: Fields that replace every recorded field of the same name, or are added.
+    public static func request(for exchange: TraceExchange, baseURL: URL? = nil,
+                               headers overrides: HTTPFields = [:]) throws -> (HTTPRequest, RequestBody?) {
+        guard var components = URLComponents(string: exchange.url), components.host != nil else {
+            throw ReplayError(description: "recorded URL is not absolute: \(exchange.url)")
+        }
+        if let base = baseURL.flatMap({ URLComponents(url: $0, resolvingAgainstBaseURL: false) }) {
+            components.scheme = base.scheme
+            components.host = base.host
+            components.port = base.port
+        }
+        guard let url = components.url else { throw ReplayError(description: "cannot rebuild URL \(exchange.url)") }
+        if let body = exchange.requestBody, body.isTruncated {
+            throw ReplayError(description: "the recorded request body was truncated (\(body.size) bytes); it cannot be replayed faithfully")
+        }
+        var fields = HTTPFields()
+        for header in exchange.requestHeaders where header.value != RedactionPolicy.marker {
+            guard let name = HTTPField.Name(header.name) else { continue }
+            // The transport sets these for the body it actually sends.
+            if name == .contentLength || name == .transferEncoding || name.canonicalName == "host" { continue }
+            if overrides[name] != nil { continue }
+            fields.append(HTTPField(name: name, value: header.value))
+        }
+        fields.append(contentsOf: overrides)
+        let method = HTTPRequest.Method(exchange.method) ?? .get
+        return (HTTPRequest(method: method, url: url, headerFields: fields), exchange.requestBody.map { .data($0.data) })
+    }
+
+    /// Sends the exchange again; the new exchange is recorded with `replayOf` set to the original's id.
+    ///
+    /// `baseURL` and `headers` change the request as in ``request(for:baseURL:headers:)``; `timeout` bounds each
+    /// attempt.
+    public func replay(_ exchange: TraceExchange, baseURL: URL? = nil, headers: HTTPFields = [:],
+                       timeout: Duration? = nil) async throws -> ClientResponse<Data> {
+        let (request, body) = try Self.request(for: exchange, baseURL: baseURL, headers: headers)
+        return try await client.execute(
+            request, body: body, options: RequestOptions(operation: exchange.operation, timeout: timeout, replayOf: exchange.id))
+    }
+}
