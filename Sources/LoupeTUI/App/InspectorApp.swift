@@ -1,7 +1,5 @@
 import Foundation
 import LoupeTrace
-import LoupeFormats
-import LoupeReplay
 
 /// Runs the inspector: polls a ``TraceStore``, reads keys and clicks from a ``Screen``, updates the
 /// `InspectorState`, carries out effects and draws.
@@ -16,10 +14,10 @@ public final class InspectorApp {
     /// The current model.
     package private(set) var state: InspectorState
     /// Whether the user quit.
-    public private(set) var hasQuit = false
+    public internal(set) var hasQuit = false
 
-    private let environment: InspectorEnvironment
-    private let replayer: (any ExchangeReplaying)?
+    let environment: InspectorEnvironment
+    let replayer: (any ExchangeReplaying)?
     private let pollInterval: Duration
     /// How often an idle inspector redraws anyway, for what the passing time changes on screen.
     static let clockTick = Duration.seconds(1)
@@ -29,26 +27,28 @@ public final class InspectorApp {
     package private(set) var renderCount = 0
     /// The store's marker at the last look, to skip reading an unchanged store.
     private var lastMarker: StoreChangeMarker?
-    private let inbox = ActionInbox()
-    private var replays: [UUID: Task<Void, Never>] = [:]
-    private let rankCounter = RankCounter()
-    private let exports = BackgroundExports()
+    let inbox = ActionInbox()
+    var replays: [UUID: Task<Void, Never>] = [:]
+    let rankCounter = RankCounter()
+    let exports = BackgroundExports()
     /// The exchange waiting for the user's y/N, so confirming sends exactly what was shown.
-    private var awaitingConfirmation: TraceExchange?
+    var awaitingConfirmation: TraceExchange?
     /// Most keys discarded at once: a bound, so endless input cannot keep the loop from drawing.
     private static let typeaheadLimit = 1 << 20
-    private var lastDrawn: Buffer?
+    var lastDrawn: Buffer?
     private var lastClick: (x: Int, y: Int, at: ContinuousClock.Instant)?
     private let now: @Sendable () -> ContinuousClock.Instant
-    private let editor: ExternalEditor
+    let editor: ExternalEditor
     /// Requests waiting to be opened in the editor (that needs the screen, so it happens in ``turn(on:waitingUpTo:)``).
-    private var pendingEdits: [TraceExchange] = []
+    var pendingEdits: [TraceExchange] = []
     /// Edited text the user saved but that would not parse, by exchange, so `e` reopens it rather than losing it.
-    private var keptEdits: [UUID: String] = [:]
+    var keptEdits: [UUID: String] = [:]
     /// The plan waiting for the user's y/N along with ``awaitingConfirmation``.
-    private var awaitingRepeat: RepeatPlan?
+    var awaitingRepeat: RepeatPlan?
+    /// Texts waiting for the screen's clipboard (OSC 52), sent at the end of the turn.
+    var pendingCopies: [String] = []
     /// Where the last clipboard copy went, for tests.
-    package private(set) var copied: [String] = []
+    package internal(set) var copied: [String] = []
 
     /// Most keys handled before a frame is drawn: a paste is typed in a few frames, and endless input still draws.
     static let keysPerTurn = 512
@@ -243,196 +243,10 @@ public final class InspectorApp {
         lastDrawn = buffer
     }
 
-    private var pendingCopies: [String] = []
-
-    private func flushCopies(to screen: any Screen) {
-        for text in pendingCopies {
-            let supported = screen.copyToClipboard(text)
-            copied.append(text)
-            apply(.finished(supported ? StatusMessage("copied curl to the clipboard (OSC 52)")
-                : .error("this terminal does not take OSC 52 clipboard writes: use x to export curl to a file"), replay: false))
-        }
-        pendingCopies = []
-    }
-
-    private func perform(_ effect: InspectorEffect) {
-        switch effect {
-        case .quit:
-            hasQuit = true
-            cancelReplays()
-            exports.cancelAll()
-        case .replay(let id):
-            guard let exchange = loadForReplay(id) else { return }
-            if let reason = ReplaySafety.reasonToConfirm(exchange) {
-                awaitingConfirmation = exchange
-                apply(.replayNeedsConfirmation(id: id, reason: reason))
-            } else {
-                startReplay(exchange)
-            }
-        case .sendReplay(let id):
-            let confirmed = awaitingConfirmation?.id == id ? awaitingConfirmation : loadForReplay(id)
-            let plan = awaitingRepeat
-            awaitingConfirmation = nil
-            awaitingRepeat = nil
-            guard let confirmed else { return }
-            if let plan { startRepeat(confirmed, plan) } else { startReplay(confirmed) }
-        case .repeatReplay(let id, let plan):
-            guard let exchange = loadForReplay(id) else { return }
-            if let reason = ReplaySafety.reasonToConfirm(exchange) {
-                awaitingConfirmation = exchange
-                awaitingRepeat = plan
-                apply(.replayNeedsConfirmation(id: id, reason: "\(reason) · sends it \(plan.times)×"))
-            } else {
-                startRepeat(exchange, plan)
-            }
-        case .edit(let id):
-            guard let exchange = loadForReplay(id) else { return }
-            pendingEdits.append(exchange)
-        case .export(let request):
-            exports.start(request, store: environment.store, inbox: inbox)
-        case .cancelExports:
-            let running = exports.cancelAll()
-            apply(.finished(running == 0 ? .error("export: none is running") : StatusMessage(
-                "cancelling \(running == 1 ? "the export" : "\(running) exports")…"), replay: false))
-        case .copy(let text):
-            pendingCopies.append(text)
-        case .copyCurl(let id):
-            do {
-                guard let exchange = try environment.store.exchange(id: id) else {
-                    return apply(.finished(.error("copy: the exchange is no longer in the store"), replay: false))
-                }
-                pendingCopies.append(CurlExporter.command(for: exchange))
-            } catch {
-                apply(.finished(.error("copy: could not read the exchange: \(error)"), replay: false))
-            }
-        case .recordHistory(let entry, let kind):
-            environment.history.record(entry, for: kind.historyName)
-        case .countRank(let request):
-            rankCounter.count(request, store: environment.store, inbox: inbox)
-        }
-    }
-
-    /// The exchange to replay; `nil` (after ending the replay with a message) when it cannot be read.
-    private func loadForReplay(_ id: UUID) -> TraceExchange? {
-        guard replayer != nil else {
-            apply(.finished(.error("replay is not available here: no replayer is configured"), replay: true))
-            return nil
-        }
-        do {
-            guard let found = try environment.store.exchange(id: id) else {
-                apply(.finished(.error("replay: the exchange is no longer in the store"), replay: true))
-                return nil
-            }
-            return found
-        } catch {
-            apply(.finished(.error("replay: could not read the exchange: \(error)"), replay: true))
-            return nil
-        }
-    }
-
-    private func startReplay(_ exchange: TraceExchange) {
-        guard let replayer else {
-            apply(.finished(.error("replay is not available here: no replayer is configured"), replay: true))
-            return
-        }
-        let token = UUID()
-        let inbox = inbox
-        replays[token] = Task {
-            let message: StatusMessage
-            do {
-                message = StatusMessage(try await replayer.replay(exchange))
-            } catch is CancellationError {
-                message = .error("replay cancelled")
-            } catch {
-                message = .error("replay failed: \(error)")
-            }
-            inbox.post(.finished(message, replay: true), token: token)
-        }
-    }
-
-    /// Opens each pending request in the editor, then sends what was saved (asking first when not safe to repeat).
-    private func runEdits(on screen: any Screen) {
-        let edits = pendingEdits
-        pendingEdits = []
-        for original in edits {
-            let file = FileManager.default.temporaryDirectory
-                // A name of its own per edit: two inspectors (or two tests) editing one exchange must not share it.
-                .appendingPathComponent("loupe-edit-\(original.id.uuidString.lowercased().prefix(8))-\(UUID().uuidString.lowercased().prefix(8)).http").path
-            let text = keptEdits[original.id] ?? EditableRequest.text(of: original)
-            guard FileManager.default.createFile(atPath: file, contents: Data(text.utf8),
-                                                 attributes: [.posixPermissions: 0o600]) else {
-                apply(.finished(.error("edit: cannot write \(file)"), replay: true))
-                continue
-            }
-            var problem: String?
-            screen.suspend { problem = editor.edit(file) }
-            lastDrawn = nil
-            let saved = (try? String(contentsOfFile: file, encoding: .utf8)) ?? text
-            // The text lives on in `keptEdits` when it cannot be sent, so the file is not needed past this point.
-            try? FileManager.default.removeItem(atPath: file)
-            if let problem {
-                keptEdits[original.id] = saved
-                apply(.finished(.error("edit: \(problem); nothing was sent"), replay: true))
-                continue
-            }
-            do {
-                let edited = try EditableRequest.request(from: saved, original: original)
-                keptEdits[original.id] = nil
-                if let reason = ReplaySafety.reasonToConfirm(edited) {
-                    awaitingConfirmation = edited
-                    apply(.replayNeedsConfirmation(id: edited.id, reason: "\(reason) · the edited request"))
-                } else {
-                    startReplay(edited)
-                }
-            } catch {
-                keptEdits[original.id] = saved
-                apply(.finished(.error("edit: \(error); nothing was sent (your text is kept: e reopens it)"),
-                                replay: true))
-            }
-        }
-    }
-
-    /// Sends `exchange` `plan.times` times, `plan.concurrency` at once, posting progress and then a summary.
-    private func startRepeat(_ exchange: TraceExchange, _ plan: RepeatPlan) {
-        guard let replayer else {
-            apply(.finished(.error("replay is not available here: no replayer is configured"), replay: true))
-            return
-        }
-        let token = UUID()
-        let inbox = inbox
-        let target = "\(exchange.method) \(exchange.host)\(exchange.pathAndQuery)"
-        replays[token] = Task {
-            let clock = ContinuousClock()
-            let start = clock.now
-            var summary = RepeatSummary(target: target)
-            await withTaskGroup(of: ExchangeReplayResult?.self) { group in
-                var started = 0
-                func startOne() {
-                    started += 1
-                    group.addTask { try? await replayer.replayResult(exchange) }
-                }
-                while started < min(plan.concurrency, plan.times) { startOne() }
-                while let result = await group.next() {
-                    if let result, result.status != nil { summary.results.append(result) } else { summary.errors += 1 }
-                    let done = summary.results.count + summary.errors
-                    inbox.post(.finished(StatusMessage("repeating \(target): \(done) of \(plan.times)…"), replay: false),
-                               token: UUID())
-                    if Task.isCancelled { group.cancelAll() } else if started < plan.times { startOne() }
-                }
-            }
-            summary.elapsed = clock.now - start
-            inbox.post(.finished(StatusMessage(summary.line, isError: summary.errors > 0), replay: true), token: token)
-        }
-    }
-
-    private func applyInbox() {
+    func applyInbox() {
         for (token, action) in inbox.drain() {
             replays[token] = nil
             apply(action)
         }
-    }
-
-    private func cancelReplays() {
-        for task in replays.values { task.cancel() }
     }
 }
