@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "LoupeAsyncHTTPClient", targets: ["LoupeAsyncHTTPClient"]),
         .library(name: "LoupeURLSession", targets: ["LoupeURLSession"]),
         .library(name: "LoupeTrace", targets: ["LoupeTrace"]),
+        .library(name: "LoupeFilter", targets: ["LoupeFilter"]),
         .library(name: "LoupeFormats", targets: ["LoupeFormats"]),
         .library(name: "LoupeReplay", targets: ["LoupeReplay"]),
         .library(name: "LoupeBoard", targets: ["LoupeBoard"]),
@@ -82,6 +83,9 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
+        // The filter language's parser and Loupe's linear-time regex engine: what turns `--filter` text into the
+        // `TraceFilter` the stores take (DECISIONS 191).
+        .target(name: "LoupeFilter", dependencies: ["LoupeTrace"]),
         // Files in and out: HAR (streamed reader and writer, and `loupe redact`'s rewrite), cURL commands, and
         // recorded text made safe for a terminal.
         .target(name: "LoupeFormats", dependencies: ["Loupe", "LoupeTrace"]),
@@ -110,7 +114,8 @@ let package = Package(
         ),
         // The inspector's model, update and rendering into a cell buffer. No curses here.
         .target(
-            name: "LoupeTUI", dependencies: ["Loupe", "LoupeTrace", "LoupeFormats", "LoupeReplay", "LoupeBoard"]
+            name: "LoupeTUI",
+            dependencies: ["Loupe", "LoupeTrace", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeBoard"]
         ),
         // ncursesw, reached only by the one curses Screen in the `loupe` executable.
         .systemLibrary(
@@ -136,8 +141,8 @@ let package = Package(
         .executableTarget(
             name: "loupe",
             dependencies: [
-                "Loupe", "LoupeAsyncHTTPClient", "LoupeTrace", "LoupeFormats", "LoupeReplay", "LoupeBoard", "LoupeTUI",
-                "LoupeDemo", "CNcurses", "CMalloc", "CStdio",
+                "Loupe", "LoupeAsyncHTTPClient", "LoupeTrace", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeBoard",
+                "LoupeTUI", "LoupeDemo", "CNcurses", "CMalloc", "CStdio",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
@@ -158,7 +163,7 @@ let package = Package(
         .testTarget(
             name: "LoupeTraceTests",
             dependencies: [
-                "Loupe", "LoupeTrace", "LoupeFormats", "LoupeReplay", "LoupeBoard", "LoupeTesting",
+                "Loupe", "LoupeTrace", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeBoard", "LoupeTesting",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -169,13 +174,13 @@ let package = Package(
         ),
         .testTarget(
             name: "LoupeTUITests",
-            dependencies: ["Loupe", "LoupeTrace", "LoupeFormats", "LoupeReplay", "LoupeBoard", "LoupeTUI"]
+            dependencies: ["Loupe", "LoupeTrace", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeTUI"]
         ),
         // The `loupe` executable's own logic (argument types, error lines, printers), through `@testable import loupe`.
         .testTarget(
             name: "LoupeCLITests",
             dependencies: [
-                "loupe", "Loupe", "LoupeTrace", "LoupeFormats", "LoupeReplay", "LoupeBoard", "LoupeTUI", "LoupeTesting",
+                "loupe", "Loupe", "LoupeTrace", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeTUI", "LoupeTesting",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
@@ -184,8 +189,8 @@ let package = Package(
         .testTarget(
             name: "LoupeIntegrationTests",
             dependencies: [
-                "Loupe", "LoupeAsyncHTTPClient", "LoupeURLSession", "LoupeTrace", "LoupeFormats", "LoupeReplay", "LoupeBoard",
-                "LoupeTesting", "LoupeDemo",
+                "Loupe", "LoupeAsyncHTTPClient", "LoupeURLSession", "LoupeTrace", "LoupeFilter", "LoupeFormats", "LoupeReplay",
+                "LoupeBoard", "LoupeTesting", "LoupeDemo",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

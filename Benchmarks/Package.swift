@@ -25,6 +25,7 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "Loupe", package: "Loupe"),
                 .product(name: "LoupeTrace", package: "Loupe"),
+                .product(name: "LoupeFilter", package: "Loupe"),
                 .product(name: "LoupeTesting", package: "Loupe"),
                 .product(name: "LoupeAsyncHTTPClient", package: "Loupe"),
                 "LoopbackServer",

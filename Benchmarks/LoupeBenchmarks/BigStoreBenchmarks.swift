@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import Loupe
 import LoupeTrace
+import LoupeFilter
 
 /// What `loupe list --filter EXPR --limit 50` does on a large store: `summaries(matching:limit:)` on a read-only
 /// `SQLiteTraceStore` holding 1,000,000 exchanges, for filters the schema indexes.

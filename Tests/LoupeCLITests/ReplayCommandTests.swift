@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 @testable import loupe
 import LoupeTrace
+import LoupeFilter
 import LoupeReplay
 import Testing
 

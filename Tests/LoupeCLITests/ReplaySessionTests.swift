@@ -4,6 +4,7 @@ import Loupe
 @testable import loupe
 import LoupeTesting
 import LoupeTrace
+import LoupeFilter
 import LoupeReplay
 import Synchronization
 import Testing

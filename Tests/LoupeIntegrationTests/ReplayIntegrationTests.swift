@@ -4,6 +4,7 @@ import Hummingbird
 import Loupe
 import LoupeAsyncHTTPClient
 import LoupeTrace
+import LoupeFilter
 import LoupeReplay
 import NIOCore
 import Synchronization

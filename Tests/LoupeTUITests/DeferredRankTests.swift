@@ -1,5 +1,6 @@
 import Foundation
 import LoupeTrace
+import LoupeFilter
 import Testing
 @testable import LoupeTUI
 

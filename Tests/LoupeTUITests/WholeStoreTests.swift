@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Synthetic) import LoupeTrace
+import LoupeFilter
 import LoupeFormats
 import LoupeTUI
 import Testing

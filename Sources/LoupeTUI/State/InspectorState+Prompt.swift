@@ -1,5 +1,6 @@
 import Foundation
 import LoupeTrace
+import LoupeFilter
 
 extension InspectorState {
     /// Opens a prompt of `kind` holding `text`, with its history.

@@ -1,5 +1,6 @@
 import Foundation
 import LoupeTrace
+import LoupeFilter
 
 extension InspectorState {
     /// Applies `action` and returns the effects the app must carry out. Reads the store through `environment`;

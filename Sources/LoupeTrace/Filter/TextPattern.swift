@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A compiled regular expression from a filter (`~u`, `~h`, `~b`), and the text each of those terms searches.
 ///
@@ -16,24 +15,22 @@ public struct TextPattern: Sendable, Hashable, CustomStringConvertible {
     public let source: String
     /// Whether letters match either case.
     public let ignoresCase: Bool
-    private let engine: Engine
+    private let engine: TextPatternEngine
 
-    /// Compiles `source`; throws ``TextPattern/Invalid`` with a reason when it is not a valid expression, or uses
-    /// what filters do not support (back-references, look-around, …).
-    public init(_ source: String, ignoresCase: Bool) throws(Invalid) {
-        do {
-            var parser = RegexParser(source)
-            engine = Engine(try RegexProgram(try parser.parse(caseless: ignoresCase)))
-        } catch {
-            throw Invalid(reason: error.description)
-        }
+    /// A pattern over a compiled `engine`: how LoupeFilter's `init(_:ignoresCase:)` makes one.
+    package init(source: String, ignoresCase: Bool, engine: TextPatternEngine) {
         self.source = source
         self.ignoresCase = ignoresCase
+        self.engine = engine
     }
 
     /// Why an expression did not compile.
     public struct Invalid: Error, Sendable, Hashable {
         public var reason: String
+
+        package init(reason: String) {
+            self.reason = reason
+        }
     }
 
     /// Whether the expression matches somewhere in `text`.
@@ -51,28 +48,28 @@ public struct TextPattern: Sendable, Hashable, CustomStringConvertible {
         hasher.combine(source)
         hasher.combine(ignoresCase)
     }
+}
 
-    /// The program and one idle DFA cache, lent to one match at a time: states learnt on one row speed up the next.
-    private final class Engine: Sendable {
-        let program: RegexProgram
-        let idle = Mutex<RegexDFA?>(nil)
+/// What matches a ``TextPattern``: Loupe's regex engine (LoupeFilter), which is compiled only into what parses
+/// filters, not into an app that records.
+///
+/// A class, not an existential: a pattern stays one reference wide, and `TraceFilter`'s derived `==`, which
+/// recurses once per term of an `&` chain, keeps the frame that fits the worst accepted filter in a 512 KiB stack
+/// (`FilterLimitsTests`; a 40-byte existential in each copied pattern overflowed it).
+package final class TextPatternEngine: Sendable {
+    private let match: @Sendable (String) -> Bool
 
-        init(_ program: RegexProgram) {
-            self.program = program
-        }
+    package init(_ match: @escaping @Sendable (String) -> Bool) {
+        self.match = match
+    }
 
-        func matches(_ text: String) -> Bool {
-            // Concurrent matches (SQLite readers, the inspector) each get a DFA; one goes back to be reused.
-            let dfa = idle.withLock { $0.take() } ?? RegexDFA(program)
-            let result = dfa.matches(text)
-            idle.withLock { if $0 == nil { $0 = dfa } }
-            return result
-        }
+    func matches(_ text: String) -> Bool {
+        match(text)
     }
 }
 
 /// The text `~h` and `~b` search, built the same way for in-memory matching and for SQLite.
-enum FilterText {
+package enum FilterText {
     /// Header fields as `Name: value` lines.
     static func headerLines(_ headers: [TraceHeader]) -> String {
         headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
@@ -84,7 +81,7 @@ enum FilterText {
     }
 
     /// ASCII-only lower-casing, the same as SQLite's built-in `lower()`.
-    static func asciiLowercased(_ text: String) -> String {
+    package static func asciiLowercased(_ text: String) -> String {
         String(decoding: text.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
     }
 

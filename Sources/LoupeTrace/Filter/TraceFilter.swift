@@ -64,18 +64,6 @@ public indirect enum TraceFilter: Sendable, Hashable, CustomStringConvertible {
     /// `x | y`
     case or(TraceFilter, TraceFilter)
 
-    /// Parses `text`; throws a ``TraceFilterError`` naming the 1-based position and what was expected.
-    public static func parse(_ text: String) throws(TraceFilterError) -> TraceFilter {
-        var parser = TraceFilterParser(text)
-        return try parser.parse()
-    }
-
-    /// Parses `text`, or returns `nil` when it is `nil` or only whitespace (meaning "no filter").
-    public static func parseIfPresent(_ text: String?) throws(TraceFilterError) -> TraceFilter? {
-        guard let text, text.contains(where: { !$0.isWhitespace }) else { return nil }
-        return try parse(text)
-    }
-
     /// Whether matching needs headers or bodies (`~h`, `~b`), not just the columns a ``TraceSummary`` has.
     public var needsContent: Bool {
         // An explicit stack: `a & b & c …` nests one level per term.

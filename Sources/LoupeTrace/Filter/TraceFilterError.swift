@@ -19,20 +19,12 @@ public struct TraceFilterError: Error, Sendable, Hashable, CustomStringConvertib
     public var description: String { message }
 
     /// `at P: expected …`
-    static func expected(_ what: String, at offset: Int) -> Self {
+    package static func expected(_ what: String, at offset: Int) -> Self {
         Self(position: offset + 1, expected: what, message: "at \(offset + 1): expected \(what)")
     }
 
-    /// `unknown filter ~x at P; expected one of …`
-    static func unknownFilter(_ name: String, at offset: Int) -> Self {
-        let known = TraceFilterParser.termNames.map { "~" + $0 }.joined(separator: " ")
-        return Self(
-            position: offset + 1, expected: "one of \(known)",
-            message: "unknown filter ~\(name) at \(offset + 1); expected one of \(known)")
-    }
-
     /// `at P: <problem>` for errors that are not about a missing piece (a bad regex, too deep nesting).
-    static func problem(_ text: String, expected: String, at offset: Int) -> Self {
+    package static func problem(_ text: String, expected: String, at offset: Int) -> Self {
         Self(position: offset + 1, expected: expected, message: "at \(offset + 1): \(text)")
     }
 }

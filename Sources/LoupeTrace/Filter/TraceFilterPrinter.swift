@@ -1,5 +1,5 @@
 /// Writes a ``TraceFilter`` back as text that parses to an equal filter (the canonical form the inspector shows).
-enum TraceFilterPrinter {
+package enum TraceFilterPrinter {
     static func text(_ filter: TraceFilter) -> String {
         switch filter {
         case .method(let method): "~m " + quote(method)
@@ -67,10 +67,15 @@ enum TraceFilterPrinter {
         return false
     }
 
+    /// Whether `character` ends a bare argument (the parser's rule, which quoting follows).
+    package static func endsArgument(_ character: Character) -> Bool {
+        character.isWhitespace || character == "(" || character == ")" || character == "&" || character == "|"
+    }
+
     /// Quotes an argument when it would not read back as one bare word.
     static func quote(_ text: String) -> String {
         let bare = !text.isEmpty && text.first != "\"" && text.first != "'"
-            && !text.contains(where: TraceFilterParser.endsArgument)
+            && !text.contains(where: endsArgument)
         guard !bare else { return text }
         var quoted = "\""
         for character in text {

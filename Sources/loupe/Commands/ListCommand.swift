@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LoupeTrace
+import LoupeFilter
 import LoupeFormats
 
 /// `loupe list [STORE] [--filter EXPR] [--limit N] [--json]`: the newest matching exchanges, oldest first.

@@ -1,5 +1,6 @@
 import Foundation
 @testable import LoupeTrace
+@testable import LoupeFilter
 import Testing
 
 /// Hostile filters: thousands of terms, deep brackets, runs of `!`. Each is refused with a clear error or runs,

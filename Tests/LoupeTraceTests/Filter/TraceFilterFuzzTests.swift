@@ -1,5 +1,6 @@
 import Foundation
 @testable import LoupeTrace
+@testable import LoupeFilter
 import PropertyBased
 import Testing
 

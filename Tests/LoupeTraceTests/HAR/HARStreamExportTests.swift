@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Loupe
 @testable import LoupeTrace
+@testable import LoupeFilter
 @testable import LoupeFormats
 @testable import LoupeReplay
 import Testing

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Loupe
 @testable import LoupeTrace
+@testable import LoupeFilter
 
 /// The same exchanges in a real SQLite file, an ``InMemoryTraceStore`` and a store with only the five basic
 /// requirements (so the protocol's default flows implementations run), with every awkward case for paging:

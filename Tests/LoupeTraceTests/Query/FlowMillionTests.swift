@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Synthetic) @testable import LoupeTrace
+@testable import LoupeFilter
 import Testing
 
 /// Times the flows queries on a synthetic store of 1,000,000 exchanges (``SyntheticStore``), read-only as the

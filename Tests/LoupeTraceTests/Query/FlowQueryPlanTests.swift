@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 @_spi(Synthetic) @testable import LoupeTrace
+@testable import LoupeFilter
 import Testing
 
 /// Every page is read from an index, never sorted; counts and ranks count index ranges. Checked with

@@ -1,6 +1,7 @@
 import Foundation
 import Loupe
 @testable import LoupeTrace
+@testable import LoupeFilter
 import Testing
 
 /// One million small exchanges, then timed queries. Skipped unless `LOUPE_BIG=1` (it takes about a minute in

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 @testable import LoupeTrace
+@testable import LoupeFilter
 import Testing
 
 @Suite("Filters in SQL agree with filters in memory")

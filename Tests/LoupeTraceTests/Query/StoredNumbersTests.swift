@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 @testable import LoupeTrace
+@testable import LoupeFilter
 @testable import LoupeFormats
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import Loupe
 @testable import LoupeTrace
+@testable import LoupeFilter
 import Testing
 
 @Suite("TraceStats")

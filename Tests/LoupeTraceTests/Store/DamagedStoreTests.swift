@@ -1,5 +1,6 @@
 import Foundation
 @testable import LoupeTrace
+@testable import LoupeFilter
 import Testing
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import LoupeTrace
+import LoupeFilter
 
 /// What `/` finds in the flows list: the text anywhere in the URL, or as the method or operation, ignoring case.
 enum FlowSearch {

@@ -1,3 +1,5 @@
+import LoupeTrace
+
 /// A recursive-descent parser for ``TraceFilter`` text; positions count `Character`s from 1.
 ///
 /// ```
@@ -277,14 +279,14 @@ struct TraceFilterParser {
     private mutating func argument(wanting wanted: String) throws(TraceFilterError) -> Argument {
         skipSpaces()
         let start = offset
-        guard let first = peek, !Self.endsArgument(first) else { throw .expected(wanted, at: offset) }
+        guard let first = peek, !TraceFilterPrinter.endsArgument(first) else { throw .expected(wanted, at: offset) }
         if first == "\"" || first == "'" {
             let text = try quoted(first)
             guard !text.isEmpty else { throw .expected(wanted, at: start) }
             return Argument(text: text, offset: start)
         }
         var text = ""
-        while let next = peek, !Self.endsArgument(next) {
+        while let next = peek, !TraceFilterPrinter.endsArgument(next) {
             text.append(next)
             offset += 1
         }
@@ -307,10 +309,6 @@ struct TraceFilterParser {
             }
         }
         throw .expected("a closing \(quote) for the quote at \(open + 1)", at: offset)
-    }
-
-    static func endsArgument(_ character: Character) -> Bool {
-        character.isWhitespace || character == "(" || character == ")" || character == "&" || character == "|"
     }
 
     private var peek: Character? { offset < chars.count ? chars[offset] : nil }

@@ -1,0 +1,59 @@
+import Synchronization
+import LoupeTrace
+
+extension TraceFilter {
+    /// Parses `text`; throws a ``TraceFilterError`` naming the 1-based position and what was expected.
+    public static func parse(_ text: String) throws(TraceFilterError) -> TraceFilter {
+        var parser = TraceFilterParser(text)
+        return try parser.parse()
+    }
+
+    /// Parses `text`, or returns `nil` when it is `nil` or only whitespace (meaning "no filter").
+    public static func parseIfPresent(_ text: String?) throws(TraceFilterError) -> TraceFilter? {
+        guard let text, text.contains(where: { !$0.isWhitespace }) else { return nil }
+        return try parse(text)
+    }
+}
+
+extension TextPattern {
+    /// Compiles `source`; throws ``TextPattern/Invalid`` with a reason when it is not a valid expression, or uses
+    /// what filters do not support (back-references, look-around, …).
+    public init(_ source: String, ignoresCase: Bool) throws(Invalid) {
+        let engine: Engine
+        do {
+            var parser = RegexParser(source)
+            engine = Engine(try RegexProgram(try parser.parse(caseless: ignoresCase)))
+        } catch {
+            throw Invalid(reason: error.description)
+        }
+        self.init(source: source, ignoresCase: ignoresCase, engine: TextPatternEngine { engine.matches($0) })
+    }
+
+    /// The program and one idle DFA cache, lent to one match at a time: states learnt on one row speed up the next.
+    private final class Engine: Sendable {
+        let program: RegexProgram
+        let idle = Mutex<RegexDFA?>(nil)
+
+        init(_ program: RegexProgram) {
+            self.program = program
+        }
+
+        func matches(_ text: String) -> Bool {
+            // Concurrent matches (SQLite readers, the inspector) each get a DFA; one goes back to be reused.
+            let dfa = idle.withLock { $0.take() } ?? RegexDFA(program)
+            let result = dfa.matches(text)
+            idle.withLock { if $0 == nil { $0 = dfa } }
+            return result
+        }
+    }
+}
+
+extension TraceFilterError {
+    /// `unknown filter ~x at P; expected one of …`
+    static func unknownFilter(_ name: String, at offset: Int) -> Self {
+        let known = TraceFilterParser.termNames.map { "~" + $0 }.joined(separator: " ")
+        return Self(
+            position: offset + 1, expected: "one of \(known)",
+            message: "unknown filter ~\(name) at \(offset + 1); expected one of \(known)")
+    }
+}
