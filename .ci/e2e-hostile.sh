@@ -296,5 +296,106 @@ for sig in HUP QUIT; do
 done
 ok "SIGHUP and SIGQUIT restore the terminal"
 
+# -- Secrets in odd places and invisible characters (issue 26, items 9-12): the store file (its -wal too), the
+#    HAR files and every printed line, checked byte for byte. A block of its own so it merges apart from the rest.
+secrets_in_odd_places() {
+  echo "-- 6. secrets in odd places: store bytes, HAR files and printed lines; invisible characters escaped"
+  local dir="$work/secrets" port sstore out="$work/secrets/printed.txt"
+  mkdir -p "$dir"; : > "$out"
+  port=$(free_port)
+  cat > "$dir/server.py" <<'EOF'
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def log_message(self, *a): pass
+    def reply(self, status, body=b"", headers=()):
+        self.send_response(status)
+        for k, v in headers: self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def do_GET(self):
+        if self.path.startswith("/redirect"):
+            return self.reply(302, b"", [("Location", "/final?access_token=E2E-HOP-7f3a9c51")])
+        # Echoes the request line, as many servers' error pages do.
+        return self.reply(200, ("you asked for " + self.path).encode(), [("Content-Type", "text/plain")])
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        return self.reply(200, b"ok", [("Content-Type", "text/plain")])
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+EOF
+  python3 "$dir/server.py" "$port" & pids+=($!)
+  wait_port "$port"
+  sstore="$dir/s.sqlite"
+  local base="http://127.0.0.1:$port"
+  # send's standard output is the response as the server sent it (curl -i's contract); everything else it prints,
+  # and every other command's output, is checked.
+  run() { "$@" >>"$out" 2>&1; }
+  send() { "$loupe" send "$@" --store "$sstore" >/dev/null 2>>"$out"; }
+  printf -- '--XB\r\nContent-Disposition: form-data; name="password"\r\n\r\nE2E-MULTI-1a2b3c\r\n--XB--\r\n' > "$dir/multi.txt"
+  send POST "$base/upload" -H 'Content-Type: multipart/form-data; boundary=XB' --data "@$dir/multi.txt"
+  send POST "$base/login" --data 'user=ada&password=E2E-FORM-4d5e6f'
+  send POST "$base/proxy" --json '{"headers":{"Authorization":"Bearer E2E-JSONAUTH-77aa88"}}'
+  send GET "$base/cb?code=E2E-OAUTH-99bb00&state=xyz"
+  send POST "$base/token" \
+    --data 'grant_type=authorization_code&code=E2E-OAUTH2-11cc22&redirect_uri=https%3A%2F%2Fapp%2Fcb&code_verifier=E2E-VERIFY-33dd44'
+  send GET "$base/redirect"
+  send GET "$base/page#access_token=E2E-FRAG-55ee66"
+  send GET "$base/x" -H 'Cookie: sid=E2E-COOKIE-66ff77; theme=dark' \
+    -H "Authorization: Basic $(printf 'ada:E2E-BASIC-88aa99' | base64)"
+  # A failure: the line names the URL without its password or token.
+  "$loupe" send GET "http://ada:E2E-PASS-0b1c2d@127.0.0.1:1/x?access_token=E2E-FAILTOK-3e4f5a" --store "$sstore" \
+    >>"$out" 2>"$dir/fail.txt"
+  cat "$dir/fail.txt" >> "$out"
+  grep -q 'loupe: GET http://ada:%5BREDACTED%5D@127.0.0.1:1/x?access_token=%5BREDACTED%5D' "$dir/fail.txt" \
+    || fail "the failure line does not show the redacted URL: $(cat "$dir/fail.txt")"
+  # An imported HAR whose Location carries a token and whose strings quote others.
+  cat > "$dir/in.har" <<'EOF'
+{"log":{"version":"1.2","creator":{"name":"t","version":"1"},"entries":[
+ {"startedDateTime":"2024-01-01T00:00:00.000Z","time":1,"comment":"debug Bearer E2E-COMMENT-6b7c8d",
+  "_initiator":{"type":"script","url":"https://app.test/boot.js?api_key=E2E-INIT-9e0f1a"},
+  "request":{"method":"GET","url":"https://api.test/start","httpVersion":"HTTP/1.1","headers":[],"queryString":[],"cookies":[],"headersSize":-1,"bodySize":0},
+  "response":{"status":302,"statusText":"Found","httpVersion":"HTTP/1.1",
+   "headers":[{"name":"Location","value":"https://app.test/cb?access_token=E2E-LOCATION-2b3c4d"},{"name":"X-Label","value":"a\u009b2J\u007fb\u202ec\u2066"}],
+   "cookies":[],"content":{"size":0,"mimeType":"text/plain"},"redirectURL":"https://app.test/cb?code=E2E-REDIRURL-5d6e7f&x=1","headersSize":-1,"bodySize":0},
+  "cache":{},"timings":{"send":0,"wait":1,"receive":0}}]}}
+EOF
+  cp "$dir/in.har" "$dir/redact.har"
+  run "$loupe" import "$dir/in.har" --store "$sstore"
+  run "$loupe" redact "$dir/redact.har"
+  local secrets="E2E-MULTI-1a2b3c E2E-FORM-4d5e6f E2E-JSONAUTH-77aa88 E2E-OAUTH-99bb00 E2E-OAUTH2-11cc22 E2E-VERIFY-33dd44
+    E2E-HOP-7f3a9c51 E2E-FRAG-55ee66 E2E-COOKIE-66ff77 E2E-BASIC-88aa99 E2E-PASS-0b1c2d E2E-FAILTOK-3e4f5a
+    E2E-COMMENT-6b7c8d E2E-INIT-9e0f1a E2E-LOCATION-2b3c4d E2E-REDIRURL-5d6e7f"
+  # Everything printed about the store: text and JSON, one exchange and all, the HAR export.
+  "$loupe" list "$sstore" --limit 100 >>"$out" 2>&1
+  "$loupe" list "$sstore" --limit 100 --json > "$dir/list.json" 2>>"$out"
+  "$loupe" export "$sstore" --har - > "$dir/export.har" 2>>"$out"
+  for id in $(python3 -c 'import json,sys; print(" ".join(e["id"] for e in json.load(open(sys.argv[1]))))' "$dir/list.json"); do
+    "$loupe" show "$sstore" "$id" >>"$out" 2>&1
+    "$loupe" show "$sstore" "$id" --json >> "$dir/show.json" 2>>"$out"
+    "$loupe" curl "$sstore" "$id" >>"$out" 2>&1
+  done
+  # Every command above recorded its exchange (eight answered, one refused connection, one imported).
+  [ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$dir/list.json")" -eq 10 ] \
+    || fail "the secrets store does not hold the 10 exchanges sent and imported: $(cat "$out")"
+  for secret in $secrets; do
+    local b64; b64=$(printf '%s' "$secret" | base64)
+    for file in "$sstore" "$sstore-wal" "$dir/export.har" "$dir/list.json" "$dir/show.json" "$dir/redact.har" "$out"; do
+      [ -e "$file" ] || continue
+      if grep -qaF -e "$secret" -e "$b64" "$file"; then fail "$secret is in $(basename "$file")"; fi
+    done
+  done
+  ok "16 planted secrets: none in the store, its -wal, a HAR, JSON or any printed line"
+  # Raw C1 (U+009B as C2 9B), DEL and bidi overrides (U+202E as E2 80 AE) never reach output.
+  for file in "$dir/export.har" "$dir/list.json" "$dir/show.json" "$out"; do
+    if LC_ALL=C grep -qaP '\xc2[\x80-\x9f]|\x7f|\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]' "$file"; then
+      fail "raw C1, DEL or bidi control in $(basename "$file")"
+    fi
+  done
+  grep -q '\\u009b2J\\u007fb\\u202ec\\u2066' "$dir/export.har" || fail "the HAR export does not escape C1, DEL and bidi controls"
+  ok "C1, DEL and bidi controls: escaped in JSON and HAR, made visible in text and curl"
+}
+secrets_in_odd_places
+
 echo "E2E-HOSTILE passed"
 echo "e2e-hostile: $passed passed, 0 failed"

@@ -17,7 +17,10 @@ extension AsyncHTTPClientTransport: StreamingClientTransport {
     /// otherwise hold the stream forever. Without one, the wait for the head is bounded by
     /// ``Options/defaultTimeout`` and a stream (a large download) runs as long as bytes keep coming.
     public func stream(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> StreamedResponse {
-        try await stream(request, body: body, context: context, through: ResponseBodyPipe())
+        // Each hop's target as an event, as `send` records them.
+        try await stream(request, body: body, context: context, through: ResponseBodyPipe(redirected: { target in
+            context.record(.redirect, "followed a redirect to \(target)")
+        }))
     }
 
     /// ``stream(_:body:context:)`` through `pipe` (tests give one with small watermarks and watch its buffer).

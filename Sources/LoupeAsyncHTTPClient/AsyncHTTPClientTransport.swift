@@ -107,6 +107,8 @@ public struct AsyncHTTPClientTransport: ClientTransport {
     ) async throws -> RawResponse {
         let outgoing = try Self.makeRequest(request, body: body, attempt: context.attempt)
         let response = try await client.execute(outgoing, deadline: timer.deadline)
+        // Each hop's URL as an event: a token in a `Location` is then redacted, and scrubbed wherever it is echoed.
+        for hop in response.history.dropFirst() { context.record(.redirect, "followed a redirect to \(hop.request.url)") }
         context.attempt?.markFirstByte()
         progress.begin(Self.makeHead(response), version: Self.versionText(response.version))
         try timer.bodyStarted()

@@ -149,6 +149,9 @@ public struct ExchangeEventKind: RawRepresentable, Hashable, Sendable, Codable, 
     public static let cacheRevalidation = Self(rawValue: "cache-revalidation")
     public static let pinningFailure = Self(rawValue: "pinning-failure")
     public static let recorderDrop = Self(rawValue: "recorder-drop")
+    /// The transport followed a redirect: the message names the URL it went on to, which the exchange records
+    /// nowhere else (the recorder redacts it, and scrubs the secrets it held from the rest of the exchange).
+    public static let redirect = Self(rawValue: "redirect")
     /// The response head arrived but the body did not finish (connection closed, timed out, too large): the
     /// status, headers and bytes recorded with the exchange are only what arrived.
     public static let incompleteResponse = Self(rawValue: "incomplete")

@@ -91,7 +91,11 @@ public struct RedactionPolicy: Sendable, Hashable {
 
     func redact(headers: [TraceHeader], collecting secrets: inout SecretCollector) -> [TraceHeader] {
         headers.map { header in
-            guard headerNames.contains(header.name) else { return header }
+            guard headerNames.contains(header.name) else {
+                // A `Location` or `Link` is a URL with a query of its own (DECISIONS 150).
+                let value = redact(headerValue: header.value, name: header.name, collecting: &secrets)
+                return value == header.value ? header : TraceHeader(name: header.name, value: value)
+            }
             secrets.addHeader(name: header.name, value: header.value)
             return TraceHeader(name: header.name, value: Self.marker)
         }
@@ -113,8 +117,11 @@ public struct RedactionPolicy: Sendable, Hashable {
     }
 
     func redact(url: String, collecting secrets: inout SecretCollector) -> String {
-        if let unchanged = unchangedWithoutParsing(url, collecting: &secrets) { return unchanged }
-        return redactParsing(url: url, collecting: &secrets)
+        let redacted = unchangedWithoutParsing(url, collecting: &secrets) ?? redactParsing(url: url, collecting: &secrets)
+        // A fragment is the client's own, but an OAuth implicit grant's callback carries `#access_token=…`.
+        guard let hash = redacted.utf8.firstIndex(of: UInt8(ascii: "#")),
+              redacted.utf8[hash...].contains(UInt8(ascii: "=")) else { return redacted }
+        return redactURLParts(redacted, redirectTarget: false, collecting: &secrets)
     }
 
     /// ``redact(url:collecting:)`` through `URLComponents`, for every URL (tests compare the two).
@@ -165,16 +172,42 @@ public struct RedactionPolicy: Sendable, Hashable {
     }
 
     func redact(body: Data, contentType: String?, collecting secrets: inout SecretCollector) -> Data {
-        if !jsonFieldNames.isEmpty, JSONFieldRedactor.looksLikeJSON(body) {
-            return JSONFieldRedactor.redact(body, names: jsonFieldNames, collecting: &secrets) ?? body
+        let named = redactByName(body: body, contentType: contentType, collecting: &secrets)
+        // Then the URLs and `Bearer …` quoted anywhere in a text body (DECISIONS 150).
+        return redactText(body: named, collecting: &secrets) ?? named
+    }
+
+    private func redactByName(body: Data, contentType: String?, collecting secrets: inout SecretCollector) -> Data {
+        if !jsonFieldNames.isEmpty || !headerNames.isEmpty, JSONFieldRedactor.looksLikeJSON(body) {
+            // A JSON field named like a credential header (`"Authorization": "Bearer …"`) is one too.
+            return JSONFieldRedactor.redact(body, names: jsonFieldNames, headerNames: headerNames, collecting: &secrets) ?? body
+        }
+        let lowered = contentType?.lowercased()
+        if let lowered, lowered.contains("multipart/") {
+            return MultipartRedactor.redact(body, contentType: contentType!, policy: self, collecting: &secrets) ?? body
         }
         let formNames = queryItemNames.union(jsonFieldNames)
-        if !formNames.isEmpty, let contentType, contentType.lowercased().contains("application/x-www-form-urlencoded"),
-           let text = String(data: body, encoding: .utf8) {
+        // A form as its type says, or a body without a type (or as text) that parses as one: `curl --data
+        // 'password=…'` sends a form whatever its header says (DECISIONS 152).
+        let declaredForm = lowered?.contains("application/x-www-form-urlencoded") ?? false
+        let untyped = lowered == nil || lowered!.isEmpty || lowered!.hasPrefix("text/plain")
+        if !formNames.isEmpty, declaredForm || untyped, let text = String(data: body, encoding: .utf8),
+           declaredForm || Self.parsesAsForm(text) {
             let redacted = redact(formEncoded: text, names: formNames, collecting: &secrets)
             return redacted == text ? body : Data(redacted.utf8)
         }
         return body
+    }
+
+    /// Whether `text` is `name=value` pairs joined by `&` and nothing else (no blank, no line break): how a
+    /// form looks, and what free text almost never does.
+    static func parsesAsForm(_ text: String) -> Bool {
+        guard !text.isEmpty, text.utf8.count <= 1 << 20, text.utf8.contains(UInt8(ascii: "=")) else { return false }
+        for pair in text.split(separator: "&", omittingEmptySubsequences: false) {
+            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else { return false }
+            guard pair.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F && $0 != UInt8(ascii: "\"") }) else { return false }
+        }
+        return true
     }
 
     // MARK: Helpers
@@ -182,8 +215,14 @@ public struct RedactionPolicy: Sendable, Hashable {
     /// Redacts `name=value` pairs of an `a=1&b=2` text, leaving every other byte as it was.
     /// A name with no `+` or `%` is its own decoded form, and text with no name redacted is returned as it came: the
     /// usual query (an import redacts every URL) costs no decoding and no rebuilding.
-    private func redact(formEncoded text: String, names: RedactionNames, collecting secrets: inout SecretCollector) -> String {
+    ///
+    /// OAuth's authorization `code` is a credential, but `code` names innocent things too (DECISIONS 151): it is
+    /// redacted when the same text has a `state` or `redirect_uri` beside it (an authorization response or a token
+    /// request), or when the text is a redirect target's (`redirectTarget`: a `Location`).
+    func redact(formEncoded text: String, names: RedactionNames, redirectTarget: Bool = false,
+                collecting secrets: inout SecretCollector) -> String {
         var changed = false
+        let names = Self.withOAuthCode(names, text: text, redirectTarget: redirectTarget)
         let pairs = text.split(separator: "&", omittingEmptySubsequences: false).map { pair -> Substring in
             guard let equals = pair.firstIndex(of: "=") else { return pair }
             let rawName = pair[..<equals]
@@ -198,5 +237,33 @@ public struct RedactionPolicy: Sendable, Hashable {
             return rawName + "=" + Self.urlMarker
         }
         return changed ? pairs.joined(separator: "&") : text
+    }
+
+    /// `names` plus `code` when `text` is an OAuth authorization response or token request (or a redirect target).
+    private static func withOAuthCode(_ names: RedactionNames, text: String, redirectTarget: Bool) -> RedactionNames {
+        guard !names.isEmpty, text.utf8.count >= 5, mentionsCode(text.utf8), !names.contains("code") else { return names }
+        var hasCode = false, beside = redirectTarget
+        for pair in text.split(separator: "&") {
+            let name = RedactionNames.normalized(pair.prefix { $0 != "=" })
+            if name == "code" { hasCode = true }
+            if name == "state" || name == "redirecturi" { beside = true }
+        }
+        guard hasCode, beside else { return names }
+        var widened = names
+        widened.insert("code")
+        return widened
+    }
+
+    /// Whether `code` (any case) occurs in the text: most queries do not, and are answered without splitting.
+    private static func mentionsCode(_ utf8: String.UTF8View) -> Bool {
+        let word: (UInt8, UInt8, UInt8, UInt8) = (0x63, 0x6F, 0x64, 0x65)  // c o d e
+        var matched = 0
+        for byte in utf8 {
+            let lower = byte | 0x20
+            let next = matched == 0 ? word.0 : matched == 1 ? word.1 : matched == 2 ? word.2 : word.3
+            matched = lower == next ? matched + 1 : (lower == word.0 ? 1 : 0)
+            if matched == 4 { return true }
+        }
+        return false
     }
 }

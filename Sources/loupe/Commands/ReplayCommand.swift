@@ -153,11 +153,14 @@ struct ReplayCommand: AsyncParsableCommand {
         guard let baseURL else { return nil }
         guard let url = URL(string: baseURL), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
               let host = url.host, !host.isEmpty else {
-            throw ValidationError("--base-url: '\(baseURL)' is not an absolute http(s) URL")
+            throw ValidationError(redaction.policy.redact(text: "--base-url: '\(baseURL)' is not an absolute http(s) URL", about: baseURL))
         }
-        if let problem = PortArgument.problem(in: url) { throw ValidationError("--base-url: '\(baseURL)': \(problem)") }
+        if let problem = PortArgument.problem(in: url) {
+            throw ValidationError(redaction.policy.redact(text: "--base-url: '\(baseURL)': \(problem)", about: baseURL))
+        }
         guard ["", "/"].contains(url.path), url.query == nil, url.fragment == nil, url.user == nil, url.password == nil else {
-            throw ValidationError("--base-url takes scheme://host[:port] only (the recorded path and query are kept): '\(baseURL)'")
+            throw ValidationError(redaction.policy.redact(
+                text: "--base-url takes scheme://host[:port] only (the recorded path and query are kept): '\(baseURL)'", about: baseURL))
         }
         return url
     }

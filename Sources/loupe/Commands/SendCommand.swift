@@ -60,9 +60,9 @@ struct SendCommand: AsyncParsableCommand {
         if data != nil && json != nil { throw ValidationError("use either --data or --json, not both") }
         guard HTTPRequest.Method(method.uppercased()) != nil else { throw ValidationError("'\(method)' is not an HTTP method") }
         guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme), parsed.host != nil else {
-            throw ValidationError("'\(url)' is not an absolute http(s) URL")
+            throw ValidationError(redacted("'\(url)' is not an absolute http(s) URL"))
         }
-        if let problem = PortArgument.problem(in: parsed) { throw ValidationError("'\(url)': \(problem)") }
+        if let problem = PortArgument.problem(in: parsed) { throw ValidationError(redacted("'\(url)': \(problem)")) }
         if let output { try Self.checkOutput(StoreAccess.expandTilde(output)) }
     }
 
@@ -89,7 +89,7 @@ struct SendCommand: AsyncParsableCommand {
         let transport = try resilience.makeTransport()
         let client = Client(
             baseURL: request.url!, transport: transport, middlewares: resilience.makeMiddlewares(),
-            observer: MultiplexClientObserver([inspector, LiveAttemptPrinter()]))
+            observer: MultiplexClientObserver([inspector, LiveAttemptPrinter(redacting: url, with: redaction.policy)]))
         let file = output.map { DownloadFile(destination: URL(fileURLWithPath: StoreAccess.expandTilde($0))) }
         defer { file?.discard() }
         let standardOutput = StandardOutputSink()
@@ -118,16 +118,22 @@ struct SendCommand: AsyncParsableCommand {
                 do {
                     _ = try file.install(body: Data())
                 } catch {
-                    throw CommandFailure.failed("\(method.uppercased()) \(url): \(error)")
+                    throw CommandFailure.failed(redacted("\(method.uppercased()) \(url): \(error)"))
                 }
                 try StandardStreams.output(Data(StandardOutputSink.headText(response.head, httpVersion: response.httpVersion).utf8))
             }
             if response.status.code >= 400 { throw ExitCode(1) }
         case .failure(let error as ClientError):
-            throw CommandFailure.failed("\(method.uppercased()) \(url) failed: \(error.underlyingError)")
+            throw CommandFailure.failed(redacted("\(method.uppercased()) \(url) failed: \(error.underlyingError)"))
         case .failure(let error):
-            throw CommandFailure.failed("\(method.uppercased()) \(url) failed: \(error)")
+            throw CommandFailure.failed(redacted("\(method.uppercased()) \(url) failed: \(error)"))
         }
+    }
+
+    /// A line that quotes the URL, with the URL's secrets (password, tokens) and any other redacted as the store
+    /// has them: everything printed is redacted like everything stored (DECISIONS 154).
+    private func redacted(_ line: String) -> String {
+        redaction.policy.redact(text: line, about: url)
     }
 
     func makeRequest() throws -> HTTPRequest {
@@ -139,6 +145,8 @@ struct SendCommand: AsyncParsableCommand {
             }
             fields.append(HTTPField(name: name, value: String(header[header.index(after: colon)...]).trimmingCharacters(in: .whitespaces)))
         }
+        // `--data` sends a form unless told otherwise, as `curl --data` does (and the recorder redacts it as one).
+        if data != nil, fields[.contentType] == nil { fields[.contentType] = "application/x-www-form-urlencoded" }
         if json != nil {
             if fields[.contentType] == nil { fields[.contentType] = "application/json" }
             if fields[.accept] == nil { fields[.accept] = "application/json" }

@@ -28,7 +28,8 @@ enum Formatting {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.nonConformingFloatEncodingStrategy = .convertToString(
             positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
+        // DEL, C1 and bidi controls as `\u` escapes: the output is read on terminals too (DECISIONS 155).
+        return JSONInvisibles.escaped(String(decoding: try encoder.encode(value), as: UTF8.self))
     }
 
     /// A date for JSON (ISO 8601 with milliseconds), or nil when it is not a real date (a non-finite time, or
