@@ -7,7 +7,10 @@ import HTTPTypes
 /// ``queryItemNames`` or ``jsonFieldNames`` are replaced with ``marker``. Names match loosely (case, `-` and `_`
 /// ignored; see ``RedactionNames``), and the defaults are long lists of credential names
 /// (``defaultHeaderNames``, ``defaultQueryItemNames``, ``defaultFieldNames``). Values are replaced, never removed,
-/// so the trace still shows that a value existed.
+/// so the trace still shows that a value existed. JSON fields named like a header in ``headerNames``, parts of a
+/// multipart body, a form sent without a type, and the URLs and `Bearer`/`Basic` credentials quoted inside any text
+/// (``redact(text:)``) are redacted by name too; OAuth's `code` where it is one (beside `state` or `redirect_uri`,
+/// or on a redirect target).
 ///
 /// **By value.** Every value redacted by name in an exchange, every credential the client sent in a redacted
 /// header on any attempt (the token after `Bearer`, a Basic header's base64 and its decoded `user:password`),
@@ -117,15 +120,26 @@ public struct RedactionPolicy: Sendable, Hashable {
     }
 
     func redact(url: String, collecting secrets: inout SecretCollector) -> String {
-        let redacted = unchangedWithoutParsing(url, collecting: &secrets) ?? redactParsing(url: url, collecting: &secrets)
-        // A fragment is the client's own, but an OAuth implicit grant's callback carries `#access_token=…`.
-        guard let hash = redacted.utf8.firstIndex(of: UInt8(ascii: "#")),
-              redacted.utf8[hash...].contains(UInt8(ascii: "=")) else { return redacted }
-        return redactURLParts(redacted, redirectTarget: false, collecting: &secrets)
+        if let unchanged = unchangedWithoutParsing(url, collecting: &secrets) {
+            return redactFragmentItems(unchanged, collecting: &secrets)
+        }
+        return redactParsing(url: url, collecting: &secrets)
     }
 
     /// ``redact(url:collecting:)`` through `URLComponents`, for every URL (tests compare the two).
     func redactParsing(url: String, collecting secrets: inout SecretCollector) -> String {
+        redactFragmentItems(redactQueryParsing(url: url, collecting: &secrets), collecting: &secrets)
+    }
+
+    /// A fragment is the client's own, but an OAuth implicit grant's callback carries `#access_token=…`: its items
+    /// are redacted by name as the query's are.
+    private func redactFragmentItems(_ url: String, collecting secrets: inout SecretCollector) -> String {
+        guard let hash = url.utf8.firstIndex(of: UInt8(ascii: "#")), url.utf8[hash...].contains(UInt8(ascii: "="))
+        else { return url }
+        return redactURLParts(url, redirectTarget: false, collecting: &secrets)
+    }
+
+    private func redactQueryParsing(url: String, collecting secrets: inout SecretCollector) -> String {
         guard var components = URLComponents(string: url) else { return url }
         var changed = false
         if let password = components.percentEncodedPassword, password != Self.urlMarker {

@@ -190,6 +190,12 @@ extension RedactionPolicy {
                 secrets.addEncoded(password)
                 authority = String(authority[...colon]) + Self.urlMarker + String(authority[at...])
             }
+        } else if let at = authority.lastIndex(of: "@"), authority[..<at].utf8.count >= 16 {
+            // A long user name and no password is a token given as the user (`https://ghp_…@github.com`), as
+            // Git hosts and registries take them; a short one (`git@`, `ada@`) is a name.
+            let user = authority[..<at]
+            secrets.addEncoded(user)
+            authority = Self.urlMarker + String(authority[at...])
         }
         let tail = redactURLTail(String(url[authorityEnd...]), redirectTarget: redirectTarget, collecting: &secrets)
         return String(url[..<authorityStart]) + authority + tail

@@ -144,6 +144,36 @@ struct SecretsInOddPlacesTests {
             == "GET https://a.test/x?api_key=%5BREDACTED%5D failed: reset")
     }
 
+    @Test("a token given as a URL's user name is redacted where the URL is quoted; a short user name is kept")
+    func tokenAsUserName() {
+        let policy = RedactionPolicy()
+        #expect(policy.redact(text: "clone https://ghp_Ab12Cd34Ef56Gh78@git.test/x.git failed")
+            == "clone https://%5BREDACTED%5D@git.test/x.git failed")
+        #expect(policy.redact(text: "see ssh://git@git.test/x") == "see ssh://git@git.test/x")
+        let url = "https://ghp_Ab12Cd34Ef56Gh78@git.test/x"
+        #expect(!policy.redact(text: "GET \(url) failed: ghp_Ab12Cd34Ef56Gh78 refused", about: url).contains("ghp_Ab12"))
+    }
+
+    @Test("a HAR's postData.params and queryString redact an OAuth code beside redirect_uri, and a multipart JSON part")
+    func harParamsAndMultipartJSON() throws {
+        let har = #"""
+            {"log":{"version":"1.2","entries":[{"startedDateTime":"2024-01-01T00:00:00.000Z","time":1,
+              "request":{"method":"POST","url":"https://idp.test/token","headers":[],"cookies":[],
+                "queryString":[{"name":"code","value":"QS-code-24682468"},{"name":"state","value":"s"}],
+                "postData":{"mimeType":"application/x-www-form-urlencoded","text":"",
+                  "params":[{"name":"code","value":"PD-code-13571357"},{"name":"redirect_uri","value":"https://app.test/cb"}]}},
+              "response":{"status":200,"headers":[],"content":{"size":0,"mimeType":"text/plain",
+                "text":"codes QS-code-24682468 PD-code-13571357"}}}]}}
+            """#
+        let result = try HARRedactor.redact(Data(har.utf8), policy: RedactionPolicy())
+        let text = String(decoding: result.data, as: UTF8.self)
+        #expect(!text.contains("QS-code-24682468") && !text.contains("PD-code-13571357"))
+        let body = "--B\r\nContent-Disposition: form-data; name=\"meta\"\r\nContent-Type: application/json\r\n\r\n"
+            + #"{"client_secret":"MJ-secret-97979797"}"# + "\r\n--B--\r\n"
+        let redacted = RedactionPolicy().redact(body: Data(body.utf8), contentType: "multipart/form-data; boundary=B")
+        #expect(String(decoding: redacted, as: UTF8.self).contains(#"{"client_secret":"[REDACTED]"}"#))
+    }
+
     @Test("Bearer and Basic credentials written in free text are redacted; prose is not")
     func authSchemesInText() {
         let policy = RedactionPolicy()
