@@ -137,8 +137,12 @@ public struct ExchangeEvent: Sendable {
 public struct ExchangeEventKind: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible,
     ExpressibleByStringLiteral {
     public var rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
-    public init(stringLiteral value: String) { self.rawValue = value }
+    /// A kind; an old spelling a store or HAR file may hold reads as the kind's word now (`circuit-reject` is
+    /// `short-circuit`), so views and boards see one kind.
+    public init(rawValue: String) { self.rawValue = Self.renamed[rawValue] ?? rawValue }
+    public init(stringLiteral value: String) { self.init(rawValue: value) }
+    /// Old spellings and the kinds they are now (Documentation/Glossary.md).
+    static let renamed = ["circuit-reject": "short-circuit"]
     public var description: String { rawValue }
 
     public static let retryScheduled = Self(rawValue: "retry")

@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 import LoupeTrace
 
 /// Writes recorded exchanges to a file as curl, HAR or raw HTTP, for the inspector's `x`.
@@ -51,7 +52,7 @@ package enum ExchangeExport {
             }
             let noun = count == 1 ? "exchange" : "exchanges"
             return TerminalText.line(
-                "wrote \(count) \(noun) as \(format.title) to \(destination) (\(QuantityFormat.bytes(size)))")
+                "wrote \(count) \(noun) as \(format.title) to \(destination) (\(Quantity.bytes(size)))")
         } catch let error as ExportError {
             throw error
         } catch AtomicFile.Failure.exists(let path) {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Loupe
 import LoupeTrace
 
 /// `loupe export [STORE] --har FILE [--filter EXPR]`: the matching exchanges as a HAR 1.2 file, oldest first.
@@ -32,7 +33,7 @@ struct ExportCommand: AsyncParsableCommand {
         let (store, storePath) = try StoreAccess.openForReading(store)
         if har == "-" {
             let count = try export(from: store, filter: filter) { try StandardStreams.output($0) }
-            StandardStreams.error("loupe: exported \(count) exchange(s)\n")
+            StandardStreams.error("loupe: exported \(Quantity.count(count, "exchange"))\n")
             return
         }
         let destination = StoreAccess.expandTilde(har)
@@ -42,7 +43,7 @@ struct ExportCommand: AsyncParsableCommand {
         let count = try writeAtomically(to: destination) { handle in
             try export(from: store, filter: filter) { try handle.write(contentsOf: $0) }
         }
-        print(TerminalText.line("Exported \(count) exchange(s) to \(destination)"))
+        print(TerminalText.line("Exported \(Quantity.count(count, "exchange")) to \(destination)"))
     }
 
     /// Streams the matching exchanges into `sink`; returns how many.

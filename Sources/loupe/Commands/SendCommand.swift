@@ -32,7 +32,8 @@ struct SendCommand: AsyncParsableCommand {
     @Option(help: "A request body; '@FILE' reads it from a file.")
     var data: String?
 
-    @Option(help: "A JSON request body (sets Content-Type and Accept to application/json); '@FILE' reads a file.")
+    // curl's --json: a body, where every other command's --json prints JSON (Documentation/Glossary.md).
+    @Option(help: "A JSON request body, as curl's --json (sets Content-Type and Accept to application/json); '@FILE' reads a file. send prints the response as it came, never JSON of its own.")
     var json: String?
 
     @Option(help: "The trace store to record into.")

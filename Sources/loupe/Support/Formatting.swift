@@ -1,16 +1,9 @@
 import Foundation
+import Loupe
 import LoupeTrace
 
 /// Text shapes shared by the commands.
 enum Formatting {
-    /// A duration for people: `42 ms`, `1.25 s`; "—" when unknown or not finite (a store may hold `inf` written by
-    /// an older version or an import), and `1.0e+22 s` for absurd magnitudes rather than hundreds of digits.
-    static func milliseconds(_ seconds: TimeInterval?) -> String {
-        guard let seconds, seconds.isFinite else { return "—" }
-        if abs(seconds) >= 1e9 { return String(format: "%.1e s", seconds) }
-        return seconds < 1 ? String(format: "%.0f ms", seconds * 1000) : String(format: "%.2f s", seconds)
-    }
-
     /// Seconds as JSON milliseconds rounded to the microsecond, or nil (JSON `null`) when unknown or when the value
     /// is not finite: JSON has no infinity, and a renderer must not fail on a value already in a store.
     static func jsonMilliseconds(_ seconds: Double?) -> Double? {
@@ -64,12 +57,7 @@ enum Formatting {
     static let iso8601 = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
     static func status(_ summary: TraceSummary) -> String {
-        if let status = summary.status { return String(status) }
-        switch summary.outcome {
-        case .cancelled: return "CXL"
-        case .shortCircuited: return "OPEN"
-        default: return "ERR"
-        }
+        summary.status.map { String($0) } ?? summary.outcome.code
     }
 }
 
@@ -89,7 +77,7 @@ struct SummaryJSON: Encodable {
     var replayOf: String?
 
     init(_ summary: TraceSummary) {
-        id = summary.id.uuidString
+        id = ExchangeLabel.id(summary.id)
         sequence = summary.sequence
         startedAt = Formatting.jsonDate(summary.startedAt) ?? ""
         operation = summary.operation
@@ -100,6 +88,6 @@ struct SummaryJSON: Encodable {
         error = summary.error
         durationMs = Formatting.jsonMilliseconds(summary.duration)
         attempts = summary.attemptCount
-        replayOf = summary.replayOf?.uuidString
+        replayOf = summary.replayOf.map(ExchangeLabel.id)
     }
 }

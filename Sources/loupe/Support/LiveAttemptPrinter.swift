@@ -14,7 +14,7 @@ struct LiveAttemptPrinter: ClientObserver {
     }
 
     func attemptFinished(_ attempt: AttemptFinished) {
-        let duration = Formatting.milliseconds(attempt.timings.duration)
+        let duration = Quantity.duration(attempt.timings.duration)
         if let response = attempt.response {
             write("attempt \(attempt.number): \(response.status.code) \(response.status.reasonPhrase) in \(duration)")
         } else if let error = attempt.error {

@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 import LoupeTrace
 
 /// The line a recording command prints after shutting its recorder down when exchanges did not reach the store
@@ -20,7 +21,7 @@ enum RecorderReport {
         var reasons: [String] = []
         if dropped > 0 { reasons.append("\(dropped) dropped because the recorder fell behind") }
         if failed > 0 { reasons.append("\(failed) lost to store errors" + (lastError.map { ", last: \($0)" } ?? "")) }
-        let text = "recorder: \(dropped + failed) exchange(s) not stored in \(path) (\(reasons.joined(separator: "; "))); "
+        let text = "recorder: \(Quantity.count(dropped + failed, "exchange")) not stored in \(path) (\(reasons.joined(separator: "; "))); "
             + "\(written) stored"
         return "loupe: " + TerminalText.line(text)
     }
