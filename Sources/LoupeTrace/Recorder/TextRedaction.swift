@@ -257,7 +257,8 @@ extension RedactionPolicy {
     }
 
     private func redactAuthSchemes(inText text: String, collecting secrets: inout SecretCollector) -> String {
-        guard Self.hasAuthScheme(text) else { return text }
+        // A policy that redacts no header (``none``) leaves credentials written in text alone too.
+        guard !headerNames.isEmpty, Self.hasAuthScheme(text) else { return text }
         let utf8 = Array(text.utf8)
         var result: [UInt8] = []
         var copied = 0

@@ -174,6 +174,23 @@ struct SecretsInOddPlacesTests {
         #expect(String(decoding: redacted, as: UTF8.self).contains(#"{"client_secret":"[REDACTED]"}"#))
     }
 
+    @Test("an imported HAR is scrubbed by value too: a header's token echoed in the body and URLs in text")
+    func importScrubsByValue() throws {
+        let har = #"""
+            {"log":{"version":"1.2","entries":[{"startedDateTime":"2024-01-01T00:00:00.000Z","time":1,
+              "request":{"method":"GET","url":"https://api.test/me","headers":[{"name":"Authorization","value":"Bearer IM-tok-12345678"}]},
+              "response":{"status":500,"headers":[{"name":"Location","value":"/next?access_token=IM-loc-87654321"}],
+                "content":{"size":10,"mimeType":"text/plain","text":"you sent IM-tok-12345678, see https://x.test/?api_key=IM-key-99887766"}}}]}}
+            """#
+        let exchange = try #require(try HARImporter().exchanges(from: Data(har.utf8)).first)
+        let text = "\(exchange)" + String(decoding: exchange.responseBody?.data ?? Data(), as: UTF8.self)
+        for secret in ["IM-tok-12345678", "IM-loc-87654321", "IM-key-99887766"] { #expect(!text.contains(secret), "\(secret)") }
+        // A policy that redacts nothing leaves them all.
+        let clear = try #require(try HARImporter(redaction: .none).exchanges(from: Data(har.utf8)).first)
+        let clearBody = String(decoding: clear.responseBody?.data ?? Data(), as: UTF8.self)
+        #expect(clearBody.contains("IM-tok-12345678"))
+    }
+
     @Test("Bearer and Basic credentials written in free text are redacted; prose is not")
     func authSchemesInText() {
         let policy = RedactionPolicy()
