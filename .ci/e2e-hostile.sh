@@ -354,10 +354,10 @@ EOF
 {"log":{"version":"1.2","creator":{"name":"t","version":"1"},"entries":[
  {"startedDateTime":"2024-01-01T00:00:00.000Z","time":1,"comment":"debug Bearer E2E-COMMENT-6b7c8d",
   "_initiator":{"type":"script","url":"https://app.test/boot.js?api_key=E2E-INIT-9e0f1a"},
-  "request":{"method":"GET","url":"https://api.test/start","httpVersion":"HTTP/1.1","headers":[],"queryString":[],"cookies":[],"headersSize":-1,"bodySize":0},
+  "request":{"method":"GET","url":"https://api.test/start","httpVersion":"HTTP/1.1","headers":[{"name":"Authorization","value":"Bearer E2E-IMPECHO-7c8d9e"}],"queryString":[],"cookies":[],"headersSize":-1,"bodySize":0},
   "response":{"status":302,"statusText":"Found","httpVersion":"HTTP/1.1",
    "headers":[{"name":"Location","value":"https://app.test/cb?access_token=E2E-LOCATION-2b3c4d"},{"name":"X-Label","value":"a\u009b2J\u007fb\u202ec\u2066"}],
-   "cookies":[],"content":{"size":0,"mimeType":"text/plain"},"redirectURL":"https://app.test/cb?code=E2E-REDIRURL-5d6e7f&x=1","headersSize":-1,"bodySize":0},
+   "cookies":[],"content":{"size":30,"mimeType":"text/plain","text":"you sent E2E-IMPECHO-7c8d9e"},"redirectURL":"https://app.test/cb?code=E2E-REDIRURL-5d6e7f&x=1","headersSize":-1,"bodySize":0},
   "cache":{},"timings":{"send":0,"wait":1,"receive":0}}]}}
 EOF
   cp "$dir/in.har" "$dir/redact.har"
@@ -365,7 +365,7 @@ EOF
   run "$loupe" redact "$dir/redact.har"
   local secrets="E2E-MULTI-1a2b3c E2E-FORM-4d5e6f E2E-JSONAUTH-77aa88 E2E-OAUTH-99bb00 E2E-OAUTH2-11cc22 E2E-VERIFY-33dd44
     E2E-HOP-7f3a9c51 E2E-FRAG-55ee66 E2E-COOKIE-66ff77 E2E-BASIC-88aa99 E2E-PASS-0b1c2d E2E-FAILTOK-3e4f5a
-    E2E-COMMENT-6b7c8d E2E-INIT-9e0f1a E2E-LOCATION-2b3c4d E2E-REDIRURL-5d6e7f"
+    E2E-COMMENT-6b7c8d E2E-INIT-9e0f1a E2E-LOCATION-2b3c4d E2E-REDIRURL-5d6e7f E2E-IMPECHO-7c8d9e"
   # Everything printed about the store: text and JSON, one exchange and all, the HAR export.
   "$loupe" list "$sstore" --limit 100 >>"$out" 2>&1
   "$loupe" list "$sstore" --limit 100 --json > "$dir/list.json" 2>>"$out"
@@ -385,7 +385,7 @@ EOF
       if grep -qaF -e "$secret" -e "$b64" "$file"; then fail "$secret is in $(basename "$file")"; fi
     done
   done
-  ok "16 planted secrets: none in the store, its -wal, a HAR, JSON or any printed line"
+  ok "17 planted secrets: none in the store, its -wal, a HAR, JSON or any printed line"
   # Raw C1 (U+009B as C2 9B), DEL and bidi overrides (U+202E as E2 80 AE) never reach output.
   for file in "$dir/export.har" "$dir/list.json" "$dir/show.json" "$out"; do
     if LC_ALL=C grep -qaP '\xc2[\x80-\x9f]|\x7f|\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]' "$file"; then
