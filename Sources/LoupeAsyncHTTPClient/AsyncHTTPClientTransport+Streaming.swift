@@ -44,7 +44,10 @@ extension AsyncHTTPClientTransport: StreamingClientTransport {
             throw failure(explain(error, timeout: context.timeout, partial: nil), request: request, context: context)
         }
         context.attempt?.markFirstByte()
-        let reader = PipeReader(pipe, declaredLength: head.headers.first(name: "content-length"))
+        let response = Self.makeHead(status: head.status, headers: head.headers)
+        // The length the decoded body is held to (none for a HEAD's or a 204's, nor for a body AHC inflated).
+        let declared = StreamedResponse.expectedBodyLength(of: response, answering: request.method).map { String($0) }
+        let reader = PipeReader(pipe, declaredLength: declared)
         let body = AsyncThrowingStream(unfolding: { [self] in
             do {
                 if let deadline, ContinuousClock.now >= deadline.at { throw HTTPClientError.deadlineExceeded }
@@ -55,7 +58,7 @@ extension AsyncHTTPClientTransport: StreamingClientTransport {
                 throw TransportErrorMapping.map(explained)
             }
         })
-        return StreamedResponse(head: Self.makeHead(status: head.status, headers: head.headers), body: body,
+        return StreamedResponse(head: response, body: body,
                                 httpVersion: Self.versionText(head.version))
     }
 

@@ -94,6 +94,10 @@ final class ResponseBodyPipe: HTTPClientResponseDelegate, Sendable {
         let timer = headTimeout.map { timeout in
             task.eventLoop.scheduleTask(in: timeout) { self.failRequest(HTTPClientError.deadlineExceeded) }
         }
+        // AHC fails a request it gives up on before any delegate call without telling the delegate: a redirect
+        // past the limit or back to a URL already visited fails only the task's future. The pipe ends with it, or
+        // the reader would wait for a head forever.
+        task.futureResult.whenFailure { error in self.finish(.failure(error)) }
         enum Action { case none, cancelTimer, cancelAll }
         let action: Action = state.withLock { state in
             if state.cancelled { return .cancelAll }

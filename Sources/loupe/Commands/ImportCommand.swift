@@ -39,16 +39,18 @@ struct ImportCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure.badInput("\(path): \(error)")
         }
+        let created = !FileManager.default.fileExists(atPath: StoreAccess.path(self.store))
         let (store, storePath) = try StoreAccess.openForWriting(store)
-        defer { StoreAccess.reportPrunes(store, path: storePath) }  // what keeping the store within its bounds removed
         let count: WriteCount
         do {
             count = try importer.write(contentsOf: url, into: store)
-        } catch let error as HARImportError {
-            throw CommandFailure.badInput("\(path): \(error)")
         } catch {
+            // Nothing was imported: a store this import created goes again rather than stay behind empty.
+            if created { StoreAccess.remove(store, path: storePath) } else { StoreAccess.reportPrunes(store, path: storePath) }
+            if error is HARImportError { throw CommandFailure.badInput("\(path): \(error)") }
             throw CommandFailure.badInput("cannot write \(entries) exchange(s) to \(storePath), none imported: \(error)")
         }
+        StoreAccess.reportPrunes(store, path: storePath)  // what keeping the store within its bounds removed
         print(TerminalText.line(Self.summary(count, file: path, store: storePath)))
     }
 
