@@ -156,7 +156,7 @@ expect_row 0 "duration↓"
 keys g
 wait_for $status_row " 1 / $total"
 wait_for 2 "e2e.example.test/the-longest-one"
-expect_row 2 "90.0s"
+expect_row 2 "90.0 s"
 ok "o sorts by duration (DUR↑), v reverses it (DUR↓), and the first row is the longest exchange"
 
 echo "-- 4. marks"

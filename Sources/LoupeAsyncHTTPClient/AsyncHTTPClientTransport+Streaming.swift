@@ -17,7 +17,10 @@ extension AsyncHTTPClientTransport: StreamingClientTransport {
     /// otherwise hold the stream forever. Without one, the wait for the head is bounded by
     /// ``Options/defaultTimeout`` and a stream (a large download) runs as long as bytes keep coming.
     public func stream(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> StreamedResponse {
-        try await stream(request, body: body, context: context, through: ResponseBodyPipe())
+        // Each hop's target as an event, as `send` records them.
+        try await stream(request, body: body, context: context, through: ResponseBodyPipe(redirected: { target in
+            context.record(.redirect, "followed a redirect to \(target)")
+        }))
     }
 
     /// ``stream(_:body:context:)`` through `pipe` (tests give one with small watermarks and watch its buffer).
@@ -41,7 +44,10 @@ extension AsyncHTTPClientTransport: StreamingClientTransport {
             throw failure(explain(error, timeout: context.timeout, partial: nil), request: request, context: context)
         }
         context.attempt?.markFirstByte()
-        let reader = PipeReader(pipe, declaredLength: head.headers.first(name: "content-length"))
+        let response = Self.makeHead(status: head.status, headers: head.headers)
+        // The length the decoded body is held to (none for a HEAD's or a 204's, nor for a body AHC inflated).
+        let declared = StreamedResponse.expectedBodyLength(of: response, answering: request.method).map { String($0) }
+        let reader = PipeReader(pipe, declaredLength: declared)
         let body = AsyncThrowingStream(unfolding: { [self] in
             do {
                 if let deadline, ContinuousClock.now >= deadline.at { throw HTTPClientError.deadlineExceeded }
@@ -52,7 +58,7 @@ extension AsyncHTTPClientTransport: StreamingClientTransport {
                 throw TransportErrorMapping.map(explained)
             }
         })
-        return StreamedResponse(head: Self.makeHead(status: head.status, headers: head.headers), body: body,
+        return StreamedResponse(head: response, body: body,
                                 httpVersion: Self.versionText(head.version))
     }
 

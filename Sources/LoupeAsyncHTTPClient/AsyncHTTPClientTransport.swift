@@ -18,6 +18,9 @@ public struct AsyncHTTPClientTransport: ClientTransport {
         public var defaultTimeout: Duration = .seconds(60)
         /// Larger response bodies fail the attempt rather than exhaust memory.
         public var maxResponseBytes: Int = 64 * 1024 * 1024
+        /// How the error for a body past the decompression limit tells the reader to raise it: an API by default;
+        /// a command-line tool names its flag.
+        public var raiseDecompressionLimit = "AsyncHTTPClientTransport(decompression:) or HTTPClient.Configuration.decompression"
 
         public init(defaultTimeout: Duration = .seconds(60), maxResponseBytes: Int = 64 * 1024 * 1024) {
             self.defaultTimeout = defaultTimeout
@@ -29,25 +32,33 @@ public struct AsyncHTTPClientTransport: ClientTransport {
     public let client: HTTPClient
     public let options: Options
     private let ownsClient: Bool
-    /// The client's decompression limit in words (`25× the compressed size`), for the error that names it;
-    /// `nil` for a borrowed client (AHC does not expose its configuration).
+    /// The client's decompression limit in words (`25× the compressed size`), for AHC's own limit error (a client
+    /// configured with AHC's limit); `nil` for a borrowed client (AHC does not expose its configuration).
     private let decompressionLimit: String?
 
-    /// How far ``sharedClient`` lets a compressed body inflate: `25` times its compressed size (AHC's default).
-    public static let sharedDecompressionRatio = 25
+    /// How far a compressed body inflates through ``sharedClient``: ``DecompressionLimit/standard``.
+    public static let sharedDecompression = DecompressionLimit.standard
 
     /// A process-wide client like `HTTPClient.shared`, but one that reports a failed connection at once instead of
     /// re-dialling silently until the deadline: Loupe's own retry policy decides, and every try is recorded.
-    public static let sharedClient: HTTPClient = {
+    public static let sharedClient: HTTPClient = HTTPClient(
+        eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration(decompression: sharedDecompression))
+
+    /// ``sharedClient``'s configuration with another decompression limit: what
+    /// ``init(decompression:options:)`` builds its client with.
+    public static func configuration(decompression: DecompressionLimit) -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration.singletonConfiguration
         configuration.timeout.connect = .seconds(10)
         configuration.connectionPool.retryConnectionEstablishment = false
-        configuration.decompression = .enabled(limit: .ratio(sharedDecompressionRatio))
         configuration.http1_1ConnectionDebugInitializer = { channel in
             channel.setOption(ChannelOptions.recvAllocator, value: largeReads)
         }
-        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-    }()
+        configuration.redirectConfiguration = .follow(max: maxRedirects, allowCycles: false)
+        return DecompressionGuard.apply(decompression, to: configuration)
+    }
+
+    /// The most redirects a request follows (AHC's default, which ``sharedClient`` keeps).
+    public static let maxRedirects = 20
 
     /// NIO's adaptive read buffer, allowed to grow to 1 MiB (NIO's default stops at 64 KiB): a large body then
     /// takes a fraction of the reads, and of the wake-ups of the task reading a stream. It grows only while reads
@@ -59,7 +70,13 @@ public struct AsyncHTTPClientTransport: ClientTransport {
         self.client = Self.sharedClient
         self.options = options
         self.ownsClient = false
-        self.decompressionLimit = "\(Self.sharedDecompressionRatio)× the compressed size"
+        self.decompressionLimit = nil
+    }
+
+    /// Creates and owns a client like ``sharedClient`` whose compressed bodies inflate at most as far as
+    /// `decompression` allows; call ``shutdown()``.
+    public init(decompression: DecompressionLimit, options: Options = Options()) {
+        self.init(configuration: Self.configuration(decompression: decompression), options: options)
     }
 
     /// Borrows `client`; the caller shuts it down.
@@ -67,7 +84,7 @@ public struct AsyncHTTPClientTransport: ClientTransport {
         self.client = client
         self.options = options
         self.ownsClient = false
-        self.decompressionLimit = client === Self.sharedClient ? "\(Self.sharedDecompressionRatio)× the compressed size" : nil
+        self.decompressionLimit = nil
     }
 
     /// Creates and owns a client with `configuration` (for example with pinned trust roots); call ``shutdown()``.
@@ -107,6 +124,8 @@ public struct AsyncHTTPClientTransport: ClientTransport {
     ) async throws -> RawResponse {
         let outgoing = try Self.makeRequest(request, body: body, attempt: context.attempt)
         let response = try await client.execute(outgoing, deadline: timer.deadline)
+        // Each hop's URL as an event: a token in a `Location` is then redacted, and scrubbed wherever it is echoed.
+        for hop in response.history.dropFirst() { context.record(.redirect, "followed a redirect to \(hop.request.url)") }
         context.attempt?.markFirstByte()
         progress.begin(Self.makeHead(response), version: Self.versionText(response.version))
         try timer.bodyStarted()
@@ -138,13 +157,22 @@ public struct AsyncHTTPClientTransport: ClientTransport {
             return AttemptDeadline.timedOut(timeout)
         }
         if let error = error as? HTTPClientError, error == .invalidURL { return Self.noURL }
+        if let error = error as? HTTPClientError, error == .redirectCycleDetected {
+            return TransportError(.other, "the redirects went round in a cycle (a Location led back to a URL already visited)")
+        }
+        if let error = error as? HTTPClientError, error == .redirectLimitReached {
+            return TransportError(.other, "too many redirects (the client follows at most \(Self.maxRedirects))")
+        }
         if let error = error as? HTTPParserError, error == .invalidEOFState, let partial {
             let expected = partial.declared.map { " of \($0)" } ?? ""
             return TransportError(
                 .connectionReset, "the server closed the connection after \(partial.bytes)\(expected) body bytes")
         }
+        if let error = error as? DecompressionLimitExceeded {
+            return TransportError(.other, DecompressionLimitText.message(limit: error.limit.description, raise: options.raiseDecompressionLimit))
+        }
         if DecompressionLimitText.isLimitError(error) {
-            return TransportError(.other, DecompressionLimitText.message(limit: decompressionLimit))
+            return TransportError(.other, DecompressionLimitText.message(limit: decompressionLimit, raise: options.raiseDecompressionLimit))
         }
         return error
     }

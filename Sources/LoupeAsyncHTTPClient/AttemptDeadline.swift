@@ -36,14 +36,8 @@ enum AttemptDeadline {
 
     /// The error for an attempt that ran out of time, whichever timer noticed first.
     static func timedOut(_ timeout: Duration) -> TransportError {
-        TransportError(.timedOut, "the attempt took longer than its \(seconds(timeout)) timeout (response body included)")
-    }
-
-    /// `0.5 s`, `30 s`.
-    static func seconds(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        let value = Double(seconds) + Double(attoseconds) / 1e18
-        return value == value.rounded() ? "\(Int64(value)) s" : "\(value) s"
+        // The project's one duration text: a deadline's remainder (2.999996754 s) reads `3.00 s`.
+        TransportError(.timedOut, "the attempt took longer than its \(Quantity.duration(timeout)) timeout (response body included)")
     }
 }
 

@@ -9,13 +9,12 @@ enum DecompressionLimitText {
             && String(describing: error) == "limit"
     }
 
-    /// The one-line message: what happened, the limit, and how to raise it or avoid it.
-    static func message(limit: String?) -> String {
+    /// The one-line message: what happened, the limit, and how to raise it (`raise`: where the reader can, a flag
+    /// or an API) or avoid it.
+    static func message(limit: String?, raise: String) -> String {
         let limit = limit.map { "the decompression limit (\($0))" } ?? "the client's decompression limit"
-        return "the compressed response body inflates past \(limit); raise it with "
-            + "HTTPClient.Configuration.decompression = .enabled(limit: .ratio(N)) or .size(BYTES) on "
-            + "AsyncHTTPClientTransport(configuration:), or ask for an uncompressed body "
-            + "(-H 'Accept-Encoding: identity')"
+        return "the compressed response body inflates past \(limit); raise it with \(raise), "
+            + "or ask for an uncompressed body (-H 'Accept-Encoding: identity')"
     }
 
     /// `25× the compressed size` or `1048576 bytes` for an enabled limit; `nil` when decompression is off or

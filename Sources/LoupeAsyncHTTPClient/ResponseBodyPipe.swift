@@ -64,6 +64,8 @@ final class ResponseBodyPipe: HTTPClientResponseDelegate, Sendable {
         var task: HTTPClient.Task<Void>?
         /// Bounds the wait for the head when no attempt timeout bounds the whole exchange.
         var headTimer: Scheduled<Void>?
+        /// Request heads sent: the first is the request, each further one a redirect's.
+        var requestHeads = 0
     }
 
     private let state = Mutex(State())
@@ -71,7 +73,11 @@ final class ResponseBodyPipe: HTTPClientResponseDelegate, Sendable {
     /// Most bytes handed to the reader in one read.
     private let maxReadBytes: Int
 
-    init(watermarks: Watermarks = .standard, maxReadBytes: Int = 1 << 20) {
+    /// Told each redirect's target (the path and query AHC sent, with its `Host`), on the event loop.
+    private let redirected: (@Sendable (String) -> Void)?
+
+    init(watermarks: Watermarks = .standard, maxReadBytes: Int = 1 << 20, redirected: (@Sendable (String) -> Void)? = nil) {
+        self.redirected = redirected
         self.watermarks = watermarks
         self.maxReadBytes = max(1, maxReadBytes)
     }
@@ -88,6 +94,10 @@ final class ResponseBodyPipe: HTTPClientResponseDelegate, Sendable {
         let timer = headTimeout.map { timeout in
             task.eventLoop.scheduleTask(in: timeout) { self.failRequest(HTTPClientError.deadlineExceeded) }
         }
+        // AHC fails a request it gives up on before any delegate call without telling the delegate: a redirect
+        // past the limit or back to a URL already visited fails only the task's future. The pipe ends with it, or
+        // the reader would wait for a head forever.
+        task.futureResult.whenFailure { error in self.finish(.failure(error)) }
         enum Action { case none, cancelTimer, cancelAll }
         let action: Action = state.withLock { state in
             if state.cancelled { return .cancelAll }
@@ -256,9 +266,13 @@ final class ResponseBodyPipe: HTTPClientResponseDelegate, Sendable {
     // MARK: HTTPClientResponseDelegate (on the request's event loop)
 
     func didSendRequestHead(task: HTTPClient.Task<Void>, _ head: HTTPRequestHead) {
-        let cancelled = state.withLock { state in
+        let (cancelled, isRedirect) = state.withLock { state in
             if !state.cancelled && state.end == nil { state.task = task }
-            return state.cancelled
+            state.requestHeads += 1
+            return (state.cancelled, state.requestHeads > 1)
+        }
+        if isRedirect, let redirected {
+            redirected("//" + (head.headers.first(name: "Host") ?? "") + head.uri)
         }
         if cancelled { task.cancel() }
     }

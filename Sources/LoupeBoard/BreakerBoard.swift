@@ -7,7 +7,7 @@ import LoupeTrace
 ///
 /// It reads what the recorder writes: attempts carry `circuit.key` and the state at dispatch, `circuit` events
 /// the transitions (key, from, to, reason, and for opens `probeAt`), `circuit-config` the key's thresholds at
-/// first use, `circuit-reject` each refused call. Within an exchange, attempts (at their end) and events (at
+/// first use, `short-circuit` each refused call. Within an exchange, attempts (at their end) and events (at
 /// their time) are applied in time order, so a transition empties the window as the breaker's own does.
 public struct BreakerBoard: Sendable {
     private var keys: [String: BreakerKeyState] = [:]
@@ -45,7 +45,7 @@ public struct BreakerBoard: Sendable {
                 if keys[key]?.thresholds.isRecorded != true { keys[key, default: .init()].thresholds = BreakerThresholds(attributes: event.attributes) }
             case .circuitTransition:
                 items.append(.transition(entry(event, exchange: exchange, key: key), key: key))
-            case .circuitRejected:
+            case .shortCircuit:
                 items.append(.rejected(event.at, key: key))
                 lastKey = key
             default:

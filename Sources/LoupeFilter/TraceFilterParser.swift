@@ -251,10 +251,11 @@ struct TraceFilterParser {
     }
 
     private mutating func circuit() throws(TraceFilterError) -> TraceFilter.CircuitMatch {
-        let wanted = "open, half-open, closed, forced-open or disabled after ~cb"
+        let wanted = "open, half-open, closed, forced-open, disabled or short-circuited after ~cb"
         let word = try argument(wanting: wanted)
         let text = word.text.lowercased().replacingOccurrences(of: "_", with: "-")
-        let normal = ["halfopen": "half-open", "forcedopen": "forced-open"][text] ?? text
+        // Old and JSON spellings read as the glossary's words (Documentation/Glossary.md).
+        let normal = ["halfopen": "half-open", "forcedopen": "forced-open", "shortcircuited": "short-circuited"][text] ?? text
         guard let match = TraceFilter.CircuitMatch(rawValue: normal) else { throw .expected(wanted, at: word.offset) }
         return match
     }

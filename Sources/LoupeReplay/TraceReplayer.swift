@@ -47,8 +47,26 @@ public struct TraceReplayer: Sendable {
             fields.append(HTTPField(name: name, value: header.value))
         }
         fields.append(contentsOf: overrides)
+        Self.renewTraceContext(in: &fields, overrides: overrides)
         let method = HTTPRequest.Method(exchange.method) ?? .get
         return (HTTPRequest(method: method, url: url, headerFields: fields), exchange.requestBody.map { .data($0.data) })
+    }
+
+    /// A replay is a new request, so it does not reuse the recorded W3C trace context: the recorded `traceparent`
+    /// is replaced by one with a new trace id and a new span id, and the recorded `tracestate` (vendor state of
+    /// the original trace) is dropped. A new trace rather than the original's (DECISIONS 180): a replay sent days
+    /// later inside the original trace would stretch it across days and hang a span under a parent that ended
+    /// long before; the link to the original is the replay-of id (`loupe.replay_of` on exported spans). A
+    /// context given as a header override (`-H traceparent:…`) is the caller's choice and is sent as given.
+    static func renewTraceContext(in fields: inout HTTPFields, overrides: HTTPFields) {
+        let traceparent = TraceContextPropagation.traceparent, tracestate = TraceContextPropagation.tracestate
+        if overrides[tracestate] == nil { fields[tracestate] = nil }
+        guard overrides[traceparent] == nil, fields[traceparent] != nil else { return }
+        // The sampled flag is kept: whoever sampled the original wants to see its replay too.
+        let sampled = fields[traceparent].flatMap(TraceContext.init(traceparent:))?.sampled ?? true
+        var renewed = TraceContextPropagation.fallbackTraceparent(exchangeID: UUID(), attempt: 0)
+        if !sampled { renewed = String(renewed.dropLast(2)) + "00" }
+        fields[traceparent] = renewed
     }
 
     /// Sends the exchange again; the new exchange is recorded with `replayOf` set to the original's id.

@@ -38,7 +38,7 @@ struct RecorderReportTests {
         let line = try #require(RecorderReport.line(
             written: full.writtenCount, dropped: full.droppedCount, failed: full.failedExchangeCount,
             lastError: full.lastWriteError, path: "/tmp/t.sqlite"))
-        #expect(line == "loupe: recorder: 4 exchange(s) not stored in /tmp/t.sqlite (4 lost to store errors, last: database or disk is full); 0 stored")
+        #expect(line == "loupe: recorder: 4 exchanges not stored in /tmp/t.sqlite (4 lost to store errors, last: database or disk is full); 0 stored")
 
         let store = InMemoryTraceStore()
         let fine = try await Self.record(3, into: store)
@@ -50,6 +50,6 @@ struct RecorderReportTests {
     @Test("drops and failures are both named, on one line")
     func line() {
         #expect(RecorderReport.line(written: 18, dropped: 60, failed: 10, lastError: "disk\nfull", path: "p") ==
-                "loupe: recorder: 70 exchange(s) not stored in p (60 dropped because the recorder fell behind; 10 lost to store errors, last: disk␊full); 18 stored")
+                "loupe: recorder: 70 exchanges not stored in p (60 dropped because the recorder fell behind; 10 lost to store errors, last: disk␊full); 18 stored")
     }
 }

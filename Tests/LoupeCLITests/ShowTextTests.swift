@@ -52,21 +52,21 @@ struct ShowTextTests {
         let text = ExchangeText.render(Self.fullExchange(), calendar: Self.utc)
         let expected = [
             "POST https://api.example.com/items?page=2",
-            "operation listItems", "started 2023-11-14 22:13:20.000", "duration 750.0 ms", "outcome httpError",
+            "operation listItems", "started 2023-11-14 22:13:20.000", "duration 750 ms", "outcome http error",
             "6f9619ff-8b86-d011-b42d-00c04fc964ff  #42", "replay of 00000000-0000-0000-0000-000000000001",
             "trace 4bf92f3577b34da6a3ce929d0e0e4736 span 00f067aa0ba902b7",
             "Response  503 Service Unavailable  error: gave up after 2 attempts",
             "  Authorization: <redacted>", "  Retry-After: 1",
             "Request body  12 B", #"    "name": "x""#,
-            "Response body  4.9 KB (5,000 bytes), truncated", "  unavail", "(truncated: 7 of 5,000 bytes stored)",
+            "Response body  4.9 KiB (5,000 bytes), truncated", "  unavail", "(truncated: 7 of 5,000 bytes stored)",
             "#1  503 Service Unavailable  8.0 ms",
             "    timeline  start +0.0 ms  sent +1.0 ms  first byte +5.0 ms  end +8.0 ms",
             "    phases    send 1.0 ms  wait 4.0 ms  receive 3.0 ms", "    circuit   closed",
             "    notes     auth.generation 3  cache miss",
-            "#2  ERR  450.0 ms", "    timeline  start +300.0 ms  sent —  first byte —  end +750.0 ms",
-            "    circuit   half-open", "    retry     status 503  after 250.0 ms", "    error     connection reset",
+            "#2  ERR  450 ms", "    timeline  start +300 ms  sent —  first byte —  end +750 ms",
+            "    circuit   half-open", "    retry     status 503  after 250 ms", "    error     connection reset",
             "+8.0 ms  22:13:20.008  retry  retry in 250 ms  attempt=1 delayMs=250",
-            "Timing", "#1 503 ▊ ", "#2 ERR  ┈┈", "▓ no milestones  ┈ backoff  ✗ error",
+            "Timing", "#1 503 ▋ ", "#2 ERR  ┈┈", "▓ no milestones  ┈ backoff  ✗ error",
         ]
         for fact in expected { #expect(text.contains(fact), "missing: \(fact)") }
     }

@@ -71,8 +71,8 @@ struct StoreAccessTests {
                         isDryRun: false),
             bounds: TraceStoreBounds(maxCount: 10), at: Date(), isAutomatic: true)
         #expect(StoreAccess.pruneLine(notice, path: "s.sqlite") == """
-            loupe: s.sqlite: removed the oldest 12 exchange(s) (3.1 KiB), over 10 exchanges, to keep the store within \
-            its bounds (256.0 MiB, 14 days, at most 10 exchanges; change them with \
+            loupe: s.sqlite: removed the oldest 12 exchanges (3.1 KiB), over 10 exchanges, to keep the store within \
+            its bounds (256 MiB, 14 days, at most 10 exchanges; change them with \
             `loupe prune --set-max-bytes/--set-max-age/--set-max-count`)
             """)
     }

@@ -59,7 +59,7 @@ import Testing
             #expect(server.hits == 6)
             #expect(breaker.registry.states() == [key: .closed])
             let transitions = observer.events.filter { $0.kind == .circuitTransition }.map { $0.attributes["reason"] ?? "" }
-            #expect(transitions == ["failure rate 100% ≥ 50% over 4 calls", "wait of 30s elapsed", "2/2 half-open probes succeeded"])
+            #expect(transitions == ["failure rate 100% ≥ 50% over 4 calls", "wait of 30.0 s elapsed", "2/2 half-open probes succeeded"])
             let states = observer.notifications.compactMap { if case .attemptStarted(let a) = $0 { a.annotations.circuitState } else { nil } }
             #expect(states == ["closed", "closed", "closed", "closed", "half-open", "half-open"])
         }

@@ -4,6 +4,7 @@ import Hummingbird
 import Loupe
 import LoupeAsyncHTTPClient
 import LoupeTrace
+import LoupeFormats
 import LoupeFilter
 import LoupeReplay
 import NIOCore

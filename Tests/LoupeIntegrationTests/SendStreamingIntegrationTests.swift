@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import LoupeTesting
 import LoupeTrace
+import LoupeFormats
 import NIOCore
 import Synchronization
 import Testing
@@ -125,14 +126,14 @@ final class Hits: Sendable {
                 // The connection drops mid-body, retries or not: the old file stays as it was, no temporary is left.
                 let out = folder.appendingPathComponent("out1")
                 let broken = try await Self.loupe(
-                    ["send", "GET", "\(server)/broken/10000000", "-o", target.path, "--store", store, "--retries", "1"], stdout: out)
+                    ["send", "GET", "\(server)/broken/10000000", "-o", target.path, "--force", "--store", store, "--retries", "1"], stdout: out)
                 #expect(broken.code == 1 && broken.err.contains("loupe: GET"), "\(broken.err)")
                 #expect(try Data(contentsOf: target) == Data("old contents".utf8))
                 #expect(Set(try FileManager.default.contentsOfDirectory(atPath: folder.path)).allSatisfy { !$0.hasSuffix(".part") })
                 #expect(hits.value == 2, "a file can be rewritten, so the retry runs")
 
                 let size = 20 * 1024 * 1024 + 1
-                let done = try await Self.loupe(["send", "GET", "\(server)/big/\(size)", "-o", target.path, "--store", store],
+                let done = try await Self.loupe(["send", "GET", "\(server)/big/\(size)", "-o", target.path, "--force", "--store", store],
                                                 stdout: folder.appendingPathComponent("out2"))
                 #expect(done.code == 0, "\(done.err)")
                 #expect(try Self.holdsPattern(target, from: 0, size: size, trailer: Data()))

@@ -1,5 +1,6 @@
 import Foundation
 import LoupeTrace
+import LoupeFormats
 import Testing
 
 /// The real binary with its standard streams pointing where writes fail: one `loupe:` line and exit 2, never a trap.

@@ -41,7 +41,7 @@ import Testing
             "key": "api.example.com", "from": "closed", "to": "open", "reason": "failure rate 50% ≥ 50% over 4 calls",
             "probeAt": String(Fixture.epoch.timeIntervalSince1970 + 35.2),
         ])
-        let refused = TraceEvent(kind: .circuitRejected, at: Fixture.epoch.addingTimeInterval(6), message: "refused",
+        let refused = TraceEvent(kind: .shortCircuit, at: Fixture.epoch.addingTimeInterval(6), message: "refused",
                                  attributes: ["key": "api.example.com", "state": "open"])
         return [
             keyed(Fixture.exchange(1, status: 200, duration: 0.120, events: [config])),
@@ -67,7 +67,7 @@ import Testing
             ScreenSnapshot.check(screen, "circuits-\(width)x\(height)")
             let text = screen.lines.joined(separator: "\n")
             #expect(text.contains("OPEN"))
-            #expect(text.contains("16s"))  // probe at +35.2 s, seen at +20 s: 15.2 s, rounded up
+            #expect(text.contains("16.0 s"))  // probe at +35.2 s, seen at +20 s: 15.2 s, rounded up
             #expect(text.contains("failure rate 50% ≥ 50% over 4 calls"))
         }
     }

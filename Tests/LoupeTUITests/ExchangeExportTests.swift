@@ -41,7 +41,7 @@ struct ExchangeExportTests {
         let message = try ExchangeExport.write(Self.exchanges, as: .har, to: folder.path + "/x.har")
         let size = try #require(try FileManager.default.attributesOfItem(atPath: folder.path + "/x.har")[.size] as? Int)
         #expect(message.hasPrefix("wrote 3 exchanges as HAR to \(folder.path)/x.har ("))
-        #expect(message.hasSuffix(" KB)") || message.hasSuffix(" B)"))
+        #expect(message.hasSuffix(" KiB)") || message.hasSuffix(" B)"))
         #expect(size > 1000)
         let imported = try HARImporter().exchanges(contentsOf: URL(fileURLWithPath: folder.path + "/x.har"))
         #expect(imported == Self.exchanges)

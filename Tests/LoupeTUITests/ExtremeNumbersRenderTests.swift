@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 import LoupeTrace
 @testable import LoupeTUI
 import Testing
@@ -60,17 +61,17 @@ import Testing
     @Test func formattersNeverTrap() {
         let calendar = Calendar(identifier: .gregorian)
         for value in Self.durations + Self.instants {
-            _ = QuantityFormat.short(value)
-            _ = QuantityFormat.millis(value)
+            _ = Quantity.duration(value)
+            _ = Quantity.age(value)
             _ = ClockFormat.string(Date(timeIntervalSince1970: value), calendar: calendar)
             _ = ClockFormat.dateAndTime(Date(timeIntervalSince1970: value), calendar: calendar)
             for maximum in Self.durations { _ = DurationBar.text(value: value, maximum: maximum, width: 12) }
         }
-        #expect(QuantityFormat.short(.nan) == "—")
-        #expect(QuantityFormat.short(.infinity) == "∞")
-        #expect(QuantityFormat.short(1e300) == ">9999h")
-        #expect(QuantityFormat.short(-1e300) == "0ms")
-        #expect(QuantityFormat.millis(.nan) == "—")
+        #expect(Quantity.duration(.nan) == "—")
+        #expect(Quantity.duration(.infinity) == "∞")
+        #expect(Quantity.duration(1e300) == ">999 d")
+        #expect(Quantity.duration(-1e300) == "->999 d")
+        #expect(Quantity.age(.nan) == "—")
         #expect(ClockFormat.string(Date(timeIntervalSince1970: .infinity), calendar: calendar) == ClockFormat.unknown)
         #expect(DurationBar.text(value: .infinity, maximum: 1, width: 5) == "")
         #expect(Int(saturating: .nan) == 0 && Int(saturating: 1e300) == .max && Int(saturating: -.infinity) == .min)

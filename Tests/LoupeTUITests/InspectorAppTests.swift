@@ -219,7 +219,7 @@ import Testing
         ])
         let (app, screen) = Fixture.app(store)
         #expect(screen.lines.allSatisfy { DisplayWidth.of($0) == 80 })
-        let durations = [2, 3].map { row in screen.lines[row].range(of: "120ms").map { DisplayWidth.of(screen.lines[row][..<$0.lowerBound]) } }
+        let durations = [2, 3].map { row in screen.lines[row].range(of: "120 ms").map { DisplayWidth.of(screen.lines[row][..<$0.lowerBound]) } }
         #expect(durations[0] != nil && durations[0] == durations[1])
 
         screen.press(.enter, .tab)

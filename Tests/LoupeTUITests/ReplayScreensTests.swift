@@ -65,7 +65,7 @@ import Testing
         await app.settle()
         app.turn(on: screen)
         #expect(replayer.replayedIDs == Array(repeating: Fixture.id(1), count: 10))
-        #expect(app.state.status?.text.hasPrefix("repeated 10× GET api.example.com/items: 200 ×10 · 0 errors · p50 12ms p95 12ms p99 12ms") == true)
+        #expect(app.state.status?.text.hasPrefix("repeated 10× GET api.example.com/items: 200 ×10 · 0 errors · p50 12 ms p95 12 ms p99 12 ms") == true)
         app.apply(.command(.repeatReplay, argument: "0 2"))
         app.turn(on: screen)
         #expect(screen.lines[22].contains("TIMES must be a whole number from 1 to 10,000, got '0'"))

@@ -18,7 +18,7 @@ import Testing
         retried.attempts[1].endedAt = retried.startedAt.addingTimeInterval(1.2)
         var failed = Fixture.exchange(5, status: nil, duration: 0.4, outcome: .transportError, error: "connection reset")
         failed.attempts[0].endedAt = failed.startedAt.addingTimeInterval(0.4)
-        let refusal = TraceEvent(kind: .circuitRejected, at: Fixture.epoch.addingTimeInterval(6), message: "refused",
+        let refusal = TraceEvent(kind: .shortCircuit, at: Fixture.epoch.addingTimeInterval(6), message: "refused",
                                  attributes: ["key": "api.example.com", "state": "open"])
         /// One attempt lasting the whole exchange.
         func whole(_ exchange: TraceExchange) -> TraceExchange {

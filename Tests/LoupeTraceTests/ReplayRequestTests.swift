@@ -35,6 +35,30 @@ struct ReplayRequestTests {
         #expect(body?.bufferedData == Data("{}".utf8))
     }
 
+    @Test("a replay is a new request: new trace and span ids, the original's tracestate dropped, an override kept")
+    func newTraceContext() throws {
+        var original = Self.original
+        original.requestHeaders += [
+            TraceHeader(name: "traceparent", value: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"),
+            TraceHeader(name: "tracestate", value: "vendor=abc"),
+        ]
+        let recorded = try #require(original.traceContext)
+        let (request, _) = try TraceReplayer.request(for: original)
+        let sent = try #require(request.headerFields[HTTPField.Name("traceparent")!].flatMap(TraceContext.init(traceparent:)))
+        #expect(sent.traceID != recorded.traceID && sent.spanID != recorded.spanID && sent.sampled)
+        #expect(request.headerFields[HTTPField.Name("tracestate")!] == nil)
+        let (again, _) = try TraceReplayer.request(for: original)
+        #expect(again.headerFields[HTTPField.Name("traceparent")!] != request.headerFields[HTTPField.Name("traceparent")!],
+                "every replay is its own request")
+        // The caller's own context is sent as given.
+        let mine = "00-11111111111111111111111111111111-2222222222222222-00"
+        let (overridden, _) = try TraceReplayer.request(for: original, headers: [HTTPField.Name("traceparent")!: mine])
+        #expect(overridden.headerFields[values: HTTPField.Name("traceparent")!] == [mine])
+        // A recording without trace context gets none.
+        let (plain, _) = try TraceReplayer.request(for: Self.original)
+        #expect(plain.headerFields[HTTPField.Name("traceparent")!] == nil)
+    }
+
     @Test("an outcome records the new exchange's id and status, or the kind of failure")
     func outcomes() async throws {
         let store = InMemoryTraceStore()

@@ -37,7 +37,11 @@ public enum FlakyAPI {
             },
             logger: logger
         )
-        let task = Task { try await app.runService(gracefulShutdownSignals: []) }
+        let task = Task {
+            // A server that never ran (its port in use) ends the wait for its port too, or `start` would hang.
+            defer { continuation.finish() }
+            try await app.runService(gracefulShutdownSignals: [])
+        }
         for await bound in ports {
             return RunningServer(port: bound, task: task)
         }

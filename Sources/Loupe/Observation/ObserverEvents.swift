@@ -137,8 +137,12 @@ public struct ExchangeEvent: Sendable {
 public struct ExchangeEventKind: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible,
     ExpressibleByStringLiteral {
     public var rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
-    public init(stringLiteral value: String) { self.rawValue = value }
+    /// A kind; an old spelling a store or HAR file may hold reads as the kind's word now (`circuit-reject` is
+    /// `short-circuit`), so views and boards see one kind.
+    public init(rawValue: String) { self.rawValue = Self.renamed[rawValue] ?? rawValue }
+    public init(stringLiteral value: String) { self.init(rawValue: value) }
+    /// Old spellings and the kinds they are now (Documentation/Glossary.md).
+    static let renamed = ["circuit-reject": "short-circuit"]
     public var description: String { rawValue }
 
     public static let retryScheduled = Self(rawValue: "retry")
@@ -149,6 +153,9 @@ public struct ExchangeEventKind: RawRepresentable, Hashable, Sendable, Codable, 
     public static let cacheRevalidation = Self(rawValue: "cache-revalidation")
     public static let pinningFailure = Self(rawValue: "pinning-failure")
     public static let recorderDrop = Self(rawValue: "recorder-drop")
+    /// The transport followed a redirect: the message names the URL it went on to, which the exchange records
+    /// nowhere else (the recorder redacts it, and scrubs the secrets it held from the rest of the exchange).
+    public static let redirect = Self(rawValue: "redirect")
     /// The response head arrived but the body did not finish (connection closed, timed out, too large): the
     /// status, headers and bytes recorded with the exchange are only what arrived.
     public static let incompleteResponse = Self(rawValue: "incomplete")

@@ -29,7 +29,7 @@ struct BodyStreamingTransport: ClientTransport {
         guard streaming.streams(response.head.status) else {
             return try await collect(response, limit: streaming.collectedLimit)
         }
-        let declared = response.head.headerFields[.contentLength].flatMap { Int64($0) }
+        let declared = StreamedResponse.expectedBodyLength(of: response.head, answering: request.method)
         if let declared { try checkLimit(declared, response: head) }
         try ledger.begin(restartable: sink.canRestart, response: head)
         try sink.begin(response.head, httpVersion: response.httpVersion)

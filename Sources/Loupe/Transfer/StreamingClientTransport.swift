@@ -29,6 +29,23 @@ public struct StreamedResponse: Sendable {
         self.httpVersion = httpVersion
     }
 
+    /// The number of body bytes a transport hands on for a response with `head` to a `method` request, when the head
+    /// says: its `Content-Length`, except where that does not count those bytes.
+    ///
+    /// `nil` for a response that has no content whatever its `Content-Length` says (RFC 9110 §6.4.1: a `HEAD`'s, a
+    /// 1xx, `204` or `304`), and for one with a `Content-Encoding` other than `identity`: a transport that decodes
+    /// it (AsyncHTTPClient and URLSession both inflate gzip and deflate) hands on more bytes than the wire carried.
+    /// The transport's own parser still holds the wire bytes to the declared length.
+    public static func expectedBodyLength(of head: HTTPResponse, answering method: HTTPRequest.Method) -> Int64? {
+        let status = head.status.code
+        if method == .head || (100..<200).contains(status) || status == 204 || status == 304 { return nil }
+        let encodings = head.headerFields[values: .contentEncoding]
+        if encodings.contains(where: { !$0.trimmingCharacters(in: .whitespaces).isEmpty && $0.lowercased().trimmingCharacters(in: .whitespaces) != "identity" }) {
+            return nil
+        }
+        return head.headerFields[.contentLength].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+    }
+
     /// Collects the body, failing with ``TransportError`` past `limit` bytes: how a streaming transport's `send`
     /// can be written.
     public func collect(upTo limit: Int = .max) async throws -> RawResponse {

@@ -3,9 +3,12 @@
 /// Recorded URLs, headers, bodies, error messages and event text come from servers and files Loupe does not
 /// control; printed raw, an ESC sequence in them can clear the screen, move the cursor, retitle the window or
 /// write to the clipboard. Every CLI printer passes such text through here. The rule (as `DisplayWidth.visible`
-/// in LoupeTUI): C0 controls become their Control Pictures (ESC → `␛`, NUL → `␀`, CR → `␍`), DEL becomes `␡`, and
-/// C1 controls (U+0080–U+009F, which some terminals obey as CSI and OSC) become `�`. ``line(_:)`` also shows
-/// newlines and tabs, so a value cannot fake extra lines; ``block(_:)`` keeps them (and CR before LF) for bodies.
+/// in LoupeTUI, whose cells drop bidi controls as zero-width): C0 controls become their Control Pictures (ESC →
+/// `␛`, NUL → `␀`, CR → `␍`), DEL becomes `␡`, and C1 controls (U+0080–U+009F, which some terminals obey as CSI
+/// and OSC) become `�`, and so do the bidirectional formatting characters (U+202A–U+202E, U+2066–U+2069, U+200E,
+/// U+200F, U+061C), which reorder what follows them so that a URL or a command reads as another (DECISIONS 155).
+/// ``line(_:)`` also shows newlines and tabs, so a value cannot fake extra lines; ``block(_:)`` keeps them (and
+/// CR before LF) for bodies.
 package enum TerminalText {
     /// `text` on one line with every control character made visible.
     package static func line(_ text: some StringProtocol) -> String {
@@ -23,11 +26,21 @@ package enum TerminalText {
         case 0x00..<0x20: Unicode.Scalar(0x2400 + scalar.value)
         case 0x7F: "\u{2421}"
         case 0x80..<0xA0: "\u{FFFD}"
+        case _ where isBidiControl(scalar): "\u{FFFD}"
         default: nil
         }
     }
 
-    /// Whether `scalar` may drive a terminal (C0, DEL or C1).
+    /// Whether `scalar` is a bidirectional embedding, override, isolate or mark: invisible, and able to show text
+    /// in another order than it has.
+    package static func isBidiControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x202A...0x202E, 0x2066...0x2069, 0x200E, 0x200F, 0x061C: true
+        default: false
+        }
+    }
+
+    /// Whether `scalar` may drive a terminal (C0, DEL or C1) or reorder what it shows (bidi controls).
     package static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         picture(for: scalar) != nil
     }

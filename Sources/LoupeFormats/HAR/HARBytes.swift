@@ -153,6 +153,7 @@ final class HARBytes {
     /// UTF-8 bytes as a JSON string: `"`, `\` and control characters escaped (`\b \t \n \f \r`, else `\u00xx`),
     /// everything else copied as it is scanned.
     func string(_ utf8: UnsafeBufferPointer<UInt8>) {
+        if JSONInvisibles.mayHold(utf8) { return stringEscapingInvisibles(utf8) }
         reserve(utf8.count + 2)
         put(UInt8(ascii: "\""))
         var index = 0
@@ -183,8 +184,46 @@ final class HARBytes {
         put(UInt8(ascii: "\""))
     }
 
-    /// A string already escaped by the rules above (``StoredHeaderText`` checks that), quoted.
+    /// `utf8` as a JSON string with ``JSONInvisibles`` escaped too, a scalar at a time: the rare string that
+    /// needs it.
+    private func stringEscapingInvisibles(_ utf8: UnsafeBufferPointer<UInt8>) {
+        reserve(utf8.count + 2)
+        put(UInt8(ascii: "\""))
+        for scalar in String(decoding: utf8, as: UTF8.self).unicodeScalars {
+            reserve(6)
+            if JSONInvisibles.isEscaped(scalar) {
+                for byte in JSONInvisibles.escape(scalar).utf8 { put(byte) }
+            } else if scalar.value < 0x20 || scalar == "\"" || scalar == "\\" {
+                escapeByte(UInt8(scalar.value))
+            } else {
+                UTF8.encode(scalar) { put($0) }
+            }
+        }
+        put(UInt8(ascii: "\""))
+    }
+
+    private func escapeByte(_ byte: UInt8) {
+        put(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): put(byte)
+        case 0x08: put(UInt8(ascii: "b"))
+        case 0x09: put(UInt8(ascii: "t"))
+        case 0x0A: put(UInt8(ascii: "n"))
+        case 0x0C: put(UInt8(ascii: "f"))
+        case 0x0D: put(UInt8(ascii: "r"))
+        default:
+            put(UInt8(ascii: "u"))
+            put(UInt8(ascii: "0"))
+            put(UInt8(ascii: "0"))
+            put(Self.hexDigit(byte >> 4))
+            put(Self.hexDigit(byte & 0x0F))
+        }
+    }
+
+    /// A string already escaped by the rules above (``StoredHeaderText`` checks that), quoted; one holding a
+    /// character ``JSONInvisibles`` escapes is written again from its text.
     func string(escaped: UnsafeBufferPointer<UInt8>) {
+        if JSONInvisibles.mayHold(escaped) { return string(StoredHeaderText.unescaped(escaped)) }
         reserve(escaped.count + 2)
         put(UInt8(ascii: "\""))
         put(escaped)

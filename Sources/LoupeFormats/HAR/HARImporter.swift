@@ -164,41 +164,24 @@ public struct HARImporter: Sendable {
 
     // MARK: Redaction
 
-    /// The exchange as the recorder would have stored it: URL, headers and bodies redacted, bodies capped, and
-    /// the raw URL replaced inside free text.
+    /// The exchange as the recorder would have stored it: redacted by name and by value as the recorder redacts
+    /// (``RedactionPolicy/redact(exchange:alsoSent:)``: a token in a header is scrubbed from the body that echoes
+    /// it, the URLs quoted in text lose their secrets), then bodies capped.
     private func redacted(_ exchange: TraceExchange) -> TraceExchange {
-        var exchange = exchange
-        let redactedURL = redaction.redact(url: exchange.url)
-        let scrub = Scrubber(url: exchange.url, redactedURL: redactedURL)
-        exchange.url = redactedURL
-        exchange.operation = scrub(exchange.operation)
-        exchange.error = exchange.error.map { scrub($0) }
-        exchange.requestBody = capped(exchange.requestBody, headers: exchange.requestHeaders)
-        exchange.responseBody = capped(exchange.responseBody, headers: exchange.responseHeaders)
-        exchange.requestHeaders = redaction.redact(headers: exchange.requestHeaders)
-        exchange.responseHeaders = redaction.redact(headers: exchange.responseHeaders)
-        for index in exchange.attempts.indices {
-            exchange.attempts[index].error = exchange.attempts[index].error.map { scrub($0) }
-            exchange.attempts[index].notes = exchange.attempts[index].notes.mapValues { scrub($0) }
-        }
-        for index in exchange.events.indices {
-            exchange.events[index].message = scrub(exchange.events[index].message)
-            exchange.events[index].attributes = exchange.events[index].attributes.mapValues { scrub($0) }
-        }
+        var exchange = redaction.redact(exchange: exchange)
+        exchange.requestBody = capped(exchange.requestBody)
+        exchange.responseBody = capped(exchange.responseBody)
         return exchange
     }
 
-    /// Redacts the whole body, then cuts it at ``bodyCap``; the recorded size stays the original one.
-    private func capped(_ body: TraceBody?, headers: [TraceHeader]) -> TraceBody? {
+    /// The body (redacted whole) cut at ``bodyCap``; the recorded size stays the original one.
+    private func capped(_ body: TraceBody?) -> TraceBody? {
         guard var body else { return nil }
-        let redacted = redaction.redact(body: body.data, contentType: HARHeaders.value(of: "content-type", in: headers))
         let limit = max(0, bodyCap)
-        if redacted.count > limit {
-            body.data = Data(redacted.prefix(limit))
+        if body.data.count > limit {
+            body.size = max(body.size, body.data.count)
+            body.data = Data(body.data.prefix(limit))
             body.isTruncated = true
-            body.size = max(body.size, redacted.count)
-        } else if redacted != body.data {
-            body.data = redacted
         }
         return body
     }

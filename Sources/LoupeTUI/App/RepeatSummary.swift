@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 
 /// The status line after `R`: how many, which statuses, errors, latency percentiles, rate.
 /// `repeated 20× GET api.example.com/items: 200 ×18, 503 ×2 · 0 errors · p50 12 ms p95 30 ms p99 31 ms · 95.2/s`
@@ -20,7 +21,7 @@ package struct RepeatSummary: Sendable {
         func percentile(_ p: Double) -> String {
             guard !durations.isEmpty else { return "—" }
             let index = min(durations.count - 1, max(0, Int((p * Double(durations.count)).rounded(.up)) - 1))
-            return QuantityFormat.short(durations[index])
+            return Quantity.duration(durations[index])
         }
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let rate = seconds > 0 ? String(format: "%.1f/s", Double(results.count + errors) / seconds) : "—"

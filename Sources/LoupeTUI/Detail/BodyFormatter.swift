@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 import LoupeTrace
 
 /// A recorded body as lines in one of the ``BodyView``s; every view says when the recording was truncated.
@@ -22,8 +23,8 @@ enum BodyFormatter {
             }
         }
         if body.isTruncated {
-            lines.append(dim("(truncated: \(QuantityFormat.grouped(body.data.count)) of "
-                             + "\(QuantityFormat.grouped(body.size)) bytes stored)"))
+            lines.append(dim("(truncated: \(Quantity.count(body.data.count)) of "
+                             + "\(Quantity.count(body.size)) bytes stored)"))
         }
         return lines
     }
@@ -32,8 +33,8 @@ enum BodyFormatter {
     static func sizeNote(_ body: TraceBody?) -> String {
         guard let body else { return "" }
         let size = max(body.size, body.data.count)
-        let exact = size < 1024 ? "" : " (\(QuantityFormat.grouped(size)) bytes)"
-        return QuantityFormat.bytes(size) + exact + (body.isTruncated ? ", truncated" : "")
+        let exact = size < 1024 ? "" : " (\(Quantity.count(size)) bytes)"
+        return Quantity.bytes(size) + exact + (body.isTruncated ? ", truncated" : "")
     }
 
     private static func pretty(_ body: TraceBody, contentType: String) -> [StyledLine] {
@@ -47,7 +48,7 @@ enum BodyFormatter {
             case .incomplete:
                 return lines + (body.isTruncated ? [] : [dim("(the JSON ends early)")])
             case .invalid(let offset) where declaredJSON:
-                notes = [dim("(not valid JSON at byte \(QuantityFormat.grouped(offset)): shown as text)")]
+                notes = [dim("(not valid JSON at byte \(Quantity.count(offset)): shown as text)")]
             case .invalid:
                 break
             }
@@ -56,7 +57,7 @@ enum BodyFormatter {
             Self.textLength($0.bindMemory(to: UInt8.self), truncated: body.isTruncated)
         }
         guard let textLength else {
-            return [dim("<binary, \(QuantityFormat.grouped(max(body.size, body.data.count))) bytes>")]
+            return [dim("<binary, \(Quantity.count(max(body.size, body.data.count))) bytes>")]
                 + HexDump.lines(body.data, indent: indent)
         }
         if contentType.contains("x-www-form-urlencoded"), let fields = FormBody.lines(body.data.prefix(textLength), indent: indent) {

@@ -7,18 +7,21 @@ package struct DetailDocument {
     package let exchange: TraceExchange
     /// Gives the start's date and time their time zone.
     package let calendar: Calendar
+    /// Store numbers of the exchanges this one names (``DetailTabs/numbers``).
+    package let numbers: [UUID: Int64]
 
     /// The width the timing waterfall is drawn to.
     package static let timingWidth = 80
 
-    package init(exchange: TraceExchange, calendar: Calendar) {
+    package init(exchange: TraceExchange, calendar: Calendar, numbers: [UUID: Int64] = [:]) {
         self.exchange = exchange
         self.calendar = calendar
+        self.numbers = numbers
     }
 
     /// The lines, unwrapped; every recorded value in them is already safe for a terminal.
     package var lines: [StyledLine] {
-        let tabs = DetailTabs(exchange: exchange, calendar: calendar)
+        let tabs = DetailTabs(exchange: exchange, calendar: calendar, medium: .document, numbers: numbers)
         var lines = tabs.header() + [.empty]
         lines += tabs.lines(.request, bodyView: .pretty, width: Self.timingWidth) + [.empty]
         lines += tabs.lines(.response, bodyView: .pretty, width: Self.timingWidth)

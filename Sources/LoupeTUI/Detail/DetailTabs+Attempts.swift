@@ -1,27 +1,38 @@
 import Foundation
+import Loupe
 import LoupeTrace
 
 /// The Attempts tab: every try on the wire with its own result, milestones, phases, breaker state, retry
 /// decision, notes and error.
 extension DetailTabs {
     var attemptLines: [StyledLine] {
-        guard !exchange.attempts.isEmpty else {
-            return [StyledLine("No attempts recorded: the request never reached the transport.", style: .dim)]
-        }
+        guard !exchange.attempts.isEmpty else { return [StyledLine(noAttemptsText, style: .dim)] }
         var lines: [StyledLine] = []
         for attempt in exchange.attempts {
             if !lines.isEmpty { lines.append(.empty) }
             lines += block(attempt)
         }
         if exchange.attempts.count > 1 {
-            lines += [.empty, StyledLine("Headers are kept for the final attempt only: see the Request and Response tabs.",
-                                         style: .dim)]
+            let see = medium == .tabs ? "see the Request and Response tabs" : "they are under Request and Response above"
+            lines += [.empty, StyledLine("Headers are kept for the final attempt only: \(see).", style: .dim)]
         }
         return lines
     }
 
+    /// Why an exchange has no attempt of its own: it joined an identical request in flight (de-duplication),
+    /// the breaker short-circuited it, or it failed before the transport.
+    private var noAttemptsText: String {
+        if let leader = exchange.events.last(where: { $0.kind == .dedupJoin })?.attributes["leader"].flatMap(UUID.init) {
+            return "No attempts of its own: it joined \(reference(leader)), which carried the request."
+        }
+        if exchange.outcome == .shortCircuited {
+            return "No attempts: the breaker short-circuited the call, so nothing was sent."
+        }
+        return "No attempts recorded: the request never reached the transport."
+    }
+
     private func block(_ attempt: TraceAttempt) -> [StyledLine] {
-        let duration = attempt.duration.map(QuantityFormat.millis) ?? (attempt.endedAt == nil ? "unfinished" : "—")
+        let duration = attempt.duration.map(Quantity.duration) ?? (attempt.endedAt == nil ? "unfinished" : "—")
         var lines = [StyledLine([.init("#\(attempt.number)", .label), .init("  "), result(attempt), .init("  " + duration)])]
         lines.append(fact("timeline", [
             ("start ", offset(attempt.startedAt)), ("sent ", offset(attempt.requestSentAt)),
@@ -35,7 +46,7 @@ extension DetailTabs {
         if let circuit = attempt.circuitState { lines.append(fact("circuit", [("", circuit)])) }
         if attempt.retryReason != nil || attempt.retryDelay != nil {
             var retry: [(String, String)] = attempt.retryReason.map { [("", $0)] } ?? []
-            if let delay = attempt.retryDelay { retry.append(("after ", QuantityFormat.millis(delay))) }
+            if let delay = attempt.retryDelay { retry.append(("after ", Quantity.duration(delay))) }
             lines.append(fact("retry", retry))
         }
         if !attempt.notes.isEmpty {
@@ -56,7 +67,7 @@ extension DetailTabs {
     /// The time from `start` to `end`, when both are known.
     private func phase(_ start: Date?, _ end: Date?) -> String {
         guard let start, let end else { return "—" }
-        return QuantityFormat.millis(end.timeIntervalSince(start))
+        return Quantity.duration(end.timeIntervalSince(start))
     }
 
     private static let factIndent = "    "

@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 import LoupeTrace
 
 /// The Request and Response tabs: what was sent and what came back, heads first, then the body.
@@ -29,10 +30,10 @@ extension DetailTabs {
         if !exchange.operation.isEmpty { lines.append(StyledLine([.init("operation ", .dim), .init(exchange.operation)])) }
         lines.append(StyledLine([
             .init("started ", .dim), .init(ClockFormat.dateAndTime(exchange.startedAt, calendar: calendar)),
-            .init("  outcome ", .dim), .init(exchange.outcome.rawValue, exchange.outcome == .success ? .normal : .error),
+            .init("  outcome ", .dim), .init(exchange.outcome.word, exchange.outcome == .success ? .normal : .error),
         ]))
-        let sequence = exchange.sequence.map { "  #\($0)" } ?? ""
-        lines.append(StyledLine([.init("id ", .dim), .init(exchange.id.uuidString.lowercased() + sequence, .dim)]))
+        let sequence = exchange.sequence.map { "  " + ExchangeLabel.number($0) } ?? ""
+        lines.append(StyledLine([.init("id ", .dim), .init(ExchangeLabel.id(exchange.id) + sequence, .dim)]))
         if let trace = exchange.traceContext {
             lines.append(StyledLine([.init("trace ", .dim), .init("\(trace.traceID) span \(trace.spanID)", .dim)]))
         }

@@ -10,13 +10,30 @@ import LoupeFormats
 /// errors, notes, events) comes from a server or a file, so each one has its control characters made visible by
 /// `TerminalText` before it reaches a line.
 package struct DetailTabs {
+    /// Where the lines are read: the inspector's tabs, or one printed document (`loupe show`) that has no tabs.
+    package enum Medium: Sendable {
+        case tabs, document
+    }
+
     package let exchange: TraceExchange
     /// Gives times of day their time zone.
     package let calendar: Calendar
+    /// Lets the text point at a tab (`see the Request tab`) only where there are tabs.
+    package let medium: Medium
+    /// Store numbers of the other exchanges this one names (the replayed original, the exchange a de-duplicated
+    /// request joined), so they read `#12` as in `loupe list`; an id missing here reads as its lowercase UUID.
+    package let numbers: [UUID: Int64]
 
-    package init(exchange: TraceExchange, calendar: Calendar) {
+    package init(exchange: TraceExchange, calendar: Calendar, medium: Medium = .tabs, numbers: [UUID: Int64] = [:]) {
         self.exchange = exchange
         self.calendar = calendar
+        self.medium = medium
+        self.numbers = numbers
+    }
+
+    /// `#12`, or the lowercase id of an exchange whose number is unknown.
+    func reference(_ id: UUID) -> String {
+        ExchangeLabel.reference(id, numbers: numbers)
     }
 
     /// One or two lines that sit above the tab bar: method + URL, status, duration, attempts, replay-of.
@@ -25,7 +42,7 @@ package struct DetailTabs {
         facts += [.init("  duration ", .dim), .init(durationText)]
         facts += [.init("  attempts ", .dim), .init(String(exchange.attempts.count))]
         if let original = exchange.replayOf {
-            facts += [.init("  ↻ replay of ", .replay), .init(original.uuidString.lowercased(), .dim)]
+            facts += [.init("  ↻ replay of ", .replay), .init(reference(original), .dim)]
         }
         return Self.safe([StyledLine([.init(exchange.method + " " + exchange.url, .heading)]), StyledLine(facts)])
     }
@@ -53,14 +70,14 @@ package struct DetailTabs {
 
     /// The exchange's duration, or why there is none.
     var durationText: String {
-        exchange.duration.map(QuantityFormat.millis) ?? (exchange.endedAt == nil ? "in flight" : "—")
+        exchange.duration.map(Quantity.duration) ?? (exchange.endedAt == nil ? "in flight" : "—")
     }
 
     /// `+12.5 ms` (or `-3.0 ms` when clocks disagree) from the exchange's start; `—` when unknown.
     func offset(_ date: Date?) -> String {
         guard let date else { return "—" }
         let seconds = date.timeIntervalSince(exchange.startedAt)
-        return (seconds.isFinite && seconds >= 0 ? "+" : "") + QuantityFormat.millis(seconds)
+        return (seconds.isFinite && seconds >= 0 ? "+" : "") + Quantity.duration(seconds)
     }
 
     /// `lines` with control characters in every span made visible.
@@ -79,7 +96,7 @@ package struct DetailTabs {
         }
         if exchange.endedAt == nil, exchange.error == nil { return .init("in flight", .dim) }
         switch exchange.outcome {
-        case .shortCircuited: return .init("short-circuited", .error)
+        case .shortCircuited: return .init(ExchangeOutcome.shortCircuited.word, .error)
         case .cancelled: return .init("cancelled", .dim)
         case .clientError: return .init("client error", .error)
         case .success, .httpError, .transportError: return .init("no response", .error)

@@ -1,12 +1,13 @@
+import Loupe
 /// The waterfall drawn to a width: a summary, a scale, one row per attempt, and a legend.
 ///
 /// Rows and the scale never exceed `width` (they must not be wrapped); the summary and legend are ordinary text
 /// the caller may wrap. Narrow widths drop the right column, then the labels, down to a one-cell track.
 extension TimingWaterfall {
     func lines(width: Int) -> [StyledLine] {
-        var summary: [StyledLine.Span] = [.init("total ", .dim), .init(QuantityFormat.millis(total))]
+        var summary: [StyledLine.Span] = [.init("total ", .dim), .init(Quantity.duration(total))]
         summary += [.init("  attempts ", .dim), .init(String(rows.count))]
-        if backoff > 0 { summary += [.init("  backoff ", .dim), .init(QuantityFormat.millis(backoff))] }
+        if backoff > 0 { summary += [.init("  backoff ", .dim), .init(Quantity.duration(backoff))] }
         guard !rows.isEmpty else {
             return [StyledLine(summary), .empty, StyledLine("No attempts recorded: nothing to draw.", style: .dim)]
         }
@@ -44,7 +45,7 @@ extension TimingWaterfall {
 
     /// `450ms ✗`: the attempt's length and its marks.
     private func rightColumn(_ row: Row) -> [StyledLine.Span] {
-        var spans = [StyledLine.Span(QuantityFormat.short(row.end - row.start))]
+        var spans = [StyledLine.Span(Quantity.duration(row.end - row.start))]
         for mark in row.marks { spans.append(.init(" " + mark.symbol, mark.style)) }
         return spans
     }
@@ -61,9 +62,9 @@ extension TimingWaterfall {
             return true
         }
         _ = place("0", at: 0)
-        let end = QuantityFormat.short(total)
+        let end = Quantity.duration(total)
         _ = place(end, at: cells - end.count)
-        let middle = QuantityFormat.short(total / 2)
+        let middle = Quantity.duration(total / 2)
         _ = place(middle, at: cells / 2 - middle.count / 2)
         return String(text)
     }

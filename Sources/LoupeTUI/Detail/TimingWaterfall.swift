@@ -113,7 +113,7 @@ struct TimingWaterfall {
         let result: StyledLine.Span = if let status = attempt.status {
             .init(String(status), StatusStyle.style(for: status))
         } else if shortCircuited {
-            .init("SKIP", .error)
+            .init(ExchangeOutcome.shortCircuited.code, .error)
         } else if attempt.error != nil {
             .init("ERR", .error)
         } else {

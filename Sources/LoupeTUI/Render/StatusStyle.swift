@@ -1,3 +1,4 @@
+import Loupe
 import LoupeTrace
 
 /// The status column's text and role: the code coloured by class, `ERR` without a response, `—` in flight.
@@ -15,10 +16,6 @@ enum StatusStyle {
     static func cell(for summary: TraceSummary) -> (text: String, style: Style) {
         if let status = summary.status { return (String(status), style(for: status)) }
         if summary.duration == nil, summary.error == nil { return ("—", .dim) }
-        switch summary.outcome {
-        case .cancelled: return ("CXL", .dim)
-        case .shortCircuited: return ("SKIP", .error)
-        default: return ("ERR", .error)
-        }
+        return (summary.outcome.code, summary.outcome == .cancelled ? .dim : .error)
     }
 }

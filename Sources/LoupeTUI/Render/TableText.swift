@@ -1,20 +1,12 @@
 import Foundation
 
-/// Cells of the aggregate tables: numbers right-aligned in fixed widths, durations and rates in short units.
+/// Cells of the aggregate tables: numbers right-aligned in fixed widths, rates in short units (durations are
+/// ``Quantity/duration(_:)-(Double?)``, as everywhere).
 enum TableText {
     static func pad(_ text: String, _ width: Int, right: Bool = true) -> String {
         let text = DisplayWidth.truncate(text, to: width)
         let gap = String(repeating: " ", count: max(0, width - DisplayWidth.of(text)))
         return right ? gap + text : text + gap
-    }
-
-    /// `0.8ms`, `12ms`, `1.25s`; `—` when unknown.
-    static func duration(_ seconds: Double?) -> String {
-        guard let seconds, seconds.isFinite else { return "—" }
-        if seconds < 0.01 { return String(format: "%.1fms", seconds * 1000) }
-        if seconds < 1 { return String(format: "%.0fms", seconds * 1000) }
-        if seconds < 100 { return String(format: "%.2fs", seconds) }
-        return String(format: "%.0fs", min(seconds, 1e9))
     }
 
     /// `12%`, `0.5%`; `—` when unknown.

@@ -1,3 +1,5 @@
+import Loupe
+
 /// The top line: where you are (flows › detail), the store, the filter; on the right the count, order, marks
 /// and follow mode.
 struct TitleBar {
@@ -9,7 +11,7 @@ struct TitleBar {
         var right: [String] = []
         if state.flows.window.hasLoaded {
             let total = state.flows.window.total
-            right.append("\(QuantityFormat.grouped(total)) \(session.filter == nil && !session.showsMarkedOnly ? "" : "shown")"
+            right.append("\(Quantity.count(total)) \(session.filter == nil && !session.showsMarkedOnly ? "" : "shown")"
                 .trimmingCharacters(in: .whitespaces))
         }
         right.append("\(session.order.key.rawValue)\(session.order.descending ? "↓" : "↑")")

@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 import LoupeTrace
 import LoupeFormats
 
@@ -52,7 +53,7 @@ package enum ExchangeExport {
             }
             let noun = count == 1 ? "exchange" : "exchanges"
             return TerminalText.line(
-                "wrote \(count) \(noun) as \(format.title) to \(destination) (\(QuantityFormat.bytes(size)))")
+                "wrote \(count) \(noun) as \(format.title) to \(destination) (\(Quantity.bytes(size)))")
         } catch let error as ExportError {
             throw error
         } catch AtomicFile.Failure.exists(let path) {

@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 import LoupeTrace
 import LoupeFormats
 
@@ -48,6 +49,6 @@ package struct ExportRequest: Hashable, Sendable {
 
     /// The status line while it runs: `exporting 12,000 exchanges as HAR to /tmp/x.har…`.
     func progress(written: Int) -> StatusMessage {
-        StatusMessage(TerminalText.line("exporting \(QuantityFormat.grouped(written)) exchanges as \(format.title) to \(path)…"))
+        StatusMessage(TerminalText.line("exporting \(Quantity.count(written)) exchanges as \(format.title) to \(path)…"))
     }
 }

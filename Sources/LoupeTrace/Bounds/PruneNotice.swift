@@ -50,17 +50,17 @@ public struct PruneNotice: Sendable, Hashable, Codable {
         return merged
     }
 
-    /// "395952 exchange(s) (96.1 MiB): older than 14 days, over 256.0 MiB".
+    /// "395,952 exchanges (96.1 MiB): older than 14 days, over 256 MiB".
     public var summary: String {
         amount + (reasons.isEmpty ? "" : ": " + why)
     }
 
-    /// "395952 exchange(s) (96.1 MiB)".
+    /// "395,952 exchanges (96.1 MiB)".
     public var amount: String {
-        "\(removedCount) exchange(s) (\(TraceStoreBounds.bytesText(removedBytes)))"
+        "\(Quantity.count(removedCount, "exchange")) (\(Quantity.bytes(removedBytes)))"
     }
 
-    /// "older than 14 days, over 256.0 MiB".
+    /// "older than 14 days, over 256 MiB".
     public var why: String {
         reasons.map { bounds.describe($0) }.joined(separator: ", ")
     }
@@ -83,11 +83,11 @@ public struct PruneNotice: Sendable, Hashable, Codable {
 }
 
 extension TraceStoreBounds: CustomStringConvertible {
-    /// "256.0 MiB, 14 days, any number of exchanges" (or "no limits").
+    /// "256 MiB, 14 days, any number of exchanges" (or "no limits").
     public var description: String {
         guard self != .unlimited else { return "no limits" }
         return [
-            maxBytes.map { Self.bytesText($0) } ?? "any size",
+            maxBytes.map { Quantity.bytes($0) } ?? "any size",
             maxAge.map { "\(Self.daysText($0)) days" } ?? "any age",
             maxCount.map { "at most \($0) exchanges" } ?? "any number of exchanges",
         ].joined(separator: ", ")
@@ -98,20 +98,8 @@ extension TraceStoreBounds: CustomStringConvertible {
         switch reason {
         case .age: "older than \(maxAge.map(Self.daysText) ?? "?") days"
         case .count: "over \(maxCount ?? 0) exchanges"
-        case .bytes: "over \(Self.bytesText(maxBytes ?? 0))"
+        case .bytes: "over \(Quantity.bytes(maxBytes ?? 0))"
         }
-    }
-
-    /// Bytes in binary units, as `loupe stats` writes them: "96.1 MiB".
-    public static func bytesText(_ count: Int) -> String {
-        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
-        var value = Double(count)
-        var unit = 0
-        while value >= 1024 && unit < units.count - 1 {
-            value /= 1024
-            unit += 1
-        }
-        return unit == 0 ? "\(count) B" : String(format: "%.1f", value) + " " + units[unit]
     }
 
     static func daysText(_ seconds: TimeInterval) -> String {

@@ -16,6 +16,7 @@ import Foundation
 /// | `~dur >500ms` | the duration (`>` `>=` `<` `<=` `=`; units `ms`, `s`); unfinished exchanges never match |
 /// | `~att >1` | the number of attempts (same comparisons) |
 /// | `~cb open` | the breaker was open (or forced open) when any attempt was dispatched, or the call was short-circuited; also `half-open`, `closed`, `forced-open`, `disabled` |
+/// | `~cb short-circuited` | only calls the breaker refused (nothing was sent) |
 /// | `~e` | errors: any outcome but success |
 /// | `~replay` | replays of another exchange |
 ///
@@ -160,16 +161,20 @@ extension TraceFilter {
         case closed
         case forcedOpen = "forced-open"
         case disabled
+        /// `~cb short-circuited`: only the calls the breaker refused (nothing was sent), the glossary's word for
+        /// them; `~cb open` also matches calls dispatched while it was open.
+        case shortCircuited = "short-circuited"
 
         /// The recorded ``TraceAttempt/circuitState`` values this matches.
         public var states: [String] {
             switch self {
             case .open: ["open", "forced-open"]
             case .halfOpen, .closed, .forcedOpen, .disabled: [rawValue]
+            case .shortCircuited: []
             }
         }
 
         /// Whether a short-circuited exchange (no attempt dispatched) matches too.
-        public var includesShortCircuited: Bool { self == .open }
+        public var includesShortCircuited: Bool { self == .open || self == .shortCircuited }
     }
 }

@@ -92,6 +92,8 @@ struct SQLFilter {
         case .circuit(let match):
             let states = match.states.map { "'\($0)'" }.joined(separator: ", ")
             let sql = "exchange.sequence IN (SELECT exchange_sequence FROM attempt WHERE circuit_state IN (\(states)))"
+            let refused = "exchange.outcome = '\(ExchangeOutcome.shortCircuited.rawValue)'"
+            if match.states.isEmpty { return refused }  // `IN ()` is not SQL
             guard match.includesShortCircuited else { return sql }
             return "(exchange.outcome = '\(ExchangeOutcome.shortCircuited.rawValue)' OR \(sql))"
         case .error:

@@ -18,13 +18,16 @@ enum JSONFieldRedactor {
     }
 
     /// The redacted body, or `nil` when no value changed; redacted values go to `secrets`.
-    static func redact(_ body: Data, names: RedactionNames, collecting secrets: inout SecretCollector) -> Data? {
+    /// Keys in `headerNames` are redacted too, their values read as header values (the token after `Bearer`
+    /// is collected as well as the whole value).
+    static func redact(_ body: Data, names: RedactionNames, headerNames: RedactionNames = [],
+                       collecting secrets: inout SecretCollector) -> Data? {
         body.withUnsafeBytes { raw in
-            redact(raw.bindMemory(to: UInt8.self), names: names, collecting: &secrets).map { Data($0) }
+            redact(raw.bindMemory(to: UInt8.self), names: names, headerNames: headerNames, collecting: &secrets).map { Data($0) }
         }
     }
 
-    private static func redact(_ bytes: UnsafeBufferPointer<UInt8>, names: RedactionNames,
+    private static func redact(_ bytes: UnsafeBufferPointer<UInt8>, names: RedactionNames, headerNames: RedactionNames,
                                collecting secrets: inout SecretCollector) -> [UInt8]? {
         var output: [UInt8]?
         var copied = 0
@@ -45,7 +48,9 @@ enum JSONFieldRedactor {
             // A key: is it one of ours?
             let name = unescaped(bytes, from: index + 1, to: contentEnd(bytes, start: index, end: stringEnd))
             var valueStart = next + 1
-            guard names.containsNormalized(RedactionNames.normalized(name)) else {
+            let normalized = RedactionNames.normalized(name)
+            let isHeader = !names.containsNormalized(normalized) && headerNames.containsNormalized(normalized)
+            guard isHeader || names.containsNormalized(normalized) else {
                 index = valueStart
                 continue
             }
@@ -53,7 +58,11 @@ enum JSONFieldRedactor {
             let valueEnd = endOfValue(bytes, from: valueStart)
             let value = UnsafeBufferPointer(rebasing: bytes[valueStart..<valueEnd])
             if valueStart < count, !value.elementsEqual(markerToken) {
-                collectLeaves(value, into: &secrets)
+                if isHeader, value.first == quote {
+                    secrets.addHeader(name: name, value: unescaped(value, from: 1, to: contentEnd(value, start: 0, end: value.count)))
+                } else {
+                    collectLeaves(value, into: &secrets)
+                }
                 if output == nil { output = []; output!.reserveCapacity(count) }
                 output!.append(contentsOf: bytes[copied..<valueStart])
                 output!.append(contentsOf: markerToken)

@@ -53,7 +53,7 @@ struct PendingExchange: Sendable {
         if droppedBefore > 0 {
             events.insert(TraceEvent(
                 kind: .recorderDrop, at: startedAt,
-                message: "The recorder dropped \(droppedBefore) exchange(s) before this one: it was over capacity.",
+                message: "The recorder dropped \(Quantity.count(droppedBefore, "exchange")) before this one: it was over capacity.",
                 attributes: ["count": String(droppedBefore)]), at: 0)
         }
         let raw = TraceExchange(

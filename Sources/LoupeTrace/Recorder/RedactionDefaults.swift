@@ -17,14 +17,15 @@ extension RedactionPolicy {
         "password_confirmation", "secret", "client_secret", "app_secret", "api_secret", "secret_key",
         "secret_access_key", "aws_secret_access_key", "token", "access_token", "refresh_token", "id_token",
         "auth_token", "session_token", "api_token", "bearer_token", "csrf_token", "xsrf_token",
-        "authenticity_token", "api_key", "private_key", "client_assertion", "otp", "session_id",
+        "authenticity_token", "api_key", "private_key", "client_assertion", "otp", "session_id", "code_verifier",
     ]
 
     /// Query items redacted inside URLs (and form bodies): the credential names plus the signatures and keys
     /// that presigned URLs and key-in-URL APIs carry.
     ///
     /// `key` is here because key-in-URL APIs use it (`?key=AIza…`); `code` (OAuth's authorization code) is not,
-    /// because it names innocent things too often: add it with `policy.queryItemNames.insert("code")`.
+    /// because it names innocent things too often: it is redacted where it is an OAuth code (beside `state` or
+    /// `redirect_uri`, or on a redirect target), and everywhere with `policy.queryItemNames.insert("code")`.
     public static let defaultQueryItemNames = RedactionNames(credentialNames + [
         "auth", "key", "jwt", "sig", "signature", "x-amz-signature", "x-amz-credential", "x-amz-security-token",
         "x-goog-signature", "x-goog-credential", "awsaccesskeyid",

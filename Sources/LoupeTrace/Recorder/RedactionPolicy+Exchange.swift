@@ -1,6 +1,6 @@
 import Foundation
 
-extension RedactionPolicy {
+package extension RedactionPolicy {
     /// The exchange with every secret removed: redacted by name, then scrubbed by value everywhere else.
     ///
     /// First the URL's query items and password, the request and response headers and the JSON or form bodies
@@ -26,11 +26,22 @@ extension RedactionPolicy {
         exchange.responseBody = redact(exchange.responseBody, headers: exchange.responseHeaders, collecting: &secrets)
 
         let urlScrub = Scrubber(url: rawURL, redactedURL: exchange.url)
-        let scrubber = ValueScrubberCache.scrubber(values: secrets.values, minimumLength: secrets.minimumLength)
-        func text(_ value: String) -> String {
-            let quoted = urlScrub(value)
-            return scrubber?.scrub(quoted) ?? quoted
+        // Free text first by name (the URLs and `Bearer …` it quotes: a redirect's target in an error or a note),
+        // so that what it gives is scrubbed by value everywhere with the rest.
+        func named(_ value: String) -> String { redact(text: urlScrub(value), collecting: &secrets) }
+        exchange.operation = named(exchange.operation)
+        exchange.error = exchange.error.map(named)
+        for index in exchange.attempts.indices {
+            exchange.attempts[index].error = exchange.attempts[index].error.map(named)
+            exchange.attempts[index].notes = exchange.attempts[index].notes.mapValues(named)
         }
+        for index in exchange.events.indices {
+            exchange.events[index].message = named(exchange.events[index].message)
+            exchange.events[index].attributes = exchange.events[index].attributes.mapValues(named)
+        }
+        let scrubber = ValueScrubberCache.scrubber(values: secrets.values, minimumLength: secrets.minimumLength)
+        guard let scrubber else { return exchange }
+        func text(_ value: String) -> String { scrubber.scrub(value) }
         exchange.operation = text(exchange.operation)
         exchange.error = exchange.error.map(text)
         for index in exchange.attempts.indices {
@@ -41,7 +52,6 @@ extension RedactionPolicy {
             exchange.events[index].message = text(exchange.events[index].message)
             exchange.events[index].attributes = exchange.events[index].attributes.mapValues(text)
         }
-        guard let scrubber else { return exchange }
         exchange.url = scrubber.scrub(exchange.url, marker: Self.urlMarker)
         exchange.requestHeaders = exchange.requestHeaders.map { TraceHeader(name: $0.name, value: scrubber.scrub($0.value)) }
         exchange.responseHeaders = exchange.responseHeaders.map { TraceHeader(name: $0.name, value: scrubber.scrub($0.value)) }

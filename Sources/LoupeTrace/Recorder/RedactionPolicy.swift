@@ -7,7 +7,10 @@ import HTTPTypes
 /// ``queryItemNames`` or ``jsonFieldNames`` are replaced with ``marker``. Names match loosely (case, `-` and `_`
 /// ignored; see ``RedactionNames``), and the defaults are long lists of credential names
 /// (``defaultHeaderNames``, ``defaultQueryItemNames``, ``defaultFieldNames``). Values are replaced, never removed,
-/// so the trace still shows that a value existed.
+/// so the trace still shows that a value existed. JSON fields named like a header in ``headerNames``, parts of a
+/// multipart body, a form sent without a type, and the URLs and `Bearer`/`Basic` credentials quoted inside any text
+/// (``redact(text:)``) are redacted by name too; OAuth's `code` where it is one (beside `state` or `redirect_uri`,
+/// or on a redirect target).
 ///
 /// **By value.** Every value redacted by name in an exchange, every credential the client sent in a redacted
 /// header on any attempt (the token after `Bearer`, a Basic header's base64 and its decoded `user:password`),
@@ -89,9 +92,13 @@ public struct RedactionPolicy: Sendable, Hashable {
         redact(headers: headers.map { TraceHeader(name: $0.name.rawName, value: $0.value) })
     }
 
-    func redact(headers: [TraceHeader], collecting secrets: inout SecretCollector) -> [TraceHeader] {
+    package func redact(headers: [TraceHeader], collecting secrets: inout SecretCollector) -> [TraceHeader] {
         headers.map { header in
-            guard headerNames.contains(header.name) else { return header }
+            guard headerNames.contains(header.name) else {
+                // A `Location` or `Link` is a URL with a query of its own (DECISIONS 150).
+                let value = redact(headerValue: header.value, name: header.name, collecting: &secrets)
+                return value == header.value ? header : TraceHeader(name: header.name, value: value)
+            }
             secrets.addHeader(name: header.name, value: header.value)
             return TraceHeader(name: header.name, value: Self.marker)
         }
@@ -112,13 +119,27 @@ public struct RedactionPolicy: Sendable, Hashable {
         redact(url: url.absoluteString)
     }
 
-    func redact(url: String, collecting secrets: inout SecretCollector) -> String {
-        if let unchanged = unchangedWithoutParsing(url, collecting: &secrets) { return unchanged }
+    package func redact(url: String, collecting secrets: inout SecretCollector) -> String {
+        if let unchanged = unchangedWithoutParsing(url, collecting: &secrets) {
+            return redactFragmentItems(unchanged, collecting: &secrets)
+        }
         return redactParsing(url: url, collecting: &secrets)
     }
 
     /// ``redact(url:collecting:)`` through `URLComponents`, for every URL (tests compare the two).
-    func redactParsing(url: String, collecting secrets: inout SecretCollector) -> String {
+    package func redactParsing(url: String, collecting secrets: inout SecretCollector) -> String {
+        redactFragmentItems(redactQueryParsing(url: url, collecting: &secrets), collecting: &secrets)
+    }
+
+    /// A fragment is the client's own, but an OAuth implicit grant's callback carries `#access_token=…`: its items
+    /// are redacted by name as the query's are.
+    private func redactFragmentItems(_ url: String, collecting secrets: inout SecretCollector) -> String {
+        guard let hash = url.utf8.firstIndex(of: UInt8(ascii: "#")), url.utf8[hash...].contains(UInt8(ascii: "="))
+        else { return url }
+        return redactURLParts(url, redirectTarget: false, collecting: &secrets)
+    }
+
+    private func redactQueryParsing(url: String, collecting secrets: inout SecretCollector) -> String {
         guard var components = URLComponents(string: url) else { return url }
         var changed = false
         if let password = components.percentEncodedPassword, password != Self.urlMarker {
@@ -164,17 +185,43 @@ public struct RedactionPolicy: Sendable, Hashable {
         return redact(body: body, contentType: contentType, collecting: &ignored)
     }
 
-    func redact(body: Data, contentType: String?, collecting secrets: inout SecretCollector) -> Data {
-        if !jsonFieldNames.isEmpty, JSONFieldRedactor.looksLikeJSON(body) {
-            return JSONFieldRedactor.redact(body, names: jsonFieldNames, collecting: &secrets) ?? body
+    package func redact(body: Data, contentType: String?, collecting secrets: inout SecretCollector) -> Data {
+        let named = redactByName(body: body, contentType: contentType, collecting: &secrets)
+        // Then the URLs and `Bearer …` quoted anywhere in a text body (DECISIONS 150).
+        return redactText(body: named, collecting: &secrets) ?? named
+    }
+
+    private func redactByName(body: Data, contentType: String?, collecting secrets: inout SecretCollector) -> Data {
+        if !jsonFieldNames.isEmpty || !headerNames.isEmpty, JSONFieldRedactor.looksLikeJSON(body) {
+            // A JSON field named like a credential header (`"Authorization": "Bearer …"`) is one too.
+            return JSONFieldRedactor.redact(body, names: jsonFieldNames, headerNames: headerNames, collecting: &secrets) ?? body
+        }
+        let lowered = contentType?.lowercased()
+        if let lowered, lowered.contains("multipart/") {
+            return MultipartRedactor.redact(body, contentType: contentType!, policy: self, collecting: &secrets) ?? body
         }
         let formNames = queryItemNames.union(jsonFieldNames)
-        if !formNames.isEmpty, let contentType, contentType.lowercased().contains("application/x-www-form-urlencoded"),
-           let text = String(data: body, encoding: .utf8) {
+        // A form as its type says, or a body without a type (or as text) that parses as one: `curl --data
+        // 'password=…'` sends a form whatever its header says (DECISIONS 152).
+        let declaredForm = lowered?.contains("application/x-www-form-urlencoded") ?? false
+        let untyped = lowered == nil || lowered!.isEmpty || lowered!.hasPrefix("text/plain")
+        if !formNames.isEmpty, declaredForm || untyped, let text = String(data: body, encoding: .utf8),
+           declaredForm || Self.parsesAsForm(text) {
             let redacted = redact(formEncoded: text, names: formNames, collecting: &secrets)
             return redacted == text ? body : Data(redacted.utf8)
         }
         return body
+    }
+
+    /// Whether `text` is `name=value` pairs joined by `&` and nothing else (no blank, no line break): how a
+    /// form looks, and what free text almost never does.
+    package static func parsesAsForm(_ text: String) -> Bool {
+        guard !text.isEmpty, text.utf8.count <= 1 << 20, text.utf8.contains(UInt8(ascii: "=")) else { return false }
+        for pair in text.split(separator: "&", omittingEmptySubsequences: false) {
+            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else { return false }
+            guard pair.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F && $0 != UInt8(ascii: "\"") }) else { return false }
+        }
+        return true
     }
 
     // MARK: Helpers
@@ -182,8 +229,14 @@ public struct RedactionPolicy: Sendable, Hashable {
     /// Redacts `name=value` pairs of an `a=1&b=2` text, leaving every other byte as it was.
     /// A name with no `+` or `%` is its own decoded form, and text with no name redacted is returned as it came: the
     /// usual query (an import redacts every URL) costs no decoding and no rebuilding.
-    private func redact(formEncoded text: String, names: RedactionNames, collecting secrets: inout SecretCollector) -> String {
+    ///
+    /// OAuth's authorization `code` is a credential, but `code` names innocent things too (DECISIONS 151): it is
+    /// redacted when the same text has a `state` or `redirect_uri` beside it (an authorization response or a token
+    /// request), or when the text is a redirect target's (`redirectTarget`: a `Location`).
+    package func redact(formEncoded text: String, names: RedactionNames, redirectTarget: Bool = false,
+                collecting secrets: inout SecretCollector) -> String {
         var changed = false
+        let names = Self.withOAuthCode(names, text: text, redirectTarget: redirectTarget)
         let pairs = text.split(separator: "&", omittingEmptySubsequences: false).map { pair -> Substring in
             guard let equals = pair.firstIndex(of: "=") else { return pair }
             let rawName = pair[..<equals]
@@ -198,5 +251,33 @@ public struct RedactionPolicy: Sendable, Hashable {
             return rawName + "=" + Self.urlMarker
         }
         return changed ? pairs.joined(separator: "&") : text
+    }
+
+    /// `names` plus `code` when `text` is an OAuth authorization response or token request (or a redirect target).
+    private static func withOAuthCode(_ names: RedactionNames, text: String, redirectTarget: Bool) -> RedactionNames {
+        guard !names.isEmpty, text.utf8.count >= 5, mentionsCode(text.utf8), !names.contains("code") else { return names }
+        var hasCode = false, beside = redirectTarget
+        for pair in text.split(separator: "&") {
+            let name = RedactionNames.normalized(pair.prefix { $0 != "=" })
+            if name == "code" { hasCode = true }
+            if name == "state" || name == "redirecturi" { beside = true }
+        }
+        guard hasCode, beside else { return names }
+        var widened = names
+        widened.insert("code")
+        return widened
+    }
+
+    /// Whether `code` (any case) occurs in the text: most queries do not, and are answered without splitting.
+    private static func mentionsCode(_ utf8: String.UTF8View) -> Bool {
+        let word: (UInt8, UInt8, UInt8, UInt8) = (0x63, 0x6F, 0x64, 0x65)  // c o d e
+        var matched = 0
+        for byte in utf8 {
+            let lower = byte | 0x20
+            let next = matched == 0 ? word.0 : matched == 1 ? word.1 : matched == 2 ? word.2 : word.3
+            matched = lower == next ? matched + 1 : (lower == word.0 ? 1 : 0)
+            if matched == 4 { return true }
+        }
+        return false
     }
 }

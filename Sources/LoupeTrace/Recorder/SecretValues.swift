@@ -5,28 +5,28 @@ import Foundation
 /// Each value is kept once, in its decoded form; ``ValueScrubber`` derives the encoded forms to search for.
 /// Values shorter than `minimumLength` bytes, and anything the redaction marker itself contains, are ignored:
 /// scrubbing them everywhere would damage innocent text (or the markers already written).
-struct SecretCollector {
+package struct SecretCollector {
     /// At most this many bytes of distinct values are kept per exchange; further values are still redacted where
     /// they are named, only not searched for elsewhere (bounds the scrubber's memory on hostile bodies).
     static let byteBudget = 64 * 1024
 
-    let minimumLength: Int
-    private(set) var values: Set<String> = []
+    package let minimumLength: Int
+    package private(set) var values: Set<String> = []
     private var bytes = 0
 
-    init(minimumLength: Int) {
+    package init(minimumLength: Int) {
         self.minimumLength = max(1, minimumLength)
     }
 
-    var isEmpty: Bool { values.isEmpty }
+    package var isEmpty: Bool { values.isEmpty }
 
     /// Whether no value can ever be kept (no value is `Int.max` bytes long): the redactions that only want the
     /// redacted text (`redact(headers:)`, `redact(url:)`, a HAR import) pass such a collector, and the work of
     /// finding credentials inside values is skipped for it.
-    var keepsNothing: Bool { minimumLength == .max }
+    package var keepsNothing: Bool { minimumLength == .max }
 
     /// Adds one value as it is (surrounding white space and quotes trimmed).
-    mutating func add(_ value: some StringProtocol) {
+    package mutating func add(_ value: some StringProtocol) {
         guard !keepsNothing else { return }
         let trimmed = Self.trimmed(value, quotes: true)
         let length = trimmed.utf8.count
@@ -41,7 +41,7 @@ struct SecretCollector {
     /// White_Space and U+200B, the set of Foundation's `whitespacesAndNewlines` on Linux (a test compares them on
     /// random text). Worked out on scalars: Foundation's `trimmingCharacters` goes through `NSString` on Linux and
     /// cost more than the rest of a recorded exchange's redaction (DECISIONS 127).
-    static func trimmed(_ value: some StringProtocol, quotes: Bool) -> String {
+    package static func trimmed(_ value: some StringProtocol, quotes: Bool) -> String {
         let text = String(value)
         let scalars = text.unicodeScalars
         func trims(_ scalar: Unicode.Scalar) -> Bool {
@@ -57,14 +57,14 @@ struct SecretCollector {
     }
 
     /// Whether `piece` occurs in `text`, byte for byte (the markers are ASCII).
-    static func isPart(_ piece: String, of text: String) -> Bool {
+    package static func isPart(_ piece: String, of text: String) -> Bool {
         guard !piece.isEmpty, piece.utf8.count <= text.utf8.count else { return false }
         let (piece, text) = (Array(piece.utf8), Array(text.utf8))
         return (0...(text.count - piece.count)).contains { text[$0..<($0 + piece.count)].elementsEqual(piece) }
     }
 
     /// Adds a percent-encoded value (query item, form field, URL password) and its decoded form.
-    mutating func addEncoded(_ raw: some StringProtocol) {
+    package mutating func addEncoded(_ raw: some StringProtocol) {
         guard !keepsNothing else { return }
         add(raw)
         let decoded = String(raw).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
@@ -74,7 +74,7 @@ struct SecretCollector {
 
     /// Adds a redacted header's value and the credentials inside it: the part after an auth scheme (`Bearer t`),
     /// a Basic header's decoded `user:password` and password, auth parameters (`Signature=…`) and cookie values.
-    mutating func addHeader(name: String, value: String) {
+    package mutating func addHeader(name: String, value: String) {
         guard !keepsNothing, value != RedactionPolicy.marker else { return }
         add(value)
         switch RedactionNames.normalized(name) {

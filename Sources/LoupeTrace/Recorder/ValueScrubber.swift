@@ -7,7 +7,7 @@ import Foundation
 /// Overlapping matches are merged into one replaced range. Nothing is copied unless something matches.
 /// Works on bytes, so bodies that are not UTF-8 are scrubbed too; needles are whole UTF-8 strings, so a match in
 /// valid UTF-8 text always starts and ends on character boundaries.
-struct ValueScrubber: Sendable {
+package struct ValueScrubber: Sendable {
     /// Root transitions, dense (−1: none); the root is node 0.
     private let rootNext: [Int32]
     // Per node, in breadth-first order (every node's children are contiguous and sorted by byte).
@@ -19,12 +19,12 @@ struct ValueScrubber: Sendable {
     private let longest: [Int32]
 
     /// A scrubber for the given secret values in all their forms (see ``SecretForms``); `nil` when there are none.
-    init?(values: some Sequence<String>, minimumLength: Int) {
+    package init?(values: some Sequence<String>, minimumLength: Int) {
         self.init(needles: SecretForms.needles(for: values, minimumLength: minimumLength))
     }
 
     /// A scrubber for exactly these byte strings; `nil` when there are none.
-    init?(needles: [[UInt8]]) {
+    package init?(needles: [[UInt8]]) {
         let needles = needles.filter { !$0.isEmpty }.sorted { $0.lexicographicallyPrecedes($1) }
         guard !needles.isEmpty else { return nil }
         var byte: [UInt8] = [0], firstChild: [Int32] = [0], childCount: [Int32] = [0], terminal: [Int32] = [0]
@@ -84,7 +84,7 @@ struct ValueScrubber: Sendable {
     }
 
     /// The text with every match replaced by `marker`, or `nil` when nothing matched.
-    func scrub(_ bytes: UnsafeBufferPointer<UInt8>, marker: [UInt8]) -> [UInt8]? {
+    package func scrub(_ bytes: UnsafeBufferPointer<UInt8>, marker: [UInt8]) -> [UInt8]? {
         var output: [UInt8]?
         var copied = 0
         var pending: (start: Int, end: Int)?
@@ -131,14 +131,14 @@ struct ValueScrubber: Sendable {
     }
 
     /// `data` scrubbed, or `nil` when nothing matched.
-    func scrub(_ data: Data, marker: String = RedactionPolicy.marker) -> Data? {
+    package func scrub(_ data: Data, marker: String = RedactionPolicy.marker) -> Data? {
         data.withUnsafeBytes { raw in
             scrub(raw.bindMemory(to: UInt8.self), marker: Array(marker.utf8)).map { Data($0) }
         }
     }
 
     /// `text` scrubbed (the same string when nothing matched).
-    func scrub(_ text: String, marker: String = RedactionPolicy.marker) -> String {
+    package func scrub(_ text: String, marker: String = RedactionPolicy.marker) -> String {
         var text = text
         let scrubbed = text.withUTF8 { scrub($0, marker: Array(marker.utf8)) }
         return scrubbed.map { String(decoding: $0, as: UTF8.self) } ?? text

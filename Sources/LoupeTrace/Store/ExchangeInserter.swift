@@ -24,6 +24,8 @@ struct ExchangeInserter {
     private var pendingAttempts: [(attempt: TraceAttempt, sequence: Int64, notes: String?)] = []
     /// How many exchanges were inserted.
     private(set) var count = 0
+    /// How many of them replaced an exchange with the same id already in the store (a HAR imported again).
+    private(set) var replaced = 0
 
     init(_ db: Database, storedAt: Date) throws {
         self.db = db
@@ -53,6 +55,7 @@ struct ExchangeInserter {
             try finish()  // the old row's attempts must be in the table for the delete to cascade to them
             try delete.execute(arguments: [id])
             try insertExchange.insert(bind)
+            replaced += 1
         }
         let sequence = db.lastInsertedRowID
         for attempt in exchange.attempts {
@@ -87,13 +90,15 @@ struct ExchangeInserter {
 extension SQLiteTraceStore {
     /// Writes every exchange `produce` hands its sink, in one transaction: all of them, or none when `produce` or
     /// a write throws. Memory does not grow with the number written (each is inserted as it comes), which is how
-    /// `loupe import` stores a HAR of any size. Returns how many were written.
+    /// `loupe import` stores a HAR of any size. Returns how many were written, and how many of those replaced an
+    /// exchange with the same id that the store already held.
     ///
     /// Errors of `produce` are rethrown as they are; the store's own are ``TraceStoreError``s.
     @discardableResult
-    package func writeAll(_ produce: (_ sink: (TraceExchange) throws -> Void) throws -> Void) throws -> Int {
+    package func writeAll(_ produce: (_ sink: (TraceExchange) throws -> Void) throws -> Void) throws -> WriteCount {
         let storedAt = now()
         var written = 0
+        var replaced = 0
         do {
             try pool.write { db in
                 var inserter = try ExchangeInserter(db, storedAt: storedAt)
@@ -106,11 +111,27 @@ extension SQLiteTraceStore {
                 }
                 try inserter.finish()
                 written = inserter.count
+                replaced = inserter.replaced
             }
         } catch let error as DatabaseError {
             throw Self.storeError(error, path: path)
         }
         if autoPruner?.isDue(afterWriting: written) == true { autoPrune() }
-        return written
+        return WriteCount(written: written, replaced: replaced)
+    }
+}
+
+/// What one ``SQLiteTraceStore/writeAll(_:)`` stored.
+package struct WriteCount: Sendable, Equatable {
+    /// Every exchange written.
+    package var written: Int
+    /// Those that replaced an exchange with the same id already in the store.
+    package var replaced: Int
+    /// Those the store did not hold before.
+    package var added: Int { written - replaced }
+
+    package init(written: Int, replaced: Int) {
+        self.written = written
+        self.replaced = replaced
     }
 }

@@ -42,15 +42,22 @@ struct DemoCommand: AsyncParsableCommand {
     func run() async throws {
         // A mistake in keys.toml is reported before anything starts.
         let keymap = headless ? Keymap.standard : try TUICommand.keymap()
-        let storeArgument = store ?? defaultDemoStore()
-        let (store, path) = try StoreAccess.openForWriting(storeArgument)
-        defer { StoreAccess.reportPrunes(store, path: path) }  // what keeping the store within its bounds removed
+        // The API first: a port in use is refused before a store is created for nothing.
         let server: FlakyAPI.RunningServer
         do {
             server = try await FlakyAPI.start(port: port.value)
         } catch {
-            throw CommandFailure.badInput("cannot start the demo API on 127.0.0.1:\(port.value): \(error)")
+            throw Self.startFailure(error, port: port.value)
         }
+        let storeArgument = store ?? defaultDemoStore()
+        let store: SQLiteTraceStore, path: String
+        do {
+            (store, path) = try StoreAccess.openForWriting(storeArgument)
+        } catch {
+            await server.stop()
+            throw error
+        }
+        defer { StoreAccess.reportPrunes(store, path: path) }  // what keeping the store within its bounds removed
         let inspector = NetworkTraceInspector(store: store)
         let client = DemoClient.make(baseURL: server.baseURL, observer: inspector)
         let traffic = DemoTraffic(client: client, workers: workers.value, pause: .milliseconds(pause.value))
@@ -75,6 +82,14 @@ struct DemoCommand: AsyncParsableCommand {
         RecorderReport.warnIfLost(inspector, path: path)
         try result.get()
         print("recorded into \(path); inspect again with `loupe tui \(path)`")
+    }
+
+    /// `port N is in use` for the common case, the server's own reason otherwise.
+    static func startFailure(_ error: any Error, port: Int) -> CommandFailure {
+        if String(describing: error).contains(String(cString: strerror(EADDRINUSE))) {
+            return CommandFailure.badInput("port \(port) is in use")
+        }
+        return CommandFailure.badInput("cannot start the demo API on 127.0.0.1:\(port): \(error)")
     }
 
     func defaultDemoStore() -> String {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Loupe
 import LoupeTrace
 import LoupeFormats
 
@@ -27,23 +28,38 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(help: "Only exchanges matching EXPR, e.g. '~c 5xx | ~dur >1s'.")
     var filter: String?
 
+    @Flag(help: "Let --har replace an existing file.")
+    var force = false
+
     func run() async throws {
         MallocTuning.keepFreedMemory()  // bodies of up to a megabyte, read and freed one by one
         let filter = try FilterOption.parse(self.filter)
-        let (store, storePath) = try StoreAccess.openForReading(store)
-        if har == "-" {
+        // Decided before the store opens: a refused path is left exactly as it was.
+        let destination = har == "-" ? nil : try OutputDestination.check(
+            StoreAccess.expandTilde(har), flag: "--har", force: force, stores: [StoreAccess.path(store)])
+        let (store, _) = try StoreAccess.openForReading(store)
+        guard let destination else {
             let count = try export(from: store, filter: filter) { try StandardStreams.output($0) }
-            StandardStreams.error("loupe: exported \(count) exchange(s)\n")
+            StandardStreams.error("loupe: exported \(Quantity.count(count, "exchange"))\n")
             return
         }
-        let destination = StoreAccess.expandTilde(har)
-        if Self.sameFile(destination, storePath) || ["-wal", "-shm", "-journal"].contains(where: { Self.sameFile(destination, storePath + $0) }) {
-            throw CommandFailure.badInput("refusing to overwrite the trace store \(storePath) with a HAR file")
+        let count: Int
+        let path: String
+        switch destination {
+        case .replace(let target):
+            path = target
+            count = try writeAtomically(to: target) { handle in
+                try export(from: store, filter: filter) { try handle.write(contentsOf: $0) }
+            }
+        case .through(let target):
+            count = try writeThrough(to: target) { handle in
+                try export(from: store, filter: filter) { try handle.write(contentsOf: $0) }
+            }
+            // On standard error, as for `-`: `/dev/stdout` is a path too, and the line must not follow the HAR there.
+            StandardStreams.error(TerminalText.line("loupe: exported \(Quantity.count(count, "exchange")) to \(target)") + "\n")
+            return
         }
-        let count = try writeAtomically(to: destination) { handle in
-            try export(from: store, filter: filter) { try handle.write(contentsOf: $0) }
-        }
-        print(TerminalText.line("Exported \(count) exchange(s) to \(destination)"))
+        print(TerminalText.line("Exported \(Quantity.count(count, "exchange")) to \(path)"))
     }
 
     /// Streams the matching exchanges into `sink`; returns how many.
@@ -90,15 +106,20 @@ struct ExportCommand: AsyncParsableCommand {
         }
     }
 
-    /// Whether two paths name the same file (after following symbolic links), or the same path when neither exists.
-    static func sameFile(_ first: String, _ second: String) -> Bool {
-        let a = URL(fileURLWithPath: first).standardizedFileURL.resolvingSymlinksInPath()
-        let b = URL(fileURLWithPath: second).standardizedFileURL.resolvingSymlinksInPath()
-        if a.path == b.path { return true }
-        guard let left = try? FileManager.default.attributesOfItem(atPath: a.path),
-              let right = try? FileManager.default.attributesOfItem(atPath: b.path) else { return false }
-        return (left[.systemFileNumber] as? Int) == (right[.systemFileNumber] as? Int)
-            && (left[.systemNumber] as? Int) == (right[.systemNumber] as? Int)
-            && left[.systemFileNumber] != nil
+    /// Writes through `body` into `path` where it is (a device, a FIFO, `/dev/stdout`): never renamed over.
+    private func writeThrough<T>(to path: String, _ body: (FileHandle) throws -> T) throws -> T {
+        let descriptor = OutputDestination.openThrough(path)
+        guard descriptor >= 0 else {
+            throw CommandFailure.badInput("cannot write \(TerminalText.line(path)): \(String(cString: strerror(errno)))")
+        }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        defer { try? handle.close() }
+        do {
+            return try body(handle)
+        } catch let failure as CommandFailure {
+            throw failure
+        } catch {
+            throw CommandFailure.badInput("cannot write \(TerminalText.line(path)): \(StandardStreams.reason(error))")
+        }
     }
 }

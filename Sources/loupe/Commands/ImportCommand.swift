@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Loupe
 import LoupeTrace
 import LoupeFormats
 
@@ -39,16 +40,29 @@ struct ImportCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure.badInput("\(path): \(error)")
         }
+        let created = !FileManager.default.fileExists(atPath: StoreAccess.path(self.store))
         let (store, storePath) = try StoreAccess.openForWriting(store)
-        defer { StoreAccess.reportPrunes(store, path: storePath) }  // what keeping the store within its bounds removed
-        let count: Int
+        let count: WriteCount
         do {
             count = try importer.write(contentsOf: url, into: store)
-        } catch let error as HARImportError {
-            throw CommandFailure.badInput("\(path): \(error)")
         } catch {
+            // Nothing was imported: a store this import created goes again rather than stay behind empty.
+            if created { StoreAccess.remove(store, path: storePath) } else { StoreAccess.reportPrunes(store, path: storePath) }
+            if error is HARImportError { throw CommandFailure.badInput("\(path): \(error)") }
             throw CommandFailure.badInput("cannot write \(entries) exchange(s) to \(storePath), none imported: \(error)")
         }
-        print(TerminalText.line("Imported \(count) exchange(s) from \(path) into \(storePath)"))
+        StoreAccess.reportPrunes(store, path: storePath)  // what keeping the store within its bounds removed
+        print(TerminalText.line(Self.summary(count, file: path, store: storePath)))
+    }
+
+    /// `Imported 364 exchanges from F into S: 0 new, 364 already there (replaced by the file's copies).`: an
+    /// exchange keeps its id through export and import, so importing a file again replaces rather than adds, and
+    /// the line says which happened.
+    static func summary(_ count: WriteCount, file: String, store: String) -> String {
+        let head = "Imported \(Quantity.count(count.written, "exchange")) from \(file) into \(store)"
+        guard count.written > 0 else { return head }
+        let replaced = count.replaced == 0 ? "" : ", \(Quantity.count(count.replaced)) already there (replaced by the file's "
+            + (count.replaced == 1 ? "copy)" : "copies)")
+        return head + ": \(Quantity.count(count.added)) new" + replaced
     }
 }

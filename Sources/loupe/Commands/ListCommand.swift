@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Loupe
 import LoupeTrace
 import LoupeFilter
 import LoupeFormats
@@ -47,7 +48,7 @@ struct ListCommand: AsyncParsableCommand {
                 Formatting.pad(Formatting.time(summary.startedAt), 23),
                 TerminalText.line(summary.method).padding(toLength: 7, withPad: " ", startingAt: 0),
                 Formatting.status(summary).padding(toLength: 4, withPad: " ", startingAt: 0),
-                Formatting.pad(Formatting.milliseconds(summary.duration), 9),
+                Formatting.pad(Quantity.duration(summary.duration), 9),
                 (summary.attemptCount > 1 ? "×\(summary.attemptCount)" : "").padding(toLength: 3, withPad: " ", startingAt: 0),
                 TerminalText.line(summary.url) + (summary.replayOf != nil ? "  (replay)" : ""),
             ]
@@ -69,15 +70,29 @@ enum FilterOption {
         }
     }
 
+    /// One term a line, every line under ``helpWidth`` characters: the argument parser wraps help at the
+    /// terminal's width (80 columns when it cannot tell), and a two-column table wrapped in the middle of its
+    /// rows could not be read.
     static let help = """
         Filters (--filter EXPR), as in mitmproxy:
-          ~m POST         method                ~c 503, ~c 5xx, ~c 500-504   final status
-          ~d example.com  host contains         ~u REGEX (or a bare word)     URL
-          ~h REGEX        header lines          ~b REGEX                      request or response body
-          ~op NAME        operation name        ~dur >500ms, ~dur <=2s        duration (ms, s)
-          ~att >1         attempts              ~cb open|half-open|closed     breaker state at dispatch
-          ~e              errors                ~replay                       replays
-        Combine with ! (not), & (and, also implied between terms), | (or) and parentheses. Quote arguments that
-        contain spaces, parentheses, & or |: ~b "a b".
+          ~m POST                      method
+          ~c 503, ~c 5xx, ~c 500-504   final status
+          ~d example.com               host contains
+          ~u REGEX (or a bare word)    URL
+          ~h REGEX                     header lines
+          ~b REGEX                     request or response body
+          ~op NAME                     operation name
+          ~dur >500ms, ~dur <=2s       duration (ms, s)
+          ~att >1                      attempts
+          ~cb open|half-open|closed    breaker state at dispatch
+          ~cb short-circuited          refused by the breaker, nothing sent
+          ~e                           errors
+          ~replay                      replays
+        Combine with ! (not), & (and, also implied between terms), | (or)
+        and parentheses. Quote arguments that contain spaces, parentheses,
+        & or |: ~b "a b".
         """
+
+    /// The widest line of ``help``: within an 80-column terminal after the parser's indent.
+    static let helpWidth = 72
 }

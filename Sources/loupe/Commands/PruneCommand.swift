@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Loupe
 import LoupeTrace
 import LoupeFormats
 
@@ -110,9 +111,8 @@ struct PruneCommand: AsyncParsableCommand {
             let result = try store.prune(bounds, now: Date(), dryRun: dryRun)
             print(Self.describe(result, bounds: bounds))
             if vacuum {
-                try store.vacuum()
-                let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
-                print("Vacuumed: the file is now \(StatsCommand.bytes(size)).")
+                let size = try store.vacuum()
+                print("Vacuumed: the store now takes \(Quantity.bytes(size)) (\(Quantity.count(size, "byte")), its file and write-ahead log).")
             }
         } catch let error as TraceStoreError {
             throw CommandFailure.badInput("cannot prune \(TerminalText.line(error.description))")
@@ -123,9 +123,9 @@ struct PruneCommand: AsyncParsableCommand {
         let why = result.reasons.map { bounds.describe($0) }
         let verb = result.isDryRun ? "Would remove" : "Removed"
         let remain = result.isDryRun ? "would remain" : "remain"
-        let removed = "\(verb) \(result.removedCount) exchanges (\(StatsCommand.bytes(result.removedBytes)))"
+        let removed = "\(verb) \(Quantity.count(result.removedCount, "exchange")) (\(Quantity.bytes(result.removedBytes)))"
             + (why.isEmpty ? "" : ": " + why.joined(separator: ", "))
-        return removed + "; \(result.remainingCount) \(remain) (\(StatsCommand.bytes(result.remainingBytes)))."
+        return removed + "; \(Quantity.count(result.remainingCount)) \(remain) (\(Quantity.bytes(result.remainingBytes)))."
     }
 }
 

@@ -57,20 +57,36 @@ struct RedactCommand: AsyncParsableCommand {
         }
     }
 
+    /// Streams the file through ``HARRedactor`` into a hidden file beside it (an entry at a time, so memory does
+    /// not grow with the file, DECISIONS 153), renamed over it only when something changed.
     private func redactHAR(_ path: String) throws {
-        let data = try InputFile.contents(path, role: "HAR file")
+        guard let input = FileHandle(forReadingAtPath: path) else {
+            throw CommandFailure.badInput("cannot read \(TerminalText.line(path))")
+        }
+        defer { try? input.close() }
+        let temporary = try Self.createTemporary(beside: path)
+        var installed = false
+        defer { if !installed { try? FileManager.default.removeItem(atPath: temporary.path) } }
         let result: HARRedactor.Result
         do {
-            result = try HARRedactor.redact(data, policy: redaction.policy)
+            let output = try FileHandle(forWritingTo: temporary)
+            defer { try? output.close() }
+            do {
+                result = try HARRedactor.redact(file: input, policy: redaction.policy) { try output.write(contentsOf: $0) }
+            } catch let failure as HARRedactor.Failure {
+                throw CommandFailure.badInput("\(TerminalText.line(path)): \(failure)")
+            }
+            if result.changed { try output.synchronize() }
+        } catch let failure as CommandFailure {
+            throw failure
         } catch {
-            throw CommandFailure.badInput("\(TerminalText.line(path)): \(error)")
+            throw CommandFailure.badInput("cannot write \(TerminalText.line(path)): \(error.localizedDescription)")
         }
         if result.changed {
-            do {
-                try Self.replaceAtomically(path, with: result.data)
-            } catch {
-                throw CommandFailure.badInput("cannot write \(TerminalText.line(path)): \(error.localizedDescription)")
+            guard rename(temporary.path, path) == 0 else {
+                throw CommandFailure.badInput("cannot write \(TerminalText.line(path)): \(String(cString: strerror(errno)))")
             }
+            installed = true
         }
         print(TerminalText.line("Redacted \(result.changedEntries) of \(result.entryCount) entr\(result.entryCount == 1 ? "y" : "ies") in \(path)"))
     }
@@ -85,24 +101,15 @@ struct RedactCommand: AsyncParsableCommand {
         return prefix == Data("SQLite format 3\u{0}".utf8)
     }
 
-    /// Writes `data` to a hidden file beside `path` (same mode), flushes it, and renames it over `path`.
-    static func replaceAtomically(_ path: String, with data: Data) throws {
+    /// An empty hidden file beside `path` with its mode, to be renamed over it.
+    static func createTemporary(beside path: String) throws -> URL {
         let url = URL(fileURLWithPath: path)
         let temporary = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).redact-\(UUID().uuidString)")
         let mode = (try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.uint16Value ?? 0o600
         guard FileManager.default.createFile(atPath: temporary.path, contents: nil, attributes: [.posixPermissions: mode]) else {
-            throw CocoaError(.fileWriteNoPermission)
+            throw CommandFailure.badInput("cannot write \(TerminalText.line(path)): no permission to create a file beside it")
         }
-        do {
-            let handle = try FileHandle(forWritingTo: temporary)
-            try handle.write(contentsOf: data)
-            try handle.synchronize()
-            try handle.close()
-            guard rename(temporary.path, path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw error
-        }
+        return temporary
     }
 }

@@ -119,7 +119,10 @@ struct ReplayCommand: AsyncParsableCommand {
         RecorderReport.warnIfLost(inspector, path: destinationPath)
         try? await transport.shutdown()
         let report = ReplayReport(plan: plan, result: result)
-        print(json ? try Formatting.json(ReplayReportJSON(report)) : report.text.joined(separator: "\n"))
+        // Written and checked now: a report that cannot be written is the command's failure (exit 2, DECISIONS
+        // 131), said in its own line even when the replay failed too; `print` would hold it until after exit 1.
+        let text = json ? try Formatting.json(ReplayReportJSON(report)) : report.text.joined(separator: "\n")
+        try StandardStreams.output(Data((text + "\n").utf8))
         if !report.succeeded { throw ExitCode(1) }
     }
 
@@ -154,11 +157,14 @@ struct ReplayCommand: AsyncParsableCommand {
         guard let baseURL else { return nil }
         guard let url = URL(string: baseURL), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
               let host = url.host, !host.isEmpty else {
-            throw ValidationError("--base-url: '\(baseURL)' is not an absolute http(s) URL")
+            throw ValidationError(redaction.policy.redact(text: "--base-url: '\(baseURL)' is not an absolute http(s) URL", about: baseURL))
         }
-        if let problem = PortArgument.problem(in: url) { throw ValidationError("--base-url: '\(baseURL)': \(problem)") }
+        if let problem = PortArgument.problem(in: url) {
+            throw ValidationError(redaction.policy.redact(text: "--base-url: '\(baseURL)': \(problem)", about: baseURL))
+        }
         guard ["", "/"].contains(url.path), url.query == nil, url.fragment == nil, url.user == nil, url.password == nil else {
-            throw ValidationError("--base-url takes scheme://host[:port] only (the recorded path and query are kept): '\(baseURL)'")
+            throw ValidationError(redaction.policy.redact(
+                text: "--base-url takes scheme://host[:port] only (the recorded path and query are kept): '\(baseURL)'", about: baseURL))
         }
         return url
     }

@@ -26,21 +26,27 @@ struct SendCommand: AsyncParsableCommand {
     @Argument(help: "The absolute http(s) URL.")
     var url: String
 
-    @Option(name: [.customShort("H"), .customLong("header")], help: "A request header, 'Name: value' (repeatable).")
-    var headers: [String] = []
+    @Option(name: [.customShort("H"), .customLong("header")], help: "A request header, 'Name: value' (repeatable).",
+            transform: HeaderArgument.parse)
+    var headers: [HeaderArgument] = []
 
     @Option(help: "A request body; '@FILE' reads it from a file.")
     var data: String?
 
-    @Option(help: "A JSON request body (sets Content-Type and Accept to application/json); '@FILE' reads a file.")
+    // curl's --json: a body, where every other command's --json prints JSON (Documentation/Glossary.md).
+    @Option(help: "A JSON request body, as curl's --json (sets Content-Type and Accept to application/json); '@FILE' reads a file. send prints the response as it came, never JSON of its own.")
     var json: String?
 
     @Option(help: "The trace store to record into.")
     var store: String?
 
     @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp(
-        "Write the body to FILE (replaced only once the whole body arrived) instead of standard output.", valueName: "FILE"))
+        "Write the body to FILE (replaced only once the whole body arrived; a device or FIFO is written through) instead of standard output.",
+        valueName: "FILE"))
     var output: String?
+
+    @Flag(help: "Let --output replace an existing file.")
+    var force = false
 
     @Option(name: .customLong("max-response-bytes"), parsing: .unconditional, help: ArgumentHelp(
         "Fail when the body is longer than N bytes, 0 to \(SendCommand.maxResponseBytesLimit) (default: no limit).", valueName: "N"),
@@ -60,28 +66,28 @@ struct SendCommand: AsyncParsableCommand {
         if data != nil && json != nil { throw ValidationError("use either --data or --json, not both") }
         guard HTTPRequest.Method(method.uppercased()) != nil else { throw ValidationError("'\(method)' is not an HTTP method") }
         guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme), parsed.host != nil else {
-            throw ValidationError("'\(url)' is not an absolute http(s) URL")
+            throw ValidationError(redacted("'\(url)' is not an absolute http(s) URL"))
         }
-        if let problem = PortArgument.problem(in: parsed) { throw ValidationError("'\(url)': \(problem)") }
-        if let output { try Self.checkOutput(StoreAccess.expandTilde(output)) }
-    }
-
-    /// Refuses at once an --output the body could never be moved to, rather than after the whole download.
-    static func checkOutput(_ path: String) throws {
-        var info = stat()
-        if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
-            throw ValidationError("--output \(path) is a directory")
+        if let problem = PortArgument.problem(in: parsed) { throw ValidationError(redacted("'\(url)': \(problem)")) }
+        // Refused at once rather than after the whole download; checked again when the command runs.
+        if let output {
+            do {
+                _ = try OutputDestination.check(StoreAccess.expandTilde(output), flag: "--output", force: force, stores: [StoreAccess.path(store)])
+            } catch {
+                throw ValidationError(error.message)
+            }
         }
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        guard stat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
-            throw ValidationError("--output \(path): no such directory \(folder)")
-        }
-        guard access(folder, W_OK) == 0 else { throw ValidationError("--output \(path): cannot write in \(folder)") }
     }
 
     func run() async throws {
         let request = try makeRequest()
         let body = try makeBody()
+        // Decided before the store opens or anything is sent: a refused path is left exactly as it was.
+        var destination: OutputDestination?
+        if let output {
+            destination = try OutputDestination.check(
+                StoreAccess.expandTilde(output), flag: "--output", force: force, stores: [StoreAccess.path(self.store)])
+        }
         let (store, storePath) = try StoreAccess.openForWriting(store)
         defer { StoreAccess.reportPrunes(store, path: storePath) }  // what keeping the store within its bounds removed
         let recording = NetworkTraceInspector.Configuration(redaction: redaction.policy)
@@ -89,11 +95,16 @@ struct SendCommand: AsyncParsableCommand {
         let transport = try resilience.makeTransport()
         let client = Client(
             baseURL: request.url!, transport: transport, middlewares: resilience.makeMiddlewares(),
-            observer: MultiplexClientObserver([inspector, LiveAttemptPrinter()]))
-        let file = output.map { DownloadFile(destination: URL(fileURLWithPath: StoreAccess.expandTilde($0))) }
+            observer: MultiplexClientObserver([inspector, LiveAttemptPrinter(redacting: url, with: redaction.policy)]))
+        let file: DownloadFile?, through: PassThroughFileSink?
+        switch destination {
+        case .replace(let path): (file, through) = (DownloadFile(destination: URL(fileURLWithPath: path)), nil)
+        case .through(let path): (file, through) = (nil, PassThroughFileSink(path: path))
+        case nil: (file, through) = (nil, nil)
+        }
         defer { file?.discard() }
         let standardOutput = StandardOutputSink()
-        let sink: any ResponseBodySink = file ?? standardOutput
+        let sink: any ResponseBodySink = file ?? through.map { $0 as any ResponseBodySink } ?? standardOutput
         let retried = resilience.retriedStatuses
         let streaming = ResponseStreaming(
             // A status the retry policy may retry is held back (bounded) until it is final: output cannot be unsent.
@@ -111,34 +122,42 @@ struct SendCommand: AsyncParsableCommand {
         try? await transport.shutdown()
         // Standard output refused the body (a full disk, a closed pipe): the command's own failure, as for every
         // command that cannot write its output; the store says the exchange was cut short there.
-        if case .failure = result, let failure = standardOutput.writeFailure { throw CommandFailure.badInput(failure) }
+        if case .failure = result, let failure = standardOutput.writeFailure ?? through?.writeFailure { throw CommandFailure.badInput(failure) }
         switch result {
         case .success(let response):
-            if let file {
+            if file != nil || through != nil {
                 do {
-                    _ = try file.install(body: Data())
+                    _ = try file?.install(body: Data())
+                    try through?.finishIfUnopened()
                 } catch {
-                    throw CommandFailure.failed("\(method.uppercased()) \(url): \(error)")
+                    throw CommandFailure.badInput(redacted("\(method.uppercased()) \(url): \(error)"))
                 }
-                try StandardStreams.output(Data(StandardOutputSink.headText(response.head, httpVersion: response.httpVersion).utf8))
+                let head = StandardOutputSink.headText(response.head, httpVersion: response.httpVersion)
+                // The body went to standard output itself (`-o /dev/stdout`): the head must not follow it there.
+                if case .through(let path) = destination, OutputDestination.isStandardOutput(path) {
+                    StandardStreams.error(head)
+                } else {
+                    try StandardStreams.output(Data(head.utf8))
+                }
             }
             if response.status.code >= 400 { throw ExitCode(1) }
         case .failure(let error as ClientError):
-            throw CommandFailure.failed("\(method.uppercased()) \(url) failed: \(error.underlyingError)")
+            throw CommandFailure.failed(redacted("\(method.uppercased()) \(url) failed: \(error.underlyingError)"))
         case .failure(let error):
-            throw CommandFailure.failed("\(method.uppercased()) \(url) failed: \(error)")
+            throw CommandFailure.failed(redacted("\(method.uppercased()) \(url) failed: \(error)"))
         }
     }
 
+    /// A line that quotes the URL, with the URL's secrets (password, tokens) and any other redacted as the store
+    /// has them: everything printed is redacted like everything stored (DECISIONS 154).
+    private func redacted(_ line: String) -> String {
+        redaction.policy.redact(text: line, about: url)
+    }
+
     func makeRequest() throws -> HTTPRequest {
-        var fields = HTTPFields()
-        for header in headers {
-            guard let colon = header.firstIndex(of: ":"),
-                  let name = HTTPField.Name(String(header[..<colon]).trimmingCharacters(in: .whitespaces)) else {
-                throw CommandFailure.badInput("header '\(header)' is not 'Name: value'")
-            }
-            fields.append(HTTPField(name: name, value: String(header[header.index(after: colon)...]).trimmingCharacters(in: .whitespaces)))
-        }
+        var fields = HeaderArgument.fields(headers)
+        // `--data` sends a form unless told otherwise, as `curl --data` does (and the recorder redacts it as one).
+        if data != nil, fields[.contentType] == nil { fields[.contentType] = "application/x-www-form-urlencoded" }
         if json != nil {
             if fields[.contentType] == nil { fields[.contentType] = "application/json" }
             if fields[.accept] == nil { fields[.accept] = "application/json" }

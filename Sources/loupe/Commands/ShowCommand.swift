@@ -31,7 +31,7 @@ struct ShowCommand: AsyncParsableCommand {
         if json {
             print(try Formatting.json(ExchangeJSON(exchange)))
         } else {
-            print(ExchangeText.render(exchange))
+            print(ExchangeText.render(exchange, numbers: store.numbers(referencedBy: exchange)))
         }
     }
 }
@@ -41,9 +41,10 @@ struct ShowCommand: AsyncParsableCommand {
 /// The document (`DetailDocument` in LoupeTUI) is the one rendering of an exchange, so `show` and the detail view
 /// cannot drift; it makes every recorded value safe for a terminal (`TerminalText`) itself.
 enum ExchangeText {
-    /// Times in the calendar's time zone (the current one by default, as the other commands print them).
-    static func render(_ exchange: TraceExchange, calendar: Calendar = .current) -> String {
-        DetailDocument(exchange: exchange, calendar: calendar).plainText
+    /// Times in the calendar's time zone (the current one by default, as the other commands print them); the
+    /// exchanges it names read `#N` where `numbers` has them.
+    static func render(_ exchange: TraceExchange, calendar: Calendar = .current, numbers: [UUID: Int64] = [:]) -> String {
+        DetailDocument(exchange: exchange, calendar: calendar, numbers: numbers).plainText
     }
 }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Loupe
 import LoupeTrace
 import LoupeBoard
 import LoupeFormats
@@ -24,7 +25,8 @@ struct StatsCommand: AsyncParsableCommand {
     @Option(help: "Only exchanges matching EXPR, e.g. '~d example.com & ~m POST'.")
     var filter: String?
 
-    @Option(help: "Only exchanges started in the last 1m, 5m, 15m or 1h (default: all).")
+    // The parser adds the default ("(default: all)") itself.
+    @Option(help: "Only exchanges started in the last 1m, 5m, 15m or 1h, or all.")
     var window: String = "all"
 
     @Flag(help: "Print JSON ({all, operations, hosts}).")
@@ -69,8 +71,8 @@ struct StatsCommand: AsyncParsableCommand {
             print(filter == nil ? "No exchanges recorded yet." : "No exchanges match.")
             return
         }
-        print("\(all.count) exchanges, \(Self.percent(all.errorRate)) errors, \(Self.percent(all.retryRate)) retried, "
-              + "p50 \(Formatting.milliseconds(all.p50)), p95 \(Formatting.milliseconds(all.p95)), p99 \(Formatting.milliseconds(all.p99))")
+        print("\(Quantity.count(all.count, "exchange")), \(Self.percent(all.errorRate)) errors, \(Self.percent(all.retryRate)) retried, "
+              + "p50 \(Quantity.duration(all.p50)), p95 \(Quantity.duration(all.p95)), p99 \(Quantity.duration(all.p99))")
         for (title, rows) in [("OPERATION", operations), ("HOST", hosts)] {
             print("")
             Self.table(title, rows).forEach { print($0) }
@@ -81,9 +83,9 @@ struct StatsCommand: AsyncParsableCommand {
         let header = [title, "COUNT", "ERRORS", "RETRIED", "P50", "P95", "P99", "SENT", "RECEIVED", "BREAKER"]
         // Operation names and hosts are recorded data: shown with control characters made visible.
         let cells = rows.map { name, row in
-            [TerminalText.line(name), String(row.count), percent(row.errorRate), percent(row.retryRate), Formatting.milliseconds(row.p50),
-             Formatting.milliseconds(row.p95), Formatting.milliseconds(row.p99), bytes(row.requestBytes),
-             bytes(row.responseBytes), String(row.breakerTransitions)]
+            [TerminalText.line(name), Quantity.count(row.count), percent(row.errorRate), percent(row.retryRate), Quantity.duration(row.p50),
+             Quantity.duration(row.p95), Quantity.duration(row.p99), Quantity.bytes(row.requestBytes),
+             Quantity.bytes(row.responseBytes), Quantity.count(row.breakerTransitions)]
         }
         let all = [header] + cells
         let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
@@ -97,9 +99,6 @@ struct StatsCommand: AsyncParsableCommand {
     }
 
     static func percent(_ rate: Double) -> String { rate.isFinite ? String(format: "%.1f%%", rate * 100) : "—" }
-
-    /// Binary units, as `--max-bytes` counts them: 512 B, 12.3 KiB, 4.5 MiB.
-    static func bytes(_ count: Int) -> String { TraceStoreBounds.bytesText(count) }
 }
 
 /// The JSON shape of `loupe stats --json` (stable names; durations in ms, rates 0…1).

@@ -1,16 +1,10 @@
 import Foundation
+import Loupe
 import LoupeTrace
+import LoupeFormats
 
 /// Text shapes shared by the commands.
 enum Formatting {
-    /// A duration for people: `42 ms`, `1.25 s`; "—" when unknown or not finite (a store may hold `inf` written by
-    /// an older version or an import), and `1.0e+22 s` for absurd magnitudes rather than hundreds of digits.
-    static func milliseconds(_ seconds: TimeInterval?) -> String {
-        guard let seconds, seconds.isFinite else { return "—" }
-        if abs(seconds) >= 1e9 { return String(format: "%.1e s", seconds) }
-        return seconds < 1 ? String(format: "%.0f ms", seconds * 1000) : String(format: "%.2f s", seconds)
-    }
-
     /// Seconds as JSON milliseconds rounded to the microsecond, or nil (JSON `null`) when unknown or when the value
     /// is not finite: JSON has no infinity, and a renderer must not fail on a value already in a store.
     static func jsonMilliseconds(_ seconds: Double?) -> Double? {
@@ -28,7 +22,8 @@ enum Formatting {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.nonConformingFloatEncodingStrategy = .convertToString(
             positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
+        // DEL, C1 and bidi controls as `\u` escapes: the output is read on terminals too (DECISIONS 155).
+        return JSONInvisibles.escaped(String(decoding: try encoder.encode(value), as: UTF8.self))
     }
 
     /// A date for JSON (ISO 8601 with milliseconds), or nil when it is not a real date (a non-finite time, or
@@ -63,12 +58,7 @@ enum Formatting {
     static let iso8601 = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
     static func status(_ summary: TraceSummary) -> String {
-        if let status = summary.status { return String(status) }
-        switch summary.outcome {
-        case .cancelled: return "CXL"
-        case .shortCircuited: return "OPEN"
-        default: return "ERR"
-        }
+        summary.status.map { String($0) } ?? summary.outcome.code
     }
 }
 
@@ -88,7 +78,7 @@ struct SummaryJSON: Encodable {
     var replayOf: String?
 
     init(_ summary: TraceSummary) {
-        id = summary.id.uuidString
+        id = ExchangeLabel.id(summary.id)
         sequence = summary.sequence
         startedAt = Formatting.jsonDate(summary.startedAt) ?? ""
         operation = summary.operation
@@ -99,6 +89,6 @@ struct SummaryJSON: Encodable {
         error = summary.error
         durationMs = Formatting.jsonMilliseconds(summary.duration)
         attempts = summary.attemptCount
-        replayOf = summary.replayOf?.uuidString
+        replayOf = summary.replayOf.map(ExchangeLabel.id)
     }
 }

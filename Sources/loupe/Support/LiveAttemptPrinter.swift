@@ -5,8 +5,17 @@ import LoupeFormats
 
 /// Prints each attempt and each policy decision to stderr as it happens, so `loupe send` shows retries live.
 struct LiveAttemptPrinter: ClientObserver {
+    /// The request's URL, whose secrets an error or event may quote.
+    var url: String
+    var policy: RedactionPolicy
+
+    init(redacting url: String, with policy: RedactionPolicy) {
+        self.url = url
+        self.policy = policy
+    }
+
     func attemptFinished(_ attempt: AttemptFinished) {
-        let duration = Formatting.milliseconds(attempt.timings.duration)
+        let duration = Quantity.duration(attempt.timings.duration)
         if let response = attempt.response {
             write("attempt \(attempt.number): \(response.status.code) \(response.status.reasonPhrase) in \(duration)")
         } else if let error = attempt.error {
@@ -22,8 +31,9 @@ struct LiveAttemptPrinter: ClientObserver {
         (error as? TransportError).map { "\($0)" } ?? String(describing: error)
     }
 
-    /// Reason phrases, errors and event messages come from the server: shown with control characters made visible.
+    /// Reason phrases, errors and event messages come from the server: shown redacted as the store has them, with
+    /// control characters made visible.
     private func write(_ line: String) {
-        StandardStreams.error("loupe: " + TerminalText.line(line) + "\n")
+        StandardStreams.error("loupe: " + TerminalText.line(policy.redact(text: line, about: url)) + "\n")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 import LoupeTrace
 import LoupeFormats
 
@@ -21,7 +22,7 @@ enum RecorderReport {
         var reasons: [String] = []
         if dropped > 0 { reasons.append("\(dropped) dropped because the recorder fell behind") }
         if failed > 0 { reasons.append("\(failed) lost to store errors" + (lastError.map { ", last: \($0)" } ?? "")) }
-        let text = "recorder: \(dropped + failed) exchange(s) not stored in \(path) (\(reasons.joined(separator: "; "))); "
+        let text = "recorder: \(Quantity.count(dropped + failed, "exchange")) not stored in \(path) (\(reasons.joined(separator: "; "))); "
             + "\(written) stored"
         return "loupe: " + TerminalText.line(text)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 import LoupeTrace
 import LoupeFormats
 import LoupeReplay
@@ -40,18 +41,16 @@ struct ReplayReport {
 
     var requestsPerSecond: Double? { tally.requestsPerSecond(elapsed: result.elapsed) }
 
-    /// `3 ms`, `12.5 ms`, `1.20 s`.
-    static func latency(_ seconds: TimeInterval) -> String {
-        seconds < 1 ? String(format: "%.1f ms", seconds * 1000) : String(format: "%.2f s", seconds)
-    }
+    /// `3.0 ms`, `12 ms`, `1.20 s`: ``Quantity/duration(_:)-(Double?)``.
+    static func latency(_ seconds: TimeInterval) -> String { Quantity.duration(seconds) }
 
     /// The summary (and with `--diff` the differences), as lines; recorded text made safe for a terminal.
     var text: [String] {
         var lines: [String] = []
         let noise = plan.noiseRuns > 0 ? ", plus \(plan.noiseRuns) noise run\(plan.noiseRuns == 1 ? "" : "s") each" : ""
         let rate = requestsPerSecond.map { String(format: "%.1f requests/s", $0) } ?? "— requests/s"
-        lines.append("Replayed \(tally.count) request\(tally.count == 1 ? "" : "s") (\(plan.originals.count) exchange\(plan.originals.count == 1 ? "" : "s") × \(plan.times)\(noise)) "
-            + "in \(String(format: "%.2f", result.elapsed)) s: \(rate), concurrency \(plan.concurrency)")
+        lines.append("Replayed \(Quantity.count(tally.count, "request")) (\(Quantity.count(plan.originals.count, "exchange")) × \(plan.times)\(noise)) "
+            + "in \(Quantity.duration(result.elapsed)): \(rate), concurrency \(plan.concurrency)")
         if result.interrupted { lines.append("Interrupted: \(result.outcomes.count) of \(plan.requestCount) requests sent.") }
         if let baseURL = plan.baseURL { lines.append("Sent to: " + TerminalText.line(baseURL.absoluteString) + " (--base-url)") }
         let statuses = tally.statuses.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }

@@ -49,6 +49,12 @@ struct ResilienceFlags: ParsableArguments {
         transform: DurationArgument.seconds)
     var breakerWait = DurationArgument(seconds: 5)
 
+    @Option(name: .customLong("max-decompression-ratio"), parsing: .unconditional, help: ArgumentHelp(
+        "Refuse a gzip or deflate body that inflates past N times its compressed size once past its first 1 MiB, "
+            + "1 to 1000000, 0 for no limit (default: \(DecompressionLimit.standardRatio)).", valueName: "N"),
+        transform: CountArgument.parser(in: 0...1_000_000))
+    var maxDecompressionRatio = CountArgument(DecompressionLimit.standardRatio)
+
     func validate() throws {
         if let basic, !basic.contains(":") { throw ValidationError("--basic takes USER:PASS") }
     }
@@ -58,15 +64,28 @@ struct ResilienceFlags: ParsableArguments {
     /// The statuses the retry middleware may retry: none without --retries.
     var retriedStatuses: Set<Int> { retries.value > 0 ? RetryPolicy.defaultRetryableStatuses : [] }
 
+    /// The limit `--max-decompression-ratio` sets.
+    var decompression: DecompressionLimit {
+        maxDecompressionRatio.value == 0 ? .unlimited : DecompressionLimit(ratio: maxDecompressionRatio.value)
+    }
+
     func makeTransport() throws -> AsyncHTTPClientTransport {
-        guard !pinCert.isEmpty else { return AsyncHTTPClientTransport() }
+        var options = AsyncHTTPClientTransport.Options()
+        options.raiseDecompressionLimit = "--max-decompression-ratio N (0: no limit)"
+        guard !pinCert.isEmpty else {
+            // The shared client when the limit is its own: no client of our own to start and shut down.
+            guard decompression != AsyncHTTPClientTransport.sharedDecompression else { return AsyncHTTPClientTransport(options: options) }
+            return AsyncHTTPClientTransport(decompression: decompression, options: options)
+        }
         do {
             let pins = try pinCert.flatMap { path in
                 // Checked first: a FIFO or device given as a certificate would otherwise be read forever.
                 let file = try InputFile.regular(StoreAccess.expandTilde(path), role: "--pin-cert")
                 return try CertificatePin.certificates(contentsOf: URL(fileURLWithPath: file))
             }
-            return try AsyncHTTPClientTransport(pinning: PinningPolicy(pins: pins))
+            return try AsyncHTTPClientTransport(
+                pinning: PinningPolicy(pins: pins), configuration: AsyncHTTPClientTransport.configuration(decompression: decompression),
+                options: options)
         } catch let failure as CommandFailure {
             throw failure
         } catch {

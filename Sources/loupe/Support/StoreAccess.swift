@@ -6,7 +6,14 @@ import LoupeFormats
 enum StoreAccess {
     /// The store path: the argument, else the contract's default.
     static func path(_ argument: String?) -> String {
-        argument.map(expandTilde) ?? StoreLocation.defaultPath(environment: ProcessInfo.processInfo.environment)
+        expandTilde(argument ?? StoreLocation.defaultPath(environment: ProcessInfo.processInfo.environment))
+    }
+
+    /// Closes `store` and deletes its file with SQLite's side files: for a store a command created and then had
+    /// nothing to put in (a refused import).
+    static func remove(_ store: SQLiteTraceStore, path: String) {
+        try? store.close()
+        for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
     }
 
     /// Opens an existing store read-only: nothing is created, migrated, pruned or chmodded, and the database is
@@ -77,9 +84,11 @@ enum StoreAccess {
         }
     }
 
-    static func expandTilde(_ path: String) -> String {
-        guard path.hasPrefix("~/") else { return path }
-        return FileManager.default.homeDirectoryForCurrentUser.path + path.dropFirst(1)
+    /// `~` and `~/…` under `$HOME`, as a shell expands them (the passwd entry only when `HOME` is unset or empty).
+    static func expandTilde(_ path: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        guard path == "~" || path.hasPrefix("~/") else { return path }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
+        return home + path.dropFirst(1)
     }
 
     /// The exchange `reference` names (full id, unique id prefix, or `#sequence`); anything else is bad input.

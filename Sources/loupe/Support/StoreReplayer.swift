@@ -46,7 +46,7 @@ final class StoreReplayer: ExchangeReplaying {
             let response = try await TraceReplayer(client: client).replay(exchange)
             await inspector.flush()
             return ExchangeReplayResult(
-                message: "replayed \(exchange.method) \(exchange.pathAndQuery) → \(response.status.code) in \(Formatting.milliseconds(response.duration))",
+                message: "replayed \(exchange.method) \(exchange.pathAndQuery) → \(response.status.code) in \(Quantity.duration(response.duration))",
                 status: response.status.code, duration: .seconds(response.duration))
         } catch let error as ClientError {
             await inspector.flush()

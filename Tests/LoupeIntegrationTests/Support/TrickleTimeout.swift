@@ -21,6 +21,6 @@ func expectTrickleTimesOut(_ client: Client, at baseURL: URL) async throws -> Cl
     #expect(elapsed >= .milliseconds(1950))
     let failure = try #require(error?.underlyingError as? TransportError)
     #expect(failure.kind == .timedOut)
-    #expect(failure.message == "the attempt took longer than its 2 s timeout (response body included)")
+    #expect(failure.message == "the attempt took longer than its 2.00 s timeout (response body included)")
     return error
 }

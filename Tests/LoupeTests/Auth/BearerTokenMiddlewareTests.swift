@@ -131,7 +131,7 @@ import Testing
         _ = try await task.value
         let wait = try #require(AuthFixture.refreshWaits(log).first)
         #expect(wait.attributes["waitMs"] == "2500")
-        #expect(wait.message.hasPrefix("waited 2.5 seconds for token refresh 2"))
+        #expect(wait.message.hasPrefix("waited 2.50 s for token refresh 2"))
     }
 
     @Test func aFailedRefreshIsTypedAndTheNextRequestTriesAgain() async throws {

@@ -24,8 +24,8 @@ import Testing
     }
 
     @Test func rejectionsDescribeThemselves() {
-        #expect(CircuitOpenError(key: "h", state: .open, retryAfter: .milliseconds(1_500)).description == "circuit h is open; next probe in 1.5s")
-        #expect(CircuitOpenError(key: "h", state: .open, retryAfter: .milliseconds(250)).description == "circuit h is open; next probe in 250ms")
+        #expect(CircuitOpenError(key: "h", state: .open, retryAfter: .milliseconds(1_500)).description == "circuit h is open; next probe in 1.50 s")
+        #expect(CircuitOpenError(key: "h", state: .open, retryAfter: .milliseconds(250)).description == "circuit h is open; next probe in 250 ms")
         #expect(CircuitOpenError(key: "h", state: .forcedOpen, retryAfter: nil).description == "circuit h is forced open")
         #expect(CircuitOpenError(key: "h", state: .halfOpen, retryAfter: nil).description == "circuit h is half-open and all its probes are in flight")
     }

@@ -30,7 +30,7 @@ import Testing
         let error = await #expect(throws: ClientError.self) { try await client.execute(Self.ping) }
         let open = try #require(error?.underlyingError as? CircuitOpenError)
         #expect(open == CircuitOpenError(key: "api.example.com", state: .open, retryAfter: .seconds(18)))
-        #expect(open.description == "circuit api.example.com is open; next probe in 18s")
+        #expect(open.description == "circuit api.example.com is open; next probe in 18.0 s")
         #expect(server.hits.withLock { $0 } == 2)  // the rejected request never reached the transport
         let rejected = try #require(observer.finishedExchanges.last)
         #expect(rejected.outcome == .shortCircuited)
@@ -72,7 +72,7 @@ import Testing
         #expect(configs.first?.attributes["key"] == "api.example.com")
         #expect(configs.first?.attributes["waitMs"] == "30000")
         #expect(configs.first?.attributes["windowCalls"] == "2")
-        let rejections = observer.events.filter { $0.kind == .circuitRejected }
+        let rejections = observer.events.filter { $0.kind == .shortCircuit }
         #expect(rejections.map { $0.attributes["retryAfterMs"] } == ["20000", "20000"])
         #expect(rejections.allSatisfy { $0.attributes["state"] == "open" })
     }
@@ -105,7 +105,7 @@ import Testing
         let states = observer.notifications.compactMap { if case .attemptStarted(let a) = $0 { a.annotations.circuitState } else { nil } }
         #expect(states == ["closed", "closed", "half-open", "half-open", "closed"])
         let reasons = observer.events.filter { $0.kind == .circuitTransition }.map { $0.attributes["reason"] ?? "" }
-        #expect(reasons == ["failure rate 100% ≥ 50% over 2 calls", "wait of 30s elapsed", "2/2 half-open probes succeeded"])
+        #expect(reasons == ["failure rate 100% ≥ 50% over 2 calls", "wait of 30.0 s elapsed", "2/2 half-open probes succeeded"])
         #expect(breaker.registry.states() == ["api.example.com": .closed])
     }
 
@@ -169,7 +169,7 @@ import Testing
         await clock.waitForSleepers(1)
         clock.advance(by: .seconds(3))
         #expect(try await call.value.status == .ok)
-        #expect(observer.events.last?.attributes["reason"] == "slow-call rate 100% ≥ 100% over 1 calls (slow ≥ 2s)")
+        #expect(observer.events.last?.attributes["reason"] == "slow-call rate 100% ≥ 100% over 1 calls (slow ≥ 2.00 s)")
     }
 
     @Test func halfOpenRejectsCallsWhileItsProbesAreInFlight() async throws {

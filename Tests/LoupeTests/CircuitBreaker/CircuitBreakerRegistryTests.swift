@@ -112,7 +112,7 @@ import Testing
         guard case .proceed(let slow) = registry.acquirePermission(for: "a", clock: clock) else { return }
         clock.advance(by: .seconds(5))
         let record = registry.record(.success, permit: slow, for: "a", clock: clock)
-        #expect(record?.transition.reason == "slow-call rate 100% ≥ 100% over 1 calls (slow ≥ 5s)")
+        #expect(record?.transition.reason == "slow-call rate 100% ≥ 100% over 1 calls (slow ≥ 5.00 s)")
     }
 
     @Test func anOpenBreakerProbesOnceTheWaitHasElapsed() async {
@@ -128,6 +128,6 @@ import Testing
         }
         #expect(probe.state == .halfOpen)
         #expect(registry.states()["a"] == .halfOpen)
-        #expect(registry.history().last?.transition.reason == "wait of 30s elapsed")
+        #expect(registry.history().last?.transition.reason == "wait of 30.0 s elapsed")
     }
 }

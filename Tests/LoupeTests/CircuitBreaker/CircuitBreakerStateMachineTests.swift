@@ -34,7 +34,7 @@ import Testing
         breaker.call(.success, at: .zero, duration: .milliseconds(1_999))  // just under: not slow
         breaker.call(.success, at: .zero, duration: .milliseconds(10))
         let transition = breaker.call(.success, at: .zero, duration: .seconds(2))  // exactly the duration: slow
-        #expect(transition?.reason == "slow-call rate 50% ≥ 50% over 4 calls (slow ≥ 2s)")
+        #expect(transition?.reason == "slow-call rate 50% ≥ 50% over 4 calls (slow ≥ 2.00 s)")
     }
 
     @Test func ignoredOutcomesAreNotCounted() {
@@ -79,7 +79,7 @@ import Testing
         #expect(breaker.circuitState == .open)
         let permit = try breaker.permit(at: .seconds(30))
         #expect(permit.state == .halfOpen)
-        #expect(permit.transition == CircuitTransition(from: .open, to: .halfOpen, reason: "wait of 30s elapsed", at: .seconds(30)))
+        #expect(permit.transition == CircuitTransition(from: .open, to: .halfOpen, reason: "wait of 30.0 s elapsed", at: .seconds(30)))
     }
 
     @Test func halfOpenLetsOnlyThePermittedProbesThrough() throws {

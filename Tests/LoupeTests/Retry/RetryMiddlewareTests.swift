@@ -65,7 +65,7 @@ import Testing
         #expect(transport.requests.count == 1)
         #expect(clock.requestedSleeps.isEmpty)
         #expect(observer.events.map(\.kind) == [.retryGivenUp])
-        #expect(observer.events.first?.attributes == ["attempt": "1", "outcome": "503", "reason": "Retry-After asks for 3600 s, over the 60 s cap"])
+        #expect(observer.events.first?.attributes == ["attempt": "1", "outcome": "503", "reason": "Retry-After asks for 60 min, over the 60.0 s cap"])
     }
 
     @Test func postIsNeverRetriedWithoutAKey() async throws {
@@ -149,7 +149,7 @@ import Testing
         #expect(response.status.code == 503)
         #expect(timeouts.values == [.seconds(2), .milliseconds(1_500), .milliseconds(500)])
         #expect(clock.requestedSleeps == [.seconds(1), .seconds(1)])
-        #expect(observer.events.last?.attributes["reason"] == "waiting 1 s would pass the 2.5 s deadline")
+        #expect(observer.events.last?.attributes["reason"] == "waiting 1.00 s would pass the 2.50 s deadline")
     }
 
     @Test func aSlowAttemptCannotOutliveTheDeadline() async throws {
@@ -162,7 +162,7 @@ import Testing
         #expect((error?.underlyingError as? TransportError)?.kind == .timedOut)
         #expect(clock.requestedSleeps == [.seconds(3)])
         #expect(transport.requests.count == 1)
-        #expect(observer.events.last?.attributes["reason"] == "waiting 100 ms would pass the 3 s deadline")
+        #expect(observer.events.last?.attributes["reason"] == "waiting 100 ms would pass the 3.00 s deadline")
     }
 
     @Test func cancellingTheCallerEndsTheWaitAtOnce() async throws {

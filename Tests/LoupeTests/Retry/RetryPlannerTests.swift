@@ -109,13 +109,13 @@ import Testing
 
     @Test func retryAfterAboveTheCapGivesUp() {
         var plan = planner()
-        #expect(plan.attemptFinished(status(503, [.retryAfter: "61"]), elapsed: .zero, now: now) == .giveUp(reason: "Retry-After asks for 61 s, over the 60 s cap"))
+        #expect(plan.attemptFinished(status(503, [.retryAfter: "61"]), elapsed: .zero, now: now) == .giveUp(reason: "Retry-After asks for 61.0 s, over the 60.0 s cap"))
         var atCap = planner()
         #expect(atCap.attemptFinished(status(503, [.retryAfter: "60"]), elapsed: .zero, now: now) == .retry(after: .seconds(60), reason: "503", source: .retryAfter))
         var tight = RetryFixture.constant()
         tight.maxRetryAfter = .milliseconds(500)
         var short = planner(tight)
-        #expect(short.attemptFinished(status(503, [.retryAfter: "1"]), elapsed: .zero, now: now) == .giveUp(reason: "Retry-After asks for 1 s, over the 500 ms cap"))
+        #expect(short.attemptFinished(status(503, [.retryAfter: "1"]), elapsed: .zero, now: now) == .giveUp(reason: "Retry-After asks for 1.00 s, over the 500 ms cap"))
     }
 
     @Test func decorrelatedJitterCarriesThePreviousDelay() {
@@ -139,12 +139,12 @@ import Testing
     @Test func noWaitThatWouldPassTheDeadlineIsStarted() {
         var plan = planner(RetryFixture.constant(.seconds(1), attempts: 10), deadline: .milliseconds(2_500))
         #expect(plan.attemptFinished(status(503), elapsed: .milliseconds(1_400), now: now) == .retry(after: .seconds(1), reason: "503", source: .backoff))
-        #expect(plan.attemptFinished(status(503), elapsed: .milliseconds(1_500), now: now) == .giveUp(reason: "waiting 1 s would pass the 2.5 s deadline"))
+        #expect(plan.attemptFinished(status(503), elapsed: .milliseconds(1_500), now: now) == .giveUp(reason: "waiting 1.00 s would pass the 2.50 s deadline"))
     }
 
     @Test func aRetryAfterBeyondTheDeadlineGivesUp() {
         var plan = planner(deadline: .seconds(10))
-        #expect(plan.attemptFinished(status(503, [.retryAfter: "30"]), elapsed: .seconds(1), now: now) == .giveUp(reason: "waiting 30 s would pass the 10 s deadline"))
+        #expect(plan.attemptFinished(status(503, [.retryAfter: "30"]), elapsed: .seconds(1), now: now) == .giveUp(reason: "waiting 30.0 s would pass the 10.0 s deadline"))
     }
 
     @Test func theTimeoutShrinksToTheTimeLeft() {

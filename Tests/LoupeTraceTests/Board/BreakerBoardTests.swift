@@ -25,7 +25,7 @@ import Testing
                                                    extra: ["probeAt": String(F.origin.timeIntervalSince1970 + 33.52)]),
                                       F.budgetDenial]))
         board.add(F.exchange(3, at: 10, duration: 0, outcome: .shortCircuited, attempts: [TraceAttempt(number: 1, startedAt: F.at(10))],
-                             events: [TraceEvent(kind: .circuitRejected, at: F.at(10), message: "no",
+                             events: [TraceEvent(kind: .shortCircuit, at: F.at(10), message: "no",
                                                  attributes: ["key": "a.test", "state": "open"])]))
         let row = try #require(board.rows(now: F.at(20)).first)
         #expect(row.key == "a.test")

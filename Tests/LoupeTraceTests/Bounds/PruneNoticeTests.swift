@@ -20,7 +20,7 @@ struct PruneNoticeTests {
 
         let writer = try SQLiteTraceStore(path: path)
         #expect(writer.automaticPrunes?.removedCount == 15)
-        #expect(writer.automaticPrunes?.summary.hasPrefix("15 exchange(s) (") == true)
+        #expect(writer.automaticPrunes?.summary.hasPrefix("15 exchanges (") == true)
         #expect(writer.automaticPrunes?.summary.hasSuffix(": over 5 exchanges") == true)
         #expect(try writer.lastPrune?.removedCount == 15)
         #expect(try Self.pruneEvents(writer).isEmpty)
@@ -33,7 +33,7 @@ struct PruneNoticeTests {
         #expect(event.attributes["reasons"] == "count")
         #expect(event.attributes["automatic"] == "true")
         #expect(event.at == next.startedAt)
-        #expect(event.message.contains("The store removed the oldest 15 exchange(s)"))
+        #expect(event.message.contains("The store removed the oldest 15 exchanges"))
         #expect(event.message.contains("at most 5 exchanges"))
         try writer.write([SQLiteTraceStoreTests.simple(102)])
         #expect(try Self.pruneEvents(writer).count == 1)
@@ -61,7 +61,7 @@ struct PruneNoticeTests {
         #expect(events.first?.attributes["removed"] == "4")
         #expect(events.first?.attributes["prunes"] == "2")
         #expect(events.first?.attributes["automatic"] == "false")
-        #expect(events.first?.message.hasPrefix("A prune removed the oldest 4 exchange(s)") == true)
+        #expect(events.first?.message.hasPrefix("A prune removed the oldest 4 exchanges") == true)
     }
 
     @Test("notices merge: counts add up, reasons join in order, the latest bounds stay")

@@ -85,7 +85,7 @@ struct StoreBoundsTests {
 
     @Test("bounds read as words")
     func described() {
-        #expect(TraceStoreBounds.default.description == "256.0 MiB, 14 days, any number of exchanges")
+        #expect(TraceStoreBounds.default.description == "256 MiB, 14 days, any number of exchanges")
         #expect(TraceStoreBounds.unlimited.description == "no limits")
         #expect(Self.five.description == "any size, any age, at most 5 exchanges")
     }

@@ -82,7 +82,7 @@ struct TraceFilterParserTests {
         ("~dur >5", 8, "at 8: expected a unit, ms or s, after the number"),
         ("~dur >>5s", 6, "at 6: expected a duration like >500ms or <=2s after ~dur"),
         ("~att x", 6, "at 6: expected a count like >1 or 3 after ~att"),
-        ("~cb ajar", 5, "at 5: expected open, half-open, closed, forced-open or disabled after ~cb"),
+        ("~cb ajar", 5, "at 5: expected open, half-open, closed, forced-open, disabled or short-circuited after ~cb"),
         ("", 1, "at 1: expected a filter term such as ~c 5xx, ~m GET or a word to find in URLs"),
         ("   ", 4, "at 4: expected a filter term such as ~c 5xx, ~m GET or a word to find in URLs"),
         ("~e &", 5, "at 5: expected a filter term after &"),

@@ -99,7 +99,9 @@ enum HARStreamFixtures {
             var container = encoder.singleValueContainer()
             try container.encode(HARWriter.microseconds(date.timeIntervalSince1970))
         }
-        return try encoder.encode(HARExporter().document(for: exchanges)) + Data("\n".utf8)
+        // What the encoder writes, with the characters Loupe's JSON escapes although JSON allows them raw (DECISIONS 155).
+        let encoded = String(decoding: try encoder.encode(HARExporter().document(for: exchanges)), as: UTF8.self)
+        return Data(JSONInvisibles.escaped(encoded).utf8) + Data("\n".utf8)
     }
 
     /// A browser-style entry (no `_loupe`) of about 1.4 KB, different for each `index`.

@@ -102,7 +102,7 @@ public struct BearerTokenAuthenticator: Authenticator {
             attributes["outcome"] = "cancelled"
             ending = "left (cancelled)"
         }
-        context.record(.tokenRefreshWait, "waited \(waited) for token refresh \(round.id) (\(round.trigger)); \(ending)",
+        context.record(.tokenRefreshWait, "waited \(Quantity.duration(waited)) for token refresh \(round.id) (\(round.trigger)); \(ending)",
                        attributes: attributes)
     }
 }

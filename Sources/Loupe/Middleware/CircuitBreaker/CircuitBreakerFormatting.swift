@@ -12,10 +12,8 @@ extension CircuitBreakerStateMachine {
         value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : "\(value)"
     }
 
-    /// `60s`, `1.5s` or `250ms`.
+    /// `60.0 s`, `1.50 s` or `250 ms`: ``Quantity/duration(_:)-(Duration)``, the one text of a duration.
     static func format(_ duration: Duration) -> String {
-        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        if seconds != 0, abs(seconds) < 1 { return "\(format((seconds * 1000 * 10).rounded() / 10))ms" }
-        return "\(format((seconds * 1000).rounded() / 1000))s"
+        Quantity.duration(duration)
     }
 }

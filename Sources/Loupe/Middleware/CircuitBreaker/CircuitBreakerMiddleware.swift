@@ -43,7 +43,7 @@ public struct CircuitBreakerMiddleware: ClientMiddleware {
         case .reject(let state, let retryAfter):
             var attributes = ["key": key, "state": state.rawValue]
             if let retryAfter { attributes["retryAfterMs"] = retryAfter.storedMilliseconds }
-            context.record(.circuitRejected, "circuit \(key) \(state): call not permitted", attributes: attributes)
+            context.record(.shortCircuit, "short-circuited: circuit \(key) is \(state)", attributes: attributes)
             throw CircuitOpenError(key: key, state: state, retryAfter: retryAfter)
         case .proceed(let granted):
             permit = granted

@@ -22,7 +22,7 @@ public struct FixedDelayMiddleware: ClientMiddleware {
         next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
     ) async throws -> RawResponse {
         guard delay > .zero else { return try await next(request, body, context) }
-        context.record(.fixedDelay, "waiting \(delay) before sending", attributes: ["delayMs": delay.storedMilliseconds])
+        context.record(.fixedDelay, "waiting \(Quantity.duration(delay)) before sending", attributes: ["delayMs": delay.storedMilliseconds])
         try await context.clock.sleep(for: delay)
         var context = context
         context.annotations.extra["delayMs"] = delay.storedMilliseconds

@@ -19,9 +19,9 @@ package struct HTTPFieldsInjector: Injector {
 /// The fallback's trace id is the exchange id (its 32 hex digits), so a server's logs lead straight to the
 /// recorded exchange; its parent id is the exchange id's low 64 bits plus the attempt number (0 for the
 /// exchange itself), so every attempt is told apart.
-enum TraceContextPropagation {
-    static let traceparent = HTTPField.Name("traceparent")!
-    static let tracestate = HTTPField.Name("tracestate")!
+package enum TraceContextPropagation {
+    package static let traceparent = HTTPField.Name("traceparent")!
+    package static let tracestate = HTTPField.Name("tracestate")!
 
     /// Injects `context` through `tracer`, replacing any trace context an outer middleware set.
     static func inject(
@@ -37,7 +37,7 @@ enum TraceContextPropagation {
     }
 
     /// `00-<exchange id>-<low 64 bits + attempt>-01` (sampled: Loupe records every exchange).
-    static func fallbackTraceparent(exchangeID: UUID, attempt: Int) -> String {
+    package static func fallbackTraceparent(exchangeID: UUID, attempt: Int) -> String {
         // Written byte by byte into one 55-byte buffer: this runs for every exchange and every attempt. Kept
         // rather than swift-w3c-trace-context's `traceParentHeaderValue`, which is several times slower (it
         // builds the ids' hex through arrays and interpolation); the measurement is in DECISIONS.md.

@@ -10,11 +10,4 @@ enum RetryMath {
         let nanoseconds = min((seconds * 1e9).rounded(), 9.2e18)
         return .nanoseconds(Int64(nanoseconds))
     }
-
-    /// `250 ms` or `1.5 s`: how delays appear in event messages (attributes hold ``Swift/Duration/storedMilliseconds``).
-    static func words(_ duration: Duration) -> String {
-        let value = seconds(duration)
-        if value < 1 { return "\(Int64((value * 1000).rounded())) ms" }
-        return "\(value == value.rounded() ? String(Int64(value)) : String(value)) s"
-    }
 }

@@ -63,7 +63,7 @@ public struct RetryMiddleware: ClientMiddleware {
                     return try outcome.get()
                 }
                 context.record(
-                    .retryScheduled, "Retrying after \(reason) in \(RetryMath.words(delay)) (\(source.rawValue))",
+                    .retryScheduled, "Retrying after \(reason) in \(Quantity.duration(delay)) (\(source.rawValue))",
                     attributes: ["attempt": "\(attempt + 1)", "delayMs": delay.storedMilliseconds, "reason": reason,
                                  "source": source.rawValue])
                 context.annotations.retryReason = reason

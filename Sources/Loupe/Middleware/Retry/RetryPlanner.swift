@@ -90,14 +90,14 @@ package struct RetryPlanner: Sendable {
             (delay, source) = (after, .decider)
         } else if let asked = retryAfter(outcome, now: now) {
             guard asked <= policy.maxRetryAfter else {
-                return .giveUp(reason: "Retry-After asks for \(RetryMath.words(asked)), over the \(RetryMath.words(policy.maxRetryAfter)) cap")
+                return .giveUp(reason: "Retry-After asks for \(Quantity.duration(asked)), over the \(Quantity.duration(policy.maxRetryAfter)) cap")
             }
             (delay, source) = (asked, .retryAfter)
         } else {
             (delay, source) = (policy.delay(forRetry: number, previous: previous), .backoff)
         }
         if let deadline, elapsed + delay >= deadline {
-            return .giveUp(reason: "waiting \(RetryMath.words(delay)) would pass the \(RetryMath.words(deadline)) deadline")
+            return .giveUp(reason: "waiting \(Quantity.duration(delay)) would pass the \(Quantity.duration(deadline)) deadline")
         }
         // Decorrelated jitter grows from the last backoff delay; a server's Retry-After does not reset it.
         state = .attempting(number: number + 1, previousDelay: source == .backoff ? delay : previous)

@@ -45,12 +45,12 @@ public struct ThrottleMiddleware: ClientMiddleware {
         case .immediate:
             break
         case .waited(let position, let limit):
-            context.record(.throttleWait, "waited \(waited) for a \(limit) permit (\(host)), queued at position \(position)",
+            context.record(.throttleWait, "waited \(Quantity.duration(waited)) for a \(limit) permit (\(host)), queued at position \(position)",
                            attributes: ["waitMs": waited.storedMilliseconds, "limit": limit.rawValue,
                                         "host": host, "position": "\(position)", "priority": priority.description,
                                         "outcome": "granted"])
         case .cancelled:
-            context.record(.throttleWait, "left the throttle queue after \(waited) (cancelled)",
+            context.record(.throttleWait, "left the throttle queue after \(Quantity.duration(waited)) (cancelled)",
                            attributes: ["waitMs": waited.storedMilliseconds, "host": host, "outcome": "cancelled"])
             throw CancellationError()
         }

@@ -15,8 +15,8 @@ struct BreakerPanel {
         buffer.write(" \(row.key) ", x: area.x + 1, y: area.y, maxWidth: area.width - 2, style: .label)
         var lines: [(String, Style)] = []
         if let last = row.lastTransition {
-            let ago = TableText.duration(max(0, now.timeIntervalSince(last.at)))
-            lines.append(("last: \(last.from) → \(last.to), \(ago) ago: \(last.reason)", CircuitsView.style(last.state ?? .closed)))
+            let ago = Quantity.age(now.timeIntervalSince(last.at))
+            lines.append(("last: \(last.from) → \(last.to), \(ago): \(last.reason)", CircuitsView.style(last.state ?? .closed)))
         } else {
             lines.append(("last: no transition recorded", .dim))
         }

@@ -10,9 +10,10 @@ struct CircuitsView {
     let selected: Int
     let now: Date
 
-    /// Widths of the fixed columns: key, state, failure rate, slow rate, calls, not permitted, next probe.
+    /// Widths of the fixed columns: key, state, failure rate, slow rate, calls, short-circuited (the breaker refused
+    /// the call; `SHRT` as in the flows list), next probe.
     private static let widths = [10, 9, 8, 8, 6, 6]
-    private static let headings = ["STATE", "FAIL/THR", "SLOW/THR", "CALLS", "DENIED", "PROBE"]
+    private static let headings = ["STATE", "FAIL/THR", "SLOW/THR", "CALLS", "SHRT", "PROBE"]
 
     func render(in area: Rect, into buffer: inout Buffer) {
         guard area.height > 2 else { return }
@@ -92,10 +93,9 @@ struct CircuitsView {
         return rate * 2 >= threshold ? .statusClientError : .normal
     }
 
-    /// `12s`, `3m05s`, `due`.
+    /// `12.0 s`, `185 s`, `due`: the time to the next probe, in whole seconds rounded up.
     static func countdown(_ seconds: TimeInterval) -> String {
         guard seconds.isFinite, seconds > 0 else { return "due" }
-        let whole = Int(min(seconds, 1e7).rounded(.up))
-        return whole < 60 ? "\(whole)s" : String(format: "%dm%02ds", whole / 60, whole % 60)
+        return Quantity.duration(min(seconds, 1e7).rounded(.up))
     }
 }

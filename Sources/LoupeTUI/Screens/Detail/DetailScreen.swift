@@ -12,6 +12,8 @@ package struct DetailScreen: InspectorScreen {
     package private(set) var problem: String?
     package private(set) var tab: DetailTab = .request
     package private(set) var bodyView: BodyView = .pretty
+    /// Store numbers of the exchanges this one names, read with it (``DetailTabs/numbers``).
+    private var numbers: [UUID: Int64] = [:]
     /// The tab's lines wrapped to the width they were made for.
     package private(set) var lines: [StyledLine] = []
     private var header: [StyledLine] = []
@@ -26,6 +28,7 @@ package struct DetailScreen: InspectorScreen {
         do {
             exchange = try context.store.exchange(id: summary.id)
             if exchange == nil { problem = "This exchange is no longer in the store." }
+            numbers = exchange.map(context.store.numbers(referencedBy:)) ?? [:]
         } catch {
             problem = "Could not read the exchange: \(error)"
         }
@@ -159,7 +162,7 @@ package struct DetailScreen: InspectorScreen {
             pageHeight = max(1, area.height)
             return
         }
-        let tabs = DetailTabs(exchange: exchange, calendar: calendar)
+        let tabs = DetailTabs(exchange: exchange, calendar: calendar, numbers: numbers)
         header = tabs.header().flatMap { $0.wrapped(to: width) }.prefix(2).map { $0 }
         pageHeight = max(1, area.height - header.count - 1)
         if madeFor?.tab != tab || madeFor?.body != bodyView || madeFor?.width != width {

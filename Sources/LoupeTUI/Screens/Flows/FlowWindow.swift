@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 import LoupeTrace
 
 /// The flows list's view of the store: the visible rows only, where they sit in the whole ordered, filtered
@@ -51,10 +52,10 @@ package struct FlowWindow: Hashable, Sendable {
     /// `12 / 1,000,000` for the status line; `… / 1,000,000` while the rank is pending.
     package var positionText: String {
         guard hasLoaded else { return "" }
-        let total = QuantityFormat.grouped(self.total)
+        let total = Quantity.count(self.total)
         if rankIsPending, selected != nil { return "… / \(total)" }
         guard let rank = selectedRank else { return "0 / \(total)" }
-        return "\(QuantityFormat.grouped(rank + 1)) / \(total)"
+        return "\(Quantity.count(rank + 1)) / \(total)"
     }
 
     /// The selected row's 0-based place in the whole list.

@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 import LoupeTrace
 
 /// Draws the flows list: headings (the sort column marked ↑/↓), one row per visible exchange, marks, search
@@ -66,11 +67,11 @@ struct FlowsView {
         let target = DisplayWidth.truncate(Self.target(of: row), to: columns.targetWidth)
         buffer.write(target, x: x + columns.targetX, y: y, maxWidth: columns.targetWidth)
         if let sizeX = columns.sizeX, let size = row.responseBodySize {
-            buffer.writeRightAligned(QuantityFormat.bytes(size), maxX: x + sizeX + FlowColumns.sizeWidth, y: y, style: .dim)
+            buffer.writeRightAligned(Quantity.bytes(size), maxX: x + sizeX + FlowColumns.sizeWidth, y: y, style: .dim)
         }
         let durationEnd = x + columns.durationX + FlowColumns.durationWidth
         if let duration = row.duration {
-            buffer.writeRightAligned(QuantityFormat.short(duration), maxX: durationEnd, y: y)
+            buffer.writeRightAligned(Quantity.duration(duration), maxX: durationEnd, y: y)
             buffer.write(DurationBar.text(value: duration, maximum: longest, width: columns.barWidth), x: x + columns.barX,
                          y: y, maxWidth: columns.barWidth, style: .bar)
         } else {

@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 import LoupeTrace
 import LoupeBoard
 
@@ -26,7 +27,7 @@ struct MetricsPanel {
         let most = bins.map(\.count).max() ?? 0
         for (offset, bin) in bins.enumerated() {
             let y = area.y + 3 + offset
-            let label = "≤" + TableText.duration(bin.upTo)
+            let label = "≤" + Quantity.duration(bin.upTo)
             buffer.write(TableText.pad(label, 9), x: area.x + 1, y: y, style: .dim)
             let width = max(0, area.width - 20)
             let bar = most > 0 ? EighthBlocks.bar(Double(bin.count) / Double(most), width: width) : ""

@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 import LoupeTrace
 import LoupeBoard
 import LoupeFormats
@@ -49,10 +50,10 @@ struct MetricsView {
                 (TableText.percent(row.counts.errorRate * 100), Self.threshold(row.counts.errorRate, warn: 0.01, bad: 0.05)),
                 (TableText.percent(row.counts.retryRate * 100), Self.threshold(row.counts.retryRate, warn: 0.05, bad: 0.2)),
                 (String(row.counts.budgetDenied), row.counts.budgetDenied > 0 ? .statusClientError : .normal),
-                (TableText.duration(row.p50), .normal),
-                (TableText.duration(row.p95), Self.threshold(row.p95 ?? 0, warn: 0.5, bad: 1)),
-                (TableText.duration(row.p99), Self.threshold(row.p99 ?? 0, warn: 1, bad: 2)),
-                (TableText.duration(row.max), .normal),
+                (Quantity.duration(row.p50), .normal),
+                (Quantity.duration(row.p95), Self.threshold(row.p95 ?? 0, warn: 0.5, bad: 1)),
+                (Quantity.duration(row.p99), Self.threshold(row.p99 ?? 0, warn: 1, bad: 2)),
+                (Quantity.duration(row.max), .normal),
             ]
             for ((text, style), column) in zip(cells, Self.columns) {
                 x = buffer.write(" " + TableText.pad(text, column.2), x: x, y: y, style: style)

@@ -47,7 +47,7 @@ struct TimelineTrack: Hashable, Sendable {
             if attempt.status == nil, attempt.error != nil { marks.append(PlacedMark(at: attempt.endedAt ?? attempt.startedAt, mark: .error)) }
             previousEnd = attempt.endedAt ?? previousEnd
         }
-        let refusals = exchange.events.filter { $0.kind == .circuitRejected }.map(\.at)
+        let refusals = exchange.events.filter { $0.kind == .shortCircuit }.map(\.at)
         marks += refusals.map { PlacedMark(at: $0, mark: .shortCircuit) }
         if refusals.isEmpty, exchange.outcome == .shortCircuited { marks.append(PlacedMark(at: exchange.startedAt, mark: .shortCircuit)) }
         if attempts.isEmpty, exchange.outcome != .shortCircuited {
