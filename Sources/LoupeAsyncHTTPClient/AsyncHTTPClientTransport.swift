@@ -5,6 +5,7 @@ import Loupe
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
+import NIOHTTPCompression
 
 /// Sends requests with AsyncHTTPClient: the default transport on Linux.
 ///
@@ -167,6 +168,13 @@ public struct AsyncHTTPClientTransport: ClientTransport {
             let expected = partial.declared.map { " of \($0)" } ?? ""
             return TransportError(
                 .connectionReset, "the server closed the connection after \(partial.bytes)\(expected) body bytes")
+        }
+        if let error = error as? NIOHTTPDecompression.DecompressionError, case .inflationError(let code) = error {
+            return TransportError(.other, "the response body is not the gzip or deflate data its Content-Encoding names (zlib error \(code))")
+        }
+        if let error = error as? NIOHTTPDecompression.ExtraDecompressionError {
+            return TransportError(.connectionReset, error == .truncatedData
+                ? "the compressed response body ended before its end" : "the compressed response body has bytes after its end")
         }
         if let error = error as? DecompressionLimitExceeded {
             return TransportError(.other, DecompressionLimitText.message(limit: error.limit.description, raise: options.raiseDecompressionLimit))

@@ -141,6 +141,15 @@ import Testing
         #expect(status == 200 && body == twice)
     }
 
+    @Test(arguments: [true, false])
+    func aBodyThatIsNotWhatItsEncodingSaysIsOneClearError(streaming: Bool) async throws {
+        let server = try Self.server { _ in Self.compressed(Data("this is not gzip at all".utf8)) }
+        defer { server.stop() }
+        let error = await #expect(throws: ClientError.self) { _ = try await Self.run(Self.get(server, "x"), streaming: streaming) }
+        let message = (error?.underlyingError as? TransportError)?.message ?? ""
+        #expect(message.contains("not the gzip or deflate data its Content-Encoding names (zlib error"), "\(message)")
+    }
+
     @Test func aTimeoutReadsAsTheProjectWritesDurations() {
         // What a --deadline's remainder gave: `longer than its 2.999996754 s timeout`.
         #expect(AttemptDeadline.timedOut(.nanoseconds(2_999_996_754)).message

@@ -85,7 +85,7 @@ final class ExchangeTracker: Sendable {
             record.response = partial?.head
             record.error = String(describing: error)
             store(record)
-            if let partial, let failure = error as? TransportError { recordIncomplete(partial, failure) }
+            if let partial, let failure = error as? TransportError { recordIncomplete(partial, failure, answering: request.method) }
             observer.attemptFinished(AttemptFinished(
                 exchangeID: exchangeID, record: record, responseBody: partial?.body, responseBodySize: partial?.bodySize, error: error))
             throw error
@@ -93,9 +93,10 @@ final class ExchangeTracker: Sendable {
     }
 
     /// Marks the exchange as holding only part of its response, and says how much of how much arrived.
-    private func recordIncomplete(_ partial: RawResponse, _ failure: TransportError) {
+    private func recordIncomplete(_ partial: RawResponse, _ failure: TransportError, answering method: HTTPRequest.Method) {
         let received = partial.fullBodySize
-        let expected = partial.head.headerFields[.contentLength].flatMap { Int($0) }
+        // Only a length that counts the bytes handed on (not a compressed body's wire length): DECISIONS 140.
+        let expected = StreamedResponse.expectedBodyLength(of: partial.head, answering: method).map { Int($0) }
         var attributes = ["status": String(partial.status.code), "receivedBytes": String(received), "reason": failure.kind.description]
         if let expected { attributes["expectedBytes"] = String(expected) }
         let amount = expected.map { "\(received) of \($0)" } ?? "\(received)"

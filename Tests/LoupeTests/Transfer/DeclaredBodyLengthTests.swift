@@ -48,6 +48,21 @@ import Testing
         #expect((error?.underlyingError as? TransportError)?.message.contains("the body ended after 4 of 10 bytes") == true)
     }
 
+    @Test func aBrokenEncodedBodyIsNotReportedAgainstItsWireLength() async throws {
+        let observer = InMemoryClientObserver()
+        let client = makeComponentsClient(StreamingMockTransport { _, _, _ in
+            let (body, continuation) = AsyncThrowingStream.makeStream(of: Data.self)
+            continuation.yield(Data(repeating: 7, count: 300))
+            continuation.finish(throwing: TransportError(.connectionReset, "peer closed"))
+            return StreamedResponse(head: HTTPResponse(status: .ok, headerFields: [.contentEncoding: "gzip", .contentLength: "157"]), body: body)
+        }, observer: observer)
+        let request = HTTPRequest(method: .get, url: URL(string: "https://api.example.com/items")!)
+        _ = await #expect(throws: ClientError.self) { try await client.execute(request, streamingBodyTo: RecordingSink(canRestart: true)) }
+        let incomplete = try #require(observer.events.first { $0.kind == .incompleteResponse })
+        #expect(incomplete.message == "only 300 body bytes arrived (HTTP 200): connection reset", "not '300 of 157'")
+        #expect(incomplete.attributes["expectedBytes"] == nil)
+    }
+
     @Test func theExpectedLengthIsTheHeadsOnlyWhereItCountsTheBytesHandedOn() {
         let head = { (status: HTTPResponse.Status, fields: HTTPFields) in HTTPResponse(status: status, headerFields: fields) }
         #expect(StreamedResponse.expectedBodyLength(of: head(.ok, [.contentLength: "12"]), answering: .get) == 12)
