@@ -56,7 +56,7 @@ public struct HARExporter: Sendable {
                 startedAt: exchange.startedAt, endedAt: exchange.endedAt,
                 requestBody: exchange.requestBody.map { HARLoupeBody(size: $0.size, truncated: $0.isTruncated) },
                 responseBody: exchange.responseBody.map { HARLoupeBody(size: $0.size, truncated: $0.isTruncated) },
-                attempts: exchange.attempts, events: exchange.events))
+                attempts: exchange.attempts, events: exchange.events, source: exchange.source))
     }
 
     // MARK: Parts
