@@ -8,6 +8,7 @@ loupe="$1"
 work=$(mktemp -d)
 pids=()
 cleanup() {
+  tmux -S "$work/tmux.sock" kill-server 2>/dev/null || true
   for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
   rm -rf "$work"
 }
@@ -41,7 +42,7 @@ echo "== two processes: the headless demo linked to loupe listen"
 port=$(free_port)
 start_listener listen1 "$port" "$work/linked.sqlite"
 [[ "$link" =~ ^loupe://[A-Za-z0-9_-]{16,}@127\.0\.0\.1:$port\?fp=sha256:[0-9a-f]{64}$ ]] || fail "link line: $link"
-ok "listen prints the link: ${link%%@*}@… (secret hidden here)"
+ok "listen prints the link: loupe://…@127.0.0.1:$port?fp=sha256:… (secret and fingerprint not shown here)"
 mode=$(stat -c %a "$XDG_STATE_HOME/loupe/link/key.pem")
 [ "$mode" = 600 ] || fail "key mode $mode"
 ok "the listener's key is 0600 in the state folder"
@@ -86,6 +87,48 @@ ok "received $received + dropped $dropped = sent $linked_sent across kill -9 and
 grep -q "^linked: loupe demo" "$work/listen3.out" || fail "the demo did not relink"
 ok "the demo relinked to the new listener on its own"
 kill -TERM "$listener_pid"; wait "$listener_pid" 2>/dev/null
+
+echo "== loupe tui --listen under tmux: two linked demos and a linked send, ~src picks one app"
+tm() { tmux -S "$work/tmux.sock" -f /dev/null "$@"; }
+tport=$(free_port)
+tlink="${link/:$port\?/:$tport?}"
+cat >"$work/tui.sh" <<EOF2
+env TERM=xterm-256color XDG_STATE_HOME=$(printf %q "$XDG_STATE_HOME") $(printf %q "$loupe") tui --listen 127.0.0.1:$tport --store $(printf %q "$work/tui.sqlite")
+echo "\$?" > $(printf %q "$work/tui-exit.tmp"); mv $(printf %q "$work/tui-exit.tmp") $(printf %q "$work/tui-exit.txt")
+exec sleep 600
+EOF2
+tm new-session -d -s link -x 120 -y 40 "sh $(printf %q "$work/tui.sh")" || fail "tmux"
+pane() { tm capture-pane -p -t link > "$work/pane.out" 2>/dev/null || : > "$work/pane.out"; }
+wait_screen() {
+  for _ in $(seq 150); do pane; grep -qF -- "$1" "$work/pane.out" && return 0; sleep 0.1; done
+  cat "$work/pane.out"; fail "the screen never showed '$1'"
+}
+wait_screen "Loupe │ flows │"
+for n in 1 2; do
+  timeout 60 "$loupe" demo --headless --duration 2 --pause 50 --store "$work/tui-demo$n.sqlite" --link "$tlink" \
+    >"$work/tui-demo$n.out" 2>"$work/tui-demo$n.err" &
+  pids+=($!)
+done
+timeout 30 "$loupe" send GET http://127.0.0.1:1/linked-send --store "$work/tui-send.sqlite" --link "$tlink" \
+  >"$work/tui-send.out" 2>"$work/tui-send.err"
+[ $? -eq 1 ] || fail "send to a closed port: $(cat "$work/tui-send.err")"
+wait
+demo_rows=$(( $(sed -n 's/^recorded \([0-9]*\) of .*/\1/p' "$work/tui-demo1.out") + $(sed -n 's/^recorded \([0-9]*\) of .*/\1/p' "$work/tui-demo2.out") ))
+wait_screen " $((demo_rows + 1)) / $((demo_rows + 1))"
+ok "rows from two linked demos and a linked send appear live: $((demo_rows + 1)) in all"
+tm send-keys -t link f
+tm send-keys -t link -l -- "~src send"
+tm send-keys -t link Enter
+wait_screen "│ ~src send"
+wait_screen "1 shown"
+wait_screen "/linked-send"
+ok "~src send shows only the send's exchange"
+tm send-keys -t link q
+for _ in $(seq 100); do [ -f "$work/tui-exit.txt" ] && break; sleep 0.1; done
+[ "$(cat "$work/tui-exit.txt" 2>/dev/null)" = 0 ] || fail "tui --listen exit: $(cat "$work/tui-exit.txt" 2>/dev/null)"
+wait_screen "received $((demo_rows + 1)) exchange(s) from 3 link(s)"
+ok "q ends tui --listen with exit 0 and the listener's counts"
+tm kill-server 2>/dev/null
 
 echo "== two hosts: network namespaces joined by a veth pair"
 if [ "$(id -u)" = 0 ] && command -v ip >/dev/null && ip netns add "loupe-v-$$" 2>/dev/null; then

@@ -61,8 +61,8 @@ struct LinkOutbox: Sendable {
         return true
     }
 
-    /// An exchange that could not be encoded: counted as sent and dropped.
-    mutating func countUnencodable() {
+    /// An exchange that could not be encoded, or is over the frame limit: counted as sent and dropped.
+    mutating func countUnsendable() {
         accepted += 1
         dropped += 1
     }

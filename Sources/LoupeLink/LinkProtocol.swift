@@ -14,6 +14,9 @@ public enum LinkProtocol {
     /// The largest frame length accepted (type byte and payload): 8 MiB, room for an exchange with two 1 MiB
     /// bodies in base64. A longer length is refused before any of its bytes are buffered.
     public static let maxFrameLength = 8 << 20
+    /// The largest first frame of a connection (the hello, or the welcome): 64 KiB, so a peer that has not proved
+    /// the secret costs the listener at most that much memory.
+    public static let maxFirstFrameLength = 64 << 10
     /// Loupe's own version, sent in the hello.
     public static let loupeVersion = HARExporter.loupeVersion
 
@@ -102,7 +105,7 @@ public struct LinkWelcome: Codable, Sendable, Equatable {
 
 /// Why a peer's bytes were refused; each is the one line both sides print.
 public enum LinkProtocolError: Error, Equatable, CustomStringConvertible {
-    case frameTooLarge(UInt32)
+    case frameTooLarge(UInt32, limit: Int)
     case emptyFrame
     case unknownType(UInt8)
     case wrongDirection(LinkMessageType)
@@ -111,8 +114,8 @@ public enum LinkProtocolError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .frameTooLarge(let length):
-            "a frame of \(length) bytes is over the limit of \(LinkProtocol.maxFrameLength)"
+        case .frameTooLarge(let length, let limit):
+            "a frame of \(length) bytes is over the limit of \(limit)"
         case .emptyFrame: "a frame of length 0"
         case .unknownType(let type): "unknown message type 0x\(String(type, radix: 16)): not a Loupe link peer?"
         case .wrongDirection(let type): "\(type.withArticle) message from the wrong side"
@@ -154,16 +157,18 @@ public struct LinkFrameCodec: Sendable {
 
     /// The length of the next frame in `buffer` once its 4 length bytes are there, checked against the limit
     /// before anything else is buffered; nil while fewer than 4 bytes are readable.
-    static func frameLength(in buffer: ByteBuffer) throws(LinkProtocolError) -> Int? {
+    static func frameLength(in buffer: ByteBuffer, limit: Int) throws(LinkProtocolError) -> Int? {
         guard let length = buffer.getInteger(at: buffer.readerIndex, as: UInt32.self) else { return nil }
         guard length > 0 else { throw .emptyFrame }
-        guard length <= LinkProtocol.maxFrameLength else { throw .frameTooLarge(length) }
+        guard length <= limit else { throw .frameTooLarge(length, limit: limit) }
         return Int(length)
     }
 
-    /// Takes the next whole frame off `buffer`, nil when it is not all there yet.
-    public static func next(from buffer: inout ByteBuffer) throws(LinkProtocolError) -> LinkFrame? {
-        guard let length = try frameLength(in: buffer), buffer.readableBytes >= 4 + length else { return nil }
+    /// Takes the next whole frame off `buffer`, nil when it is not all there yet; a length over `limit` is refused.
+    public static func next(from buffer: inout ByteBuffer, limit: Int = LinkProtocol.maxFrameLength)
+        throws(LinkProtocolError) -> LinkFrame?
+    {
+        guard let length = try frameLength(in: buffer, limit: limit), buffer.readableBytes >= 4 + length else { return nil }
         buffer.moveReaderIndex(forwardBy: 4)
         let rawType: UInt8 = buffer.readInteger()!
         let payload = buffer.readSlice(length: length - 1)!
@@ -220,12 +225,16 @@ extension LinkMessageType: CustomStringConvertible {
     }
 }
 
-/// NIO's decoder over ``LinkFrameCodec``: refuses an oversized length as soon as its 4 bytes arrive.
+/// NIO's decoder over ``LinkFrameCodec``: refuses an oversized length as soon as its 4 bytes arrive; the first
+/// frame of a connection may be ``LinkProtocol/maxFirstFrameLength`` long at most.
 final class LinkFrameDecoder: ByteToMessageDecoder {
     typealias InboundOut = LinkFrame
 
+    private var limit = LinkProtocol.maxFirstFrameLength
+
     func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        guard let frame = try LinkFrameCodec.next(from: &buffer) else { return .needMoreData }
+        guard let frame = try LinkFrameCodec.next(from: &buffer, limit: limit) else { return .needMoreData }
+        limit = LinkProtocol.maxFrameLength
         context.fireChannelRead(wrapInboundOut(frame))
         return .continue
     }

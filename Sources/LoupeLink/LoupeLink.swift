@@ -109,12 +109,15 @@ public final class LoupeLink: TraceForwarding {
 
     public func forward(_ exchanges: [TraceExchange]) {
         let encoder = LinkProtocol.makeEncoder()
+        // An exchange over the frame limit (a body cap raised past 3 MiB or so) would be refused by every
+        // listener and sent again forever: it is dropped and counted here instead.
         let frames = exchanges.map { exchange -> ByteBuffer? in
-            (try? encoder.encode(exchange)).map { LinkFrameCodec.frame(.exchange, payload: $0) }
+            guard let json = try? encoder.encode(exchange), json.count < LinkProtocol.maxFrameLength else { return nil }
+            return LinkFrameCodec.frame(.exchange, payload: json)
         }
         core.outbox.withLock { outbox in
             for frame in frames {
-                if let frame { outbox.append(frame) } else { outbox.countUnencodable() }
+                if let frame { outbox.append(frame) } else { outbox.countUnsendable() }
             }
         }
         core.wake()
@@ -232,6 +235,9 @@ public final class LoupeLink: TraceForwarding {
         static func explain(_ error: any Error) -> String {
             if let error = error as? LinkClientError { return error.description }
             if let error = error as? LinkProtocolError { return error.description }
+            if let error = error as? NIOSSLError, case .uncleanShutdown = error {
+                return "the listener went away without closing the link (killed?)"
+            }
             return String(describing: error)
         }
     }
@@ -346,7 +352,7 @@ final class LinkClientHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        let text = (error as? LinkProtocolError)?.description ?? String(describing: error)
+        let text = LoupeLink.Core.explain(error)
         core.lastFailure.withLock { $0 = $0 ?? text }
         context.close(promise: nil)
     }

@@ -65,10 +65,10 @@ import Testing
 
     @Test func anOversizedLengthIsRefusedFromItsFourBytesAlone() {
         var huge = Self.buffer(hex: "ffffffff")
-        #expect(throws: LinkProtocolError.frameTooLarge(UInt32.max)) { try LinkFrameCodec.next(from: &huge) }
+        #expect(throws: LinkProtocolError.frameTooLarge(UInt32.max, limit: LinkProtocol.maxFrameLength)) { try LinkFrameCodec.next(from: &huge) }
         var justOver = ByteBuffer()
         justOver.writeInteger(UInt32(LinkProtocol.maxFrameLength + 1))
-        #expect(throws: LinkProtocolError.frameTooLarge(UInt32(LinkProtocol.maxFrameLength + 1))) {
+        #expect(throws: LinkProtocolError.frameTooLarge(UInt32(LinkProtocol.maxFrameLength + 1), limit: LinkProtocol.maxFrameLength)) {
             try LinkFrameCodec.next(from: &justOver)
         }
         var empty = Self.buffer(hex: "00000000")
@@ -79,7 +79,13 @@ import Testing
         var reserved = Self.buffer(hex: "0000000144")
         #expect(throws: LinkProtocolError.unknownType(0x44)) { try LinkFrameCodec.next(from: &reserved) }
         var garbage = ByteBuffer(bytes: Array("GET / HTTP/1.1\r\n\r\n".utf8))
-        #expect(throws: LinkProtocolError.frameTooLarge(0x4745_5420)) { try LinkFrameCodec.next(from: &garbage) }
+        #expect(throws: LinkProtocolError.frameTooLarge(0x4745_5420, limit: 65_536)) {
+            try LinkFrameCodec.next(from: &garbage, limit: LinkProtocol.maxFirstFrameLength)
+        }
+        var bigHello = Self.buffer(hex: "00010001")
+        #expect(throws: LinkProtocolError.frameTooLarge(65_537, limit: 65_536)) {
+            try LinkFrameCodec.next(from: &bigHello, limit: LinkProtocol.maxFirstFrameLength)
+        }
         var badJSON = Self.buffer(hex: "00000003017b7d")  // hello "{}"
         #expect(throws: LinkProtocolError.badPayload(.hello)) { try LinkFrameCodec.next(from: &badJSON) }
         var shortAck = Self.buffer(hex: "000000024201")

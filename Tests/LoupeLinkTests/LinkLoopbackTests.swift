@@ -187,7 +187,8 @@ import Testing
     }
 
     @Test(arguments: [
-        ("ffffffff", "a frame of 4294967295 bytes is over the limit"),
+        ("ffffffff", "a frame of 4294967295 bytes is over the limit of 65536"),
+        ("00010001", "a frame of 65537 bytes is over the limit of 65536"),
         ("00000001ee", "unknown message type 0xee"),
         ("00000003017b7d", "a malformed hello message"),
         ("00000009420000000000000001", "an ack message where a hello was expected"),
@@ -267,5 +268,23 @@ enum RawPeer {
             }
             return received
         }
+    }
+}
+
+extension LinkLoopbackTests {
+    /// An exchange too large for a frame is dropped and counted by the app, not sent to be refused again and again.
+    @Test func anExchangeOverTheFrameLimitIsDroppedByTheApp() async throws {
+        let harness = try await Harness()
+        let logs = LogBox()
+        let link = try LoupeLink(try harness.link(), configuration: Self.configuration(logs, bufferBytes: 64 << 20))
+        var huge = Self.exchanges(1)[0]
+        huge.responseBody = TraceBody(data: Data(count: LinkProtocol.maxFrameLength), size: LinkProtocol.maxFrameLength,
+                                      isTruncated: false)
+        link.forward([huge] + Self.exchanges(2))
+        #expect(await Self.eventually { link.counts.acknowledged == 2 })
+        await link.finish()
+        #expect(link.counts.dropped == 1 && link.counts.sent == 3)
+        #expect(harness.listener.counts.refused == 0)
+        await harness.listener.stop()
     }
 }

@@ -99,8 +99,8 @@ import Testing
         let orderRefusal = early.received(.drops(1))
         #expect(orderRefusal == .refuse("a drops message where a hello was expected"))
         var broken = LinkSessionMachine(secret: Self.secret)
-        let sizeRefusal = broken.failed(.frameTooLarge(UInt32.max))
-        #expect(sizeRefusal == .refuse("a frame of 4294967295 bytes is over the limit of \(LinkProtocol.maxFrameLength)"))
+        let sizeRefusal = broken.failed(.frameTooLarge(UInt32.max, limit: 65_536))
+        #expect(sizeRefusal == .refuse("a frame of 4294967295 bytes is over the limit of 65536"))
     }
 
     @Test func refusalLinesAreRateLimited() {
