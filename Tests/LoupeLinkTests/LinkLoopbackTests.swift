@@ -288,3 +288,60 @@ extension LinkLoopbackTests {
         await harness.listener.stop()
     }
 }
+
+/// A listener that answers every connection with the same bytes inside TLS (with the real identity, so the app's
+/// pin passes): the app's side of the hostile-peer tests.
+final class HostileListener: Sendable {
+    let channel: any Channel
+
+    init(identity: LinkIdentity, answer: [UInt8]) async throws {
+        let context = try NIOSSLContext(configuration: .makeServerConfiguration(
+            certificateChain: [.certificate(identity.certificate)], privateKey: .privateKey(identity.privateKey)))
+        channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { child in
+                child.eventLoop.makeCompletedFuture {
+                    try child.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
+                    try child.pipeline.syncOperations.addHandler(Answer(bytes: answer))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+    }
+
+    var port: Int { channel.localAddress?.port ?? 0 }
+
+    final class Answer: ChannelInboundHandler, Sendable {
+        typealias InboundIn = ByteBuffer
+        typealias OutboundOut = ByteBuffer
+        let bytes: [UInt8]
+        init(bytes: [UInt8]) { self.bytes = bytes }
+        func channelActive(context: ChannelHandlerContext) {
+            context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: bytes)), promise: nil)
+            context.fireChannelActive()
+        }
+    }
+}
+
+extension LinkLoopbackTests {
+    @Test(arguments: [
+        ("ffffffff", "a frame of 4294967295 bytes is over the limit of 65536"),
+        ("00000001ee", "unknown message type 0xee"),
+        ("000000164370726f746f636f6c20322c20746869732069732031", "the listener refused the link: protocol 2, this is 1"),
+        ("00000009420000000000000001", "an ack message where a welcome was expected"),
+        ("000000014141", "a malformed welcome message"),
+    ])
+    func aHostileListenerIsRefusedByTheAppWhichKeepsItsExchanges(hex: String, reason: String) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("link-\(UUID().uuidString)").path
+        let identity = try LinkIdentity.loadOrCreate(in: folder)
+        let bytes = LinkFrameCodecTests.buffer(hex: hex).readableBytesView.map { $0 }
+        let hostile = try await HostileListener(identity: identity, answer: bytes)
+        let logs = LogBox()
+        let address = try LinkAddress(secret: identity.secret, host: "127.0.0.1", port: hostile.port,
+                                      fingerprint: identity.fingerprint)
+        let link = try LoupeLink(address, configuration: Self.configuration(logs, drain: .milliseconds(50)))
+        link.forward(Self.exchanges(3))
+        #expect(await Self.eventually { logs.lines.withLock { $0.contains { $0.contains(reason) } } })
+        await link.finish()
+        #expect(link.counts.acknowledged == 0 && link.counts.pending == 3, "kept for the next listener, not lost")
+        try await hostile.channel.close()
+    }
+}
