@@ -96,7 +96,7 @@ public final class LinkListener: Sendable {
             .bind(host: address.host, port: address.port).get()
         let port = channel.localAddress?.port ?? address.port
         let bound = ListenAddress(host: address.host, port: port)
-        let shownHost = ["0.0.0.0", "::"].contains(address.host) ? ProcessInfo.processInfo.hostName : address.host
+        let shownHost = ["0.0.0.0", "::"].contains(address.host) ? LinkHello.localHostName() : address.host
         return LinkListener(address: bound, link: try identity.link(host: shownHost, port: port),
                             serverChannel: channel, shared: shared)
     }

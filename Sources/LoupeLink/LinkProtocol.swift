@@ -88,7 +88,14 @@ public struct LinkHello: Codable, Sendable, Equatable {
     public static func thisProcess(secret: String, app: String? = nil) -> LinkHello {
         let info = ProcessInfo.processInfo
         return LinkHello(app: app ?? info.processName, executable: CommandLine.arguments.first ?? info.processName,
-                         host: info.hostName, pid: Int(info.processIdentifier), secret: secret)
+                         host: localHostName(), pid: Int(info.processIdentifier), secret: secret)
+    }
+
+    /// `gethostname`: the name this machine calls itself, with no DNS lookup (this runs on an event loop).
+    static func localHostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "?" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
 

@@ -101,7 +101,7 @@ import Testing
         await link.finish()
         let stored = try harness.store.exchanges(matching: nil, limit: 1000)
         #expect(Set(stored.map(\.id)) == Set(sent.map(\.id)))
-        let source = TraceSource(app: "tester", host: ProcessInfo.processInfo.hostName, pid: Int(getpid()))
+        let source = TraceSource(app: "tester", host: LinkHello.localHostName(), pid: Int(getpid()))
         #expect(stored.allSatisfy { $0.source == source && $0.events.count == 1 })
         #expect(link.counts == LoupeLink.Counts(sent: 300, acknowledged: 300, dropped: 0, pending: 0, links: 1))
         #expect(await Self.eventually { harness.lines.contains { $0.hasPrefix("left: tester") } })
@@ -130,7 +130,7 @@ import Testing
         let counts = link.counts
         #expect(counts.acknowledged + counts.dropped == counts.sent)
         #expect(try first.store.count() + second.store.count() == counts.acknowledged)
-        #expect(await Self.eventually { second.lines.contains { $0 == "dropped: tester (pid \(getpid()) on \(ProcessInfo.processInfo.hostName)) dropped \(dropped) exchange(s) in all" } })
+        #expect(await Self.eventually { second.lines.contains { $0 == "dropped: tester (pid \(getpid()) on \(LinkHello.localHostName())) dropped \(dropped) exchange(s) in all" } })
         let warnings = logs.lines.withLock { $0.filter { $0.contains("cannot reach") } }
         #expect(warnings.count == 1, "one line for the outage, not one per attempt: \(warnings)")
         await second.listener.stop()
