@@ -88,6 +88,27 @@ grep -q "^linked: loupe demo" "$work/listen3.out" || fail "the demo did not reli
 ok "the demo relinked to the new listener on its own"
 kill -TERM "$listener_pid"; wait "$listener_pid" 2>/dev/null
 
+echo "== a viewer that stops reading (SIGSTOP) for 3 s: the demo goes on, nothing is lost"
+rm -f "$work/linked.sqlite"*
+start_listener listen5 "$port" "$work/linked.sqlite"
+timeout 60 "$loupe" demo --headless --duration 6 --pause 10 --store "$work/demo5.sqlite" --link "$link" \
+  >"$work/demo5.out" 2>"$work/demo5.err" &
+demo_pid=$!
+pids+=($demo_pid)
+sleep 1.5
+kill -STOP "$listener_pid"
+sleep 3
+kill -CONT "$listener_pid"
+wait "$demo_pid" || fail "demo exited $? with a stopped viewer"
+line=$(grep "link to loupe://" "$work/demo5.err")
+[[ "$line" =~ :\ ([0-9]+)\ of\ ([0-9]+)\ exchange\(s\)\ delivered,\ ([0-9]+)\ dropped ]] || fail "link line: $line"
+delivered=${BASH_REMATCH[1]} linked_sent=${BASH_REMATCH[2]} dropped=${BASH_REMATCH[3]}
+received=$(sqlite3 "$work/linked.sqlite" 'SELECT count(*) FROM exchange')
+[ "$delivered" = "$linked_sent" ] && [ "$dropped" = 0 ] && [ "$received" = "$linked_sent" ] \
+  || fail "stopped viewer: delivered $delivered, dropped $dropped, received $received of $linked_sent"
+ok "the demo recorded $linked_sent exchanges while its viewer was stopped for 3 s; all arrived once it went on"
+kill -TERM "$listener_pid"; wait "$listener_pid" 2>/dev/null
+
 echo "== loupe tui --listen under tmux: two linked demos and a linked send, ~src picks one app"
 tm() { tmux -S "$work/tmux.sock" -f /dev/null "$@"; }
 tport=$(free_port)
