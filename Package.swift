@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "LoupeReplay", targets: ["LoupeReplay"]),
         .library(name: "LoupeBoard", targets: ["LoupeBoard"]),
         .library(name: "LoupeTesting", targets: ["LoupeTesting"]),
+        .library(name: "LoupeLink", targets: ["LoupeLink"]),
         .library(name: "LoupeTUI", targets: ["LoupeTUI"]),
         .executable(name: "loupe", targets: ["loupe"]),
     ],
@@ -35,6 +36,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
+        // Already in the graph through swift-nio-extras: the live link's listener certificate (LoupeLink).
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.14.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"6.0.0"),
     ],
     targets: [
         // The client: endpoints, middleware chain, errors. No I/O library of its own, and no FoundationNetworking
@@ -106,6 +110,21 @@ let package = Package(
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
         ),
+        // The live link: an app streams its recorded exchanges over TLS to `loupe listen` / `loupe tui --listen`.
+        // NIO lives here, not in `Loupe` or `LoupeTrace`: the recorder reaches it through `TraceForwarding`.
+        .target(
+            name: "LoupeLink",
+            dependencies: [
+                "Loupe", "LoupeTrace",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ]
+        ),
         // Test doubles shipped as a product, like HummingbirdTesting; cassettes are read and written as LoupeTrace
         // stores or HAR files, through its redaction.
         .target(
@@ -145,7 +164,7 @@ let package = Package(
             name: "loupe",
             dependencies: [
                 "Loupe", "LoupeAsyncHTTPClient", "LoupeTrace", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeBoard",
-                "LoupeTUI", "LoupeDemo", "CNcurses", "CMalloc", "CStdio",
+                "LoupeTUI", "LoupeDemo", "LoupeLink", "CNcurses", "CMalloc", "CStdio",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
@@ -178,6 +197,18 @@ let package = Package(
         .testTarget(
             name: "LoupeTUITests",
             dependencies: ["Loupe", "LoupeTrace", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeTUI"]
+        ),
+        // Framing and state machines in-process; the listener and the app's side on 127.0.0.1.
+        .testTarget(
+            name: "LoupeLinkTests",
+            dependencies: [
+                "Loupe", "LoupeTrace", "LoupeLink", "LoupeTesting",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ]
         ),
         // The `loupe` executable's own logic (argument types, error lines, printers), through `@testable import loupe`.
         .testTarget(

@@ -1,3 +1,5 @@
+import LoupeTrace
+
 /// The characters Loupe's JSON output writes as `\u` escapes although JSON allows them raw: DEL, the C1 controls
 /// (U+0080–U+009F: some terminals obey U+009B as CSI and U+009D as OSC), the bidirectional controls
 /// ``TerminalText`` also hides, and the line and paragraph separators. `--json`, `export --har -` and

@@ -41,6 +41,14 @@ extension HAREntryWriter {
             out.key("responseBody")
             writeBodySize(body, to: out)
         }
+        if let source = exchange.source {
+            out.key("source")
+            let object = out.open(openBrace)
+            out.member("app", source.app)
+            out.member("host", source.host)
+            out.member("pid", source.pid)
+            out.close(closeBrace, object)
+        }
         try out.member("startedAt", time(exchange.startedAt))
         out.member("status", exchange.status)
         out.close(closeBrace, loupe)

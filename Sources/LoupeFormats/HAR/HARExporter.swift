@@ -22,7 +22,7 @@ public struct HARExporter: Sendable {
     public var creator: HARCreator
 
     /// This library's version, written as the creator's version.
-    public static let loupeVersion = "0.1.0"
+    public static let loupeVersion = LoupeVersion.current
 
     public init(creator: HARCreator = HARCreator(name: "Loupe", version: HARExporter.loupeVersion)) {
         self.creator = creator
@@ -57,7 +57,7 @@ public struct HARExporter: Sendable {
                 startedAt: exchange.startedAt, endedAt: exchange.endedAt,
                 requestBody: exchange.requestBody.map { HARLoupeBody(size: $0.size, truncated: $0.isTruncated) },
                 responseBody: exchange.responseBody.map { HARLoupeBody(size: $0.size, truncated: $0.isTruncated) },
-                attempts: exchange.attempts, events: exchange.events))
+                attempts: exchange.attempts, events: exchange.events, source: exchange.source))
     }
 
     // MARK: Parts

@@ -130,7 +130,7 @@ public struct HARImporter: Sendable {
             requestBody: body(requestData, loupe.requestBody),
             responseHeaders: entry.response.headers.map { TraceHeader(name: $0.name, value: $0.value) },
             responseBody: body(responseData, loupe.responseBody),
-            attempts: loupe.attempts, events: loupe.events, replayOf: loupe.replayOf)
+            attempts: loupe.attempts, events: loupe.events, replayOf: loupe.replayOf, source: loupe.source)
     }
 
     // MARK: Bodies

@@ -26,6 +26,8 @@ public struct HARLoupeEntry: Sendable, Hashable, Codable {
     public var responseBody: HARLoupeBody?
     public var attempts: [TraceAttempt]
     public var events: [TraceEvent]
+    /// The linked app that sent it (absent for exchanges recorded in-process, and in files from before the link).
+    public var source: TraceSource?
 
     /// The format this version writes.
     public static let currentFormat = 1
@@ -37,7 +39,8 @@ public struct HARLoupeEntry: Sendable, Hashable, Codable {
 
     public init(format: Int = Self.currentFormat, id: UUID, operation: String, outcome: String, status: Int?,
                 error: String?, replayOf: UUID?, startedAt: Date, endedAt: Date?, requestBody: HARLoupeBody?,
-                responseBody: HARLoupeBody?, attempts: [TraceAttempt], events: [TraceEvent]) {
+                responseBody: HARLoupeBody?, attempts: [TraceAttempt], events: [TraceEvent],
+                source: TraceSource? = nil) {
         self.format = format
         self.id = id
         self.operation = operation
@@ -51,6 +54,7 @@ public struct HARLoupeEntry: Sendable, Hashable, Codable {
         self.responseBody = responseBody
         self.attempts = attempts
         self.events = events
+        self.source = source
     }
 }
 

@@ -44,6 +44,9 @@ package struct DetailTabs {
         if let original = exchange.replayOf {
             facts += [.init("  ↻ replay of ", .replay), .init(reference(original), .dim)]
         }
+        if let source = exchange.source {
+            facts += [.init("  from ", .dim), .init(source.description)]
+        }
         return Self.safe([StyledLine([.init(exchange.method + " " + exchange.url, .heading)]), StyledLine(facts)])
     }
 

@@ -38,6 +38,8 @@ extension TraceFilter {
             return exchange.outcome != .success
         case .replay:
             return exchange.replayOf != nil
+        case .source(let app):
+            return exchange.source.map { FilterText.containsBytes(FilterText.asciiLowercased($0.app), app) } ?? false
         // Whole chains at a time, so recursion follows brackets, never the length of `a & b & c …`.
         case .not:
             let (count, inner) = negations
@@ -69,6 +71,7 @@ extension TraceFilter {
         case .circuit(let match): return match.includesShortCircuited && summary.outcome == .shortCircuited ? true : nil
         case .error: return summary.outcome != .success
         case .replay: return summary.replayOf != nil
+        case .source: return nil  // a summary has no source
         case .not:
             let (count, inner) = negations
             return inner.matches(summary).map { $0 == count.isMultiple(of: 2) }

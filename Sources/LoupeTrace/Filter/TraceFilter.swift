@@ -19,6 +19,7 @@ import Foundation
 /// | `~cb short-circuited` | only calls the breaker refused (nothing was sent) |
 /// | `~e` | errors: any outcome but success |
 /// | `~replay` | replays of another exchange |
+/// | `~src name` | exchanges from a linked app whose name contains the text, ignoring ASCII case (`loupe listen`) |
 ///
 /// Combine with `!` (not), `&` (and), `|` (or) and parentheses; adjacent terms are joined by `&`. `!` binds
 /// tighter than `&`, which binds tighter than `|`. Arguments end at whitespace, parentheses, `&` and `|`: quote
@@ -58,6 +59,8 @@ public indirect enum TraceFilter: Sendable, Hashable, CustomStringConvertible {
     case error
     /// `~replay`: the exchange replays another one.
     case replay
+    /// `~src name`: sent over the live link by an app whose name contains `name` (lower-cased), ignoring ASCII case.
+    case source(String)
     /// `!x`
     case not(TraceFilter)
     /// `x & y`, or `x y`
@@ -72,7 +75,7 @@ public indirect enum TraceFilter: Sendable, Hashable, CustomStringConvertible {
         while let next = pending.popLast() {
             switch next {
             case .header, .body: return true
-            case .method, .status, .host, .url, .operation, .duration, .attempts, .circuit, .error, .replay: break
+            case .method, .status, .host, .url, .operation, .duration, .attempts, .circuit, .error, .replay, .source: break
             case .not(let inner): pending.append(inner)
             case .and(let left, let right), .or(let left, let right): pending += [right, left]
             }

@@ -15,6 +15,7 @@ package enum TraceFilterPrinter {
         case .circuit(let match): "~cb " + match.rawValue
         case .error: "~e"
         case .replay: "~replay"
+        case .source(let app): "~src " + quote(app)
         case .not(let inner): "!" + grouped(inner, unless: !isBinary(inner))
         case .and, .or: chain(filter)
         }

@@ -26,12 +26,15 @@ public struct TraceExchange: Sendable, Codable, Hashable, Identifiable {
     public var events: [TraceEvent]
     /// The exchange this one replays.
     public var replayOf: UUID?
+    /// The linked app that sent it (the live link); nil when recorded in this process.
+    public var source: TraceSource?
 
     public init(
         id: UUID, sequence: Int64? = nil, operation: String, method: String, url: String, startedAt: Date,
         endedAt: Date? = nil, outcome: ExchangeOutcome, status: Int? = nil, error: String? = nil,
         requestHeaders: [TraceHeader] = [], requestBody: TraceBody? = nil, responseHeaders: [TraceHeader] = [],
-        responseBody: TraceBody? = nil, attempts: [TraceAttempt] = [], events: [TraceEvent] = [], replayOf: UUID? = nil
+        responseBody: TraceBody? = nil, attempts: [TraceAttempt] = [], events: [TraceEvent] = [], replayOf: UUID? = nil,
+        source: TraceSource? = nil
     ) {
         self.id = id
         self.sequence = sequence
@@ -50,6 +53,7 @@ public struct TraceExchange: Sendable, Codable, Hashable, Identifiable {
         self.attempts = attempts
         self.events = events
         self.replayOf = replayOf
+        self.source = source
     }
 
     /// Start to end in seconds, when ended; within `0...TraceTime.maxDuration` whatever the times hold.

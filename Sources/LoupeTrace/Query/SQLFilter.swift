@@ -101,6 +101,9 @@ struct SQLFilter {
             return "exchange.outcome <> 'success'"
         case .replay:
             return "exchange.replay_of IS NOT NULL"
+        case .source(let app):
+            // Schema v6's column; NULL (no source) never matches.
+            return bind("instr(lower(json_extract(exchange.source, '$.app')), ?) > 0", app)
         case .not:
             // A run of `!` is one test: `!!x` is `x` (an absent value stays "no match", as in memory).
             let (count, inner) = filter.negations

@@ -15,6 +15,8 @@ extension NetworkTraceInspector {
         public var flushInterval: Duration
         /// The clock that times ``flushInterval`` (inject a manual clock in tests).
         public var clock: any Clock<Duration>
+        /// Where recorded exchanges also go, in stored form (a live link from `LoupeLink`); nil for none.
+        public var link: (any TraceForwarding)?
 
         public init(
             bodyCap: Int = 1 << 20,
@@ -22,7 +24,8 @@ extension NetworkTraceInspector {
             queueCapacity: Int = 10_000,
             batchSize: Int = 500,
             flushInterval: Duration = .milliseconds(100),
-            clock: any Clock<Duration> = ContinuousClock()
+            clock: any Clock<Duration> = ContinuousClock(),
+            link: (any TraceForwarding)? = nil
         ) {
             self.bodyCap = bodyCap
             self.redaction = redaction
@@ -30,6 +33,7 @@ extension NetworkTraceInspector {
             self.batchSize = batchSize
             self.flushInterval = flushInterval
             self.clock = clock
+            self.link = link
         }
     }
 }

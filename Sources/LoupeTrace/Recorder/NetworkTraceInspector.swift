@@ -47,7 +47,12 @@ public final class NetworkTraceInspector: ClientObserver {
             settings: .init(
                 capacity: configuration.queueCapacity, batchSize: configuration.batchSize,
                 flushInterval: configuration.flushInterval, clock: configuration.clock),
-            prepare: { batch in batch.map { $0.makeTrace(policy: policy, bodyCap: cap) } })
+            prepare: { [link = configuration.link] batch in
+                let traces = batch.map { $0.makeTrace(policy: policy, bodyCap: cap) }
+                // After redaction and capping: the link sends exactly what the store will hold.
+                link?.forward(traces)
+                return traces
+            })
     }
 
     deinit {
@@ -74,6 +79,7 @@ public final class NetworkTraceInspector: ClientObserver {
     /// Writes what is queued and stops the background writer; exchanges finishing later are dropped.
     public func shutdown() async {
         await writer.shutdown()
+        await configuration.link?.finish()
     }
 
     // MARK: ClientObserver

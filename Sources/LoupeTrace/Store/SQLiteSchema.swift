@@ -8,9 +8,9 @@ import GRDB
 /// use `datetime(started_at, 'unixepoch')`; ids are upper-case UUID text; header lists and attributes are JSON.
 enum SQLiteSchema {
     /// The newest schema this code knows.
-    static let version = 5
+    static let version = 6
     /// The migrations this code knows; a store that ran any other was migrated by a newer Loupe.
-    static let knownMigrations: Set<String> = ["v1", "v2", "v3", "v4", "v5"]
+    static let knownMigrations: Set<String> = ["v1", "v2", "v3", "v4", "v5", "v6"]
 
     /// The migrations, with the defaults recorded as the bounds of a store migrated to v4.
     static var migrator: DatabaseMigrator { migrator(seeding: .default) }
@@ -33,6 +33,9 @@ enum SQLiteSchema {
         }
         migrator.registerMigration("v5") { db in
             try db.execute(sql: v5)
+        }
+        migrator.registerMigration("v6") { db in
+            try db.execute(sql: v6)
         }
         return migrator
     }
@@ -179,5 +182,12 @@ enum SQLiteSchema {
     private static let v5 = """
         CREATE INDEX exchange_response_body_size ON exchange(response_body_size);
         PRAGMA user_version = 5;
+        """
+
+    /// Version 6: the linked app that sent an exchange (the live link), as JSON `{"app","host","pid"}`; `NULL` for
+    /// exchanges recorded in-process. A v5 store opened read-only has no such column and reads as no source.
+    private static let v6 = """
+        ALTER TABLE exchange ADD COLUMN source TEXT;
+        PRAGMA user_version = 6;
         """
 }

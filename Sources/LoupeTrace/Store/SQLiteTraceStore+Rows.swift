@@ -12,8 +12,9 @@ struct RowWriter {
         INSERT INTO exchange (
             id, started_at, ended_at, duration, operation, method, url, host, path, status, outcome, error,
             attempt_count, replay_of, request_headers, request_body, request_body_size, request_body_truncated,
-            response_headers, response_body, response_body_size, response_body_truncated, stored_at, stored_bytes)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            response_headers, response_body, response_body_size, response_body_truncated, stored_at, stored_bytes,
+            source)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
     static let insertAttempt = insertAttempts(1)
     /// ``insertAttempt`` for `count` rows in one statement.
@@ -56,6 +57,7 @@ struct RowWriter {
         row.add(exchange.responseBody?.isTruncated)
         row.add(storedAt.timeIntervalSince1970)
         row.add(exchange.storedByteCount)
+        row.add(exchange.source?.storedText)
     }
 
     func bindAttempt(_ attempt: TraceAttempt, sequence: Int64, notes: String?, to row: inout SQLiteRow) {
@@ -126,7 +128,14 @@ enum RowReader {
             outcome: outcome(text(row, "outcome")), status: int(row, "status"), error: text(row, "error"),
             requestHeaders: try headers(text(row, "request_headers")), requestBody: body(row, prefix: "request"),
             responseHeaders: try headers(text(row, "response_headers")), responseBody: body(row, prefix: "response"),
-            attempts: attempts, events: events, replayOf: uuid(row, "replay_of"))
+            attempts: attempts, events: events, replayOf: uuid(row, "replay_of"),
+            source: row.hasColumn("source") ? source(text(row, "source")) : nil)  // none in a v5 store opened read-only
+    }
+
+    /// The source column: `{"app","host","pid"}`, or `NULL`. Anything else (a hand-edited row) reads as none.
+    static func source(_ text: String?) -> TraceSource? {
+        guard let text else { return nil }
+        return try? JSONDecoder().decode(TraceSource.self, from: Data(text.utf8))
     }
 
     static func attempt(_ row: Row) -> TraceAttempt {

@@ -3,6 +3,7 @@ import Foundation
 import Loupe
 import LoupeAsyncHTTPClient
 import LoupeDemo
+import LoupeLink
 import LoupeTUI
 import LoupeTrace
 
@@ -39,6 +40,10 @@ struct DemoCommand: AsyncParsableCommand {
         valueName: "MS"), transform: CountArgument.parser(in: 0...60_000, unit: "milliseconds"))
     var pause: CountArgument = 250
 
+    @Option(help: ArgumentHelp("Also stream the traffic to a listener (`loupe listen` prints the link; default: $LOUPE_LINK).",
+                               valueName: "LINK"), transform: LinkOption.parse)
+    var link: LinkAddress?
+
     func run() async throws {
         // A mistake in keys.toml is reported before anything starts.
         let keymap = headless ? Keymap.standard : try TUICommand.keymap()
@@ -51,14 +56,16 @@ struct DemoCommand: AsyncParsableCommand {
         }
         let storeArgument = store ?? defaultDemoStore()
         let store: SQLiteTraceStore, path: String
+        let link: LoupeLink?
         do {
             (store, path) = try StoreAccess.openForWriting(storeArgument)
+            link = try LinkOption.start(self.link, appName: "loupe demo")
         } catch {
             await server.stop()
             throw error
         }
         defer { StoreAccess.reportPrunes(store, path: path) }  // what keeping the store within its bounds removed
-        let inspector = NetworkTraceInspector(store: store)
+        let inspector = NetworkTraceInspector(store: store, configuration: .init(link: link))
         let client = DemoClient.make(baseURL: server.baseURL, observer: inspector)
         let traffic = DemoTraffic(client: client, workers: workers.value, pause: .milliseconds(pause.value))
         if headless {
@@ -67,6 +74,7 @@ struct DemoCommand: AsyncParsableCommand {
             await inspector.shutdown()
             await server.stop()
             RecorderReport.warnIfLost(inspector, path: path)
+            LinkOption.report(link)
             // What reached the store, not what was sent: a full disk must not read as a complete recording.
             print("recorded \(inspector.writtenCount) of \(sent) exchanges into \(path)")
             return
@@ -80,6 +88,7 @@ struct DemoCommand: AsyncParsableCommand {
         await inspector.shutdown()
         await server.stop()
         RecorderReport.warnIfLost(inspector, path: path)
+        LinkOption.report(link)
         try result.get()
         print("recorded into \(path); inspect again with `loupe tui \(path)`")
     }

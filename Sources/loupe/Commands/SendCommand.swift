@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Loupe
 import LoupeAsyncHTTPClient
+import LoupeLink
 import LoupeTrace
 
 /// `loupe send METHOD URL`: one request through the Loupe client, recorded, printed like `curl -i`.
@@ -39,6 +40,10 @@ struct SendCommand: AsyncParsableCommand {
 
     @Option(help: "The trace store to record into.")
     var store: String?
+
+    @Option(help: ArgumentHelp("Also stream the exchange to a listener (`loupe listen` prints the link; default: $LOUPE_LINK).",
+                               valueName: "LINK"), transform: LinkOption.parse)
+    var link: LinkAddress?
 
     @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp(
         "Write the body to FILE (replaced only once the whole body arrived; a device or FIFO is written through) instead of standard output.",
@@ -90,7 +95,8 @@ struct SendCommand: AsyncParsableCommand {
         }
         let (store, storePath) = try StoreAccess.openForWriting(store)
         defer { StoreAccess.reportPrunes(store, path: storePath) }  // what keeping the store within its bounds removed
-        let recording = NetworkTraceInspector.Configuration(redaction: redaction.policy)
+        let link = try LinkOption.start(link, appName: "loupe send")
+        let recording = NetworkTraceInspector.Configuration(redaction: redaction.policy, link: link)
         let inspector = NetworkTraceInspector(store: store, configuration: recording)
         let transport = try resilience.makeTransport()
         let client = Client(
@@ -119,6 +125,7 @@ struct SendCommand: AsyncParsableCommand {
         }
         await inspector.shutdown()
         RecorderReport.warnIfLost(inspector, path: storePath)
+        LinkOption.report(link)
         try? await transport.shutdown()
         // Standard output refused the body (a full disk, a closed pipe): the command's own failure, as for every
         // command that cannot write its output; the store says the exchange was cut short there.

@@ -74,6 +74,8 @@ struct ExchangeJSON: Encodable {
 
     var summary: SummaryJSON
     var traceContext: TraceContext?
+    /// The linked app that sent it (`loupe listen`), absent for exchanges recorded in-process.
+    var source: TraceSource?
     var requestHeaders, responseHeaders: [Header]
     var requestBody, responseBody: Body?
     var attempts: [Attempt]
@@ -82,6 +84,7 @@ struct ExchangeJSON: Encodable {
     init(_ exchange: TraceExchange) {
         func iso(_ date: Date?) -> String? { Formatting.jsonDate(date) }
         traceContext = exchange.traceContext
+        source = exchange.source
         func ms(_ seconds: Double?) -> Double? { Formatting.jsonMilliseconds(seconds) }
         func body(_ body: TraceBody?) -> Body? {
             body.map { body in
@@ -112,6 +115,7 @@ struct ExchangeJSON: Encodable {
         try summary.encode(to: encoder)
         var container = encoder.container(keyedBy: Key.self)
         try container.encodeIfPresent(traceContext, forKey: .traceContext)
+        try container.encodeIfPresent(source, forKey: .source)
         try container.encode(requestHeaders, forKey: .requestHeaders)
         try container.encode(responseHeaders, forKey: .responseHeaders)
         try container.encodeIfPresent(requestBody, forKey: .requestBody)
@@ -121,6 +125,6 @@ struct ExchangeJSON: Encodable {
     }
 
     private enum Key: String, CodingKey {
-        case traceContext, requestHeaders, responseHeaders, requestBody, responseBody, attempts, events
+        case traceContext, source, requestHeaders, responseHeaders, requestBody, responseBody, attempts, events
     }
 }

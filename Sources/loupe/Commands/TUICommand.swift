@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LoupeLink
 import LoupeTUI
 import LoupeTrace
 
@@ -16,9 +17,23 @@ struct TUICommand: AsyncParsableCommand {
     @Flag(help: "Leave the mouse to the terminal (no click, double-click or wheel handling).")
     var noMouse = false
 
+    @Option(help: ArgumentHelp(
+        "Also listen for linked apps on PORT, ADDR:PORT or [IPv6]:PORT (127.0.0.1 unless an address is given) and show their traffic; prints the link first.",
+        valueName: "[ADDR:]PORT"), transform: ListenOption.parse)
+    var listen: ListenAddress?
+
+    @Option(name: .customLong("store"), help: "With --listen: the store linked exchanges are written into (as STORE).")
+    var listenStore: String?
+
+    func validate() throws {
+        if listenStore != nil && listen == nil { throw ValidationError("--store goes with --listen (otherwise name the STORE)") }
+        if listenStore != nil && store != nil { throw ValidationError("name the store once: STORE or --store") }
+    }
+
     func run() async throws {
         let filter = try FilterOption.parse(self.filter)
         let keymap = try Self.keymap()
+        if let listen { return try await runListening(listen, filter: filter, keymap: keymap) }
         // Looking never writes: the store is read-only, and a writer opens only when a replay is recorded.
         let (store, path) = try StoreAccess.openForViewing(store)
         let replayer = StoreReplayer(path: path)
@@ -26,6 +41,23 @@ struct TUICommand: AsyncParsableCommand {
                                history: FilePromptHistory())
         let result = await Result(catching: { try await Inspector.run(app, mouse: !noMouse) })
         await replayer.shutdown()
+        try result.get()
+    }
+
+    /// `--listen`: the store is written by the listener inside this process, and the inspector shows it live.
+    private func runListening(_ address: ListenAddress, filter: TraceFilter?, keymap: Keymap) async throws {
+        let (store, path) = try StoreAccess.openForWriting(listenStore ?? store)
+        // The link is the one thing printed before the screen takes over, and again after it.
+        let listener = try await ListenOption.start(at: address, store: store) { _ in }
+        StandardStreams.error("\(LinkAddress.environmentVariable)=\(listener.link)\n")
+        let replayer = StoreReplayer(path: path)
+        let app = InspectorApp(store: store, storeName: path, replayer: replayer, filter: filter, keymap: keymap,
+                               history: FilePromptHistory())
+        let result = await Result(catching: { try await Inspector.run(app, mouse: !noMouse) })
+        await listener.stop()
+        await replayer.shutdown()
+        print("\(LinkAddress.environmentVariable)=\(listener.link)")
+        print(ListenOption.summary(listener.counts))
         try result.get()
     }
 

@@ -56,14 +56,14 @@ struct SchemaMigrationTests {
         #expect(result.removedCount == 1 && result.reasons == [.age])
     }
 
-    @Test("a store migrated by a newer Loupe (an unknown v6 migration) is refused")
+    @Test("a store migrated by a newer Loupe (an unknown v7 migration) is refused")
     func unknownMigration() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let path = folder.file("traces.sqlite")
         do {
             let store = try SQLiteTraceStore(path: path)
-            try store.pool.write { db in try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v6')") }
+            try store.pool.write { db in try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v7')") }
             try store.close()
         }
         let error = try #require(throws: TraceStoreError.self) { try SQLiteTraceStore(path: path) }

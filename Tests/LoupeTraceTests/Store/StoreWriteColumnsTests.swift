@@ -171,7 +171,7 @@ enum GRDBReference {
             StoredJSON.text(of: exchange.requestHeaders), exchange.requestBody?.data, exchange.requestBody?.size,
             exchange.requestBody?.isTruncated, StoredJSON.text(of: exchange.responseHeaders),
             exchange.responseBody?.data, exchange.responseBody?.size, exchange.responseBody?.isTruncated,
-            storedAt.timeIntervalSince1970, exchange.storedByteCount,
+            storedAt.timeIntervalSince1970, exchange.storedByteCount, exchange.source?.storedText,
         ]
         try db.execute(sql: RowWriter.insertExchange, arguments: StatementArguments(values))
         let sequence = db.lastInsertedRowID

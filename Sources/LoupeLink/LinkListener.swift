@@ -1,0 +1,381 @@
+import Foundation
+import LoupeTrace
+import NIOCore
+import NIOPosix
+import NIOSSL
+import Synchronization
+
+/// What a listener reports, one line each for the collector's output (``LinkListener/Event/line``).
+public enum LinkListenerEvent: Sendable, Equatable {
+    /// An app linked.
+    case linked(peer: String, app: LinkHello)
+    /// A linked app left, after this many of its exchanges were stored on this connection.
+    case left(peer: String, app: LinkHello, stored: Int, reason: String?)
+    /// An app reports it dropped this many exchanges in all.
+    case drops(app: LinkHello, total: Int)
+    /// A peer was refused (rate-limited: `line` may say how many more were refused since the last one).
+    case refused(String)
+
+    /// The line to print.
+    public var line: String {
+        switch self {
+        case .linked(let peer, let app): "linked: \(LinkListener.name(of: app)) from \(peer)"
+        case .left(let peer, let app, let stored, let reason):
+            "left: \(LinkListener.name(of: app)) from \(peer), \(stored) exchange(s) stored"
+                + (reason.map { " (\($0))" } ?? "")
+        case .drops(let app, let total): "dropped: \(LinkListener.name(of: app)) dropped \(total) exchange(s) in all"
+        case .refused(let line): "refused: " + line
+        }
+    }
+}
+
+/// The viewer's side of the link: a TLS listener that takes many apps at once and writes what they send into a
+/// store, each batch acknowledged once the store committed it.
+///
+/// Hostile peers are bounded: a connection that has not said a good hello within ``Settings/helloTimeout`` is
+/// closed (a plain-TCP peer, a TLS handshake never finished, silence); a frame's length is checked before its
+/// bytes are buffered; at most ``Settings/maxConnections`` connections are open at once; refusals are printed
+/// ten per ten seconds at most. A slow store slows only the reads of the connections writing into it.
+public final class LinkListener: Sendable {
+    public struct Settings: Sendable {
+        public var helloTimeout: Duration = .seconds(10)
+        public var maxConnections = 512
+        /// Exchanges read ahead of the store per connection before reads pause.
+        public var maxPendingPerConnection = 2_000
+
+        public init() {}
+    }
+
+    /// Counts since start.
+    public struct Counts: Sendable, Equatable {
+        public var linked = 0
+        public var stored = 0
+        public var refused = 0
+        /// The latest drop total each app reported, summed.
+        public var droppedByApps = 0
+    }
+
+    /// Where the listener is bound (with the real port when 0 was asked).
+    public let address: ListenAddress
+    /// The string apps need.
+    public let link: LinkAddress
+    private let serverChannel: any Channel
+    private let shared: Shared
+
+    /// Binds `address` with `identity` and writes received exchanges into `store`.
+    ///
+    /// Each exchange is stored with its ``TraceExchange/source``: the app that sent it, from its hello. `events` is
+    /// called for every line worth printing, from the event loop (keep it short).
+    public static func start(
+        at address: ListenAddress, identity: LinkIdentity, store: any TraceStore, settings: Settings = Settings(),
+        events: @escaping @Sendable (LinkListenerEvent) -> Void
+    ) async throws -> LinkListener {
+        var tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: [.certificate(identity.certificate)], privateKey: .privateKey(identity.privateKey))
+        tls.minimumTLSVersion = .tlsv13
+        let context = try NIOSSLContext(configuration: tls)
+        let shared = Shared(identity: identity, store: store, settings: settings, events: events)
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { child in
+                child.eventLoop.makeCompletedFuture {
+                    let peer = child.remoteAddress.map(Self.describe) ?? "?"
+                    guard shared.admit(child) else {
+                        shared.refused("\(peer): over \(settings.maxConnections) connections at once")
+                        child.close(promise: nil)
+                        return
+                    }
+                    let sync = child.pipeline.syncOperations
+                    try sync.addHandler(NIOSSLServerHandler(context: context))
+                    try sync.addHandler(ByteToMessageHandler(LinkFrameDecoder()))
+                    try sync.addHandler(LinkServerHandler(shared: shared, peer: peer))
+                    child.closeFuture.whenComplete { _ in shared.remove(child) }
+                }
+            }
+            .bind(host: address.host, port: address.port).get()
+        let port = channel.localAddress?.port ?? address.port
+        let bound = ListenAddress(host: address.host, port: port)
+        let shownHost = ["0.0.0.0", "::"].contains(address.host) ? LinkHello.localHostName() : address.host
+        return LinkListener(address: bound, link: try identity.link(host: shownHost, port: port),
+                            serverChannel: channel, shared: shared)
+    }
+
+    private init(address: ListenAddress, link: LinkAddress, serverChannel: any Channel, shared: Shared) {
+        self.address = address
+        self.link = link
+        self.serverChannel = serverChannel
+        self.shared = shared
+    }
+
+    /// What happened so far.
+    public var counts: Counts { shared.counts.withLock { $0 } }
+
+    /// Apps linked right now.
+    public var linkedApps: [LinkHello] { shared.linkedApps.withLock { Array($0.values) } }
+
+    /// Stops accepting, closes every connection, and returns once the last batch in progress is stored.
+    public func stop() async {
+        try? await serverChannel.close()
+        for child in shared.openChannels() { try? await child.close() }
+        await shared.drainWrites()
+    }
+
+    static func describe(_ address: SocketAddress) -> String {
+        switch address {
+        case .v4: "\(address.ipAddress ?? "?"):\(address.port ?? 0)"
+        case .v6: "[\(address.ipAddress ?? "?")]:\(address.port ?? 0)"
+        case .unixDomainSocket: "unix socket"
+        }
+    }
+
+    /// `app (pid N on host)`, control characters made visible: names come from the peer.
+    static func name(of app: LinkHello) -> String {
+        TerminalText.line("\(app.app) (pid \(app.pid) on \(app.host))")
+    }
+
+    /// State shared by the listener's connections, each part under its own lock.
+    final class Shared: Sendable {
+        let identity: LinkIdentity
+        let store: any TraceStore
+        let settings: Settings
+        let events: @Sendable (LinkListenerEvent) -> Void
+        let counts = Mutex(Counts())
+        let channels = Mutex([ObjectIdentifier: any Channel]())
+        let linkedApps = Mutex([ObjectIdentifier: LinkHello]())
+        let refusals = Mutex(RateLimitedLines())
+        /// Store writes in progress, so ``LinkListener/stop()`` can wait for them.
+        let writes = Mutex(0)
+        /// One thread: batches from all connections are written one after another, as the store wants.
+        let pool: NIOThreadPool
+
+        init(identity: LinkIdentity, store: any TraceStore, settings: Settings,
+             events: @escaping @Sendable (LinkListenerEvent) -> Void) {
+            self.identity = identity
+            self.store = store
+            self.settings = settings
+            self.events = events
+            pool = NIOThreadPool(numberOfThreads: 1)
+            pool.start()
+        }
+
+        deinit {
+            pool.shutdownGracefully { _ in }
+        }
+
+        func admit(_ channel: any Channel) -> Bool {
+            channels.withLock { open in
+                guard open.count < settings.maxConnections else { return false }
+                open[ObjectIdentifier(channel)] = channel
+                return true
+            }
+        }
+
+        func remove(_ channel: any Channel) {
+            _ = channels.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) }
+            _ = linkedApps.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) }
+        }
+
+        func openChannels() -> [any Channel] { channels.withLock { Array($0.values) } }
+
+        func refused(_ line: String) {
+            counts.withLock { $0.refused += 1 }
+            let now = ContinuousClock.now
+            if let shown = refusals.withLock({ $0.admit(line, at: now) }) { events(.refused(shown)) }
+        }
+
+        /// Writes `batch` on the store's thread; the future completes on `eventLoop`.
+        func write(_ batch: [TraceExchange], from app: LinkHello, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+            writes.withLock { $0 += 1 }
+            let store = store
+            let source = TraceSource(app: app.app, host: app.host, pid: app.pid)
+            let future = pool.runIfActive(eventLoop: eventLoop) {
+                var stamped = batch
+                for index in stamped.indices { stamped[index].source = source }
+                try store.write(stamped)
+            }
+            future.whenComplete { [self] result in
+                writes.withLock { $0 -= 1 }
+                if case .success = result { counts.withLock { $0.stored += batch.count } }
+            }
+            return future
+        }
+
+        func drainWrites() async {
+            // Bounded: a store write is one transaction; give the last ones a few seconds at most.
+            for _ in 0..<500 where writes.withLock({ $0 }) > 0 {
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+        }
+    }
+}
+
+/// One connection's driver: frames in, ``LinkSessionMachine`` decides, batches go to the store and are
+/// acknowledged once stored. Reads pause while too many exchanges wait for the store.
+final class LinkServerHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = LinkFrame
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let shared: LinkListener.Shared
+    private let peer: String
+    private var machine: LinkSessionMachine
+    private var pending: [TraceExchange] = []
+    private var writing = false
+    private var heldRead = false
+    private var stored = 0
+    private var deadline: Scheduled<Void>?
+    private var closeReason: String?
+
+    init(shared: LinkListener.Shared, peer: String) {
+        self.shared = shared
+        self.peer = peer
+        machine = LinkSessionMachine(secret: shared.identity.secret)
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let timeout = shared.settings.helloTimeout
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        deadline = context.eventLoop.scheduleTask(in: timeout.timeAmount) {
+            let (handler, context) = bound.value
+            guard case .awaitingHello = handler.machine.state else { return }
+            handler.shared.refused("\(handler.peer): no hello within \(timeout) (a TLS handshake never finished, or a silent peer)")
+            context.close(promise: nil)
+        }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        deadline?.cancel()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        perform(machine.received(frame), context: context)
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        startWriting(context: context)
+        context.fireChannelReadComplete()
+    }
+
+    func read(context: ChannelHandlerContext) {
+        // Flow control: a viewer whose store is behind stops reading this app, and TCP slows the app's sends
+        // (which its bounded buffer absorbs); other apps are not held up.
+        if pending.count >= shared.settings.maxPendingPerConnection {
+            heldRead = true
+        } else {
+            context.read()
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let error = error as? LinkProtocolError {
+            perform(machine.failed(error), context: context)
+            return
+        }
+        guard case .linked = machine.state else {
+            if case .awaitingHello = machine.state {
+                shared.refused("\(peer): \(Self.explain(error))")
+                // A refused connection says nothing more: the peer gets the TLS alert.
+                _ = machine.failed(.emptyFrame)
+            }
+            context.close(promise: nil)
+            return
+        }
+        closeReason = Self.explain(error)
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        if case .linked(let app) = machine.state {
+            shared.events(.left(peer: peer, app: app, stored: stored, reason: closeReason))
+        }
+        context.fireChannelInactive()
+    }
+
+    private func perform(_ action: LinkSessionMachine.Action, context: ChannelHandlerContext) {
+        switch action {
+        case .none:
+            break
+        case .welcome(let app):
+            deadline?.cancel()
+            shared.counts.withLock { $0.linked += 1 }
+            shared.linkedApps.withLock { $0[ObjectIdentifier(context.channel)] = app }
+            shared.events(.linked(peer: peer, app: app))
+            if let bytes = try? LinkFrameCodec.encode(.welcome(LinkWelcome())) {
+                context.writeAndFlush(wrapOutboundOut(bytes), promise: nil)
+            }
+        case .store(let exchange):
+            pending.append(exchange)
+        case .drops(let total):
+            if case .linked(let app) = machine.state {
+                shared.counts.withLock { $0.droppedByApps += total }
+                shared.events(.drops(app: app, total: total))
+            }
+        case .refuse(let reason):
+            shared.refused("\(peer): \(reason)")
+            if let bytes = try? LinkFrameCodec.encode(.refuse(reason)) {
+                let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+                context.writeAndFlush(wrapOutboundOut(bytes)).whenComplete { _ in bound.value.close(promise: nil) }
+            } else {
+                context.close(promise: nil)
+            }
+        case .close(let line):
+            closeReason = line
+            context.close(promise: nil)
+        }
+    }
+
+    private func startWriting(context: ChannelHandlerContext) {
+        guard !writing, !pending.isEmpty, case .linked(let app) = machine.state else { return }
+        writing = true
+        let batch = pending
+        pending = []
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        shared.write(batch, from: app, on: context.eventLoop).whenComplete { result in
+            let (handler, context) = bound.value
+            handler.writing = false
+            switch result {
+            case .success:
+                handler.stored += batch.count
+                if context.channel.isActive, let bytes = try? LinkFrameCodec.encode(.ack(batch.count)) {
+                    context.writeAndFlush(handler.wrapOutboundOut(bytes), promise: nil)
+                }
+                if handler.heldRead, handler.pending.count < handler.shared.settings.maxPendingPerConnection {
+                    handler.heldRead = false
+                    context.read()
+                }
+                handler.startWriting(context: context)
+            case .failure(let error):
+                // Not acknowledged: the app sends these again to the next listener.
+                handler.closeReason = "the store refused a batch: \(error)"
+                context.close(promise: nil)
+            }
+        }
+    }
+
+    /// One line for a TLS or socket failure before the hello.
+    static func explain(_ error: any Error) -> String {
+        let text = String(describing: error)
+        if text.contains("WRONG_VERSION_NUMBER") || text.contains("HTTP_REQUEST") || text.contains("UNKNOWN_PROTOCOL")
+            || text.contains("UNSUPPORTED_PROTOCOL") || text.contains("PACKET_LENGTH_TOO_LONG")
+        {
+            return "not TLS: a plain-TCP peer, or not a Loupe link"
+        }
+        if text.contains("CERTIFICATE") || text.contains("UNKNOWN_CA") || text.contains("BAD_CERT") {
+            return "the app refused this listener's certificate: its link pins another fingerprint"
+        }
+        if let ssl = error as? NIOSSLError, case .uncleanShutdown = ssl {
+            return "closed during the TLS handshake"
+        }
+        return "TLS failed: \(TerminalText.line(String(text.prefix(200))))"
+    }
+}
+
+extension Duration {
+    /// NIO's form of this duration, in whole nanoseconds.
+    var timeAmount: TimeAmount {
+        .nanoseconds(components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000)
+    }
+}

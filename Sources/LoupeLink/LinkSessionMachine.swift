@@ -1,0 +1,94 @@
+import LoupeTrace
+
+/// One connection on the listener, as a value: it reads frames and says what to do. The channel handler around it
+/// only carries the actions out.
+struct LinkSessionMachine: Sendable {
+    enum State: Sendable, Equatable {
+        case awaitingHello
+        case linked(LinkHello)
+        case closed
+    }
+
+    enum Action: Sendable, Equatable {
+        /// Nothing to do.
+        case none
+        /// A good hello: answer with a welcome; the app is now a source.
+        case welcome(LinkHello)
+        /// Store this exchange (and ack it once stored).
+        case store(TraceExchange)
+        /// The app reports this many drops in all.
+        case drops(Int)
+        /// Send this refusal, close, and print it.
+        case refuse(String)
+        /// Close without answering (the peer refused us, or is gone), printing this line.
+        case close(String)
+    }
+
+    private let secret: [UInt8]
+    private(set) var state: State = .awaitingHello
+
+    init(secret: String) {
+        self.secret = Array(secret.utf8)
+    }
+
+    mutating func received(_ frame: LinkFrame) -> Action {
+        switch (state, frame) {
+        case (.closed, _):
+            return .none
+        case (.awaitingHello, .hello(let hello)):
+            guard hello.protocol == LinkProtocol.version else {
+                return refuse("protocol \(hello.protocol), this is \(LinkProtocol.version)")
+            }
+            guard Self.sameBytes(Array(hello.secret.utf8), secret) else { return refuse("wrong secret") }
+            var shown = hello
+            shown.secret = ""
+            state = .linked(shown)
+            return .welcome(shown)
+        case (.awaitingHello, .refuse(let reason)):
+            state = .closed
+            return .close("the app refused: \(reason)")
+        case (.awaitingHello, let other):
+            return refuse(LinkProtocolError.unexpected(other.type, expected: "a hello").description)
+        case (.linked, .exchange(var exchange)):
+            exchange.sequence = nil
+            return .store(exchange)
+        case (.linked, .drops(let count)):
+            return .drops(count)
+        case (.linked, .refuse(let reason)):
+            state = .closed
+            return .close("the app closed the link: \(reason)")
+        case (.linked, let other):
+            return refuse(LinkProtocolError.wrongDirection(other.type).description)
+        }
+    }
+
+    /// The peer's bytes could not be read as frames.
+    mutating func failed(_ error: LinkProtocolError) -> Action {
+        guard state != .closed else { return .none }
+        return refuse(error.description)
+    }
+
+    private mutating func refuse(_ reason: String) -> Action {
+        state = .closed
+        return .refuse(reason)
+    }
+
+    /// Equal bytes, compared in time that depends only on the lengths.
+    static func sameBytes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+}
+
+extension LinkFrame {
+    var type: LinkMessageType {
+        switch self {
+        case .hello: .hello
+        case .exchange: .exchange
+        case .drops: .drops
+        case .welcome: .welcome
+        case .ack: .ack
+        case .refuse: .refuse
+        }
+    }
+}

@@ -1,0 +1,381 @@
+import Crypto
+import Foundation
+import Logging
+import LoupeTrace
+import NIOCore
+import NIOPosix
+import NIOSSL
+import Synchronization
+
+/// The app's side of the live link: streams what the recorder stores to a listener (`loupe listen`,
+/// `loupe tui --listen`) over TLS pinned by the fingerprint in the link string.
+///
+/// ```swift
+/// let link = try LoupeLink(LinkAddress(parsing: "loupe://…"))        // or LoupeLink.fromEnvironment()
+/// let inspector = NetworkTraceInspector(store: store, configuration: .init(link: link))
+/// ```
+/// It never blocks or fails a request: exchanges wait in a buffer bounded in bytes (the oldest not yet written is
+/// dropped when it is full, and counted; the count goes to the viewer when it is back), connecting happens in the
+/// background with backoff and jitter, and a link that cannot connect says so once through swift-log, not once per
+/// request. Exchanges are sent again when a connection is lost before the viewer acknowledged them.
+public final class LoupeLink: TraceForwarding {
+    public struct Configuration: Sendable {
+        /// The most bytes of encoded exchanges waiting for the viewer. Default 16 MiB.
+        public var bufferBytes: Int
+        public var backoff: LinkBackoff
+        /// How long one connection may take to connect and be welcomed. Default 10 s.
+        public var connectTimeout: Duration
+        /// How long ``LoupeLink/finish()`` waits for the viewer to acknowledge what is buffered. Default 3 s.
+        public var drainTimeout: Duration
+        /// The app name in the hello (default: the process name).
+        public var appName: String?
+        public var logger: Logger
+        /// Times the waits between connection attempts (inject a manual clock in tests).
+        public var clock: any Clock<Duration>
+        /// A number in `0..<1` for the backoff's jitter.
+        public var random: @Sendable () -> Double
+
+        public init(
+            bufferBytes: Int = 16 << 20, backoff: LinkBackoff = LinkBackoff(), connectTimeout: Duration = .seconds(10),
+            drainTimeout: Duration = .seconds(3), appName: String? = nil,
+            logger: Logger = Logger(label: "loupe.link"), clock: any Clock<Duration> = ContinuousClock(),
+            random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+        ) {
+            self.bufferBytes = max(1, bufferBytes)
+            self.backoff = backoff
+            self.connectTimeout = connectTimeout
+            self.drainTimeout = drainTimeout
+            self.appName = appName
+            self.logger = logger
+            self.clock = clock
+            self.random = random
+        }
+    }
+
+    /// Counts since the link started.
+    public struct Counts: Sendable, Equatable {
+        /// Exchanges handed to the link.
+        public var sent: Int
+        /// Exchanges the viewer stored and acknowledged.
+        public var acknowledged: Int
+        /// Exchanges dropped (buffer full, or too large for it).
+        public var dropped: Int
+        /// Exchanges still waiting for a viewer.
+        public var pending: Int
+        /// Connections that were welcomed.
+        public var links: Int
+    }
+
+    public let address: LinkAddress
+    public let configuration: Configuration
+    let core: Core
+    private let task: Mutex<Task<Void, Never>?> = Mutex(nil)
+
+    /// Starts linking to `address` in the background.
+    public init(_ address: LinkAddress, configuration: Configuration = Configuration()) throws {
+        self.address = address
+        self.configuration = configuration
+        var tls = TLSConfiguration.makeClientConfiguration()
+        // The certificate is self-signed: the custom callback below replaces chain and name checks with the pin.
+        tls.certificateVerification = .noHostnameVerification
+        tls.minimumTLSVersion = .tlsv13
+        core = Core(address: address, configuration: configuration, context: try NIOSSLContext(configuration: tls))
+        let core = core
+        task.withLock { $0 = Task.detached { await core.run() } }
+    }
+
+    /// The link in `LOUPE_LINK`, started; nil when the variable is unset or empty.
+    public static func fromEnvironment(
+        _ environment: [String: String] = ProcessInfo.processInfo.environment,
+        configuration: Configuration = Configuration()
+    ) throws -> LoupeLink? {
+        guard let address = try LinkAddress.fromEnvironment(environment) else { return nil }
+        return try LoupeLink(address, configuration: configuration)
+    }
+
+    deinit {
+        task.withLock { $0?.cancel() }
+    }
+
+    public var counts: Counts {
+        let links = core.linkCount.withLock { $0 }
+        return core.outbox.withLock {
+            Counts(sent: $0.accepted, acknowledged: $0.acknowledged, dropped: $0.dropped, pending: $0.pending,
+                   links: links)
+        }
+    }
+
+    // MARK: TraceForwarding
+
+    public func forward(_ exchanges: [TraceExchange]) {
+        let encoder = LinkProtocol.makeEncoder()
+        // An exchange over the frame limit (a body cap raised past 3 MiB or so) would be refused by every
+        // listener and sent again forever: it is dropped and counted here instead.
+        let frames = exchanges.map { exchange -> ByteBuffer? in
+            guard let json = try? encoder.encode(exchange), json.count < LinkProtocol.maxFrameLength else { return nil }
+            return LinkFrameCodec.frame(.exchange, payload: json)
+        }
+        core.outbox.withLock { outbox in
+            for frame in frames {
+                if let frame { outbox.append(frame) } else { outbox.countUnsendable() }
+            }
+        }
+        core.wake()
+    }
+
+    public func finish() async {
+        let deadline = ContinuousClock.now + configuration.drainTimeout
+        while core.outbox.withLock({ $0.pending }) > 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        let running = task.withLock { task in defer { task = nil }; return task }
+        running?.cancel()
+        core.closeConnection()
+        await running?.value
+    }
+
+    /// The connection loop and what the channel handler shares with it.
+    final class Core: Sendable {
+        let address: LinkAddress
+        let configuration: Configuration
+        let context: NIOSSLContext
+        let outbox: Mutex<LinkOutbox>
+        let linkCount = Mutex(0)
+        let current = Mutex<(any Channel, NIOLoopBound<LinkClientHandler>)?>(nil)
+        /// Why the current connection ended, as the handler saw it.
+        let lastFailure = Mutex<String?>(nil)
+
+        init(address: LinkAddress, configuration: Configuration, context: NIOSSLContext) {
+            self.address = address
+            self.configuration = configuration
+            self.context = context
+            outbox = Mutex(LinkOutbox(capacity: configuration.bufferBytes))
+        }
+
+        /// Tells the current connection that there is something to write.
+        func wake() {
+            guard let (channel, handler) = current.withLock({ $0 }) else { return }
+            channel.eventLoop.execute { handler.value.pump() }
+        }
+
+        func closeConnection() {
+            current.withLock { $0 }?.0.close(promise: nil)
+        }
+
+        func run() async {
+            var failures = 0
+            var outageLogged = false
+            let logger = configuration.logger
+            while !Task.isCancelled {
+                lastFailure.withLock { $0 = nil }
+                var welcomed = false
+                do {
+                    let handler = try await connect()
+                    welcomed = try await handler.closed.get()
+                } catch {
+                    lastFailure.withLock { $0 = $0 ?? Self.explain(error) }
+                }
+                current.withLock { $0 = nil }
+                outbox.withLock { $0.connectionLost() }
+                if Task.isCancelled { break }
+                if welcomed {
+                    failures = 0
+                    outageLogged = false
+                }
+                failures += 1
+                let why = lastFailure.withLock { $0 } ?? "the listener closed the link"
+                if !outageLogged {
+                    // Once per outage, not per attempt or request.
+                    logger.warning("loupe link: cannot reach \(address.redacted): \(why); retrying in the background")
+                    outageLogged = true
+                }
+                let delay = configuration.backoff.delay(afterFailures: failures, unit: configuration.random())
+                do { try await configuration.clock.sleep(for: delay) } catch { break }
+            }
+        }
+
+        /// Connects and sends the hello; returns once the channel is up (the handler reports its end).
+        private func connect() async throws -> LinkClientHandler.Ending {
+            let pinned = address.fingerprint
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connectTimeout(configuration.connectTimeout.timeAmount)
+                .channelInitializer { [self] channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        let tls = try NIOSSLClientHandler(context: context, serverHostname: nil) { [self] certificates, promise in
+                            guard let leaf = certificates.first, let der = try? leaf.toDERBytes(),
+                                  let seen = CertificateFingerprint(bytes: Array(SHA256.hash(data: der)))
+                            else {
+                                lastFailure.withLock { $0 = "the listener sent no certificate" }
+                                promise.succeed(.failed)
+                                return
+                            }
+                            guard seen.matches(pinned) else {
+                                lastFailure.withLock {
+                                    $0 = "the listener's certificate is sha256:\(seen.hex), the link pins sha256:\(pinned.hex)"
+                                }
+                                promise.succeed(.failed)
+                                return
+                            }
+                            promise.succeed(.certificateVerified)
+                        }
+                        let handler = LinkClientHandler(core: self)
+                        let sync = channel.pipeline.syncOperations
+                        try sync.addHandler(tls)
+                        try sync.addHandler(ByteToMessageHandler(LinkFrameDecoder()))
+                        try sync.addHandler(handler)
+                        current.withLock { $0 = (channel, NIOLoopBound(handler, eventLoop: channel.eventLoop)) }
+                    }
+                }
+                .connect(host: address.host, port: address.port).get()
+            return try await channel.eventLoop.submit {
+                try channel.pipeline.syncOperations.handler(type: LinkClientHandler.self).ending
+            }.get()
+        }
+
+        static func explain(_ error: any Error) -> String {
+            if let error = error as? LinkClientError { return error.description }
+            if let error = error as? LinkProtocolError { return error.description }
+            if let error = error as? NIOSSLError, case .uncleanShutdown = error {
+                return "the listener went away without closing the link (killed?)"
+            }
+            return String(describing: error)
+        }
+    }
+}
+
+/// Why one connection of the app's link ended.
+enum LinkClientError: Error, CustomStringConvertible {
+    case refused(String)
+    case noWelcome(Duration)
+    case badAck(Int)
+
+    var description: String {
+        switch self {
+        case .refused(let reason): "the listener refused the link: \(reason)"
+        case .noWelcome(let limit): "no welcome within \(limit)"
+        case .badAck(let count): "the listener acknowledged \(count) exchange(s) it was not sent"
+        }
+    }
+}
+
+/// The app's connection on its event loop: hello, then writes what the outbox holds while the channel is
+/// writable (TCP's flow control is the link's: a slow viewer fills the buffer, never the request path).
+final class LinkClientHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = LinkFrame
+    typealias OutboundOut = ByteBuffer
+
+    /// Completed when the channel closes: true when it had been welcomed.
+    struct Ending: Sendable {
+        let closed: EventLoopFuture<Bool>
+    }
+
+    private let core: LoupeLink.Core
+    private var context: ChannelHandlerContext?
+    private var welcomed = false
+    private var timeout: Scheduled<Void>?
+    private var closedPromise: EventLoopPromise<Bool>?
+    private var closedFuture: EventLoopFuture<Bool>?
+    var ending: Ending { Ending(closed: closedFuture!) }
+
+    init(core: LoupeLink.Core) {
+        self.core = core
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        let promise = context.eventLoop.makePromise(of: Bool.self)
+        closedPromise = promise
+        closedFuture = promise.futureResult
+        let limit = core.configuration.connectTimeout
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        timeout = context.eventLoop.scheduleTask(in: limit.timeAmount) {
+            let handler = bound.value
+            guard !handler.welcomed else { return }
+            handler.core.lastFailure.withLock { $0 = $0 ?? LinkClientError.noWelcome(limit).description }
+            handler.context?.close(promise: nil)
+        }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        let hello = LinkHello.thisProcess(secret: core.address.secret, app: core.configuration.appName)
+        if let bytes = try? LinkFrameCodec.encode(.hello(hello)) {
+            context.writeAndFlush(wrapOutboundOut(bytes), promise: nil)
+        }
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        end()
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        end()
+        self.context = nil
+    }
+
+    private func end() {
+        timeout?.cancel()
+        closedPromise?.succeed(welcomed)
+        closedPromise = nil
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch (welcomed, unwrapInboundIn(data)) {
+        case (false, .welcome(let welcome)):
+            guard welcome.protocol == LinkProtocol.version else {
+                fail("the listener speaks protocol \(welcome.protocol), this is \(LinkProtocol.version)", context: context)
+                return
+            }
+            welcomed = true
+            timeout?.cancel()
+            core.linkCount.withLock { $0 += 1 }
+            core.configuration.logger.info("loupe link: linked to \(core.address.redacted)")
+            pump()
+        case (_, .refuse(let reason)):
+            fail(LinkClientError.refused(TerminalText.line(reason)).description, context: context)
+        case (true, .ack(let count)):
+            guard core.outbox.withLock({ $0.acknowledge(count) }) else {
+                fail(LinkClientError.badAck(count).description, context: context)
+                return
+            }
+            pump()
+        case (_, let other):
+            fail(LinkProtocolError.unexpected(other.type, expected: welcomed ? "an ack" : "a welcome").description,
+                 context: context)
+        }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable { pump() }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        let text = LoupeLink.Core.explain(error)
+        core.lastFailure.withLock { $0 = $0 ?? text }
+        context.close(promise: nil)
+    }
+
+    /// Writes drops and exchanges while the channel takes them.
+    func pump() {
+        guard welcomed, let context, context.channel.isActive else { return }
+        if let dropped = core.outbox.withLock({ $0.takeDropReport() }),
+           let bytes = try? LinkFrameCodec.encode(.drops(dropped))
+        {
+            context.write(wrapOutboundOut(bytes), promise: nil)
+        }
+        while context.channel.isWritable {
+            let frames = core.outbox.withLock { $0.takeUnsent(maxBytes: 256 << 10) }
+            guard !frames.isEmpty else { break }
+            for frame in frames { context.write(wrapOutboundOut(frame), promise: nil) }
+            context.flush()
+        }
+        context.flush()
+    }
+
+    private func fail(_ line: String, context: ChannelHandlerContext) {
+        core.lastFailure.withLock { $0 = line }
+        context.close(promise: nil)
+    }
+}

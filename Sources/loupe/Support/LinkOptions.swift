@@ -1,0 +1,76 @@
+import ArgumentParser
+import Foundation
+import LoupeLink
+import LoupeTrace
+
+/// `--link LINK` (or `LOUPE_LINK`) for the commands that record: the app's side of the live link.
+enum LinkOption {
+    /// Reads a link string; the reason is the one line after `--link: `.
+    static func parse(_ text: String) throws(LinkAddressError) -> LinkAddress {
+        try LinkAddress(parsing: text)
+    }
+
+    /// The link from `--link`, else from `LOUPE_LINK`, started; nil when neither is given.
+    static func start(_ option: LinkAddress?, appName: String,
+                      environment: [String: String] = ProcessInfo.processInfo.environment) throws -> LoupeLink? {
+        let address: LinkAddress
+        if let option {
+            address = option
+        } else {
+            do {
+                guard let fromEnvironment = try LinkAddress.fromEnvironment(environment) else { return nil }
+                address = fromEnvironment
+            } catch {
+                throw CommandFailure.badInput("\(LinkAddress.environmentVariable): \(error)")
+            }
+        }
+        do {
+            return try LoupeLink(address, configuration: LoupeLink.Configuration(appName: appName))
+        } catch {
+            throw CommandFailure.badInput("cannot start the link to \(address.redacted): \(error)")
+        }
+    }
+
+    /// One stderr line on what the link delivered, after ``TraceForwarding/finish()``.
+    static func report(_ link: LoupeLink?) {
+        guard let link else { return }
+        let counts = link.counts
+        var line = "loupe: link to \(link.address.redacted): \(counts.acknowledged) of \(counts.sent) exchange(s) "
+            + "delivered, \(counts.dropped) dropped"
+        if counts.pending > 0 { line += ", \(counts.pending) undelivered at exit" }
+        StandardStreams.error(line + "\n")
+    }
+}
+
+/// `[ADDR:]PORT` for `loupe listen` and `loupe tui --listen`.
+enum ListenOption {
+    static func parse(_ text: String) throws(ListenAddressError) -> ListenAddress {
+        try ListenAddress(parsing: text)
+    }
+
+    /// The listener's identity from Loupe's state folder, made on first use.
+    static func identity() throws -> LinkIdentity {
+        do {
+            return try LinkIdentity.loadOrCreate()
+        } catch {
+            throw CommandFailure.badInput(error.description)
+        }
+    }
+
+    /// Starts a listener writing into `store`; a port in use or an address that cannot be bound is one line.
+    static func start(at address: ListenAddress, store: any TraceStore,
+                      events: @escaping @Sendable (LinkListenerEvent) -> Void) async throws -> LinkListener {
+        let identity = try identity()
+        do {
+            return try await LinkListener.start(at: address, identity: identity, store: store, events: events)
+        } catch {
+            throw CommandFailure.badInput("cannot listen on \(address): \(StandardStreams.reason(error))")
+        }
+    }
+
+    /// The closing line: what the listener took in.
+    static func summary(_ counts: LinkListener.Counts) -> String {
+        "received \(counts.stored) exchange(s) from \(counts.linked) link(s); apps reported \(counts.droppedByApps) "
+            + "dropped; refused \(counts.refused) connection(s)"
+    }
+}

@@ -1,0 +1,69 @@
+import Testing
+@testable import LoupeLink
+
+/// The link string is read and range-checked in one type; every bad part is one line naming it.
+@Suite struct LinkAddressTests {
+    static let fingerprint = String(repeating: "ab", count: 32)
+
+    @Test func readsEveryPart() throws {
+        let link = try LinkAddress(parsing: "loupe://abcdefghijklmnop_-AB0123@example.test:7420?fp=sha256:\(Self.fingerprint)")
+        #expect(link.secret == "abcdefghijklmnop_-AB0123")
+        #expect(link.host == "example.test")
+        #expect(link.port == 7420)
+        #expect(link.fingerprint.hex == Self.fingerprint)
+        #expect(link.description == "loupe://abcdefghijklmnop_-AB0123@example.test:7420?fp=sha256:\(Self.fingerprint)")
+        #expect(link.redacted == "loupe://…@example.test:7420", "logs never hold the secret")
+    }
+
+    @Test func readsIPv6InBracketsAndUpperCaseHex() throws {
+        let link = try LinkAddress(parsing: "loupe://0123456789abcdef@[::1]:1?fp=sha256:\(Self.fingerprint.uppercased())")
+        #expect(link.host == "::1")
+        #expect(link.port == 1)
+        #expect(link.description.contains("@[::1]:1?"))
+        #expect(try LinkAddress(parsing: link.description) == link)
+    }
+
+    @Test(arguments: [
+        ("http://0123456789abcdef@h:1?fp=sha256:X", LinkAddressError.notALink),
+        ("loupe://short@h:1?fp=sha256:\(fingerprint)", .badSecret),
+        ("loupe://0123456789abcdef!@h:1?fp=sha256:\(fingerprint)", .badSecret),
+        ("loupe://0123456789abcdef@h:0?fp=sha256:\(fingerprint)", .badPort("0")),
+        ("loupe://0123456789abcdef@h:65536?fp=sha256:\(fingerprint)", .badPort("65536")),
+        ("loupe://0123456789abcdef@h:99999999999999999999999?fp=sha256:\(fingerprint)", .badPort("9999999999999999")),
+        ("loupe://0123456789abcdef@h:-1?fp=sha256:\(fingerprint)", .badPort("-1")),
+        ("loupe://0123456789abcdef@h:+80?fp=sha256:\(fingerprint)", .badPort("+80")),
+        ("loupe://0123456789abcdef@h?fp=sha256:\(fingerprint)", .missingPort),
+        ("loupe://0123456789abcdef@h:80", .missingFingerprint),
+        ("loupe://0123456789abcdef@h:80?fp=md5:\(fingerprint)", .missingFingerprint),
+        ("loupe://0123456789abcdef@h:80?fp=sha256:abc", .badFingerprint),
+        ("loupe://0123456789abcdef@h:80?fp=sha256:\(String(repeating: "zz", count: 32))", .badFingerprint),
+        ("loupe://0123456789abcdef@:80?fp=sha256:\(fingerprint)", .badHost("")),
+        ("loupe://0123456789abcdef@a\u{1B}[2J:80?fp=sha256:\(fingerprint)", .badHost("a\u{1B}[2J")),
+    ])
+    func refusesBadParts(text: String, error: LinkAddressError) {
+        #expect(throws: error) { try LinkAddress(parsing: text) }
+    }
+
+    @Test func refusesAHugeString() {
+        #expect(throws: LinkAddressError.tooLong) { try LinkAddress(parsing: "loupe://" + String(repeating: "a", count: 5000)) }
+    }
+
+    @Test func environmentUnsetOrEmptyIsNoLink() throws {
+        #expect(try LinkAddress.fromEnvironment([:]) == nil)
+        #expect(try LinkAddress.fromEnvironment(["LOUPE_LINK": ""]) == nil)
+        let link = try LinkAddress.fromEnvironment(["LOUPE_LINK": "loupe://0123456789abcdef@h:9?fp=sha256:\(Self.fingerprint)"])
+        #expect(link?.port == 9)
+        #expect(throws: LinkAddressError.notALink) { try LinkAddress.fromEnvironment(["LOUPE_LINK": "nonsense"]) }
+    }
+
+    @Test func listenAddressDefaultsToLoopback() throws {
+        #expect(try ListenAddress(parsing: "7420") == ListenAddress(host: "127.0.0.1", port: 7420))
+        #expect(try ListenAddress(parsing: "0.0.0.0:0") == ListenAddress(host: "0.0.0.0", port: 0))
+        #expect(try ListenAddress(parsing: "[::1]:9") == ListenAddress(host: "::1", port: 9))
+        #expect(throws: ListenAddressError.badPort("65536")) { try ListenAddress(parsing: "65536") }
+        #expect(throws: ListenAddressError.badPort("9999999999999999")) { try ListenAddress(parsing: "h:99999999999999999999") }
+        #expect(throws: ListenAddressError.badPort("")) { try ListenAddress(parsing: "h:") }
+        #expect(throws: ListenAddressError.bad(":1")) { try ListenAddress(parsing: ":1") }
+        #expect(throws: ListenAddressError.bad("::1:80")) { try ListenAddress(parsing: "::1:80") }
+    }
+}
