@@ -7,8 +7,16 @@ struct StatusLine {
         let positionX = area.maxX - DisplayWidth.of(position) - 1
         buffer.write(position, x: positionX, y: area.y, style: .dim)
         if let message = state.status ?? state.storeProblem.map(StatusMessage.error) {
-            buffer.write(DisplayWidth.truncate(" " + message.text, to: positionX - area.x - 1), x: area.x, y: area.y,
-                         style: message.isError ? .error : .normal)
+            let first = MessageLines.split(" " + message.text, width: positionX - area.x - 1, nextWidth: area.width).first
+            buffer.write(first, x: area.x, y: area.y, style: message.isError ? .error : .normal)
         }
+    }
+
+    /// What of the message does not fit the status line, for the footer's line (``MessageLines``).
+    func overflow(width: Int) -> String? {
+        guard let message = state.status ?? state.storeProblem.map(StatusMessage.error) else { return nil }
+        let position = state.top.position
+        let room = width - DisplayWidth.of(position) - 2
+        return MessageLines.split(" " + message.text, width: room, nextWidth: width).rest
     }
 }

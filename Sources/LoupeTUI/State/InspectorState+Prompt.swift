@@ -58,6 +58,8 @@ extension InspectorState {
             if !text.isEmpty {
                 search(text, forward: true, fromCurrent: true, environment)
                 prompt.problem = status?.isError == true ? PromptProblem("not found") : nil
+                // Which hit of how many (`/slow: 3/7`), shown once the search is applied.
+                searchHit = status?.isError == false ? status : nil
                 status = nil
             }
         case .command:
@@ -82,6 +84,9 @@ extension InspectorState {
             applyFilter(text, environment)
         case .search:
             session.search = text.isEmpty ? nil : text
+            if !text.isEmpty {
+                status = prompt.problem == nil ? searchHit : .error("not found: \(text)")
+            }
         case .command:
             guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { return }
             switch CommandInvocation.parse(text) {

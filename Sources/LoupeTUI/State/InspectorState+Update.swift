@@ -31,9 +31,9 @@ extension InspectorState {
         case .resized(let newSize):
             resize(to: newSize, environment)
         case .poll:
-            // Only the screen on top: the ones under it read what they missed when they are on top again (a
-            // covered flows list would otherwise read every arrival, under live load, for nobody).
-            withTop(environment) { $0.refresh(.storeChanged, context: &$1) }
+            // The screen on top, and the list the title bar counts; other screens under it read what they
+            // missed when they are on top again.
+            poll(environment)
         case .settle:
             forEachScreen(environment) { screen, context in
                 if screen.hasDeferredWork { screen.refresh(.settle, context: &context) }
@@ -255,6 +255,7 @@ extension InspectorState {
         case .sortNext:
             let keys = FlowSortKey.allCases
             order.key = keys[((keys.firstIndex(of: order.key) ?? 0) + 1) % keys.count]
+            order.descending = order.key.startsDescending
         default:
             let word = argument?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
             let parts = word.split(separator: " ")
@@ -264,7 +265,7 @@ extension InspectorState {
                 return
             }
             order.key = key
-            if parts.count > 1 { order.descending = parts[1].hasPrefix("desc") }
+            order.descending = parts.count > 1 ? parts[1].hasPrefix("desc") : key.startsDescending
         }
         session.order = order
         popToRoot()
@@ -290,7 +291,8 @@ extension InspectorState {
                 return
             }
         }
-        popToRoot()
+        // The timeline and the boards show the filtered exchanges themselves; a detail or a diff may not be one.
+        if ![.timeline, .circuits, .metrics].contains(top.keyContext) { popToRoot() }
         refreshQuery(environment)
     }
 
