@@ -206,6 +206,8 @@ extension InspectorState {
         guard top.keyContext != context else { return }
         park()
         popToRoot()
+        // The flows list under the board is what the title bar counts from now on: brought up to date first.
+        withTop(environment) { $0.refresh(.storeChanged, context: &$1) }
         let screen: any InspectorScreen = parked.removeValue(forKey: context)
             ?? (context == .circuits ? CircuitsScreen() : MetricsScreen())
         push(screen)
