@@ -31,8 +31,6 @@ public final class InspectorApp {
     private var replays: [UUID: Task<Void, Never>] = [:]
     private let rankCounter = RankCounter()
     private let exports = BackgroundExports()
-    /// The exchange waiting for the user's y/N, so confirming sends exactly what was shown.
-    private var awaitingConfirmation: TraceExchange?
     /// Most keys discarded at once: a bound, so endless input cannot keep the loop from drawing.
     private static let typeaheadLimit = 1 << 20
     private var lastDrawn: Buffer?
@@ -43,8 +41,6 @@ public final class InspectorApp {
     private var pendingEdits: [TraceExchange] = []
     /// Edited text the user saved but that would not parse, by exchange, so `e` reopens it rather than losing it.
     private var keptEdits: [UUID: String] = [:]
-    /// The plan waiting for the user's y/N along with ``awaitingConfirmation``.
-    private var awaitingRepeat: RepeatPlan?
     /// Where the last clipboard copy went, for tests.
     package private(set) var copied: [String] = []
 
@@ -226,16 +222,18 @@ public final class InspectorApp {
         applyInbox()
     }
 
-    /// What the screen shows for the current state.
+    /// What the screen shows for the current state (the open prompt checked first, once for all the keys typed
+    /// since the last frame).
     package func render() -> Buffer {
-        InspectorRenderer.render(state)
+        if state.prompt?.needsCheck == true { apply(.frame) }
+        return InspectorRenderer.render(state)
     }
 
     /// Draws the current state on `screen` when it differs from what was drawn last.
     package func draw(on screen: any Screen) {
+        let buffer = render()
         needsDraw = false
         renderCount += 1
-        let buffer = render()
         guard buffer != lastDrawn else { return }
         screen.draw(buffer)
         lastDrawn = buffer
@@ -261,28 +259,12 @@ public final class InspectorApp {
             exports.cancelAll()
         case .replay(let id):
             guard let exchange = loadForReplay(id) else { return }
-            if let reason = ReplaySafety.reasonToConfirm(exchange) {
-                awaitingConfirmation = exchange
-                apply(.replayNeedsConfirmation(id: id, reason: reason))
-            } else {
-                startReplay(exchange)
-            }
-        case .sendReplay(let id):
-            let confirmed = awaitingConfirmation?.id == id ? awaitingConfirmation : loadForReplay(id)
-            let plan = awaitingRepeat
-            awaitingConfirmation = nil
-            awaitingRepeat = nil
-            guard let confirmed else { return }
-            if let plan { startRepeat(confirmed, plan) } else { startReplay(confirmed) }
+            askOrSend(PendingReplay(exchange: exchange, reasons: reasonsToAsk(exchange)))
+        case .sendConfirmed(let pending):
+            send(pending)
         case .repeatReplay(let id, let plan):
             guard let exchange = loadForReplay(id) else { return }
-            if let reason = ReplaySafety.reasonToConfirm(exchange) {
-                awaitingConfirmation = exchange
-                awaitingRepeat = plan
-                apply(.replayNeedsConfirmation(id: id, reason: "\(reason) · sends it \(plan.times)×"))
-            } else {
-                startRepeat(exchange, plan)
-            }
+            askOrSend(PendingReplay(exchange: exchange, plan: plan, reasons: reasonsToAsk(exchange)))
         case .edit(let id):
             guard let exchange = loadForReplay(id) else { return }
             pendingEdits.append(exchange)
@@ -308,6 +290,21 @@ public final class InspectorApp {
         case .countRank(let request):
             rankCounter.count(request, store: environment.store, inbox: inbox)
         }
+    }
+
+    /// Why `exchange` may not go out without a `y`: not safe to repeat, or a credential that was redacted.
+    private func reasonsToAsk(_ exchange: TraceExchange) -> [String] {
+        let supplied = replayer?.suppliedHeaderNames(for: exchange) ?? []
+        return [ReplaySafety.reasonToConfirm(exchange)].compactMap { $0 } + ReplayCredentials.notes(exchange, supplied: supplied)
+    }
+
+    /// Sends `pending` at once when nothing needs asking; otherwise the confirmation takes it (and only it).
+    private func askOrSend(_ pending: PendingReplay) {
+        if pending.reasons.isEmpty { send(pending) } else { apply(.replayNeedsConfirmation(pending)) }
+    }
+
+    private func send(_ pending: PendingReplay) {
+        if let plan = pending.plan { startRepeat(pending.exchange, plan) } else { startReplay(pending.exchange) }
     }
 
     /// The exchange to replay; `nil` (after ending the replay with a message) when it cannot be read.
@@ -376,12 +373,7 @@ public final class InspectorApp {
             do {
                 let edited = try EditableRequest.request(from: saved, original: original)
                 keptEdits[original.id] = nil
-                if let reason = ReplaySafety.reasonToConfirm(edited) {
-                    awaitingConfirmation = edited
-                    apply(.replayNeedsConfirmation(id: edited.id, reason: "\(reason) · the edited request"))
-                } else {
-                    startReplay(edited)
-                }
+                askOrSend(PendingReplay(exchange: edited, edited: true, reasons: reasonsToAsk(edited)))
             } catch {
                 keptEdits[original.id] = saved
                 apply(.finished(.error("edit: \(error); nothing was sent (your text is kept: e reopens it)"),

@@ -12,6 +12,11 @@ package struct RepeatPlan: Hashable, Sendable {
         self.concurrency = concurrency
     }
 
+    /// Which number is which: `repeat 20 times, 4 at once`.
+    package var summary: String {
+        "repeat \(QuantityFormat.grouped(times)) times, \(concurrency) at once"
+    }
+
     /// `20 4` → 20 times, 4 at once; `20` → one at a time.
     package static func parse(_ text: String) -> Result<RepeatPlan, PromptProblem> {
         let words = text.split(separator: " ")
