@@ -290,3 +290,16 @@ import Testing
         #expect(token.wrapped(to: 60).map { DisplayWidth.of($0.text) } == [60, 60, 14], "a run without spaces is cut")
     }
 }
+
+/// The walk at 80 columns: the help's longer descriptions were cut at the edge.
+@Suite struct HelpWrapTests {
+    @Test func helpWrapsLongDescriptionsUnderTheirColumn() throws {
+        let (app, screen) = Fixture.app(try Fixture.store(BoardScreensTests.exchanges()))
+        screen.press("4", "?")
+        app.turn(on: screen)
+        let filter = try #require(screen.lines.firstIndex { $0.hasPrefix("  f   ") })
+        #expect(screen.lines[filter].hasSuffix("Filter the whole store: flows, timeline, circuits and      "), "\(screen.lines[filter])")
+        #expect(screen.lines[filter + 1].hasPrefix(String(repeating: " ", count: 21) + "metrics (empty clears; ↑/↓ history)"))
+        ScreenSnapshot.check(screen, "help-metrics-80x24")
+    }
+}

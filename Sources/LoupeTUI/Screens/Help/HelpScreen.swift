@@ -3,7 +3,10 @@
 package struct HelpScreen: InspectorScreen {
     /// The context whose keys are listed.
     package let context: KeyContext
+    /// The help's lines, wrapped to the screen's width (continuations under the description column).
     package private(set) var lines: [StyledLine]
+    /// The lines before wrapping.
+    private let source: [StyledLine]
     package private(set) var scroll = 0
     private var pageHeight: Int
     /// The line the last search hit, so `n` goes on from it even where the page cannot scroll that far.
@@ -11,8 +14,13 @@ package struct HelpScreen: InspectorScreen {
 
     package init(for context: KeyContext, keymap: Keymap, area: Rect) {
         self.context = context
-        self.lines = Self.lines(for: context, keymap: keymap)
+        self.source = Self.lines(for: context, keymap: keymap)
+        self.lines = Self.wrap(source, to: area.width)
         self.pageHeight = max(1, area.height)
+    }
+
+    private static func wrap(_ lines: [StyledLine], to width: Int) -> [StyledLine] {
+        lines.flatMap { $0.wrapped(to: max(1, width), hangingIndent: keyColumn + 3) }
     }
 
     package var keyContext: KeyContext { .help }
@@ -60,6 +68,7 @@ package struct HelpScreen: InspectorScreen {
     }
 
     package mutating func refresh(_ reason: RefreshReason, context: inout ScreenContext) {
+        if reason == .resized { lines = Self.wrap(source, to: context.area.width) }
         pageHeight = max(1, context.area.height)
         scroll(to: scroll)
     }
