@@ -95,8 +95,14 @@ keys / closed Enter
 wait_for 22 "/closed: [0-9]+/[0-9]+" regex
 first=$(row 22 | sed -nE 's|.*/closed: ([0-9]+)/([0-9]+).*|\1 \2|p')
 keys n
-wait_for 22 "/closed: [0-9]+/[0-9]+" regex
-second=$(row 22 | sed -nE 's|.*/closed: ([0-9]+)/([0-9]+).*|\1 \2|p')
+deadline=$((SECONDS + wait_limit))
+while :; do  # until the status line moves off the first hit
+  pane
+  second=$(row 22 | sed -nE 's|.*/closed: ([0-9]+)/([0-9]+).*|\1 \2|p')
+  [ -n "$second" ] && [ "$second" != "$first" ] && break
+  [ $SECONDS -lt $deadline ] || fail "n did not move from hit '$first'"
+  sleep 0.1
+done
 set -- $first; a=$1 total=$2; set -- $second
 [ "$2" = "$total" ] && { [ "$1" = $((a % total + 1)) ]; } || fail "n did not go to the next hit: $first then $second"
 ok "circuits: n goes from hit $a to hit $1 of $total"
