@@ -148,16 +148,18 @@ ok "the applied filter is kept in the XDG state folder's history"
 
 echo "-- 3. a sort change"
 keys o
+wait_for 1 "DUR↓"
+expect_row 0 "duration↓"
+keys v
 wait_for 1 "DUR↑"
 expect_row 0 "duration↑"
 keys v
 wait_for 1 "DUR↓"
-expect_row 0 "duration↓"
 keys g
 wait_for $status_row " 1 / $total"
 wait_for 2 "e2e.example.test/the-longest-one"
 expect_row 2 "90.0 s"
-ok "o sorts by duration (DUR↑), v reverses it (DUR↓), and the first row is the longest exchange"
+ok "o sorts by duration starting with the slowest (DUR↓), v reverses it (DUR↑), and the first row is the longest exchange"
 
 echo "-- 4. marks"
 keys m m

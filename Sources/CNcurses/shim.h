@@ -82,6 +82,19 @@ static inline int loupe_get_mouse(int *x, int *y) {
     return 0;
 }
 
+// Bracketed paste (xterm's mode 2004): the terminal wraps pasted text in ESC[200~ … ESC[201~, which curses
+// reports as these two key codes (beyond KEY_MAX, so no terminfo key collides with them).
+static inline int loupe_key_paste_start(void) { return KEY_MAX + 1; }
+static inline int loupe_key_paste_end(void) { return KEY_MAX + 2; }
+static inline void loupe_bracketed_paste(int on) {
+    if (on) {
+        define_key("\033[200~", KEY_MAX + 1);
+        define_key("\033[201~", KEY_MAX + 2);
+    }
+    fputs(on ? "\033[?2004h" : "\033[?2004l", stdout);
+    fflush(stdout);
+}
+
 /// Leaves curses mode for a child program (an editor) and comes back to it, redrawing the whole screen.
 static inline void loupe_suspend(void) { def_prog_mode(); endwin(); }
 static inline void loupe_resume(void) { reset_prog_mode(); clearok(curscr, TRUE); refresh(); }

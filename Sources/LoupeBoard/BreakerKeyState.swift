@@ -47,12 +47,18 @@ struct BreakerKeyState: Sendable {
         seconds.add(at: date, failed: true)
     }
 
+    /// Keeps the history in time order: exchanges arrive in store order, and one stored later may carry an
+    /// earlier transition (its request started first and ended last). Only the newest transition sets the state.
     mutating func transition(_ entry: BreakerTransitionEntry) {
+        var index = history.endIndex
+        while index > history.startIndex, history[index - 1].at > entry.at { index -= 1 }
+        let isNewest = index == history.endIndex
+        history.insert(entry, at: index)
+        if history.count > Self.historyLimit { history.removeFirst() }
+        guard isNewest else { return }
         state = entry.state ?? state
         window.removeAll()
         probeAt = entry.state == .open ? entry.probeAt : nil
-        history.append(entry)
-        if history.count > Self.historyLimit { history.removeFirst() }
     }
 
     /// 5xx and transport errors, as the breaker's default classification counts them.

@@ -234,3 +234,32 @@ extension KeysFileTests {
                 == "~/.config/loupe/keys.toml:2: unknown key '\(String(repeating: "x", count: 40))…' for 'filter'")
     }
 }
+
+extension KeysFileTests {
+    /// 30,000 dotted parts in 60 KB (under the size cap) overflowed toml++'s recursion: SIGSEGV, not an error.
+    @Test("keys and sections too deep for the parser's recursion are refused in one line before parsing", arguments: [
+        (String(repeating: "a.", count: 30_000) + "a = 1\n", 1, "more than 16 dotted parts"),
+        ("[flows]\n[" + String(repeating: "a.", count: 30_000) + "a]\n", 2, "more than 16 dotted parts"),
+        ("x = {" + String(repeating: "b.", count: 20) + "c = 1}\n", 1, "more than 16 dotted parts"),
+        ("[flows]\nfilter = " + String(repeating: "[", count: 20_000) + "\n", 2, "nested more than 16 deep"),
+        ("x = " + String(repeating: "{a = ", count: 10_000) + "\n", 1, "nested more than 16 deep"),
+    ])
+    func tooDeep(text: String, line: Int, reason: String) throws {
+        #expect(text.utf8.count < KeysFile.maximumSize)
+        let message = try #require(try Home(text).failure())
+        #expect(message.hasPrefix("~/.config/loupe/keys.toml:\(line): "), "\(message)")
+        #expect(message.contains(reason), "\(message)")
+    }
+
+    @Test("dots in values, strings and comments are not key parts; sixteen parts are fine")
+    func dotsElsewhere() throws {
+        let sixteen = (1...16).map { "k\($0)" }.joined(separator: ".")
+        let text = """
+            # a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r
+            "a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r" = 1.5
+            x = ["a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r", 1.25, { y = 2.5 }]
+            \(sixteen) = 1
+            """
+        #expect(throws: Never.self) { try TOMLGuard.check(text) }
+    }
+}

@@ -145,3 +145,22 @@ struct ReplayCommandTests {
         #expect(ReplayCommand.samePath(store, folder + "/./traces.sqlite"))
     }
 }
+
+extension ReplayCommandTests {
+    /// A replay of a request whose credential was redacted got a 401 without a word (issue 25.21).
+    @Test("a redacted credential is warned about before sending, unless -H supplies it")
+    func redactedCredentialWarning() {
+        var signedIn = TraceExchange(id: UUID(), operation: "me", method: "GET", url: "https://api.example.com/me", startedAt: Date(),
+                                     outcome: .success)
+        signedIn.requestHeaders = [TraceHeader(name: "Authorization", value: RedactionPolicy.marker),
+                                   TraceHeader(name: "X-Api-Key", value: RedactionPolicy.marker)]
+        let plain = TraceExchange(id: UUID(), operation: "root", method: "GET", url: "https://api.example.com/", startedAt: Date(),
+                                  outcome: .success)
+        #expect(ReplayConfirmation.redactedWarning([signedIn], supplied: [])
+                == "loupe: warning: Authorization, X-Api-Key were redacted in the recorded request and are left out; supply them with -H 'Authorization: …'")
+        #expect(ReplayConfirmation.redactedWarning([signedIn, plain], supplied: ["authorization"])
+                == "loupe: warning: X-Api-Key was redacted in 1 of the 2 recorded requests and is left out; supply it with -H 'X-Api-Key: …'")
+        #expect(ReplayConfirmation.redactedWarning([signedIn], supplied: ["authorization", "x-api-key"]) == nil)
+        #expect(ReplayConfirmation.redactedWarning([plain], supplied: []) == nil)
+    }
+}

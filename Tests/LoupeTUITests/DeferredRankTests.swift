@@ -17,7 +17,7 @@ import Testing
         for _ in 0..<80 { screen.press("k") }
         app.turn(on: screen)
         #expect(screen.lines[22].hasSuffix("120 / 200 "), "\(screen.lines[22])")
-        screen.press("o")
+        screen.press("o", "v")  // by duration, shortest first
         app.turn(on: screen)
         #expect(screen.lines[22].hasSuffix("… / 200 "), "the rows first: \(screen.lines[22])")
         #expect(app.state.flows.window.selectedRow?.id == Fixture.id(120))
@@ -34,7 +34,7 @@ import Testing
         let (app, screen) = Fixture.app(store)
         for _ in 0..<80 { screen.press("k") }
         app.turn(on: screen)
-        screen.press("o")
+        screen.press("o", "v")  // by duration, shortest first
         app.turn(on: screen)
         for _ in 0..<30 { screen.press("j") }
         screen.press("k")

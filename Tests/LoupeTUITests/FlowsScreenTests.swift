@@ -34,15 +34,18 @@ import Testing
 
     @Test func oCyclesTheSortAndVReverses() throws {
         let (app, screen) = try app()
+        // A new sort by duration starts with the slowest (issue 25 #22); v gives the fastest first.
         press("o", on: screen, app)
         ScreenSnapshot.check(screen, "flows-sorted-duration")
+        #expect(app.state.flows.window.rows.map(\.id) == [Fixture.id(2), Fixture.id(4), Fixture.id(1), Fixture.id(3)])
         press("v", on: screen, app)
         ScreenSnapshot.check(screen, "flows-sorted-duration-reversed")
-        #expect(app.state.flows.window.rows.map(\.id) == [Fixture.id(2), Fixture.id(4), Fixture.id(1), Fixture.id(3)])
+        #expect(app.state.flows.window.rows.map(\.id) == [Fixture.id(3), Fixture.id(1), Fixture.id(4), Fixture.id(2)])
         // The selected exchange stays selected across sort changes.
         #expect(app.state.flows.window.selectedRow?.id == Fixture.id(4))
         for _ in 0..<4 { press("o", on: screen, app) }
-        #expect(app.state.session.order == FlowOrder(.operation, descending: true))
+        // status ↓, size ↓, host ↑, operation ↑: each key starts in its own direction, whatever v did before.
+        #expect(app.state.session.order == FlowOrder(.operation, descending: false))
         press("o", on: screen, app)
         #expect(app.state.session.order.key == .time)
     }
@@ -80,7 +83,7 @@ import Testing
     @Test func arrivalsShowInEverySortAndFollowSelectsTheNewest() throws {
         let store = try Fixture.store(Self.exchanges)
         let (app, screen) = Fixture.app(store)
-        press("o", on: screen, app) // by duration: the newest (#4, 300 ms) is third
+        press("o", "v", on: screen, app) // by duration, fastest first: the newest (#4, 300 ms) is third
         #expect(app.state.session.follow, "following from the start")
         try store.write([Fixture.exchange(5, url: "https://api.example.com/slow", duration: 2.5)])
         app.refresh()

@@ -23,9 +23,10 @@ import Testing
         let (app, screen) = try appOnPost(replayer)
         screen.press("r")
         app.turn(on: screen)
-        #expect(screen.lines[22].contains("Replay? y/N · POST is not idempotent"))
+        #expect(screen.lines[22].contains("Replay? y/N · sends POST https://api.example.com/orders once"))
+        #expect(screen.lines[23].contains("POST is not idempotent"))
         #expect(screen.lastBuffer?[1, 22].style == .error)
-        #expect(app.state.replay == .confirming(Fixture.id(2)))
+        #expect(app.state.replay.pending?.exchange.id == Fixture.id(2))
         #expect(replayer.replayedIDs.isEmpty)
     }
 
@@ -65,7 +66,7 @@ import Testing
         app.turn(on: screen)
         await app.settle()
         #expect(replayer.replayedIDs.isEmpty)
-        #expect(app.state.replay == .confirming(Fixture.id(2)))
+        #expect(app.state.replay.pending?.exchange.id == Fixture.id(2))
         #expect(screen.pendingKeys.isEmpty)
     }
 

@@ -78,7 +78,7 @@ import Testing
         app.apply(.command(.repeatReplay, argument: "3"))
         app.turn(on: screen)
         #expect(screen.lines[22].contains("Replay? y/N"))
-        #expect(app.state.status?.text.contains("sends it 3×") == true)
+        #expect(app.state.status?.text.contains("sends POST https://api.example.com/orders 3× (1 at once)") == true)
         screen.press("y")
         app.turn(on: screen)
         await app.settle()

@@ -10,9 +10,14 @@ public protocol ExchangeReplaying: Sendable {
     /// Replays `exchange` and says how it went, with the status and time when there was a response (for `R`'s
     /// summary).
     func replayResult(_ exchange: TraceExchange) async throws -> ExchangeReplayResult
+    /// The names (lowercased) of `exchange`'s redacted headers this replayer fills in itself, for the confirmation
+    /// to say so (``ReplayCredentials``).
+    func suppliedHeaderNames(for exchange: TraceExchange) -> Set<String>
 }
 
 extension ExchangeReplaying {
+    public func suppliedHeaderNames(for exchange: TraceExchange) -> Set<String> { [] }
+
     public func replayResult(_ exchange: TraceExchange) async throws -> ExchangeReplayResult {
         ExchangeReplayResult(message: try await replay(exchange))
     }

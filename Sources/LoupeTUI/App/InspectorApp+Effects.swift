@@ -6,6 +6,16 @@ import LoupeReplay
 /// The effects an update asks for, carried out: replays started or confirmed, exports handed to their threads,
 /// copies sent to the clipboard, history recorded, ranks counted.
 extension InspectorApp {
+    func flushCopies(to screen: any Screen) {
+        for text in pendingCopies {
+            let supported = screen.copyToClipboard(text)
+            copied.append(text)
+            apply(.finished(supported ? StatusMessage("copied curl to the clipboard (OSC 52)")
+                : .error("this terminal does not take OSC 52 clipboard writes: use x to export curl to a file"), replay: false))
+        }
+        pendingCopies = []
+    }
+
     func perform(_ effect: InspectorEffect) {
         switch effect {
         case .quit:
@@ -14,28 +24,12 @@ extension InspectorApp {
             exports.cancelAll()
         case .replay(let id):
             guard let exchange = loadForReplay(id) else { return }
-            if let reason = ReplaySafety.reasonToConfirm(exchange) {
-                awaitingConfirmation = exchange
-                apply(.replayNeedsConfirmation(id: id, reason: reason))
-            } else {
-                startReplay(exchange)
-            }
-        case .sendReplay(let id):
-            let confirmed = awaitingConfirmation?.id == id ? awaitingConfirmation : loadForReplay(id)
-            let plan = awaitingRepeat
-            awaitingConfirmation = nil
-            awaitingRepeat = nil
-            guard let confirmed else { return }
-            if let plan { startRepeat(confirmed, plan) } else { startReplay(confirmed) }
+            askOrSend(PendingReplay(exchange: exchange, reasons: reasonsToAsk(exchange)))
+        case .sendConfirmed(let pending):
+            send(pending)
         case .repeatReplay(let id, let plan):
             guard let exchange = loadForReplay(id) else { return }
-            if let reason = ReplaySafety.reasonToConfirm(exchange) {
-                awaitingConfirmation = exchange
-                awaitingRepeat = plan
-                apply(.replayNeedsConfirmation(id: id, reason: "\(reason) · sends it \(plan.times)×"))
-            } else {
-                startRepeat(exchange, plan)
-            }
+            askOrSend(PendingReplay(exchange: exchange, plan: plan, reasons: reasonsToAsk(exchange)))
         case .edit(let id):
             guard let exchange = loadForReplay(id) else { return }
             pendingEdits.append(exchange)
@@ -63,6 +57,21 @@ extension InspectorApp {
         }
     }
 
+    /// Why `exchange` may not go out without a `y`: not safe to repeat, or a credential that was redacted.
+    func reasonsToAsk(_ exchange: TraceExchange) -> [String] {
+        let supplied = replayer?.suppliedHeaderNames(for: exchange) ?? []
+        return [ReplaySafety.reasonToConfirm(exchange)].compactMap { $0 } + ReplayCredentials.notes(exchange, supplied: supplied)
+    }
+
+    /// Sends `pending` at once when nothing needs asking; otherwise the confirmation takes it (and only it).
+    func askOrSend(_ pending: PendingReplay) {
+        if pending.reasons.isEmpty { send(pending) } else { apply(.replayNeedsConfirmation(pending)) }
+    }
+
+    func send(_ pending: PendingReplay) {
+        if let plan = pending.plan { startRepeat(pending.exchange, plan) } else { startReplay(pending.exchange) }
+    }
+
     /// The exchange to replay; `nil` (after ending the replay with a message) when it cannot be read.
     func loadForReplay(_ id: UUID) -> TraceExchange? {
         guard replayer != nil else {
@@ -79,15 +88,5 @@ extension InspectorApp {
             apply(.finished(.error("replay: could not read the exchange: \(error)"), replay: true))
             return nil
         }
-    }
-
-    func flushCopies(to screen: any Screen) {
-        for text in pendingCopies {
-            let supported = screen.copyToClipboard(text)
-            copied.append(text)
-            apply(.finished(supported ? StatusMessage("copied curl to the clipboard (OSC 52)")
-                : .error("this terminal does not take OSC 52 clipboard writes: use x to export curl to a file"), replay: false))
-        }
-        pendingCopies = []
     }
 }

@@ -52,12 +52,7 @@ extension InspectorApp {
             do {
                 let edited = try EditableRequest.request(from: saved, original: original)
                 keptEdits[original.id] = nil
-                if let reason = ReplaySafety.reasonToConfirm(edited) {
-                    awaitingConfirmation = edited
-                    apply(.replayNeedsConfirmation(id: edited.id, reason: "\(reason) · the edited request"))
-                } else {
-                    startReplay(edited)
-                }
+                askOrSend(PendingReplay(exchange: edited, edited: true, reasons: reasonsToAsk(edited)))
             } catch {
                 keptEdits[original.id] = saved
                 apply(.finished(.error("edit: \(error); nothing was sent (your text is kept: e reopens it)"),

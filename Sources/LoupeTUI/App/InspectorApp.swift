@@ -31,22 +31,16 @@ public final class InspectorApp {
     var replays: [UUID: Task<Void, Never>] = [:]
     let rankCounter = RankCounter()
     let exports = BackgroundExports()
-    /// The exchange waiting for the user's y/N, so confirming sends exactly what was shown.
-    var awaitingConfirmation: TraceExchange?
     /// Most keys discarded at once: a bound, so endless input cannot keep the loop from drawing.
     private static let typeaheadLimit = 1 << 20
     var lastDrawn: Buffer?
     private var lastClick: (x: Int, y: Int, at: ContinuousClock.Instant)?
-    private let now: @Sendable () -> ContinuousClock.Instant
+    let now: @Sendable () -> ContinuousClock.Instant
     let editor: ExternalEditor
     /// Requests waiting to be opened in the editor (that needs the screen, so it happens in ``turn(on:waitingUpTo:)``).
     var pendingEdits: [TraceExchange] = []
     /// Edited text the user saved but that would not parse, by exchange, so `e` reopens it rather than losing it.
     var keptEdits: [UUID: String] = [:]
-    /// The plan waiting for the user's y/N along with ``awaitingConfirmation``.
-    var awaitingRepeat: RepeatPlan?
-    /// Texts waiting for the screen's clipboard (OSC 52), sent at the end of the turn.
-    var pendingCopies: [String] = []
     /// Where the last clipboard copy went, for tests.
     package internal(set) var copied: [String] = []
 
@@ -228,20 +222,24 @@ public final class InspectorApp {
         applyInbox()
     }
 
-    /// What the screen shows for the current state.
+    /// What the screen shows for the current state (the open prompt checked first, once for all the keys typed
+    /// since the last frame).
     package func render() -> Buffer {
-        InspectorRenderer.render(state)
+        if state.prompt?.needsCheck == true { apply(.frame) }
+        return InspectorRenderer.render(state)
     }
 
     /// Draws the current state on `screen` when it differs from what was drawn last.
     package func draw(on screen: any Screen) {
+        let buffer = render()
         needsDraw = false
         renderCount += 1
-        let buffer = render()
         guard buffer != lastDrawn else { return }
         screen.draw(buffer)
         lastDrawn = buffer
     }
+
+    var pendingCopies: [String] = []
 
     func applyInbox() {
         for (token, action) in inbox.drain() {
@@ -249,4 +247,5 @@ public final class InspectorApp {
             apply(action)
         }
     }
+
 }

@@ -8,6 +8,8 @@ package enum CommandArgument: Hashable, Sendable {
     case choice([String])
     /// `[selected|marked|filtered] curl|har|raw PATH`, or `cancel`.
     case exportTarget
+    /// How many times to send, then how many at once (`10 2`).
+    case repeatPlan
 
     /// How the help writes it.
     package var placeholder: String {
@@ -16,6 +18,7 @@ package enum CommandArgument: Hashable, Sendable {
         case .text: "TEXT"
         case .choice(let words): words.joined(separator: "|")
         case .exportTarget: "[selected|marked|filtered] curl|har|raw PATH | cancel"
+        case .repeatPlan: "TIMES [AT-ONCE]"
         }
     }
 }

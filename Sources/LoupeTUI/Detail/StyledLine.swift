@@ -90,34 +90,62 @@ package struct StyledLine: Hashable, Sendable {
     }
 
     /// The line cut into lines of at most `width` columns; continuation lines keep the line's indent plus two.
-    package func wrapped(to width: Int) -> [StyledLine] {
+    /// `hangingIndent` sets that indent instead (the help's description column).
+    /// Lines break after a space where one is in the second half of the line, so ids, URLs and numbers in an
+    /// event or header stay whole; a longer run of text (a body, a token) is cut where it reaches the edge.
+    package func wrapped(to width: Int, hangingIndent: Int? = nil) -> [StyledLine] {
         guard width > 0, widthBound > width else { return [self] }
         // Read once: a deferred line builds its spans on every read.
         let spans = self.spans
         let text = spans.map(\.text).joined()
         guard width > 0, DisplayWidth.of(text) > width else { return [self] }
         let leading = text.prefix { $0 == " " }.count
-        let indent = min(leading + 2, width / 2)
+        let indent = min(hangingIndent ?? leading + 2, width / 2)
         var lines: [StyledLine] = []
-        var current: [Span] = []
+        // The line being filled, a cell at a time, and where it may break: after its last space past the middle.
+        var current: [(character: Character, style: Style)] = []
         var column = 0
+        var breakAfter: Int?
+        func emit(_ cells: ArraySlice<(character: Character, style: Style)>) {
+            var spans: [Span] = []
+            var run = ""
+            var runStyle = cells.first?.style ?? .normal
+            for cell in cells {
+                if cell.style != runStyle, !run.isEmpty {
+                    spans.append(Span(run, runStyle))
+                    run = ""
+                }
+                runStyle = cell.style
+                run.append(cell.character)
+            }
+            if !run.isEmpty { spans.append(Span(run, runStyle)) }
+            lines.append(StyledLine(spans))
+        }
+        let pad = (0..<indent).map { _ in (character: Character(" "), style: Style.normal) }
         for span in spans {
-            var piece = ""
             for character in span.text {
                 let characterWidth = DisplayWidth.of(character)
                 if column + characterWidth > width, column > indent {
-                    if !piece.isEmpty { current.append(Span(piece, span.style)) }
-                    lines.append(StyledLine(current))
-                    current = [Span(String(repeating: " ", count: indent))]
-                    piece = ""
-                    column = indent
+                    if let breakAfter {
+                        // Spaces at the break belong to neither line.
+                        var end = breakAfter
+                        while end > indent, current[end - 1].character == " " { end -= 1 }
+                        emit(current[..<end])
+                        current = pad + current[(breakAfter + 1)...].drop { $0.character == " " }
+                    } else {
+                        emit(current[...])
+                        current = pad
+                    }
+                    column = current.reduce(0) { $0 + DisplayWidth.of($1.character) }
+                    breakAfter = nil
+                    if character == " ", current.count == indent { continue }
                 }
-                piece.append(character)
+                if character == " ", column > indent, column * 2 >= width { breakAfter = current.count }
+                current.append((character, span.style))
                 column += characterWidth
             }
-            if !piece.isEmpty { current.append(Span(piece, span.style)) }
         }
-        if !current.isEmpty { lines.append(StyledLine(current)) }
+        if !current.isEmpty { emit(current[...]) }
         return lines
     }
 }

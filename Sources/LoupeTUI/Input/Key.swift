@@ -13,6 +13,9 @@ public enum Key: Hashable, Sendable, ExpressibleByExtendedGraphemeClusterLiteral
     case resize
     /// A click or a wheel turn.
     case mouse(MouseEvent)
+    /// Text the terminal delivered as a bracketed paste (between `ESC[200~` and `ESC[201~`): always text, never
+    /// keys, so an Esc, a `y` or an Enter inside it runs nothing (DECISIONS 166).
+    case paste(String)
 
     public init(extendedGraphemeClusterLiteral value: Character) {
         self = .char(value)
@@ -40,6 +43,7 @@ public enum Key: Hashable, Sendable, ExpressibleByExtendedGraphemeClusterLiteral
         case .backTab: "S-Tab"
         case .resize: "resize"
         case .mouse: "mouse"
+        case .paste: "paste"
         }
     }
 }

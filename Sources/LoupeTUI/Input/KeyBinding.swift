@@ -11,19 +11,23 @@ package struct KeyBinding: Hashable, Sendable {
     package var showsInFooter: Bool
     /// Where the binding applies.
     package var contexts: Set<KeyContext>
+    /// What the command does on these screens, when that differs from its general ``InspectorCommand/summary``
+    /// (Enter opens an exchange on the flows list but a key's history on the circuits board).
+    package var description: String?
 
-    /// A binding of `keys` to `command` in `contexts`.
+    /// A binding of `keys` to `command` in `contexts`, described as `help` there (else as the command's summary).
     package init(_ keys: [Key], _ command: InspectorCommand, _ title: String, footer: Bool = false,
-                 in contexts: Set<KeyContext>) {
+                 help: String? = nil, in contexts: Set<KeyContext>) {
         self.keys = keys
         self.command = command
         self.title = title
         self.showsInFooter = footer
+        self.description = help
         self.contexts = contexts
     }
 
     /// A sentence for the help screen.
-    package var help: String { command.summary }
+    package var help: String { description ?? command.summary }
 
     /// All keys, as the help screen writes them (`↑/k`).
     package var keyLabel: String { keys.map(\.label).joined(separator: "/") }

@@ -70,6 +70,7 @@ package struct Keymap: Hashable, Sendable {
         }
         let title = bindings.first { $0.command == command }?.title ?? command.name
         let footer = bindings.first { $0.command == command && $0.contexts.contains(context) }?.showsInFooter ?? false
+        let help = bindings.first { $0.command == command && $0.contexts.contains(context) }?.description
         // The new row goes where the command's row was, so the footer and help keep their order.
         let position = bindings.firstIndex { $0.command == command && $0.contexts.contains(context) }
         for index in bindings.indices where bindings[index].contexts.contains(context) {
@@ -84,7 +85,7 @@ package struct Keymap: Hashable, Sendable {
                 bindings.append(taken)
             }
         }
-        let row = KeyBinding(keys, command, title, footer: footer, in: [context])
+        let row = KeyBinding(keys, command, title, footer: footer, help: help, in: [context])
         bindings.insert(row, at: min(position ?? bindings.count, bindings.count))
         bindings.removeAll { $0.contexts.isEmpty || $0.keys.isEmpty }
     }

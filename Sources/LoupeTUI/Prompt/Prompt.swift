@@ -12,6 +12,11 @@ package struct Prompt: Hashable, Sendable {
     package var problem: PromptProblem?
     /// Completions offered by the last Tab, when more than one fits.
     package var completions: [String] = []
+    /// What a well-formed line will do, when that is worth saying (`repeat 10 times, 2 at once`).
+    package var hint: String?
+    /// The text changed since ``problem`` and ``hint`` were worked out: they are brought up to date once before
+    /// the next frame, not on every key (a paste of thousands of characters parsed the line thousands of times).
+    package var needsCheck = false
 
     package init(_ kind: PromptKind, text: String = "", history: [String] = []) {
         self.kind = kind

@@ -1,3 +1,5 @@
+import Loupe
+
 /// How `R` repeats a request: how many times and how many at once, read from `TIMES [CONCURRENCY]` with both
 /// numbers range-checked here, once.
 package struct RepeatPlan: Hashable, Sendable {
@@ -10,6 +12,11 @@ package struct RepeatPlan: Hashable, Sendable {
     package init(times: Int, concurrency: Int) {
         self.times = times
         self.concurrency = concurrency
+    }
+
+    /// Which number is which: `repeat 20 times, 4 at once`.
+    package var summary: String {
+        "repeat \(Quantity.count(times)) times, \(concurrency) at once"
     }
 
     /// `20 4` → 20 times, 4 at once; `20` → one at a time.

@@ -24,6 +24,25 @@ package struct TextInput: Hashable, Sendable {
         cursor += 1
     }
 
+    /// Inserts pasted `text` at the cursor in one step: line breaks and tabs become spaces (a prompt is one line),
+    /// other control characters (an Esc) are dropped, and what would pass ``limit`` is left out.
+    package mutating func insert(pasted text: String) {
+        let room = Self.limit - characters.count
+        guard room > 0 else { return }
+        var inserted: [Character] = []
+        inserted.reserveCapacity(min(room, text.count))
+        for character in text {
+            guard inserted.count < room else { break }
+            if character == "\n" || character == "\r" || character == "\r\n" || character == "\t" {
+                inserted.append(" ")
+            } else if !character.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+                inserted.append(character)
+            }
+        }
+        characters.insert(contentsOf: inserted, at: cursor)
+        cursor += inserted.count
+    }
+
     /// Applies an editing command; `false` when `command` does not edit text.
     @discardableResult
     package mutating func apply(_ command: InspectorCommand) -> Bool {

@@ -27,8 +27,15 @@ package enum InspectorRenderer {
             PromptLine(prompt: prompt).render(in: layout.statusLine, footer: layout.footer, keymap: state.keymap,
                                               into: &buffer)
         } else {
-            StatusLine(state: state).render(in: layout.statusLine, into: &buffer)
-            FooterBar(keymap: state.keymap, context: state.keyContext).render(in: layout.footer, into: &buffer)
+            let statusLine = StatusLine(state: state)
+            statusLine.render(in: layout.statusLine, into: &buffer)
+            if let rest = statusLine.overflow(width: layout.statusLine.width) {
+                buffer.fill(layout.footer, style: .normal)
+                buffer.write(rest, x: layout.footer.x, y: layout.footer.y, maxWidth: layout.footer.width,
+                             style: state.status?.isError ?? true ? .error : .normal)
+            } else {
+                FooterBar(keymap: state.keymap, context: state.keyContext).render(in: layout.footer, into: &buffer)
+            }
         }
     }
 }

@@ -3,12 +3,29 @@ struct StatusLine {
     let state: InspectorState
 
     func render(in area: Rect, into buffer: inout Buffer) {
+        if let pending = state.replay.pending {
+            // The question owns the line for as long as it is open, whatever else posts a message meanwhile (a
+            // resize, a poll): `y` must never answer a question that is not on screen.
+            buffer.write(DisplayWidth.truncate(" " + pending.question, to: area.width - 1), x: area.x, y: area.y,
+                         style: .error)
+            return
+        }
         let position = state.top.position
         let positionX = area.maxX - DisplayWidth.of(position) - 1
         buffer.write(position, x: positionX, y: area.y, style: .dim)
         if let message = state.status ?? state.storeProblem.map(StatusMessage.error) {
-            buffer.write(DisplayWidth.truncate(" " + message.text, to: positionX - area.x - 1), x: area.x, y: area.y,
-                         style: message.isError ? .error : .normal)
+            let first = MessageLines.split(" " + message.text, width: positionX - area.x - 1, nextWidth: area.width).first
+            buffer.write(first, x: area.x, y: area.y, style: message.isError ? .error : .normal)
         }
+    }
+
+    /// What of the message does not fit the status line, for the footer's line (``MessageLines``).
+    func overflow(width: Int) -> String? {
+        // Under a replay question, the footer's key hints give way to its answers and reasons.
+        if let pending = state.replay.pending { return DisplayWidth.truncate(" " + pending.explanation, to: width - 1) }
+        guard let message = state.status ?? state.storeProblem.map(StatusMessage.error) else { return nil }
+        let position = state.top.position
+        let room = width - DisplayWidth.of(position) - 2
+        return MessageLines.split(" " + message.text, width: room, nextWidth: width).rest
     }
 }

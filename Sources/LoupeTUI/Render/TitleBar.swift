@@ -9,8 +9,8 @@ struct TitleBar {
         buffer.fill(area, style: .title)
         let session = state.session
         var right: [String] = []
-        if state.flows.window.hasLoaded {
-            let total = state.flows.window.total
+        // The nearest list on the stack (the timeline under a detail, say): the one the position also counts.
+        if let total = state.screens.last(where: \.listsExchanges)?.listTotal {
             right.append("\(Quantity.count(total)) \(session.filter == nil && !session.showsMarkedOnly ? "" : "shown")"
                 .trimmingCharacters(in: .whitespaces))
         }

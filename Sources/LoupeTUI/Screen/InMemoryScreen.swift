@@ -32,6 +32,11 @@ package final class InMemoryScreen: Screen {
         pendingKeys += text.map(Key.char)
     }
 
+    /// Queues `text` as one bracketed paste, as a terminal delivers it.
+    package func paste(_ text: String) {
+        pendingKeys.append(.paste(text))
+    }
+
     /// Changes the size and queues `.resize`, as a terminal does.
     package func resize(width: Int, height: Int) {
         size = Size(width: width, height: height)

@@ -16,6 +16,11 @@ package protocol InspectorScreen: Sendable {
     var selection: TraceSummary? { get }
     /// Where the user is, for the right end of the status line (`12 / 1,000,000`).
     var position: String { get }
+    /// Whether the screen is a list of the session's exchanges (flows, timeline): the title bar counts the
+    /// nearest such list on the stack, and a poll keeps that list read while screens cover it.
+    var listsExchanges: Bool { get }
+    /// How many exchanges the list holds (filter applied), once counted; the title bar shows it.
+    var listTotal: Int? { get }
     /// The count a flows window waits for in the background, if any (``FlowRankRequest``).
     var rankRequest: FlowRankRequest? { get }
     /// Whether the last change left work for after the frame (``RefreshReason/settle``): a board reading the rest
@@ -57,6 +62,8 @@ extension InspectorScreen {
     package var selection: TraceSummary? { nil }
     package var position: String { "" }
     package var hasDeferredWork: Bool { false }
+    package var listsExchanges: Bool { false }
+    package var listTotal: Int? { nil }
     package var rankRequest: FlowRankRequest? { nil }
     package mutating func refresh(_ reason: RefreshReason, context: inout ScreenContext) {}
     package mutating func search(_ text: String, forward: Bool, fromCurrent: Bool, context: inout ScreenContext) -> Bool { false }

@@ -10,20 +10,68 @@ package struct ExternalEditor: Sendable {
         self.edit = edit
     }
 
-    /// The user's editor from `environment`.
+    /// The user's editor from `environment`, run on the terminal the inspector gave up for it
+    /// (``Screen/suspend(while:)``).
+    ///
+    /// The editor runs in the inspector's own process group, which is the terminal's foreground group, so it may
+    /// read the terminal. Foundation's `Process` starts children in a new process group of their own, which is a
+    /// background group: an editor reading the terminal is stopped (SIGTTIN) or gets EIO, and vim and vi exited
+    /// with status 1 at once (DECISIONS 161). The signals the inspector ignores (Ctrl-C is the editor's while it
+    /// runs) are reset to their defaults in the child, and its signal mask is cleared.
     package static func system(environment: [String: String] = ProcessInfo.processInfo.environment) -> ExternalEditor {
         ExternalEditor { path in
             let editor = [environment["VISUAL"], environment["EDITOR"]].compactMap { $0 }.first { !$0.isEmpty } ?? "vi"
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", editor + " \"$1\"", "loupe-editor", path]
-            do {
-                try process.run()
-                process.waitUntilExit()
-            } catch {
-                return "cannot start the editor '\(editor)': \(error)"
+            switch ChildProcess.run(["/bin/sh", "-c", editor + " \"$1\"", "loupe-editor", path], environment: environment) {
+            case .failure(let failure):
+                return "cannot start the editor '\(editor)': \(String(cString: strerror(failure.code)))"
+            case .success(let status):
+                return status == 0 ? nil : "the editor '\(editor)' exited with status \(status)"
             }
-            return process.terminationStatus == 0 ? nil : "the editor '\(editor)' exited with status \(process.terminationStatus)"
         }
+    }
+}
+
+/// `posix_spawn` and `waitpid`, in the caller's process group, with default signal handling in the child.
+enum ChildProcess {
+    /// The exit status (128 + N for signal N), or the `errno` the spawn failed with.
+    static func run(_ arguments: [String], environment: [String: String]) -> Result<Int32, SpawnError> {
+        #if canImport(Darwin)
+        var attributes: posix_spawnattr_t?
+        #else
+        var attributes = posix_spawnattr_t()
+        #endif
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGPIPE, SIGTSTP, SIGTTIN, SIGTTOU, SIGCHLD] {
+            sigaddset(&defaults, signal)
+        }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
+        }
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, arguments[0], nil, &attributes, argv, envp)
+        guard spawned == 0 else { return .failure(SpawnError(code: spawned)) }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 {
+            guard errno == EINTR else { return .failure(SpawnError(code: errno)) }
+        }
+        // WIFEXITED / WEXITSTATUS / WTERMSIG are macros Swift does not import.
+        let signal = status & 0x7F
+        return .success(signal == 0 ? (status >> 8) & 0xFF : 128 + signal)
+    }
+
+    struct SpawnError: Error {
+        var code: Int32
     }
 }

@@ -13,10 +13,13 @@ package enum InspectorAction: Sendable {
     case resized(Size)
     /// Time to look at the store for changes.
     case poll
+    /// A frame is about to be drawn: the open prompt checks the text typed since the last frame, once.
+    case frame
     /// A frame was drawn: the screens finish what they put off for it (``InspectorScreen/hasDeferredWork``).
     case settle
-    /// The exchange about to be replayed is not safe to repeat (`reason`): ask before sending it.
-    case replayNeedsConfirmation(id: UUID, reason: String)
+    /// The replay about to be sent needs the user's word (not safe to repeat, a redacted credential): ask, holding
+    /// exactly what `y` will send.
+    case replayNeedsConfirmation(PendingReplay)
     /// A replay, export or copy ended; the message says how.
     case finished(StatusMessage, replay: Bool)
     /// Work still running in the background (an export) says how far it got.

@@ -6,10 +6,10 @@ import LoupeFormats
 /// Work the inspector's update asks the app to do: anything that writes, waits or talks to the terminal.
 package enum InspectorEffect: Hashable, Sendable {
     /// Load the exchange and send it again in the background; when it is not safe to repeat
-    /// (``ReplaySafety``), ask first (``InspectorAction/replayNeedsConfirmation(id:reason:)``).
+    /// (``ReplaySafety``) or a credential was redacted, ask first (``InspectorAction/replayNeedsConfirmation(_:)``).
     case replay(UUID)
-    /// The user confirmed: send the exchange again.
-    case sendReplay(UUID)
+    /// The user answered `y`: send exactly what the confirmation showed.
+    case sendConfirmed(PendingReplay)
     /// Send the exchange `RepeatPlan.times` times, `concurrency` at once (asking first when it is not safe to
     /// repeat), reporting progress and a summary.
     case repeatReplay(UUID, RepeatPlan)

@@ -9,10 +9,21 @@ extension InspectorState {
         promptEdited(environment)
     }
 
-    /// A key while a prompt is open: an editing command from the keymap's prompt rows, or text.
+    /// Brings the open prompt's problem, hint and search up to date with its text, if it changed: called once
+    /// per frame (``InspectorAction/frame``), so a line is parsed once however many keys a turn typed into it.
+    mutating func checkPrompt(_ environment: InspectorEnvironment) {
+        guard prompt?.needsCheck == true else { return }
+        promptEdited(environment)
+    }
+
+    /// A key while a prompt is open: an editing command from the keymap's prompt rows, or text. The text is
+    /// checked before the next frame (``checkPrompt(_:)``), not here.
     mutating func promptKey(_ key: Key, _ environment: InspectorEnvironment) {
         guard var prompt else { return }
-        if let command = keymap.command(for: key, in: .prompt) {
+        if case .paste(let text) = key {
+            prompt.input.insert(pasted: text)
+            prompt.completions = []
+        } else if let command = keymap.command(for: key, in: .prompt) {
             switch command {
             case .submit:
                 return submitPrompt(environment)
@@ -36,13 +47,15 @@ extension InspectorState {
         } else {
             return
         }
+        prompt.needsCheck = true
         self.prompt = prompt
-        promptEdited(environment)
     }
 
     /// Checks the text as it is typed: a filter is parsed (the error's place marked), a search is run.
     private mutating func promptEdited(_ environment: InspectorEnvironment) {
         guard var prompt else { return }
+        prompt.needsCheck = false
+        prompt.hint = nil
         let text = prompt.input.text
         switch prompt.kind {
         case .filter:
@@ -59,15 +72,25 @@ extension InspectorState {
             if !text.isEmpty {
                 search(text, forward: true, fromCurrent: true, environment)
                 prompt.problem = status?.isError == true ? PromptProblem("not found") : nil
+                // Which hit of how many (`/slow: 3/7`), shown once the search is applied.
+                searchHit = status?.isError == false ? status : nil
                 status = nil
             }
         case .command:
             prompt.problem = CommandInvocation.problem(in: text)
+            if prompt.problem == nil, case .success(let line) = CommandInvocation.parse(text),
+               line.command == .repeatReplay, let argument = line.argument {
+                switch RepeatPlan.parse(argument) {
+                case .success(let plan): prompt.hint = plan.summary
+                case .failure(let problem): prompt.problem = problem
+                }
+            }
         }
         self.prompt = prompt
     }
 
     private mutating func submitPrompt(_ environment: InspectorEnvironment) {
+        checkPrompt(environment)
         guard let prompt else { return }
         let text = prompt.input.text
         if prompt.kind == .filter, let problem = prompt.problem {
@@ -83,6 +106,9 @@ extension InspectorState {
             applyFilter(text, environment)
         case .search:
             session.search = text.isEmpty ? nil : text
+            if !text.isEmpty {
+                status = prompt.problem == nil ? searchHit : .error("not found: \(text)")
+            }
         case .command:
             guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { return }
             switch CommandInvocation.parse(text) {
@@ -92,9 +118,11 @@ extension InspectorState {
         }
     }
 
-    /// `x`, or `:export …`: what to export, how and where; without an argument, a prefilled `:` prompt.
+    /// `x`, or `:export …`: what to export, how and where; without an argument, a prefilled `:` prompt. Without
+    /// a scope: the marked exchanges, else what the filter shows, else the selected one.
     mutating func export(_ argument: String?, _ environment: InspectorEnvironment) {
-        let defaultScope: ExportRequest.Scope = session.marks.isEmpty ? .selected : .marked
+        let defaultScope: ExportRequest.Scope = !session.marks.isEmpty ? .marked
+            : session.filter != nil ? .filtered : .selected
         guard let argument, !argument.trimmingCharacters(in: .whitespaces).isEmpty else {
             let name = "loupe-export-\(ExportDefaults.stamp()).har"
             openPrompt(.command, text: "export \(defaultScope.rawValue) har \(name)", environment)

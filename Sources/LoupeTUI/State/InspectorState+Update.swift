@@ -1,3 +1,4 @@
+import Loupe
 import Foundation
 import LoupeTrace
 import LoupeFilter
@@ -18,10 +19,13 @@ extension InspectorState {
         }
         switch action {
         case .key(let key):
-            if case .confirming(let id) = replay {
-                answerConfirmation(key, id: id)
+            if let pending = replay.pending {
+                answerConfirmation(key, pending)
             } else if prompt != nil {
                 promptKey(key, environment)
+            } else if case .paste = key {
+                // Pasted text is never keys: outside a prompt there is nothing to type it into.
+                status = .error("a paste goes into a prompt: open one first (f, / or :)")
             } else if let command = keymap.command(for: key, in: top.keyContext) {
                 run(command, argument: nil, environment)
             }
@@ -32,16 +36,18 @@ extension InspectorState {
         case .resized(let newSize):
             resize(to: newSize, environment)
         case .poll:
-            // Only the screen on top: the ones under it read what they missed when they are on top again (a
-            // covered flows list would otherwise read every arrival, under live load, for nobody).
-            withTop(environment) { $0.refresh(.storeChanged, context: &$1) }
+            // The screen on top, and the list the title bar counts; other screens under it read what they
+            // missed when they are on top again.
+            poll(environment)
+        case .frame:
+            checkPrompt(environment)
         case .settle:
             forEachScreen(environment) { screen, context in
                 if screen.hasDeferredWork { screen.refresh(.settle, context: &context) }
             }
-        case .replayNeedsConfirmation(let id, let reason):
-            replay = .confirming(id)
-            status = .error("Replay? y/N · \(reason) · \(replayTarget)")
+        case .replayNeedsConfirmation(let pending):
+            replay = .confirming(pending)
+            status = .error(([pending.question] + pending.reasons).joined(separator: " · "))
         case .finished(let message, let endsReplay):
             if endsReplay { replay = .idle }
             status = message
@@ -61,16 +67,19 @@ extension InspectorState {
         return pendingEffects
     }
 
-    /// `y` sends; any other key (`n`, Esc, a stray key from a paste) cancels: the answer defaults to no.
-    private mutating func answerConfirmation(_ key: Key, id: UUID) {
+    /// `y` sends exactly what was asked about; any other key (`n`, Esc, a stray key, a paste) cancels: the answer
+    /// defaults to no. Either way the pending replay leaves with the phase.
+    private mutating func answerConfirmation(_ key: Key, _ pending: PendingReplay) {
         guard key == "y" || key == "Y" else {
             replay = .idle
-            status = StatusMessage("replay cancelled")
+            status = StatusMessage("replay cancelled; nothing was sent")
             return
         }
         replay = .running
-        status = StatusMessage("replaying \(replayTarget)…")
-        pendingEffects.append(.sendReplay(id))
+        let edited = pending.edited ? "the edited " : ""
+        status = StatusMessage(pending.plan.map { "repeating \(edited)\(replayTarget) \(Quantity.count($0.times))× …" }
+            ?? "replaying \(edited)\(replayTarget)…")
+        pendingEffects.append(.sendConfirmed(pending))
     }
 
     private mutating func mouse(_ event: MouseEvent, double: Bool, _ environment: InspectorEnvironment) {
@@ -256,6 +265,7 @@ extension InspectorState {
         case .sortNext:
             let keys = FlowSortKey.allCases
             order.key = keys[((keys.firstIndex(of: order.key) ?? 0) + 1) % keys.count]
+            order.descending = order.key.startsDescending
         default:
             let word = argument?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
             let parts = word.split(separator: " ")
@@ -265,7 +275,7 @@ extension InspectorState {
                 return
             }
             order.key = key
-            if parts.count > 1 { order.descending = parts[1].hasPrefix("desc") }
+            order.descending = parts.count > 1 ? parts[1].hasPrefix("desc") : key.startsDescending
         }
         session.order = order
         popToRoot()
@@ -291,7 +301,8 @@ extension InspectorState {
                 return
             }
         }
-        popToRoot()
+        // The timeline and the boards show the filtered exchanges themselves; a detail or a diff may not be one.
+        if ![.timeline, .circuits, .metrics].contains(top.keyContext) { popToRoot() }
         refreshQuery(environment)
     }
 

@@ -93,6 +93,9 @@ package struct InspectorState: Sendable {
         }
     }
 
+    /// Which hit of how many the search being typed is on (`/slow: 3/7`), for the status line once it is applied.
+    var searchHit: StatusMessage?
+
     /// The wall clock's time at the last update (what the board screens count down from when drawing).
     package var now = Date(timeIntervalSince1970: 0)
 
@@ -148,6 +151,18 @@ package struct InspectorState: Sendable {
         screens.append(screen)
     }
 
+    /// A poll reads arrivals for the top screen and, when that is not a list, for the nearest list under it:
+    /// the title bar counts that list, so its count stays live on every screen (a board, a detail, the help).
+    mutating func poll(_ environment: InspectorEnvironment) {
+        withTop(environment) { $0.refresh(.storeChanged, context: &$1) }
+        guard !top.listsExchanges, let index = screens.lastIndex(where: \.listsExchanges) else { return }
+        var context = makeContext(environment)
+        screens[index].refresh(.storeChanged, context: &context)
+        session.follow = context.session.follow
+        pendingEffects += context.effects
+        if let failure = context.readFailure { readFailures.append(failure) }
+    }
+
     mutating func resize(to newSize: Size, _ environment: InspectorEnvironment) {
         size = newSize
         forEachScreen(environment) { $0.refresh(.resized, context: &$1) }
@@ -191,6 +206,8 @@ extension InspectorState {
         guard top.keyContext != context else { return }
         park()
         popToRoot()
+        // The flows list under the board is what the title bar counts from now on: brought up to date first.
+        withTop(environment) { $0.refresh(.storeChanged, context: &$1) }
         let screen: any InspectorScreen = parked.removeValue(forKey: context)
             ?? (context == .circuits ? CircuitsScreen() : MetricsScreen())
         push(screen)

@@ -27,7 +27,7 @@ public struct FlowQuery: Hashable, Sendable {
     }
 
     /// Whether `exchange` belongs to the list (its place in the order aside).
-    func includes(_ exchange: TraceExchange) -> Bool {
+    package func includes(_ exchange: TraceExchange) -> Bool {
         (ids?.contains(exchange.id) ?? true) && (filter?.matches(exchange) ?? true)
             && throughSequence.map { (exchange.sequence ?? .max) <= $0 } ?? true
     }

@@ -98,6 +98,11 @@ struct ReplayCommand: AsyncParsableCommand {
         let filter = try FilterOption.parse(self.filter)
         let source = try ReplaySource.open(self.source, redaction: redaction.policy)
         let plan = try makePlan(source.select(id: id, filter: filter))
+        if let warning = ReplayConfirmation.redactedWarning(
+            plan.originals, supplied: Set(plan.headers.map { $0.name.canonicalName })
+                .union(resilience.bearer != nil || resilience.basic != nil ? ["authorization"] : [])) {
+            StandardStreams.error(warning + "\n")
+        }
         try ReplayConfirmation.check(plan.originals, times: plan.times, yes: yes, interactive: isatty(STDIN_FILENO) == 1,
                                      ask: ReplayConfirmation.askTerminal)
         let transport = try resilience.makeTransport()

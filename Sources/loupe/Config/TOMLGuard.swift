@@ -1,13 +1,26 @@
-/// Refuses the malformed TOML that makes toml++ 3.4.0 (inside TOMLKit 0.6.0) trip an assertion (an abort in
-/// debug builds, undefined behaviour with `NDEBUG`) instead of reporting a parse error:
+/// Refuses the TOML that toml++ 3.4.0 (inside TOMLKit 0.6.0) cannot take safely, before it reaches the parser.
+/// Every TOML file the project reads goes through ``check(_:)`` first (today `keys.toml` is the only one).
+///
+/// Malformed TOML that trips an assertion (an abort in debug builds, undefined behaviour with `NDEBUG`) instead of
+/// reporting a parse error:
 ///
 /// - a table header whose name starts with anything but a key character or a quote: `[é]`, `[.]`, `[[[a]]]`,
 ///   `[&` (toml++ issue #294, fixed upstream by PR #301, not yet in a release TOMLKit uses);
 /// - a `}` where a list element should start: `a = [}`, `a = [1, }`.
 ///
-/// Valid TOML never has either, so nothing valid is refused. The scan follows strings and comments so that the
-/// same characters inside them are left alone.
+/// And valid TOML whose shape is deeper than anything Loupe reads: toml++ builds (and TOMLKit converts and frees)
+/// one nested table per dotted key part and one level per `[` or `{`, recursively, so 30,000 parts in 60 KB (under
+/// the size cap) overflow the stack (SIGSEGV). A byte cap bounds the length, not the depth: hence
+/// ``maxKeyParts`` and ``maxNesting``, far above any real file (keys.toml needs two levels).
+///
+/// Valid TOML of a sensible shape is never refused. The scan follows strings and comments so that the same
+/// characters inside them are left alone.
 enum TOMLGuard {
+    /// Most dotted parts in one key or table header (`a.b.c` has three).
+    static let maxKeyParts = 16
+    /// Most lists and inline tables open inside one another in a value.
+    static let maxNesting = 16
+
     static func check(_ text: String) throws(KeysFileError) {
         var scanner = Scanner(Array(text.unicodeScalars))
         try scanner.run()
@@ -23,6 +36,12 @@ enum TOMLGuard {
         var inHeader = false
         /// Just after a list's `[` or `,`: the next significant character starts an element.
         var expectingElement = false
+        /// Inside a key (of a header, a key/value line or an inline table), before its `=` or `]`.
+        var inKey = false
+        /// Just after an inline table's `{` or `,`: the next significant character starts a key.
+        var expectingKey = false
+        /// Dotted parts of the key being read.
+        var keyParts = 0
 
         init(_ scalars: [Unicode.Scalar]) {
             self.scalars = scalars
@@ -36,7 +55,10 @@ enum TOMLGuard {
                 case "\n":
                     line += 1
                     inHeader = false
-                    if open.isEmpty { atLineStart = true }
+                    if open.isEmpty {
+                        atLineStart = true
+                        inKey = false
+                    }
                     continue
                 case " ", "\t", "\r":
                     continue
@@ -54,20 +76,45 @@ enum TOMLGuard {
                     try checkHeader()
                     atLineStart = false
                     inHeader = true
+                    startKey()
                     continue
                 }
+                if (atLineStart && open.isEmpty) || expectingKey { startKey() }
                 atLineStart = false
+                expectingKey = false
                 switch scalar {
                 case "\"", "'": skipString(quote: scalar)
+                case "." where inKey:
+                    keyParts += 1
+                    if keyParts > TOMLGuard.maxKeyParts {
+                        throw KeysFileError(line: line, "a key or [section] name of more than \(TOMLGuard.maxKeyParts) dotted parts")
+                    }
+                case "=" where inKey, "]" where inKey && inHeader: inKey = false
                 case "[" where !inHeader:
-                    open.append("[")
+                    try enter("[")
                     expectingElement = true
                 case "]" where !inHeader && open.last == "[": open.removeLast()
-                case "{": open.append("{")
+                case "{":
+                    try enter("{")
+                    expectingKey = true
                 case "}" where open.last == "{": open.removeLast()
                 case "," where open.last == "[": expectingElement = true
+                case "," where open.last == "{": expectingKey = true
                 default: break
                 }
+            }
+        }
+
+        private mutating func startKey() {
+            inKey = true
+            keyParts = 1
+        }
+
+        /// Opens a list or an inline table, refusing one nested deeper than ``maxNesting``.
+        private mutating func enter(_ bracket: Unicode.Scalar) throws(KeysFileError) {
+            open.append(bracket)
+            if open.count > TOMLGuard.maxNesting {
+                throw KeysFileError(line: line, "lists and inline tables nested more than \(TOMLGuard.maxNesting) deep")
             }
         }
 

@@ -1,4 +1,5 @@
 import Foundation
+import LoupeTUI
 import LoupeTrace
 import LoupeFormats
 import LoupeReplay
@@ -23,6 +24,24 @@ enum ReplayConfirmation {
         guard answer == "y" || answer == "yes" else {
             throw CommandFailure.failed("replay cancelled; nothing was sent")
         }
+    }
+
+    /// Says before anything is sent that recorded credentials were redacted and are left out (the replay would
+    /// get a 401 without saying why), and how to supply them; `nil` when none is missing. `supplied` holds the
+    /// lowercased names `-H` (or `--bearer`/`--basic`) sets.
+    static func redactedWarning(_ exchanges: [TraceExchange], supplied: Set<String>) -> String? {
+        var missing: [String] = []
+        var affected = 0
+        for exchange in exchanges {
+            let names = ReplayCredentials.redactedNames(exchange).filter { !supplied.contains($0.lowercased()) }
+            if !names.isEmpty { affected += 1 }
+            for name in names where !missing.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) {
+                missing.append(name)
+            }
+        }
+        guard let first = missing.first else { return nil }
+        let which = exchanges.count == 1 ? "the recorded request" : "\(affected) of the \(exchanges.count) recorded requests"
+        return TerminalText.line("loupe: warning: \(missing.joined(separator: ", ")) \(missing.count == 1 ? "was" : "were") redacted in \(which) and \(missing.count == 1 ? "is" : "are") left out; supply \(missing.count == 1 ? "it" : "them") with -H '\(first): …'")
     }
 
     static func refusal(_ unsafe: [(exchange: TraceExchange, reason: String)], total: Int) -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Loupe
 import LoupeAsyncHTTPClient
 import LoupeTUI
@@ -19,15 +20,23 @@ final class StoreReplayer: ExchangeReplaying {
     }
 
     private let recorder: Mutex<Recorder>
+    /// Where replacements for redacted credentials come from (``ReplayCredentials``).
+    private let environment: [String: String]
 
     /// Records replays with `inspector` (already recording into the viewed store).
-    init(inspector: NetworkTraceInspector) {
+    init(inspector: NetworkTraceInspector, environment: [String: String] = ProcessInfo.processInfo.environment) {
         recorder = Mutex(.open(inspector, store: nil, path: ""))
+        self.environment = environment
     }
 
     /// Opens the store at `path` for writing on the first replay.
-    init(path: String) {
+    init(path: String, environment: [String: String] = ProcessInfo.processInfo.environment) {
         recorder = Mutex(.notOpened(path: path))
+        self.environment = environment
+    }
+
+    func suppliedHeaderNames(for exchange: TraceExchange) -> Set<String> {
+        Set(ReplayCredentials.supplied(for: exchange, environment: environment).map { $0.name.lowercased() })
     }
 
     func replay(_ exchange: TraceExchange) async throws -> String {
@@ -43,7 +52,11 @@ final class StoreReplayer: ExchangeReplaying {
         guard let url = URL(string: exchange.url) else { return ExchangeReplayResult(message: "replay failed: bad recorded URL") }
         let client = Client(baseURL: url, transport: AsyncHTTPClientTransport(), observer: inspector)
         do {
-            let response = try await TraceReplayer(client: client).replay(exchange)
+            var headers = HTTPFields()
+            for (name, value) in ReplayCredentials.supplied(for: exchange, environment: environment) {
+                if let field = HTTPField.Name(name) { headers.append(HTTPField(name: field, value: value)) }
+            }
+            let response = try await TraceReplayer(client: client).replay(exchange, headers: headers)
             await inspector.flush()
             return ExchangeReplayResult(
                 message: "replayed \(exchange.method) \(exchange.pathAndQuery) → \(response.status.code) in \(Quantity.duration(response.duration))",

@@ -53,6 +53,7 @@ final class CursesScreen: Screen {
         }
         loupe_configure_input()
         if mouse { loupe_enable_mouse() }
+        loupe_bracketed_paste(1)
         let noColor = !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
         attributes = noColor || !has_colors() ? Self.monochrome() : Self.coloured()
         installSignalHandlers()
@@ -93,16 +94,56 @@ final class CursesScreen: Screen {
     }
 
     func nextKey(timeout: Duration) -> Key? {
+        if pasting { return readPaste() }
         let parts = timeout.components
         let milliseconds = max(0, Int(parts.seconds) * 1000 + Int(parts.attoseconds / 1_000_000_000_000_000))
         var code: UInt32 = 0
         let result = loupe_read(Int32(min(milliseconds, 60_000)), &code)
         if result == loupe_key_code_yes() {
             if Int32(bitPattern: code) == loupe_key_mouse() { return Self.mouseKey() }
+            if Int32(bitPattern: code) == loupe_key_paste_start() {
+                pasting = true
+                return readPaste()
+            }
+            if Int32(bitPattern: code) == loupe_key_paste_end() { return nil }
             return Self.functionKey(Int32(bitPattern: code))
         }
         guard result == OK else { return nil }
         return Self.characterKey(code)
+    }
+
+    /// Most characters one ``Key/paste(_:)`` carries; a longer paste arrives as several (still text, never keys).
+    static let pasteChunk = 1 << 16
+    /// A paste whose end marker does not come within this long of its last byte is over (a terminal that lost it).
+    static let pasteSilence: Int32 = 200
+    /// Inside a bracketed paste, between reads (a paste longer than ``pasteChunk`` continues on the next read).
+    private var pasting = false
+
+    /// Reads pasted text up to its end marker: every byte is text, whatever it is (an Esc, a `y`, an Enter);
+    /// a key curses decoded from an escape sequence inside the paste is dropped.
+    private func readPaste() -> Key {
+        var text = String.UnicodeScalarView()
+        var count = 0
+        while count < Self.pasteChunk {
+            var code: UInt32 = 0
+            let result = loupe_read(Self.pasteSilence, &code)
+            if result == loupe_key_code_yes() {
+                if Int32(bitPattern: code) == loupe_key_paste_end() {
+                    pasting = false
+                    break
+                }
+                continue
+            }
+            guard result == OK else {
+                pasting = false
+                break
+            }
+            if let scalar = Unicode.Scalar(code) {
+                text.append(scalar)
+                count += 1
+            }
+        }
+        return .paste(String(text))
     }
 
     func copyToClipboard(_ text: String) -> Bool {
@@ -118,16 +159,30 @@ final class CursesScreen: Screen {
     /// Whether a child program (the editor) has the terminal: Ctrl-C and Ctrl-\\ are then the child's, not ours.
     private static let suspended = Mutex(false)
 
+    /// Gives the terminal to a child (the editor) the way a shell would: curses leaves (its modes saved), paste
+    /// and mouse reports go off, the child runs in our process group (the terminal's foreground group, see
+    /// `ExternalEditor`) with the shell's modes, and afterwards the modes it may have left (raw, no echo) are put
+    /// back before curses restores its own and redraws everything.
     func suspend(while body: () -> Void) {
-        Self.active.withLock { active in
-            if active { loupe_suspend() }
+        var shellModes = termios()
+        let saved = Self.active.withLock { active -> Bool in
+            guard active else { return false }
+            loupe_bracketed_paste(0)
+            loupe_suspend()
+            return tcgetattr(STDIN_FILENO, &shellModes) == 0
         }
         Self.suspended.withLock { $0 = true }
         body()
         Self.suspended.withLock { $0 = false }
         Self.active.withLock { active in
-            if active { loupe_resume() }
+            guard active else { return }
+            if saved { _ = tcsetattr(STDIN_FILENO, TCSADRAIN, &shellModes) }
+            loupe_resume()
+            loupe_bracketed_paste(1)
+            drawn = nil
         }
+        // Keys typed into the editor after it quit, or a terminal's answer, are not commands for the inspector.
+        pasting = false
     }
 
     private static func mouseKey() -> Key? {
@@ -150,6 +205,7 @@ final class CursesScreen: Screen {
     private static func restoreTerminal() {
         active.withLock { active in
             guard active else { return }
+            loupe_bracketed_paste(0)
             endwin()
             active = false
             TerminalRescue.disarm()

@@ -66,14 +66,15 @@ private final class SavedState: @unchecked Sendable {
     let modes = UnsafeMutablePointer<termios>.allocate(capacity: 1)
     let previous = UnsafeMutablePointer<sigaction>.allocate(capacity: 65)
     let hasModes = Atomic<Bool>(false)
-    /// Leave the alternate screen, show the cursor, keypad off, attributes off, mouse reports off; allocated
+    /// Leave the alternate screen, show the cursor, keypad off, attributes off, mouse reports and bracketed paste
+    /// off; allocated
     /// here because a signal handler must not allocate.
     let reset: UnsafeMutableBufferPointer<UInt8>
 
     init() {
         modes.initialize(to: termios())
         previous.initialize(repeating: sigaction(), count: 65)
-        let bytes = Array("\u{1B}[?1049l\u{1B}[?25h\u{1B}[?1l\u{1B}>\u{1B}[0m\u{1B}[?1000l\u{1B}[?1002l\u{1B}[?1006l\r\n".utf8)
+        let bytes = Array("\u{1B}[?1049l\u{1B}[?25h\u{1B}[?1l\u{1B}>\u{1B}[0m\u{1B}[?1000l\u{1B}[?1002l\u{1B}[?1006l\u{1B}[?2004l\r\n".utf8)
         reset = .allocate(capacity: bytes.count)
         _ = reset.initialize(from: bytes)
     }

@@ -49,6 +49,32 @@ package struct BreakerHistoryScreen: InspectorScreen {
         return true
     }
 
+    package mutating func search(_ text: String, forward: Bool, fromCurrent: Bool, context: inout ScreenContext) -> Bool {
+        let calendar = Self.clockCalendar(context.calendar)
+        let rows = entries.map { Self.cells($0, calendar: calendar).joined(separator: " ") }
+        guard let hit = RowSearch.find(text, in: rows, from: selected, forward: forward, fromCurrent: fromCurrent) else {
+            return false
+        }
+        selected = hit.index
+        context.status = RowSearch.message(hit, text)
+        return true
+    }
+
+    private static func clockCalendar(_ calendar: Calendar) -> Calendar {
+        var calendar = calendar
+        calendar.locale = Locale(identifier: "en_US_POSIX")
+        return calendar
+    }
+
+    /// What a row shows, column by column (time, from → to, exchange, reason): drawn, and searched by `/`.
+    private static func cells(_ entry: BreakerTransitionEntry, calendar: Calendar) -> [String] {
+        let exchange = entry.sequence.map { "#\($0)" } ?? String(entry.exchangeID.uuidString.prefix(8)).lowercased()
+        var reason = TerminalText.line(entry.reason)
+        if let timer = entry.timerAt { reason += " (timer at \(ClockFormat.string(timer, calendar: calendar)))" }
+        if let probe = entry.probeAt, entry.state == .open { reason += " · probe at \(ClockFormat.string(probe, calendar: calendar))" }
+        return [ClockFormat.string(entry.at, calendar: calendar), "\(entry.from) → \(entry.to)", exchange, reason]
+    }
+
     package func render(in area: Rect, into buffer: inout Buffer, context: RenderContext) {
         buffer.fill(area.row(0), style: .header)
         buffer.write(TableText.pad("TIME", 12, right: false) + " " + TableText.pad("FROM → TO", 24, right: false)
@@ -60,22 +86,19 @@ package struct BreakerHistoryScreen: InspectorScreen {
         }
         let height = area.height - 1
         let first = max(0, min(selected - height + 1, entries.count - height))
-        var calendar = context.calendar
-        calendar.locale = Locale(identifier: "en_US_POSIX")
+        let calendar = Self.clockCalendar(context.calendar)
         for (offset, entry) in entries.dropFirst(first).prefix(height).enumerated() {
             let y = area.y + 1 + offset
-            let time = ClockFormat.string(entry.at, calendar: calendar)
-            var x = buffer.write(TableText.pad(time, 12, right: false), x: area.x, y: y, style: .dim)
-            let move = "\(entry.from) → \(entry.to)"
-            x = buffer.write(" " + TableText.pad(move, 24, right: false), x: x, y: y,
+            let cells = Self.cells(entry, calendar: calendar)
+            var x = buffer.write(TableText.pad(cells[0], 12, right: false), x: area.x, y: y, style: .dim)
+            x = buffer.write(" " + TableText.pad(cells[1], 24, right: false), x: x, y: y,
                              style: CircuitsView.style(entry.state ?? .closed))
-            let exchange = entry.sequence.map { "#\($0)" } ?? String(entry.exchangeID.uuidString.prefix(8))
-            x = buffer.write(" " + TableText.pad(exchange, 10, right: false), x: x, y: y)
-            var reason = entry.reason
-            if let timer = entry.timerAt { reason += " (timer at \(ClockFormat.string(timer, calendar: calendar)))" }
-            if let probe = entry.probeAt, entry.state == .open { reason += " · probe at \(ClockFormat.string(probe, calendar: calendar))" }
-            buffer.write(" " + reason, x: x, y: y, maxWidth: area.x + area.width - x)
+            x = buffer.write(" " + TableText.pad(cells[2], 10, right: false), x: x, y: y)
+            buffer.write(" " + cells[3], x: x, y: y, maxWidth: area.x + area.width - x)
+            let shown = TableText.pad(cells[0], 12, right: false) + " " + TableText.pad(cells[1], 24, right: false) + " "
+                + TableText.pad(cells[2], 10, right: false) + " " + cells[3]
             if first + offset == selected { buffer.setStyle(.selection, in: area.row(1 + offset)) }
+            RowSearch.highlight(context.search, in: shown, x: area.x, y: y, maxX: area.maxX, into: &buffer)
         }
     }
 }

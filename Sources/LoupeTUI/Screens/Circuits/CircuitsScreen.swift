@@ -10,6 +10,10 @@ package struct CircuitsScreen: InspectorScreen {
     private var selected = 0
     /// The store holds exchanges this screen has not read yet (see ``BoardFeed``).
     private var isCatchingUp = false
+    /// The exchanges counted: the session's filter and marks-only set when they were last read.
+    private var countedQuery = FlowQuery()
+    /// The last exchange read, whether or not the session's filter let it onto the board.
+    private var readThrough: Int64 = .min
 
     package init() {}
 
@@ -43,9 +47,28 @@ package struct CircuitsScreen: InspectorScreen {
     }
 
     package mutating func refresh(_ reason: RefreshReason, context: inout ScreenContext) {
-        guard reason != .marksChanged else { return }
+        // What the board counts: the exchanges the flows list shows (its order aside). A screen parked while the
+        // filter changed sees the new one when it is shown again.
+        let counted = FlowQuery(filter: context.session.query.filter, ids: context.session.query.ids)
+        if counted != countedQuery {
+            countedQuery = counted
+            // Another filter: the board counts another set of exchanges, read again from the first.
+            board = BreakerBoard()
+            readThrough = .min
+            selected = 0
+        }
         // Added in place: a copy taken to add to would copy the board's tables (copy on write) each refresh.
-        isCatchingUp = !BoardFeed.catchUp(after: board.lastSequence, context: &context) { self.board.add($0) }
+        isCatchingUp = !BoardFeed.catchUp(after: &readThrough, context: &context) { self.board.add($0) }
+    }
+
+    package mutating func search(_ text: String, forward: Bool, fromCurrent: Bool, context: inout ScreenContext) -> Bool {
+        let rows = board.rows(now: context.now).map { "\($0.key) \(CircuitsView.stateText($0.state))" }
+        guard let hit = RowSearch.find(text, in: rows, from: selected, forward: forward, fromCurrent: fromCurrent) else {
+            return false
+        }
+        selected = hit.index
+        context.status = RowSearch.message(hit, text)
+        return true
     }
 
     package mutating func mouse(_ event: MouseEvent, double: Bool, context: inout ScreenContext) {
@@ -61,7 +84,7 @@ package struct CircuitsScreen: InspectorScreen {
     }
 
     package func render(in area: Rect, into buffer: inout Buffer, context: RenderContext) {
-        CircuitsView(rows: board.rows(now: context.now), selected: selected, now: context.now)
+        CircuitsView(rows: board.rows(now: context.now), selected: selected, now: context.now, search: context.search)
             .render(in: area, into: &buffer)
     }
 }

@@ -9,6 +9,8 @@ struct CircuitsView {
     let rows: [BreakerRow]
     let selected: Int
     let now: Date
+    /// The search to highlight in the key column.
+    var search: String?
 
     /// Widths of the fixed columns: key, state, failure rate, slow rate, calls, short-circuited (the breaker refused
     /// the call; `SHRT` as in the flows list), next probe.
@@ -40,6 +42,7 @@ struct CircuitsView {
         for (offset, row) in rows.dropFirst(first).prefix(tableHeight).enumerated() {
             let y = area.y + 1 + offset
             var x = buffer.write(TableText.pad(row.key, keyWidth, right: false), x: area.x, y: y, maxWidth: keyWidth)
+            RowSearch.highlight(search, in: row.key, x: area.x, y: y, maxX: area.x + keyWidth, into: &buffer)
             x = buffer.write(" " + TableText.pad(Self.stateText(row.state), Self.widths[0], right: false), x: x, y: y,
                              style: Self.style(row.state))
             let failure = TableText.pad("\(TableText.percent(row.failureRate))/\(TableText.percent(row.thresholds.failureRate))", Self.widths[1])
@@ -55,7 +58,10 @@ struct CircuitsView {
                                  x: x, y: y)
             }
             drawSpark(row, x: x + 1, y: y, width: sparkWidth, into: &buffer)
-            if first + offset == selected { buffer.setStyle(.selection, in: Rect(x: area.x, y: y, width: x - area.x, height: 1)) }
+            if first + offset == selected {
+                buffer.setStyle(.selection, in: Rect(x: area.x, y: y, width: x - area.x, height: 1))
+                RowSearch.highlight(search, in: row.key, x: area.x, y: y, maxX: area.x + keyWidth, into: &buffer)
+            }
         }
         if rows.indices.contains(selected) {
             let panel = Rect(x: area.x, y: area.y + area.height - panelHeight, width: area.width, height: panelHeight)

@@ -21,6 +21,8 @@ package struct DetailScreen: InspectorScreen {
     /// The first line shown.
     package private(set) var scroll = 0
     private var pageHeight = 1
+    /// The line the last search hit, so `n` goes on from it even where the page cannot scroll that far.
+    private var searchLine: Int?
 
     /// Opens `summary`'s exchange, reading it from the store.
     package init(summary: TraceSummary, context: inout ScreenContext) {
@@ -79,17 +81,14 @@ package struct DetailScreen: InspectorScreen {
     }
 
     package mutating func search(_ text: String, forward: Bool, fromCurrent: Bool, context: inout ScreenContext) -> Bool {
-        guard !text.isEmpty, !lines.isEmpty else { return false }
-        let count = lines.count
-        let start = fromCurrent ? scroll : forward ? scroll + 1 : scroll - 1
-        for step in 0..<count {
-            let index = ((forward ? start + step : start - step) % count + count) % count
-            if !FlowSearch.ranges(of: text, in: lines[index].text).isEmpty {
-                scroll(to: index)
-                return true
-            }
-        }
-        return false
+        let shown = scroll..<(scroll + pageHeight)
+        let current = searchLine.flatMap { shown.contains($0) ? $0 : nil } ?? scroll
+        guard let hit = RowSearch.find(text, in: lines.map(\.text), from: current, forward: forward,
+                                       fromCurrent: fromCurrent) else { return false }
+        scroll(to: hit.index)
+        searchLine = hit.index
+        context.status = RowSearch.message(hit, text)
+        return true
     }
 
     package mutating func mouse(_ event: MouseEvent, double: Bool, context: inout ScreenContext) {

@@ -17,6 +17,8 @@ package struct FlowsScreen: InspectorScreen {
 
     package var position: String { window.positionText }
     package var rankRequest: FlowRankRequest? { window.rankRequest }
+    package var listsExchanges: Bool { true }
+    package var listTotal: Int? { window.hasLoaded ? window.total : nil }
 
     package var selection: TraceSummary? { window.selectedRow }
 

@@ -45,7 +45,9 @@ struct FlowsView {
         buffer.write(heading("CODE", .status), x: area.x + columns.statusX, y: y, style: .header)
         let target = order.key == .host ? heading("HOST", .host) + " / PATH"
             : order.key == .operation ? "HOST / PATH  " + heading("by operation", .operation) : "HOST / PATH"
-        buffer.write(target, x: area.x + columns.targetX, y: y, maxWidth: columns.targetWidth, style: .header)
+        // `CODE↑` fills the status column and its gap: the target heading moves over one, so they do not touch.
+        let shift = order.key == .status ? 1 : 0
+        buffer.write(target, x: area.x + columns.targetX + shift, y: y, maxWidth: columns.targetWidth - shift, style: .header)
         if let sizeX = columns.sizeX {
             buffer.writeRightAligned(heading("SIZE", .size), maxX: area.x + sizeX + FlowColumns.sizeWidth, y: y, style: .header)
         }

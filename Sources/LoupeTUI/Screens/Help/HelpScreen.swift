@@ -3,14 +3,24 @@
 package struct HelpScreen: InspectorScreen {
     /// The context whose keys are listed.
     package let context: KeyContext
+    /// The help's lines, wrapped to the screen's width (continuations under the description column).
     package private(set) var lines: [StyledLine]
+    /// The lines before wrapping.
+    private let source: [StyledLine]
     package private(set) var scroll = 0
     private var pageHeight: Int
+    /// The line the last search hit, so `n` goes on from it even where the page cannot scroll that far.
+    private var searchLine: Int?
 
     package init(for context: KeyContext, keymap: Keymap, area: Rect) {
         self.context = context
-        self.lines = Self.lines(for: context, keymap: keymap)
+        self.source = Self.lines(for: context, keymap: keymap)
+        self.lines = Self.wrap(source, to: area.width)
         self.pageHeight = max(1, area.height)
+    }
+
+    private static func wrap(_ lines: [StyledLine], to width: Int) -> [StyledLine] {
+        lines.flatMap { $0.wrapped(to: max(1, width), hangingIndent: keyColumn + 3) }
     }
 
     package var keyContext: KeyContext { .help }
@@ -27,10 +37,13 @@ package struct HelpScreen: InspectorScreen {
         lines += [.empty, StyledLine("Keys in prompts (f filter, / search, : command)", style: .heading)]
         lines += keymap.bindings(in: .prompt).map(line)
         lines += [.empty, StyledLine("Commands at the : prompt (Tab completes)", style: .heading)]
+        let here = keymap.bindings(in: context)
         for command in InspectorCommand.allCases where !command.isTextEditing {
             let name = command.name + (command.argument.map { " " + $0.placeholder } ?? "")
+            // What the command does on this screen, as its key's row says, so the two lists cannot disagree.
+            let summary = here.first { $0.command == command }?.help ?? command.summary
             lines.append(StyledLine([.init("  " + DisplayWidth.pad(name, to: keyColumn + 12), .label),
-                                     .init(" " + command.summary)]))
+                                     .init(" " + summary)]))
         }
         lines += [.empty, StyledLine("Rebind keys in $XDG_CONFIG_HOME/loupe/keys.toml (see the README).", style: .dim)]
         return lines
@@ -55,21 +68,20 @@ package struct HelpScreen: InspectorScreen {
     }
 
     package mutating func refresh(_ reason: RefreshReason, context: inout ScreenContext) {
+        if reason == .resized { lines = Self.wrap(source, to: context.area.width) }
         pageHeight = max(1, context.area.height)
         scroll(to: scroll)
     }
 
     package mutating func search(_ text: String, forward: Bool, fromCurrent: Bool, context: inout ScreenContext) -> Bool {
-        let count = lines.count
-        let start = fromCurrent ? scroll : forward ? scroll + 1 : scroll - 1
-        for step in 0..<count {
-            let index = ((forward ? start + step : start - step) % count + count) % count
-            if !FlowSearch.ranges(of: text, in: lines[index].text).isEmpty {
-                scroll(to: index)
-                return true
-            }
-        }
-        return false
+        let shown = scroll..<(scroll + pageHeight)
+        let current = searchLine.flatMap { shown.contains($0) ? $0 : nil } ?? scroll
+        guard let hit = RowSearch.find(text, in: lines.map(\.text), from: current, forward: forward,
+                                       fromCurrent: fromCurrent) else { return false }
+        scroll(to: hit.index)
+        searchLine = hit.index
+        context.status = RowSearch.message(hit, text)
+        return true
     }
 
     package mutating func mouse(_ event: MouseEvent, double: Bool, context: inout ScreenContext) {

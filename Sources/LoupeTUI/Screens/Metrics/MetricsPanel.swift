@@ -11,7 +11,7 @@ struct MetricsPanel {
 
     func render(in area: Rect, into buffer: inout Buffer) {
         buffer.fill(area.row(0), with: "─", style: .dim)
-        buffer.write(" \(MetricsView.name(row.group)) · \(row.counts.requests) exchanges in \(window.rawValue) ",
+        buffer.write(" \(MetricsView.name(row.group)) · \(Quantity.count(row.counts.requests, "exchange")) in \(window.rawValue) ",
                      x: area.x + 1, y: area.y, maxWidth: area.width - 2, style: .label)
         guard area.height > 2 else { return }
         let sparkWidth = max(0, min(row.rateSeries.count, area.width - 12))

@@ -13,6 +13,13 @@ package struct MetricsScreen: InspectorScreen {
     private var selected = 0
     /// The store holds exchanges this screen has not read yet (see ``BoardFeed``).
     private var isCatchingUp = false
+    /// The exchanges counted: the session's filter and marks-only set when they were last read.
+    private var countedQuery = FlowQuery()
+    /// The last exchange read, whether or not the session's filter let it into the table.
+    private var readThrough: Int64 = .min
+    /// Whether the window is settled: chosen with `w`, or picked once the store was first read (see
+    /// ``pickWindowWithData(now:)``).
+    private var windowSettled = false
     /// The rows as last tabulated, after each refresh (at least once a second) and command: a frame only draws
     /// them, since tabulating merges up to 90 slot histograms per group.
     private var table: [MetricsRow] = []
@@ -53,10 +60,13 @@ package struct MetricsScreen: InspectorScreen {
         case .bottom, .pageDown: selected = max(0, count - 1)
         case .cycleWindow:
             window = window.next
+            windowSettled = true
             context.status = StatusMessage("window \(window.rawValue)")
             table = tabulate(now: context.now)
         case .sortNext:
             sort = sort.next
+            // Every column but the name reads worst first: the busiest, the most errors, the slowest.
+            descending = sort != .name
             context.status = StatusMessage("sorted by \(sort.title)")
             table = tabulate(now: context.now)
         case .reverse:
@@ -69,20 +79,61 @@ package struct MetricsScreen: InspectorScreen {
     }
 
     package mutating func refresh(_ reason: RefreshReason, context: inout ScreenContext) {
-        guard reason != .marksChanged else { return }
+        // What the board counts: the exchanges the flows list shows (its order aside). A screen parked while the
+        // filter changed sees the new one when it is shown again.
+        let counted = FlowQuery(filter: context.session.query.filter, ids: context.session.query.ids)
+        if counted != countedQuery {
+            countedQuery = counted
+            // Another filter: the table counts another set of exchanges, read again from the first.
+            metrics = TrafficMetrics()
+            readThrough = .min
+            selected = 0
+        }
         // Windows end at this time or later: older exchanges need no time slot.
         let now = context.now
         // Added in place: a copy taken to add to would copy every slot's histogram (copy on write) each refresh.
-        isCatchingUp = !BoardFeed.catchUp(after: metrics.lastSequence, context: &context) { self.metrics.add($0, now: now) }
+        isCatchingUp = !BoardFeed.catchUp(after: &readThrough, context: &context) { self.metrics.add($0, now: now) }
         // Catching up, a chunk is read every turn: tabulating each time would double the turn (and a key's wait).
         if !isCatchingUp || tabulatedAt.map({ abs(now.timeIntervalSince($0)) >= 0.25 }) ?? true {
             table = tabulate(now: now)
             tabulatedAt = now
         }
+        if !isCatchingUp, !windowSettled {
+            windowSettled = true
+            if let message = pickWindowWithData(now: now) { context.status = message }
+        }
+    }
+
+    /// An older store has nothing in the default five minutes: the first time the screen has read it all, it
+    /// opens on the shortest window that holds exchanges and says so (`w` still cycles every window).
+    private mutating func pickWindowWithData(now: Date) -> StatusMessage? {
+        guard !Self.hasExchanges(table) else { return nil }
+        let empty = window
+        guard let found = MetricsWindow.allCases.first(where: {
+            ($0.seconds ?? .max) > (empty.seconds ?? .max) && Self.hasExchanges(metrics.rows(window: $0, now: now))
+        }) else { return nil }
+        window = found
+        table = tabulate(now: now)
+        return StatusMessage("nothing in the last \(empty.rawValue): window \(found.rawValue) (w cycles)")
+    }
+
+    /// Whether `rows` count any exchange (the `all` row stays, with zeros, once anything was read).
+    static func hasExchanges(_ rows: [MetricsRow]) -> Bool {
+        rows.contains { $0.counts.requests > 0 }
+    }
+
+
+    package mutating func search(_ text: String, forward: Bool, fromCurrent: Bool, context: inout ScreenContext) -> Bool {
+        guard let hit = RowSearch.find(text, in: table.map { MetricsView.name($0.group) }, from: selected, forward: forward,
+                                       fromCurrent: fromCurrent) else { return false }
+        selected = hit.index
+        context.status = RowSearch.message(hit, text)
+        return true
     }
 
     package func render(in area: Rect, into buffer: inout Buffer, context: RenderContext) {
-        MetricsView(rows: table, selected: selected, window: window, sort: sort, descending: descending)
-            .render(in: area, into: &buffer)
+        var view = MetricsView(rows: table, selected: selected, window: window, sort: sort, descending: descending)
+        view.search = context.search
+        view.render(in: area, into: &buffer)
     }
 }

@@ -11,6 +11,8 @@ struct MetricsView {
     let window: MetricsWindow
     let sort: MetricsColumn
     let descending: Bool
+    /// The search to highlight in the name column.
+    var search: String?
 
     private static let columns: [(MetricsColumn, String, Int)] = [
         (.rate, "RATE", 7), (.errors, "ERR%", 6), (.retries, "RETRY%", 7), (.denied, "DENIED", 6),
@@ -34,8 +36,10 @@ struct MetricsView {
         var header = TableText.pad("NAME" + mark(.name) + " (window \(window.rawValue))", nameWidth, right: false)
         for (column, title, width) in Self.columns { header += " " + TableText.pad(title + mark(column), width) }
         buffer.write(header, x: area.x, y: area.y, maxWidth: area.width, style: .header)
-        guard !rows.isEmpty else {
-            buffer.write("No exchanges in this window: w widens it.", x: area.x + 1, y: area.y + 2, maxWidth: area.width - 2, style: .dim)
+        guard MetricsScreen.hasExchanges(rows) else {
+            let hint = window == .all ? "No exchanges recorded (with this filter) yet."
+                : "No exchanges in the last \(window.rawValue): w widens the window."
+            buffer.write(hint, x: area.x + 1, y: area.y + 2, maxWidth: area.width - 2, style: .dim)
             return
         }
         let panelHeight = area.height >= 16 ? 8 : 4
@@ -59,6 +63,7 @@ struct MetricsView {
                 x = buffer.write(" " + TableText.pad(text, column.2), x: x, y: y, style: style)
             }
             if first + offset == selected { buffer.setStyle(.selection, in: Rect(x: area.x, y: y, width: x - area.x, height: 1)) }
+            RowSearch.highlight(search, in: Self.name(row.group), x: area.x, y: y, maxX: area.x + nameWidth, into: &buffer)
         }
         if rows.indices.contains(selected) {
             let panel = Rect(x: area.x, y: area.y + area.height - panelHeight, width: area.width, height: panelHeight)

@@ -34,13 +34,23 @@ package struct TimelineAxis: Hashable, Sendable {
         end = latest.addingTimeInterval(span * 0.02)
     }
 
-    /// One step in (`in`) or out on the ladder, keeping the centre, or the right edge when `keepingEnd`.
-    package mutating func zoom(in zoomIn: Bool, keepingEnd: Bool) {
+    /// One step in (`in`) or out on the ladder, keeping the right edge when `keepingEnd` (following), else
+    /// `anchor` (the selected row's start) where it was on the axis, or in the middle when it was off it: the
+    /// selection stays in view as a map keeps the point under the cursor. Without an anchor, the centre stays.
+    package mutating func zoom(in zoomIn: Bool, keepingEnd: Bool, around anchor: Date? = nil) {
         let index = Self.spans.lastIndex { $0 <= span } ?? 0
         let next = Self.spans[max(0, min(Self.spans.count - 1, index + (zoomIn ? -1 : 1)))]
         let centre = end.addingTimeInterval(-span / 2)
+        let fraction = anchor.map { $0.timeIntervalSince(start) / span }
         span = next
-        if !keepingEnd { end = centre.addingTimeInterval(span / 2) }
+        if keepingEnd {
+        } else if let anchor, let fraction {
+            // Off the axis (or at its very edge), the anchor comes to the middle.
+            let place = fraction >= 0.02 && fraction <= 0.98 ? fraction : 0.5
+            end = anchor.addingTimeInterval((1 - place) * span)
+        } else {
+            end = centre.addingTimeInterval(span / 2)
+        }
         isManual = true
     }
 

@@ -17,6 +17,8 @@ package struct TimelineScreen: InspectorScreen {
     package var selection: TraceSummary? { window.selectedRow }
     package var position: String { window.positionText }
     package var rankRequest: FlowRankRequest? { window.rankRequest }
+    package var listsExchanges: Bool { true }
+    package var listTotal: Int? { window.hasLoaded ? window.total : nil }
 
     /// Rows that fit: the area less the axis heading and the legend.
     private static func pageHeight(_ area: Rect) -> Int { max(1, area.height - 2) }
@@ -39,7 +41,7 @@ package struct TimelineScreen: InspectorScreen {
             context.pushed = DetailScreen(summary: row, context: &context)
             return true
         case .zoomIn, .zoomOut:
-            axis.zoom(in: command == .zoomIn, keepingEnd: context.session.follow)
+            axis.zoom(in: command == .zoomIn, keepingEnd: context.session.follow, around: window.selectedRow?.startedAt)
             context.status = StatusMessage("span \(TimelineAxis.label(axis.span))")
             return true
         case .panLeft, .panRight:
