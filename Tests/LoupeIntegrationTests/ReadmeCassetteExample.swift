@@ -1,5 +1,5 @@
-// The README's cassette example, word for word (only this comment and the suite wrapper are added), replayed from
-// the checked-in `Cassettes/items.har`: if the README's code stops compiling or working, this file says so.
+// The cassette example of LoupeTesting.docc/Cassettes.md, word for word (only this comment and the suite wrapper are added), replayed from
+// the checked-in `Cassettes/items.har`: if the article's code stops compiling or working, this file says so.
 import Foundation
 import HTTPTypes
 import Loupe

@@ -88,6 +88,7 @@ enum FilterOption {
           ~cb short-circuited          refused by the breaker, nothing sent
           ~e                           errors
           ~replay                      replays
+          ~src NAME                    sent by a linked app (name contains)
         Combine with ! (not), & (and, also implied between terms), | (or)
         and parentheses. Quote arguments that contain spaces, parentheses,
         & or |: ~b "a b".

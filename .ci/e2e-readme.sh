@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Every command in README.md, run as it is written: each line of a ```sh block is executed (a screen-taking command
+# under tmux, quit with q), and each ```swift block must appear word for word in a test under Tests/, which
+# `swift test` compiles and runs. A README command that stops working, or an example that drifts from its test, fails CI.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin_dir="$(dirname "$1")"
+export PATH="$bin_dir:$PATH"
+work="$(mktemp -d)"
+trap 'tmux kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
+export LOUPE_STORE="$work/default.sqlite" XDG_STATE_HOME="$work/state" XDG_CONFIG_HOME="$work/config"
+
+fail() { echo "e2e-readme: $*" >&2; exit 1; }
+
+# The ```sh blocks' lines, comments and continuation lines joined.
+commands="$(awk '
+  /^```sh$/ { inside = 1; next }
+  /^```$/ { inside = 0; next }
+  inside {
+    line = $0
+    sub(/[ \t]+#.*$/, "", line); if (line ~ /^[ \t]*#/ || line ~ /^[ \t]*$/) next
+    if (pending != "") { line = pending " " line; pending = "" }
+    if (line ~ /\\$/) { sub(/\\$/, "", line); pending = line; next }
+    print line
+  }' README.md)"
+[ -n "$commands" ] || fail "no commands found in README.md"
+
+ran=0
+while IFS= read -r cmd; do
+  case "$cmd" in
+    "swift test"*) echo "  (run by .ci/run) $cmd"; continue ;;
+    "sudo apt-get install"*)
+      for p in $(echo "$cmd" | sed 's/.*install -y//'); do
+        grep -q -- "$p" .ci/run || fail "README installs $p but .ci/run does not"
+      done
+      echo "  (packages checked against .ci/run) $cmd"; continue ;;
+  esac
+  echo "  \$ $cmd"
+  if [[ "$cmd" =~ (loupe\ tui|loupe\ demo) && ! "$cmd" =~ --headless ]]; then
+    # Takes the screen: run it under tmux at 100x30, wait for the inspector, quit with q.
+    tmux kill-server 2>/dev/null || true
+    # `swift run` needs the package; a `loupe` command runs where the other commands left their files.
+    dir="$work"; [[ "$cmd" == swift* ]] && dir="$PWD"
+    tmux new-session -d -x 100 -y 30 -c "$dir" "env PATH='$PATH' LOUPE_STORE='$LOUPE_STORE' XDG_STATE_HOME='$XDG_STATE_HOME' XDG_CONFIG_HOME='$XDG_CONFIG_HOME' $cmd; echo EXIT=\$?; sleep 30"
+    ok=""
+    for _ in $(seq 1 600); do
+      if tmux capture-pane -p | grep -q 'Loupe │'; then ok=1; break; fi
+      sleep 0.1
+    done
+    [ -n "$ok" ] || { tmux capture-pane -p; fail "'$cmd' never showed the inspector"; }
+    sleep 1
+    tmux send-keys q
+    for _ in $(seq 1 100); do tmux capture-pane -p | grep -q 'EXIT=' && break; sleep 0.1; done
+    tmux capture-pane -p | grep -q 'EXIT=0' || { tmux capture-pane -p; fail "'$cmd' did not quit cleanly with q"; }
+    tmux kill-server 2>/dev/null || true
+  else
+    (cd "$work" && bash -c "$cmd") > "$work/out" 2>&1 || { cat "$work/out"; fail "'$cmd' failed"; }
+  fi
+  ran=$((ran + 1))
+done <<< "$commands"
+
+# Each Swift example, word for word in a test.
+examples=0
+awk '/^```swift$/ { n++; inside = 1; next } /^```$/ { inside = 0 } inside { print > (dir "/example-" n ".swift") }' \
+  dir="$work" README.md
+for example in "$work"/example-*.swift; do
+  [ -e "$example" ] || break
+  found=""
+  for test in $(grep -rlF "$(head -n 1 "$example")" Tests); do
+    if python3 - "$example" "$test" <<'PY'
+import sys
+example = open(sys.argv[1]).read().strip("\n")
+test = open(sys.argv[2]).read()
+# The test may indent the example or wrap it in a function: each paragraph (lines between blank lines) must be in
+# the test as written, compared with each line's indentation removed.
+strip = lambda text: "\n".join(line.strip() for line in text.splitlines())
+paragraphs = [p for p in example.split("\n\n") if p.strip()]
+sys.exit(0 if all(strip(p) in strip(test) for p in paragraphs) else 1)
+PY
+    then found="$test"; break; fi
+  done
+  [ -n "$found" ] || { cat "$example"; fail "this README example is in no test under Tests/"; }
+  examples=$((examples + 1))
+done
+echo "e2e-readme: $ran commands ran as written, $examples Swift examples found in tests"
