@@ -14,8 +14,6 @@ wait_limit="${LOUPE_E2E_WAIT:-20}"
 work=$(mktemp -d)
 session="every"
 started=$SECONDS
-# A tmux server of our own, its socket in the work folder: no other session is touched, no socket file is left.
-tm() { tmux -S "$work/tmux.sock" -f /dev/null "$@"; }
 recorder=""
 cleanup() {
   [ -n "$recorder" ] && kill "$recorder" 2>/dev/null
@@ -23,30 +21,8 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-passed=0
-ok() { passed=$((passed + 1)); echo "ok $passed - $*"; }
-fail() {
-  echo "not ok $((passed + 1)) - $*"
-  if [ -s "$work/pane.txt" ]; then echo "-- the screen:"; sed 's/^/   |/' "$work/pane.txt"; fi
-  echo "e2e-every-screen: $passed passed, 1 failed ($((SECONDS - started)) s)"
-  exit 1
-}
+. "$(dirname "$0")/tmux-screen.sh"   # tm, ok, fail, pane, row, wait_for, keys
 
-pane() { tm capture-pane -p -t "$session" > "$work/pane.txt" 2>/dev/null || : > "$work/pane.txt"; }
-row() { sed -n "$(($1 + 1))p" "$work/pane.txt"; }
-# wait_for ROW PATTERN [fixed|regex]: until screen row ROW ("any" for the whole screen) shows PATTERN.
-wait_for() {
-  local at="$1" pattern="$2" mode="${3:-fixed}" deadline=$((SECONDS + wait_limit)) flag=-qF
-  [ "$mode" = regex ] && flag=-qE
-  while :; do
-    pane
-    if [ "$at" = any ]; then grep $flag -- "$pattern" "$work/pane.txt" && return 0
-    else row "$at" | grep $flag -- "$pattern" && return 0; fi
-    [ $SECONDS -lt $deadline ] || fail "row $at never showed '$pattern' within $wait_limit s"
-    sleep 0.1
-  done
-}
-keys() { tm send-keys -t "$session" "$@"; }
 # The header's count (row 0, `2,671 · time↑`) and the status line's total (`1 / 2,671`), digits only.
 header_count() { row 0 | sed -nE 's/.* ([0-9,]+)( shown)? · [a-z]+[↑↓].*/\1/p' | tr -d ,; }
 position_total() { row 22 | sed -nE 's|.* [0-9,…]+ / ([0-9,]+) *$|\1|p' | tr -d ,; }

@@ -13,41 +13,17 @@ wait_limit="${LOUPE_E2E_WAIT:-20}"
 work=$(mktemp -d)
 session="inspector"
 started=$SECONDS
-# A tmux server of our own, its socket in the work folder: no other session is touched, no socket file is left.
-tm() { tmux -S "$work/tmux.sock" -f /dev/null "$@"; }
 cleanup() {
   tm kill-server 2>/dev/null || true
   rm -rf "$work"
 }
 trap cleanup EXIT
-passed=0
-ok() { passed=$((passed + 1)); echo "ok $passed - $*"; }
-fail() {
-  echo "not ok $((passed + 1)) - $*"
-  if [ -s "$work/pane.txt" ]; then echo "-- the screen:"; sed 's/^/   |/' "$work/pane.txt"; fi
-  echo "e2e-inspector: $passed passed, 1 failed ($((SECONDS - started)) s)"
-  exit 1
-}
+. "$(dirname "$0")/tmux-screen.sh"   # tm, ok, fail, pane, row, wait_for, keys
 
 # The screen, one line per row (0-based rows: 0 title, 1 column header, 2 first row, 38 status, 39 footer).
-pane() { tm capture-pane -p -t "$session" > "$work/pane.txt" 2>/dev/null || : > "$work/pane.txt"; }
-row() { sed -n "$(($1 + 1))p" "$work/pane.txt"; }
-# wait_for ROW PATTERN [fixed|regex]: until screen row ROW ("any" for the whole screen) shows PATTERN.
-wait_for() {
-  local at="$1" pattern="$2" mode="${3:-fixed}" deadline=$((SECONDS + wait_limit)) flag=-qF
-  [ "$mode" = regex ] && flag=-qE
-  while :; do
-    pane
-    if [ "$at" = any ]; then grep $flag -- "$pattern" "$work/pane.txt" && return 0
-    else row "$at" | grep $flag -- "$pattern" && return 0; fi
-    [ $SECONDS -lt $deadline ] || fail "row $at never showed '$pattern' within $wait_limit s"
-    sleep 0.1
-  done
-}
 # expect_row ROW PATTERN: the screen as last captured shows PATTERN on ROW (for facts that arrive with a frame
 # already waited for).
 expect_row() { row "$1" | grep -qF -- "$2" || fail "row $1 does not show '$2': '$(row "$1")'"; }
-keys() { tm send-keys -t "$session" "$@"; }
 type_text() { tm send-keys -t "$session" -l -- "$1"; }
 fingerprint() { echo "$(cat "$1" "$1-wal" 2>/dev/null | sha256sum | cut -d' ' -f1) $(stat -c '%a %s' "$1")"; }
 status_row=38

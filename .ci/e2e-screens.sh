@@ -12,37 +12,13 @@ wait_limit="${LOUPE_E2E_WAIT:-20}"
 work=$(mktemp -d)
 session="screens"
 started=$SECONDS
-# A tmux server of our own, its socket in the work folder: no other session is touched, no socket file is left.
-tm() { tmux -S "$work/tmux.sock" -f /dev/null "$@"; }
 cleanup() {
   tm kill-server 2>/dev/null || true
   rm -rf "$work"
 }
 trap cleanup EXIT
-passed=0
-ok() { passed=$((passed + 1)); echo "ok $passed - $*"; }
-fail() {
-  echo "not ok $((passed + 1)) - $*"
-  if [ -s "$work/pane.txt" ]; then echo "-- the screen:"; sed 's/^/   |/' "$work/pane.txt"; fi
-  echo "e2e-screens: $passed passed, 1 failed ($((SECONDS - started)) s)"
-  exit 1
-}
+. "$(dirname "$0")/tmux-screen.sh"   # tm, ok, fail, pane, row, wait_for, keys
 
-pane() { tm capture-pane -p -t "$session" > "$work/pane.txt" 2>/dev/null || : > "$work/pane.txt"; }
-row() { sed -n "$(($1 + 1))p" "$work/pane.txt"; }
-# wait_for ROW PATTERN [fixed|regex]: until screen row ROW ("any" for the whole screen) shows PATTERN.
-wait_for() {
-  local at="$1" pattern="$2" mode="${3:-fixed}" deadline=$((SECONDS + wait_limit)) flag=-qF
-  [ "$mode" = regex ] && flag=-qE
-  while :; do
-    pane
-    if [ "$at" = any ]; then grep $flag -- "$pattern" "$work/pane.txt" && return 0
-    else row "$at" | grep $flag -- "$pattern" && return 0; fi
-    [ $SECONDS -lt $deadline ] || fail "row $at never showed '$pattern' within $wait_limit s"
-    sleep 0.1
-  done
-}
-keys() { tm send-keys -t "$session" "$@"; }
 
 echo "-- a demo store: 10 s of the demo's traffic, recorded headless"
 store="$work/demo.sqlite"

@@ -22,35 +22,13 @@ work=$(mktemp -d)
 session="safety"
 started=$SECONDS
 pids=()
-tm() { tmux -S "$work/tmux.sock" -f /dev/null "$@"; }
 cleanup() {
   tm kill-server 2>/dev/null || true
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
   rm -rf "$work"
 }
 trap cleanup EXIT
-passed=0
-ok() { passed=$((passed + 1)); echo "ok $passed - $*"; }
-fail() {
-  echo "not ok $((passed + 1)) - $*"
-  if [ -s "$work/pane.txt" ]; then echo "-- the screen:"; sed 's/^/   |/' "$work/pane.txt"; fi
-  echo "e2e-tui-safety: $passed passed, 1 failed ($((SECONDS - started)) s)"
-  exit 1
-}
-pane() { tm capture-pane -p -t "$session" > "$work/pane.txt" 2>/dev/null || : > "$work/pane.txt"; }
-row() { sed -n "$(($1 + 1))p" "$work/pane.txt"; }
-# wait_for ROW PATTERN: until screen row ROW ("any" for the whole screen) shows PATTERN (fixed text).
-wait_for() {
-  local at="$1" pattern="$2" deadline=$((SECONDS + wait_limit))
-  while :; do
-    pane
-    if [ "$at" = any ]; then grep -qF -- "$pattern" "$work/pane.txt" && return 0
-    else row "$at" | grep -qF -- "$pattern" && return 0; fi
-    [ $SECONDS -lt $deadline ] || fail "row $at never showed '$pattern' within $wait_limit s"
-    sleep 0.05
-  done
-}
-keys() { tm send-keys -t "$session" "$@"; }
+. "$(dirname "$0")/tmux-screen.sh"   # tm, ok, fail, pane, row, wait_for, keys
 type_text() { tm send-keys -t "$session" -l -- "$1"; }
 # paste FILE: the file's bytes as one bracketed paste (tmux adds ESC[200~ … ESC[201~ when the program asked).
 paste() { tm load-buffer -b e2e "$1" && tm paste-buffer -p -r -b e2e -t "$session"; }
