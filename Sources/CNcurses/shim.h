@@ -10,6 +10,8 @@
 #define NCURSES_WIDECHAR 1
 
 #include <locale.h>
+#include <poll.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <wchar.h>
@@ -93,6 +95,21 @@ static inline void loupe_bracketed_paste(int on) {
     }
     fputs(on ? "\033[?2004h" : "\033[?2004l", stdout);
     fflush(stdout);
+}
+
+// Inside a bracketed paste every byte is text, so it is read from the terminal in bulk rather than one curses key
+// (one read(2) of one byte, and escape-sequence matching) per character: a 10,000-character paste was 10,000
+// syscalls. Curses reads a key's bytes one at a time, so once it has reported the paste's start nothing of the paste
+// waits in its own queue. Waits at most `milliseconds` for the first byte; -1 on silence or an error.
+static inline int loupe_read_bytes(int milliseconds, unsigned char *buffer, int capacity) {
+    struct pollfd terminal = { .fd = 0, .events = POLLIN };
+    if (poll(&terminal, 1, milliseconds) <= 0) return -1;
+    ssize_t count = read(0, buffer, (size_t)capacity);
+    return count <= 0 ? -1 : (int)count;
+}
+/// Gives curses back the bytes read past a paste's end (keys typed after it), in order.
+static inline void loupe_unread_bytes(const unsigned char *bytes, int count) {
+    for (int index = count - 1; index >= 0; index--) ungetch(bytes[index]);
 }
 
 /// Leaves curses mode for a child program (an editor) and comes back to it, redrawing the whole screen.

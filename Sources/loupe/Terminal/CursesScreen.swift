@@ -119,31 +119,70 @@ final class CursesScreen: Screen {
     /// Inside a bracketed paste, between reads (a paste longer than ``pasteChunk`` continues on the next read).
     private var pasting = false
 
-    /// Reads pasted text up to its end marker: every byte is text, whatever it is (an Esc, a `y`, an Enter);
-    /// a key curses decoded from an escape sequence inside the paste is dropped.
+    /// Bytes read in the last chunk that may begin the end marker or a character: kept for the next chunk.
+    private var pasteCarry: [UInt8] = []
+    /// Most bytes handed back to curses after a paste's end (its queue holds little more).
+    static let unreadLimit = 128
+    private static let pasteEnd: [UInt8] = Array("\u{1B}[201~".utf8)
+
+    /// Reads pasted text up to its end marker: every byte is text, whatever it is (an Esc, a `y`, an Enter), read
+    /// from the terminal in bulk (a chunk a call); what follows the marker goes back to curses as keys.
     private func readPaste() -> Key {
-        var text = String.UnicodeScalarView()
-        var count = 0
-        while count < Self.pasteChunk {
-            var code: UInt32 = 0
-            let result = loupe_read(Self.pasteSilence, &code)
-            if result == loupe_key_code_yes() {
-                if Int32(bitPattern: code) == loupe_key_paste_end() {
-                    pasting = false
-                    break
-                }
-                continue
+        var bytes = pasteCarry
+        pasteCarry = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 14)
+        while bytes.count < Self.pasteChunk {
+            if let end = Self.endMarker(in: bytes) {
+                let after = Array(bytes[end.upperBound...].prefix(Self.unreadLimit))
+                after.withUnsafeBufferPointer { loupe_unread_bytes($0.baseAddress, Int32($0.count)) }
+                bytes.removeSubrange(end.lowerBound...)
+                pasting = false
+                return .paste(String(decoding: bytes, as: UTF8.self))
             }
-            guard result == OK else {
+            let wanted = min(buffer.count, Self.pasteChunk - bytes.count + Self.pasteEnd.count)
+            let count = buffer.withUnsafeMutableBufferPointer { loupe_read_bytes(Self.pasteSilence, $0.baseAddress, Int32(wanted)) }
+            guard count > 0 else {
                 pasting = false
                 break
             }
-            if let scalar = Unicode.Scalar(code) {
-                text.append(scalar)
-                count += 1
+            bytes.append(contentsOf: buffer[0..<Int(count)])
+        }
+        if pasting {
+            let keep = Self.unfinishedTail(of: bytes)
+            pasteCarry = Array(bytes[keep...])
+            bytes.removeSubrange(keep...)
+        }
+        return .paste(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// Where the paste's end marker stands in `bytes`, if it does.
+    static func endMarker(in bytes: [UInt8]) -> Range<Int>? {
+        guard bytes.count >= pasteEnd.count else { return nil }
+        var index = bytes.startIndex
+        while let escape = bytes[index...].firstIndex(of: 0x1B) {
+            let end = escape + pasteEnd.count
+            if end <= bytes.count, bytes[escape..<end].elementsEqual(pasteEnd) { return escape..<end }
+            index = escape + 1
+        }
+        return nil
+    }
+
+    /// Where a chunk's unfinished end begins: a start of the end marker, or a character whose bytes have not all
+    /// arrived; `bytes.count` when it ends cleanly.
+    static func unfinishedTail(of bytes: [UInt8]) -> Int {
+        var keep = bytes.count
+        for start in max(0, bytes.count - pasteEnd.count + 1)..<bytes.count where bytes[start] == 0x1B {
+            if pasteEnd.starts(with: bytes[start...]) { keep = min(keep, start); break }
+        }
+        for start in stride(from: bytes.count - 1, through: max(0, bytes.count - 4), by: -1) {
+            let byte = bytes[start]
+            guard byte & 0xC0 == 0x80 else {
+                let length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
+                if bytes.count - start < length { keep = min(keep, start) }
+                break
             }
         }
-        return .paste(String(text))
+        return keep
     }
 
     func copyToClipboard(_ text: String) -> Bool {
