@@ -164,21 +164,7 @@ final class HARBytes {
             let byte = utf8[stop]
             // What is left, at worst: this escape (6 bytes), the rest copied, the closing quote.
             reserve(6 + utf8.count - stop)
-            put(UInt8(ascii: "\\"))
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"): put(byte)
-            case 0x08: put(UInt8(ascii: "b"))
-            case 0x09: put(UInt8(ascii: "t"))
-            case 0x0A: put(UInt8(ascii: "n"))
-            case 0x0C: put(UInt8(ascii: "f"))
-            case 0x0D: put(UInt8(ascii: "r"))
-            default:
-                put(UInt8(ascii: "u"))
-                put(UInt8(ascii: "0"))
-                put(UInt8(ascii: "0"))
-                put(Self.hexDigit(byte >> 4))
-                put(Self.hexDigit(byte & 0x0F))
-            }
+            escapeByte(byte)
             index = stop + 1
         }
         put(UInt8(ascii: "\""))
@@ -202,6 +188,7 @@ final class HARBytes {
         put(UInt8(ascii: "\""))
     }
 
+    /// One byte that JSON must escape: `\"`, `\\`, `\b \t \n \f \r`, else `\u00xx`. The caller reserved 6 bytes.
     private func escapeByte(_ byte: UInt8) {
         put(UInt8(ascii: "\\"))
         switch byte {
