@@ -47,9 +47,11 @@ import Testing
         let observer = InMemoryClientObserver()
         let client = Client(baseURL: server.baseURL, transport: AsyncHTTPClientTransport(), observer: observer)
         let error = try await expectTrickleTimesOut(client, at: server.baseURL)
-        // What trickled in before the timeout is kept, marked incomplete.
+        // What trickled in before the timeout is kept, marked incomplete. The lower bound is 0, not 1: on a loaded
+        // 2-core machine (the whole suite in parallel) the 2 s deadline has fired before the client task consumed
+        // the first body byte; the bytes-kept claim itself is checked by aConnectionClosedMidBody… below.
         #expect(error?.response?.status == .ok)
-        #expect((1..<100).contains(error?.response?.body.count ?? 0))
+        #expect((0..<100).contains(error?.response?.body.count ?? -1))
         #expect(observer.events.contains { $0.kind == .incompleteResponse && $0.message.hasSuffix("(HTTP 200): timed out") })
     }
 
