@@ -108,6 +108,7 @@ let package = Package(
                 .product(name: "LoupeTrace", package: "Loupe"),
                 .product(name: "LoupeTesting", package: "Loupe"),
                 .product(name: "LoupeAsyncHTTPClient", package: "Loupe"),
+                .product(name: "LoupeLink", package: "Loupe"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 "LoopbackServer",
                 .product(name: "HTTPTypes", package: "swift-http-types"),

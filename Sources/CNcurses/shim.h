@@ -141,6 +141,22 @@ static inline int loupe_put(int y, int x, const unsigned int *codepoints, int co
 }
 
 /// Waits up to `milliseconds` (0: do not wait) for input; returns OK, KEY_CODE_YES or ERR like get_wch.
+/// `loupe_read`, also ending the wait (ERR) when `wake_fd` becomes readable. What curses already holds (a key
+/// given back, the rest of a sequence) is taken first without waiting; a signal (SIGWINCH) ends the poll early,
+/// and the next read returns KEY_RESIZE.
+static inline int loupe_read_watching(int milliseconds, int wake_fd, unsigned int *out) {
+    wint_t ch = 0;
+    timeout(0);
+    int rc = get_wch(&ch);
+    if (rc != ERR) { *out = (unsigned int)ch; return rc; }
+    struct pollfd fds[2] = { { .fd = 0, .events = POLLIN }, { .fd = wake_fd, .events = POLLIN } };
+    if (poll(fds, 2, milliseconds) <= 0 || !(fds[0].revents & (POLLIN | POLLHUP | POLLERR))) return ERR;
+    timeout(milliseconds < 25 ? milliseconds : 25);
+    rc = get_wch(&ch);
+    *out = (unsigned int)ch;
+    return rc;
+}
+
 static inline int loupe_read(int milliseconds, unsigned int *out) {
     wint_t ch = 0;
     timeout(milliseconds);

@@ -2,6 +2,10 @@ import Foundation
 
 /// The one string an app needs to reach a listener: `loupe://SECRET@HOST:PORT?fp=sha256:HEX`.
 ///
+/// `loupe+tcp://SECRET@HOST:PORT` is the same link in plain TCP, for a listener started with
+/// `--insecure-loopback`: accepted only for a loopback host (127.0.0.0/8, ::1, localhost), so nothing readable
+/// ever crosses a network. The scheme is the app's explicit opt-in, as the flag is the listener's.
+///
 /// `loupe listen` and `loupe tui --listen` print it on start; an app is given it (`--link`, `LOUPE_LINK`,
 /// ``LoupeLink/init(_:configuration:)``). Parsing checks every part once, here: the secret's alphabet and length,
 /// the port's range (1 to 65535: the socket layer traps above it), the fingerprint's 64 hex digits.
@@ -12,34 +16,58 @@ public struct LinkAddress: Sendable, Hashable, CustomStringConvertible {
     public var host: String
     /// 1 to 65535.
     public var port: Int
-    /// The SHA-256 of the listener's certificate (DER), which the app pins.
-    public var fingerprint: CertificateFingerprint
+    /// The SHA-256 of the listener's certificate (DER), which the app pins; nil for a plain-TCP loopback link
+    /// (`loupe+tcp://`).
+    public var fingerprint: CertificateFingerprint?
+    /// Whether this is a plain-TCP loopback link (`loupe+tcp://`, no TLS).
+    public var isPlainTCP: Bool { fingerprint == nil }
 
     /// The environment variable an app reads its link from.
     public static let environmentVariable = "LOUPE_LINK"
 
     public init(secret: String, host: String, port: Int, fingerprint: CertificateFingerprint) throws(LinkAddressError) {
+        try self.init(secret: secret, host: host, port: port, pinning: fingerprint)
+    }
+
+    /// A plain-TCP link to a listener on this machine (`loupe+tcp://`); refused for a host that is not loopback.
+    public static func plainLoopback(secret: String, host: String, port: Int) throws(LinkAddressError) -> LinkAddress {
+        try LinkAddress(secret: secret, host: host, port: port, pinning: nil)
+    }
+
+    private init(secret: String, host: String, port: Int, pinning fingerprint: CertificateFingerprint?) throws(LinkAddressError) {
         guard Self.isValidSecret(secret) else { throw .badSecret }
         guard (1...65_535).contains(port) else { throw .badPort(String(port)) }
         guard !host.isEmpty, host.unicodeScalars.allSatisfy(Self.isHostScalar) else { throw .badHost(host) }
+        guard fingerprint != nil || Self.isLoopback(host) else { throw .plainTCPNotLoopback(host) }
         self.secret = secret
         self.host = host
         self.port = port
         self.fingerprint = fingerprint
     }
 
-    /// Reads `loupe://SECRET@HOST:PORT?fp=sha256:HEX`.
+    /// Whether `host` names this machine's loopback: `localhost`, `127.0.0.0/8`, `::1`.
+    public static func isLoopback(_ host: String) -> Bool {
+        if host == "localhost" || host == "::1" || host == "0:0:0:0:0:0:0:1" { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127"
+            && parts.allSatisfy { part in part.count <= 3 && UInt8(part) != nil }
+    }
+
+    /// Reads `loupe://SECRET@HOST:PORT?fp=sha256:HEX`, or `loupe+tcp://SECRET@HOST:PORT` for a loopback host.
     public init(parsing text: String) throws(LinkAddressError) {
         guard text.utf8.count <= 1024 else { throw .tooLong }
-        let scheme = "loupe://"
-        guard text.hasPrefix(scheme) else { throw .notALink }
-        let rest = text.dropFirst(scheme.count)
+        let scheme = "loupe://", plainScheme = "loupe+tcp://"
+        let plain = text.hasPrefix(plainScheme)
+        guard plain || text.hasPrefix(scheme) else { throw .notALink }
+        let rest = text.dropFirst(plain ? plainScheme.count : scheme.count)
         guard let at = rest.firstIndex(of: "@") else { throw .badSecret }
         let secret = String(rest[..<at])
         let afterAt = rest[rest.index(after: at)...]
-        guard let question = afterAt.firstIndex(of: "?") else { throw .missingFingerprint }
-        let authority = afterAt[..<question]
-        let query = afterAt[afterAt.index(after: question)...]
+        let question = afterAt.firstIndex(of: "?")
+        guard plain || question != nil else { throw .missingFingerprint }
+        if plain && question != nil { throw .fingerprintOnPlainTCP }
+        let authority = afterAt[..<(question ?? afterAt.endIndex)]
+        let query = question.map { afterAt[afterAt.index(after: $0)...] } ?? ""
         let host: Substring
         let portText: Substring
         if authority.hasPrefix("[") {
@@ -52,6 +80,10 @@ public struct LinkAddress: Sendable, Hashable, CustomStringConvertible {
             guard let colon = authority.lastIndex(of: ":") else { throw .missingPort }
             host = authority[..<colon]
             portText = authority[authority.index(after: colon)...]
+        }
+        if plain {
+            self = try .plainLoopback(secret: secret, host: String(host), port: try Self.port(portText))
+            return
         }
         guard query.hasPrefix("fp=sha256:") else { throw .missingFingerprint }
         guard let fingerprint = CertificateFingerprint(hex: query.dropFirst("fp=sha256:".count)) else {
@@ -71,13 +103,14 @@ public struct LinkAddress: Sendable, Hashable, CustomStringConvertible {
     /// The full string, secret included: print it only where the user asked for it (the listener's start line).
     public var description: String {
         let shownHost = host.contains(":") ? "[\(host)]" : host
+        guard let fingerprint else { return "loupe+tcp://\(secret)@\(shownHost):\(port)" }
         return "loupe://\(secret)@\(shownHost):\(port)?fp=sha256:\(fingerprint.hex)"
     }
 
     /// The link without its secret, for logs: `loupe://…@HOST:PORT`.
     public var redacted: String {
         let shownHost = host.contains(":") ? "[\(host)]" : host
-        return "loupe://…@\(shownHost):\(port)"
+        return (isPlainTCP ? "loupe+tcp" : "loupe") + "://…@\(shownHost):\(port)"
     }
 
     static func isValidSecret(_ secret: String) -> Bool {
@@ -106,6 +139,8 @@ public enum LinkAddressError: Error, Equatable, CustomStringConvertible {
     case notALink, tooLong, badSecret, missingPort, missingFingerprint, badFingerprint
     case badPort(String)
     case badHost(String)
+    case plainTCPNotLoopback(String)
+    case fingerprintOnPlainTCP
 
     public var description: String {
         switch self {
@@ -117,6 +152,9 @@ public enum LinkAddressError: Error, Equatable, CustomStringConvertible {
         case .badFingerprint: "the link's fingerprint must be sha256: and 64 hex digits"
         case .badPort(let text): "the link's port '\(text)' is not a port from 1 to 65535"
         case .badHost(let text): "the link's host '\(text.prefix(64))' is not a host name or address"
+        case .plainTCPNotLoopback(let text):
+            "loupe+tcp:// (plain TCP, no TLS) is for loopback only: '\(text.prefix(64))' is not 127.0.0.1, ::1 or localhost"
+        case .fingerprintOnPlainTCP: "a loupe+tcp:// link has no fingerprint (plain TCP has no certificate to pin)"
         }
     }
 }

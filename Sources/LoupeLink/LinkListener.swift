@@ -5,6 +5,19 @@ import NIOPosix
 import NIOSSL
 import Synchronization
 
+/// Why a listener would not start.
+public enum LinkListenerError: Error, Equatable, CustomStringConvertible {
+    case insecureNotLoopback(String)
+
+    public var description: String {
+        switch self {
+        case .insecureNotLoopback(let host):
+            "--insecure-loopback (plain TCP, no TLS) listens on loopback only: '\(TerminalText.line(String(host.prefix(64))))' "
+                + "is not 127.0.0.1, ::1 or localhost"
+        }
+    }
+}
+
 /// What a listener reports, one line each for the collector's output (``LinkListener/Event/line``).
 public enum LinkListenerEvent: Sendable, Equatable {
     /// An app linked.
@@ -42,6 +55,12 @@ public final class LinkListener: Sendable {
         public var maxConnections = 512
         /// Exchanges read ahead of the store per connection before reads pause.
         public var maxPendingPerConnection = 2_000
+        /// Plain TCP instead of TLS (`loupe listen --insecure-loopback`): allowed only on a loopback address, where
+        /// no other machine can read or inject the bytes; the link printed is `loupe+tcp://`.
+        public var insecureLoopback = false
+        /// Called (on the store's thread) after each batch is committed, with its count: `loupe tui --listen` wakes
+        /// its screen with it, so a row is drawn when it is stored, not at the next poll.
+        public var onStored: (@Sendable (Int) -> Void)?
 
         public init() {}
     }
@@ -70,10 +89,13 @@ public final class LinkListener: Sendable {
         at address: ListenAddress, identity: LinkIdentity, store: any TraceStore, settings: Settings = Settings(),
         events: @escaping @Sendable (LinkListenerEvent) -> Void
     ) async throws -> LinkListener {
+        if settings.insecureLoopback, !LinkAddress.isLoopback(address.host) {
+            throw LinkListenerError.insecureNotLoopback(address.host)
+        }
         var tls = TLSConfiguration.makeServerConfiguration(
             certificateChain: [.certificate(identity.certificate)], privateKey: .privateKey(identity.privateKey))
         tls.minimumTLSVersion = .tlsv13
-        let context = try NIOSSLContext(configuration: tls)
+        let context = settings.insecureLoopback ? nil : try NIOSSLContext(configuration: tls)
         let shared = Shared(identity: identity, store: store, settings: settings, events: events)
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
@@ -87,7 +109,7 @@ public final class LinkListener: Sendable {
                         return
                     }
                     let sync = child.pipeline.syncOperations
-                    try sync.addHandler(NIOSSLServerHandler(context: context))
+                    if let context { try sync.addHandler(NIOSSLServerHandler(context: context)) }
                     try sync.addHandler(ByteToMessageHandler(LinkFrameDecoder()))
                     try sync.addHandler(LinkServerHandler(shared: shared, peer: peer))
                     child.closeFuture.whenComplete { _ in shared.remove(child) }
@@ -97,7 +119,10 @@ public final class LinkListener: Sendable {
         let port = channel.localAddress?.port ?? address.port
         let bound = ListenAddress(host: address.host, port: port)
         let shownHost = ["0.0.0.0", "::"].contains(address.host) ? LinkHello.localHostName() : address.host
-        return LinkListener(address: bound, link: try identity.link(host: shownHost, port: port),
+        let link = settings.insecureLoopback
+            ? try LinkAddress.plainLoopback(secret: identity.secret, host: shownHost, port: port)
+            : try identity.link(host: shownHost, port: port)
+        return LinkListener(address: bound, link: link,
                             serverChannel: channel, shared: shared)
     }
 
@@ -111,8 +136,28 @@ public final class LinkListener: Sendable {
     /// What happened so far.
     public var counts: Counts { shared.counts.withLock { $0 } }
 
+    /// The state shared by the connections, for tests that drive it directly.
+    var sharedForTests: Shared { shared }
+
     /// Apps linked right now.
     public var linkedApps: [LinkHello] { shared.linkedApps.withLock { Array($0.values) } }
+
+    /// One app that linked since the listener started (by host, process and name): the title bar's source.
+    public struct Source: Sendable, Equatable {
+        /// Its hello (without the secret).
+        public var app: LinkHello
+        /// Its connections open now (0: gone).
+        public var connections: Int
+        /// When its last connection closed, while it has none.
+        public var goneSince: Date?
+        /// The drop total it last reported.
+        public var dropped: Int
+    }
+
+    /// Every app that linked, in the order they first did.
+    public var sources: [Source] {
+        shared.sources.withLock { $0.values.sorted { $0.order < $1.order }.map(\.source) }
+    }
 
     /// Stops accepting, closes every connection, and returns once the last batch in progress is stored.
     public func stop() async {
@@ -176,6 +221,52 @@ public final class LinkListener: Sendable {
             _ = linkedApps.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) }
         }
 
+        /// The latest drop total of each app (by host, process and name): an app reports its total since it
+        /// started on every connection, so a reconnecting app's total replaces its last one instead of adding to it.
+        let dropTotals = Mutex([AppKey: Int]())
+
+        struct AppKey: Hashable, Sendable {
+            let host: String
+            let pid: Int
+            let app: String
+            init(_ hello: LinkHello) { (host, pid, app) = (hello.host, hello.pid, hello.app) }
+        }
+
+        /// The sources by app, each with the order it first linked in.
+        let sources = Mutex([AppKey: (order: Int, source: Source)]())
+
+        func sourceLinked(_ app: LinkHello) {
+            sources.withLock { sources in
+                let key = AppKey(app)
+                var entry = sources[key] ?? (sources.count, Source(app: app, connections: 0, goneSince: nil, dropped: 0))
+                entry.source.app = app
+                entry.source.connections += 1
+                entry.source.goneSince = nil
+                sources[key] = entry
+            }
+        }
+
+        func sourceLeft(_ app: LinkHello, at date: Date = Date()) {
+            sources.withLock { sources in
+                guard var entry = sources[AppKey(app)] else { return }
+                entry.source.connections = max(0, entry.source.connections - 1)
+                if entry.source.connections == 0 { entry.source.goneSince = date }
+                sources[AppKey(app)] = entry
+            }
+        }
+
+        func reportDrops(_ total: Int, from app: LinkHello) {
+            sources.withLock { $0[AppKey(app)]?.source.dropped = total }
+            let added = dropTotals.withLock { totals -> Int in
+                let previous = totals[AppKey(app)] ?? 0
+                // Totals only grow; a smaller one (another process reusing the pid) starts a new count.
+                let added = total >= previous ? total - previous : total
+                totals[AppKey(app)] = total
+                return added
+            }
+            counts.withLock { $0.droppedByApps += added }
+        }
+
         func openChannels() -> [any Channel] { channels.withLock { Array($0.values) } }
 
         func refused(_ line: String) {
@@ -189,10 +280,12 @@ public final class LinkListener: Sendable {
             writes.withLock { $0 += 1 }
             let store = store
             let source = TraceSource(app: app.app, host: app.host, pid: app.pid)
+            let onStored = settings.onStored
             let future = pool.runIfActive(eventLoop: eventLoop) {
                 var stamped = batch
                 for index in stamped.indices { stamped[index].source = source }
                 try store.write(stamped)
+                onStored?(batch.count)
             }
             future.whenComplete { [self] result in
                 writes.withLock { $0 -= 1 }
@@ -226,6 +319,8 @@ final class LinkServerHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var stored = 0
     private var deadline: Scheduled<Void>?
     private var closeReason: String?
+    /// The app this connection welcomed, so its source is marked gone however the connection ends.
+    private var welcomedApp: LinkHello?
 
     init(shared: LinkListener.Shared, peer: String) {
         self.shared = shared
@@ -288,6 +383,8 @@ final class LinkServerHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         deadline?.cancel()
+        // Whatever state the machine ended in (a refusal after the welcome closes it too), a welcomed app is gone.
+        if let app = welcomedApp { shared.sourceLeft(app) }
         if case .linked(let app) = machine.state {
             shared.events(.left(peer: peer, app: app, stored: stored, reason: closeReason))
         }
@@ -302,6 +399,8 @@ final class LinkServerHandler: ChannelDuplexHandler, RemovableChannelHandler {
             deadline?.cancel()
             shared.counts.withLock { $0.linked += 1 }
             shared.linkedApps.withLock { $0[ObjectIdentifier(context.channel)] = app }
+            shared.sourceLinked(app)
+            welcomedApp = app
             shared.events(.linked(peer: peer, app: app))
             if let bytes = try? LinkFrameCodec.encode(.welcome(LinkWelcome())) {
                 context.writeAndFlush(wrapOutboundOut(bytes), promise: nil)
@@ -310,7 +409,7 @@ final class LinkServerHandler: ChannelDuplexHandler, RemovableChannelHandler {
             pending.append(exchange)
         case .drops(let total):
             if case .linked(let app) = machine.state {
-                shared.counts.withLock { $0.droppedByApps += total }
+                shared.reportDrops(total, from: app)
                 shared.events(.drops(app: app, total: total))
             }
         case .refuse(let reason):

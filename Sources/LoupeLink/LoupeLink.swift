@@ -79,7 +79,9 @@ public final class LoupeLink: TraceForwarding {
         // The certificate is self-signed: the custom callback below replaces chain and name checks with the pin.
         tls.certificateVerification = .noHostnameVerification
         tls.minimumTLSVersion = .tlsv13
-        core = Core(address: address, configuration: configuration, context: try NIOSSLContext(configuration: tls))
+        // A `loupe+tcp://` link (loopback only, checked when it was parsed) has no TLS at all.
+        core = Core(address: address, configuration: configuration,
+                    context: address.isPlainTCP ? nil : try NIOSSLContext(configuration: tls))
         let core = core
         task.withLock { $0 = Task.detached { await core.run() } }
     }
@@ -108,12 +110,13 @@ public final class LoupeLink: TraceForwarding {
     // MARK: TraceForwarding
 
     public func forward(_ exchanges: [TraceExchange]) {
-        let encoder = LinkProtocol.makeEncoder()
-        // An exchange over the frame limit (a body cap raised past 3 MiB or so) would be refused by every
-        // listener and sent again forever: it is dropped and counted here instead.
+        // Each frame written by hand into one buffer (DECISIONS 226), outside the outbox's lock. An exchange over the
+        // frame limit (a body cap raised past 3 MiB or so) would be refused by every listener and sent again
+        // forever: it is dropped and counted here instead.
         let frames = exchanges.map { exchange -> ByteBuffer? in
-            guard let json = try? encoder.encode(exchange), json.count < LinkProtocol.maxFrameLength else { return nil }
-            return LinkFrameCodec.frame(.exchange, payload: json)
+            guard let frame = LinkExchangeJSON.frame(exchange), frame.readableBytes - 4 <= LinkProtocol.maxFrameLength
+            else { return nil }
+            return frame
         }
         core.outbox.withLock { outbox in
             for frame in frames {
@@ -138,14 +141,16 @@ public final class LoupeLink: TraceForwarding {
     final class Core: Sendable {
         let address: LinkAddress
         let configuration: Configuration
-        let context: NIOSSLContext
+        let context: NIOSSLContext?
         let outbox: Mutex<LinkOutbox>
         let linkCount = Mutex(0)
+        /// Connection attempts that ended (for tests of the backoff on a manual clock).
+        let attempts = Mutex(0)
         let current = Mutex<(any Channel, NIOLoopBound<LinkClientHandler>)?>(nil)
         /// Why the current connection ended, as the handler saw it.
         let lastFailure = Mutex<String?>(nil)
 
-        init(address: LinkAddress, configuration: Configuration, context: NIOSSLContext) {
+        init(address: LinkAddress, configuration: Configuration, context: NIOSSLContext?) {
             self.address = address
             self.configuration = configuration
             self.context = context
@@ -163,8 +168,7 @@ public final class LoupeLink: TraceForwarding {
         }
 
         func run() async {
-            var failures = 0
-            var outageLogged = false
+            var machine = LinkConnectionMachine(backoff: configuration.backoff)
             let logger = configuration.logger
             while !Task.isCancelled {
                 lastFailure.withLock { $0 = nil }
@@ -178,18 +182,17 @@ public final class LoupeLink: TraceForwarding {
                 current.withLock { $0 = nil }
                 outbox.withLock { $0.connectionLost() }
                 if Task.isCancelled { break }
-                if welcomed {
-                    failures = 0
-                    outageLogged = false
-                }
-                failures += 1
                 let why = lastFailure.withLock { $0 } ?? "the listener closed the link"
-                if !outageLogged {
+                let delay: Duration
+                switch machine.ended(welcomed: welcomed, reason: why, unit: configuration.random()) {
+                case .logOutageAndWait(let reason, let wait):
                     // Once per outage, not per attempt or request.
-                    logger.warning("loupe link: cannot reach \(address.redacted): \(why); retrying in the background")
-                    outageLogged = true
+                    logger.warning("loupe link: cannot reach \(address.redacted): \(reason); retrying in the background")
+                    delay = wait
+                case .wait(let wait):
+                    delay = wait
                 }
-                let delay = configuration.backoff.delay(afterFailures: failures, unit: configuration.random())
+                attempts.withLock { $0 += 1 }
                 do { try await configuration.clock.sleep(for: delay) } catch { break }
             }
         }
@@ -201,26 +204,9 @@ public final class LoupeLink: TraceForwarding {
                 .connectTimeout(configuration.connectTimeout.timeAmount)
                 .channelInitializer { [self] channel in
                     channel.eventLoop.makeCompletedFuture {
-                        let tls = try NIOSSLClientHandler(context: context, serverHostname: nil) { [self] certificates, promise in
-                            guard let leaf = certificates.first, let der = try? leaf.toDERBytes(),
-                                  let seen = CertificateFingerprint(bytes: Array(SHA256.hash(data: der)))
-                            else {
-                                lastFailure.withLock { $0 = "the listener sent no certificate" }
-                                promise.succeed(.failed)
-                                return
-                            }
-                            guard seen.matches(pinned) else {
-                                lastFailure.withLock {
-                                    $0 = "the listener's certificate is sha256:\(seen.hex), the link pins sha256:\(pinned.hex)"
-                                }
-                                promise.succeed(.failed)
-                                return
-                            }
-                            promise.succeed(.certificateVerified)
-                        }
-                        let handler = LinkClientHandler(core: self)
                         let sync = channel.pipeline.syncOperations
-                        try sync.addHandler(tls)
+                        if let context, let pinned { try sync.addHandler(makeTLS(context, pinned: pinned)) }
+                        let handler = LinkClientHandler(core: self)
                         try sync.addHandler(ByteToMessageHandler(LinkFrameDecoder()))
                         try sync.addHandler(handler)
                         current.withLock { $0 = (channel, NIOLoopBound(handler, eventLoop: channel.eventLoop)) }
@@ -230,6 +216,27 @@ public final class LoupeLink: TraceForwarding {
             return try await channel.eventLoop.submit {
                 try channel.pipeline.syncOperations.handler(type: LinkClientHandler.self).ending
             }.get()
+        }
+
+        /// TLS that accepts exactly the pinned certificate: its SHA-256, not a chain or a name.
+        private func makeTLS(_ context: NIOSSLContext, pinned: CertificateFingerprint) throws -> NIOSSLClientHandler {
+            try NIOSSLClientHandler(context: context, serverHostname: nil) { [self] certificates, promise in
+                guard let leaf = certificates.first, let der = try? leaf.toDERBytes(),
+                      let seen = CertificateFingerprint(bytes: Array(SHA256.hash(data: der)))
+                else {
+                    lastFailure.withLock { $0 = "the listener sent no certificate" }
+                    promise.succeed(.failed)
+                    return
+                }
+                guard seen.matches(pinned) else {
+                    lastFailure.withLock {
+                        $0 = "the listener's certificate is sha256:\(seen.hex), the link pins sha256:\(pinned.hex)"
+                    }
+                    promise.succeed(.failed)
+                    return
+                }
+                promise.succeed(.certificateVerified)
+            }
         }
 
         static func explain(_ error: any Error) -> String {

@@ -1,3 +1,5 @@
+import Foundation
+import LoupeTrace
 import Testing
 @testable import LoupeLink
 
@@ -10,7 +12,7 @@ import Testing
         #expect(link.secret == "abcdefghijklmnop_-AB0123")
         #expect(link.host == "example.test")
         #expect(link.port == 7420)
-        #expect(link.fingerprint.hex == Self.fingerprint)
+        #expect(link.fingerprint?.hex == Self.fingerprint)
         #expect(link.description == "loupe://abcdefghijklmnop_-AB0123@example.test:7420?fp=sha256:\(Self.fingerprint)")
         #expect(link.redacted == "loupe://…@example.test:7420", "logs never hold the secret")
     }
@@ -65,5 +67,60 @@ import Testing
         #expect(throws: ListenAddressError.badPort("")) { try ListenAddress(parsing: "h:") }
         #expect(throws: ListenAddressError.bad(":1")) { try ListenAddress(parsing: ":1") }
         #expect(throws: ListenAddressError.bad("::1:80")) { try ListenAddress(parsing: "::1:80") }
+    }
+}
+
+/// `loupe+tcp://` and `--insecure-loopback`: plain TCP only on loopback, only when asked for.
+@Suite struct PlainLoopbackLinkTests {
+    @Test func aPlainLinkReadsOnlyForALoopbackHost() throws {
+        let link = try LinkAddress(parsing: "loupe+tcp://0123456789abcdef@127.0.0.1:7420")
+        #expect(link.isPlainTCP && link.fingerprint == nil && link.port == 7420)
+        #expect(link.description == "loupe+tcp://0123456789abcdef@127.0.0.1:7420")
+        #expect(link.redacted == "loupe+tcp://…@127.0.0.1:7420")
+        #expect(try LinkAddress(parsing: "loupe+tcp://0123456789abcdef@[::1]:9").host == "::1")
+        #expect(try LinkAddress(parsing: "loupe+tcp://0123456789abcdef@localhost:9").host == "localhost")
+        #expect(throws: LinkAddressError.plainTCPNotLoopback("10.0.0.2")) {
+            try LinkAddress(parsing: "loupe+tcp://0123456789abcdef@10.0.0.2:7420")
+        }
+        #expect(throws: LinkAddressError.plainTCPNotLoopback("127.0.0.1.example.com")) {
+            try LinkAddress(parsing: "loupe+tcp://0123456789abcdef@127.0.0.1.example.com:7420")
+        }
+        #expect(throws: LinkAddressError.fingerprintOnPlainTCP) {
+            try LinkAddress(parsing: "loupe+tcp://0123456789abcdef@127.0.0.1:7420?fp=sha256:\(LinkAddressTests.fingerprint)")
+        }
+        #expect(try !LinkAddress(parsing: "loupe://0123456789abcdef@127.0.0.1:1?fp=sha256:\(LinkAddressTests.fingerprint)").isPlainTCP)
+        #expect(LinkAddressError.plainTCPNotLoopback("10.0.0.2").description.contains("loopback only"))
+    }
+
+    @Test func anInsecureListenerRefusesAnyAddressButLoopback() async throws {
+        var settings = LinkListener.Settings()
+        settings.insecureLoopback = true
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("link-\(UUID().uuidString)").path
+        let identity = try LinkIdentity.loadOrCreate(in: folder)
+        await #expect(throws: LinkListenerError.insecureNotLoopback("0.0.0.0")) {
+            try await LinkListener.start(at: ListenAddress(host: "0.0.0.0", port: 0), identity: identity,
+                                         store: InMemoryTraceStore(), settings: settings, events: { _ in })
+        }
+    }
+
+    @Test func aPlainLoopbackLinkDeliversAndATLSAppIsRefusedByIt() async throws {
+        var settings = LinkListener.Settings()
+        settings.insecureLoopback = true
+        settings.helloTimeout = .milliseconds(500)
+        let harness = try await LinkLoopbackTests.Harness(settings: settings)
+        #expect(harness.listener.link.description.hasPrefix("loupe+tcp://"))
+        let link = try LoupeLink(harness.listener.link, configuration: LinkLoopbackTests.configuration(LinkLoopbackTests.LogBox()))
+        link.forward(LinkLoopbackTests.exchanges(10))
+        #expect(await LinkLoopbackTests.eventually { link.counts.acknowledged == 10 })
+        await link.finish()
+        // An app that expects TLS gets no certificate from a plain listener: refused on both sides, nothing stored.
+        let logs = LinkLoopbackTests.LogBox()
+        let tlsLink = try LoupeLink(try harness.link(), configuration: LinkLoopbackTests.configuration(logs, drain: .zero))
+        tlsLink.forward(LinkLoopbackTests.exchanges(1))
+        #expect(await LinkLoopbackTests.eventually { logs.lines.withLock { $0.contains { $0.contains("cannot reach") } } })
+        #expect(await LinkLoopbackTests.eventually { harness.listener.counts.refused > 0 })
+        await tlsLink.finish()
+        #expect(try harness.store.count() == 10)
+        await harness.listener.stop()
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Loupe
+import LoupeLink
 import LoupeTesting
 import LoupeTrace
 
@@ -22,7 +23,11 @@ var options = ResilienceOptions()
 options.tokenProvider = StaticTokenProvider()
 
 let store = InMemoryTraceStore(bounds: TraceStoreBounds(maxCount: 1_000))
-let inspector = NetworkTraceInspector(store: store)
+// `recording-linked`: the same recorder, linked to the listener in LOUPE_LINK (`Benchmarks/link-budget.sh` starts a
+// `loupe listen` in another process, so only the app's side is counted here).
+let link: LoupeLink? = shape == "recording-linked" ? try LoupeLink.fromEnvironment() : nil
+if shape == "recording-linked", link == nil { fatalError("recording-linked needs LOUPE_LINK") }
+let inspector = NetworkTraceInspector(store: store, configuration: .init(link: link))
 /// Everything off but one component of the resilient stack (`only-retry`, `loopback-only-breaker`, …).
 func onlyOptions(_ component: Substring, from options: ResilienceOptions) -> ResilienceOptions {
     var one = ResilienceOptions()
@@ -85,7 +90,7 @@ let client: Client
 switch shape {
 case "bare": client = Client(baseURL: baseURL, transport: transport)
 case "resilient": client = Client.resilient(baseURL: baseURL, transport: transport, options: options)
-case "recording": client = Client(baseURL: baseURL, transport: transport, observer: inspector)
+case "recording", "recording-linked": client = Client(baseURL: baseURL, transport: transport, observer: inspector)
 case "resilient-empty-observer":
     client = Client.resilient(baseURL: baseURL, transport: transport, observer: EmptyObserver(), options: options)
 case let chain where chain.hasPrefix("chain-"):
@@ -110,7 +115,13 @@ default: client = Client.resilient(baseURL: baseURL, transport: transport, obser
 }
 let elapsed = await sendAll(client, count: count)
 let micros = Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12
-print("\(shape): \(count) requests, \(String(format: "%.2f", micros / Double(count))) µs each")
+print("\(shape): \(count) requests, \(String(format: "%.2f", micros / Double(count))) µs each, recorder dropped \(inspector.droppedCount)")
+if let link {
+    // What the link still holds goes out within its drain time; the counts say whether the viewer kept up.
+    await inspector.shutdown()
+    let counts = link.counts
+    print("link: \(counts.acknowledged) of \(counts.sent) acknowledged, \(counts.dropped) dropped, \(counts.pending) pending")
+}
 
 /// The benchmark's bearer credential: always valid, never refreshed.
 struct StaticTokenProvider: TokenProvider {

@@ -97,8 +97,14 @@ public final class InspectorApp {
         if state.size != screen.size { apply(.resized(screen.size)) }
         var nextPoll = clock.now
         var nextTick = clock.now
+        if let wakeup { screen.watch(wakeup.readDescriptor) }
         while true {
             try Task.checkCancellation()
+            if let wakeup, wakeup.drain() {
+                // Stored in this process just now: read it without waiting for the poll.
+                refresh()
+                nextPoll = clock.now.advanced(by: pollInterval)
+            }
             if clock.now >= nextPoll {
                 // An unchanged store is not read further, and nothing is redrawn, except once a second so that
                 // what time changes (ages, a breaker's next probe, the metrics windows) moves on.
@@ -177,8 +183,16 @@ public final class InspectorApp {
         return marker == nil || marker != lastMarker
     }
 
-    /// Looks at the store for changes (by this or another process).
+    /// Signalled when the store changed in this process (`loupe tui --listen`): the loop refreshes at once, and a
+    /// screen that can (``Screen/watch(_:)``) wakes from its key wait for it.
+    package var wakeup: StoreWakeup?
+
+    /// The linked apps' states for the title bar, read on every poll (`loupe tui --listen` sets it).
+    package var sourceStatus: (@Sendable () -> [SourceStatus])?
+
+    /// Looks at the store for changes (by this or another process), and at the linked apps.
     package func refresh() {
+        if let sourceStatus { state.sources = sourceStatus() }
         apply(.poll)
     }
 

@@ -22,6 +22,7 @@ enum CommandInfo {
         .reverse: "Reverse the sort order",
         .sort: "Sort by a column",
         .toggleFollow: "Follow the newest exchange as traffic arrives",
+        .toggleSource: "Show or hide the SOURCE column: the linked app each exchange came from",
         .mark: "Mark or unmark the selected exchange",
         .showMarked: "Show only marked exchanges, or all again",
         .unmarkAll: "Unmark every exchange",

@@ -6,7 +6,7 @@ package enum InspectorCommand: String, Hashable, Sendable, CaseIterable {
     case open, back, quit, help, commandPrompt
     case filter, search, searchNext, searchPrevious
     case sortNext, reverse, sort
-    case toggleFollow
+    case toggleFollow, toggleSource
     case mark, showMarked, unmarkAll
     case export, copyCurl
     case replay, repeatReplay, editReplay, diff

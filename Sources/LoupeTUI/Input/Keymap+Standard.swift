@@ -54,6 +54,7 @@ extension Keymap {
         KeyBinding(["e"], .editReplay, "edit & send", in: [.flows, .detail]),
         KeyBinding(["d"], .diff, "diff", in: [.flows, .detail]),
         KeyBinding(["F"], .toggleFollow, "follow", in: [.flows, .timeline]),
+        KeyBinding(["s"], .toggleSource, "source", in: [.flows]),
         // The detail.
         KeyBinding([.tab], .nextTab, "tab", footer: true, in: [.detail]),
         KeyBinding([.backTab], .previousTab, "previous tab", in: [.detail]),

@@ -12,9 +12,13 @@ public protocol Screen: AnyObject {
     func copyToClipboard(_ text: String) -> Bool
     /// Gives the terminal to `body` (an editor) and takes it back afterwards, redrawing everything.
     func suspend(while body: () -> Void)
+    /// From now on, ``nextKey(timeout:)`` also returns (with `nil`) when `descriptor` becomes readable: how a
+    /// ``StoreWakeup`` ends the wait for a key. A screen that cannot watch ignores it and the inspector polls.
+    func watch(_ descriptor: Int32)
 }
 
 extension Screen {
     public func copyToClipboard(_ text: String) -> Bool { false }
     public func suspend(while body: () -> Void) { body() }
+    public func watch(_ descriptor: Int32) {}
 }

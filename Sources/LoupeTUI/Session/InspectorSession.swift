@@ -16,6 +16,8 @@ package struct InspectorSession: Hashable, Sendable {
     package var showsMarkedOnly = false
     /// Whether the newest exchange stays selected as traffic arrives.
     package var follow = true
+    /// Whether the flows list shows the SOURCE column (the linked app of each exchange).
+    package var showsSource = false
     /// The last search, for `n` and `N`.
     package var search: String?
 

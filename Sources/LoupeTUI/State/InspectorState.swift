@@ -9,6 +9,8 @@ import LoupeTrace
 package struct InspectorState: Sendable {
     /// How the store is named in the title bar (usually its path).
     package var storeName: String
+    /// The linked apps, for the title bar (`loupe tui --listen`); empty otherwise.
+    package var sources: [SourceStatus] = []
     /// The screen size everything is laid out for.
     package private(set) var size: Size
     /// Whether replay is available (a replayer was given).

@@ -72,7 +72,7 @@ public struct TraceExchange: Sendable, Codable, Hashable, Identifiable {
         TraceSummary(
             id: id, sequence: sequence ?? 0, operation: operation, method: method, url: url, startedAt: startedAt,
             duration: duration, outcome: outcome, status: status, error: error, attemptCount: attempts.count,
-            replayOf: replayOf, responseBodySize: responseBody?.size)
+            replayOf: replayOf, responseBodySize: responseBody?.size, sourceApp: source?.app)
     }
 }
 

@@ -26,10 +26,14 @@ public struct TraceSummary: Sendable, Codable, Hashable, Identifiable {
     /// The response body's true size in bytes (not what was kept of it), when there was a body: the `size` sort
     /// key of ``FlowOrder``.
     public var responseBodySize: Int?
+    /// The app that sent the exchange over the live link (``TraceSource/app``), nil when recorded in-process: the
+    /// flows list's SOURCE column.
+    public var sourceApp: String?
 
     public init(id: UUID, sequence: Int64, operation: String, method: String, url: String, startedAt: Date,
                 duration: TimeInterval?, outcome: ExchangeOutcome, status: Int?, error: String?, attemptCount: Int,
-                replayOf: UUID?, host: String? = nil, path: String? = nil, responseBodySize: Int? = nil) {
+                replayOf: UUID?, host: String? = nil, path: String? = nil, responseBodySize: Int? = nil,
+                sourceApp: String? = nil) {
         self.id = id
         self.sequence = sequence
         self.operation = operation
@@ -51,11 +55,12 @@ public struct TraceSummary: Sendable, Codable, Hashable, Identifiable {
         self.attemptCount = attemptCount
         self.replayOf = replayOf
         self.responseBodySize = responseBodySize
+        self.sourceApp = sourceApp
     }
 
     private enum CodingKeys: String, CodingKey {
         case id, sequence, operation, method, url, startedAt, duration, outcome, status, error, attemptCount, replayOf
-        case responseBodySize
+        case responseBodySize, sourceApp
     }
 
     // Written by hand so that the JSON keeps its shape: `host` and `pathAndQuery` are derived, not encoded.
@@ -73,7 +78,8 @@ public struct TraceSummary: Sendable, Codable, Hashable, Identifiable {
             error: try container.decodeIfPresent(String.self, forKey: .error),
             attemptCount: try container.decode(Int.self, forKey: .attemptCount),
             replayOf: try container.decodeIfPresent(UUID.self, forKey: .replayOf),
-            responseBodySize: try container.decodeIfPresent(Int.self, forKey: .responseBodySize))
+            responseBodySize: try container.decodeIfPresent(Int.self, forKey: .responseBodySize),
+            sourceApp: try container.decodeIfPresent(String.self, forKey: .sourceApp))
     }
 
     /// `?` and the query of `url`, or nothing: what lies between the first `?` and a `#`.

@@ -21,6 +21,8 @@ struct FlowSQL {
     /// `INDEXED BY …` to make the planner read the key's index, or empty to let it choose (see
     /// ``SQLiteTraceStore`` `flowPage`).
     var indexHint = ""
+    /// The summary columns of the store read (``SQLiteTraceStore`` `summaryColumns(in:)`).
+    var columns = RowReader.summaryColumns
     /// The marks as a JSON array of ids, bound once whatever their number.
     private let idsJSON: String?
     private let throughSequence: Int64?
@@ -102,7 +104,7 @@ struct FlowSQL {
         let condition = condition
         return Statement(
             sql: """
-                SELECT \(RowReader.summaryColumns) FROM exchange \(indexHint)
+                SELECT \(columns) FROM exchange \(indexHint)
                 WHERE (\(segment.sql)) AND (\(condition.sql)) ORDER BY \(segment.orderBy) LIMIT ?
                 """,
             arguments: StatementArguments(segment.arguments) + condition.arguments + [limit])

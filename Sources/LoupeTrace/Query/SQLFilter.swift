@@ -102,8 +102,11 @@ struct SQLFilter {
         case .replay:
             return "exchange.replay_of IS NOT NULL"
         case .source(let app):
-            // Schema v6's column; NULL (no source) never matches.
-            return bind("instr(lower(json_extract(exchange.source, '$.app')), ?) > 0", app)
+            // Schema v6's column; NULL (no source) never matches. `json_valid` first: a hand-edited row that is not
+            // JSON would make json_extract raise "malformed JSON" and fail the whole query, not just miss.
+            return bind(
+                "(CASE WHEN json_valid(exchange.source) THEN instr(lower(json_extract(exchange.source, '$.app')), ?) > 0 ELSE 0 END)",
+                app)
         case .not:
             // A run of `!` is one test: `!!x` is `x` (an absent value stays "no match", as in memory).
             let (count, inner) = filter.negations

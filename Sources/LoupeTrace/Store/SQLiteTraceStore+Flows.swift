@@ -89,7 +89,7 @@ extension SQLiteTraceStore {
                     let count: Int = tally?[0] ?? 0
                     guard count > 0 else { return FlowArrivals(count: 0, preceding: 0, newest: nil) }
                     let newest = try Row.fetchOne(db, sql: """
-                        SELECT \(RowReader.summaryColumns) FROM exchange NOT INDEXED WHERE \(range)
+                        SELECT \(summaryColumns(in: db)) FROM exchange NOT INDEXED WHERE \(range)
                         ORDER BY exchange.sequence DESC LIMIT 1
                         """, arguments: arguments).map(RowReader.summary)
                     return FlowArrivals(count: count, preceding: tally?[1] ?? 0, newest: newest)
@@ -122,6 +122,7 @@ extension SQLiteTraceStore {
         -> (flow: FlowSQL, segments: [FlowSQL.Segment], reversed: Bool)
     {
         var flow = FlowSQL(query)
+        flow.columns = summaryColumns(in: db)
         flow.indexHint = try flow.filter.withFunction(in: db) { try indexHint(for: flow, in: db) }
         let forward = !query.order.descending
         let (start, ascending, reversed): (FlowSQL.Bound?, Bool, Bool) = switch anchor {

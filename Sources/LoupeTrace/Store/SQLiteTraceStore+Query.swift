@@ -9,7 +9,7 @@ extension SQLiteTraceStore {
             try pool.read { db in
                 try condition.withFunction(in: db) {
                     let sql = """
-                        SELECT \(RowReader.summaryColumns) FROM exchange WHERE \(condition.sql)
+                        SELECT \(summaryColumns(in: db)) FROM exchange WHERE \(condition.sql)
                         ORDER BY sequence DESC LIMIT ?
                         """
                     return try Row.fetchAll(db, sql: sql, arguments: condition.arguments + [max(0, limit)])
@@ -74,7 +74,7 @@ extension SQLiteTraceStore {
         let prefix = idPrefix.uppercased()
         return try guarded {
             try pool.read { db in
-                let sql = "SELECT \(RowReader.summaryColumns) FROM exchange WHERE id >= ? AND id < ? ORDER BY id LIMIT ?"
+                let sql = "SELECT \(summaryColumns(in: db)) FROM exchange WHERE id >= ? AND id < ? ORDER BY id LIMIT ?"
                 return try Row.fetchAll(db, sql: sql, arguments: [prefix, prefix + "~", max(0, limit)]).map(RowReader.summary)
             }
         }

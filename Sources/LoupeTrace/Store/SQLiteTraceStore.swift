@@ -40,6 +40,8 @@ public final class SQLiteTraceStore: TraceStore {
     private let openFile: OpenStoreFiles.FileID?
     /// Which sort-key indexes the file has, as first looked up (a keyset page asks on every read otherwise).
     let sortIndexes = Mutex<[String: Bool]>([:])
+    /// Whether the `exchange` table has schema v6's `source` column (a v5 store opened read-only has none), once known.
+    let hasSourceColumn = Mutex<Bool?>(nil)
 
     /// Opens the store at `path`. A writable open creates the store (and its folders) when nothing is there, and
     /// upgrades an older Loupe store; a read-only open requires an existing store and never writes.
@@ -104,7 +106,7 @@ public final class SQLiteTraceStore: TraceStore {
     public func recent(limit: Int) throws -> [TraceSummary] {
         try guarded {
             try pool.read { db in
-                let sql = "SELECT \(RowReader.summaryColumns) FROM exchange ORDER BY sequence DESC LIMIT ?"
+                let sql = "SELECT \(summaryColumns(in: db)) FROM exchange ORDER BY sequence DESC LIMIT ?"
                 return try Row.fetchAll(db, sql: sql, arguments: [max(0, limit)]).reversed().map(RowReader.summary)
             }
         }
@@ -114,7 +116,7 @@ public final class SQLiteTraceStore: TraceStore {
         try guarded {
             try pool.read { db in
                 let sql = """
-                    SELECT \(RowReader.summaryColumns) FROM exchange WHERE sequence > ? ORDER BY sequence LIMIT ?
+                    SELECT \(summaryColumns(in: db)) FROM exchange WHERE sequence > ? ORDER BY sequence LIMIT ?
                     """
                 return try Row.fetchAll(db, sql: sql, arguments: [sequence, max(0, limit)]).map(RowReader.summary)
             }
@@ -173,5 +175,17 @@ public final class SQLiteTraceStore: TraceStore {
         case .SQLITE_READONLY: return .readOnly(path, error.message ?? "SQLite cannot write it")
         default: return .database(path, error.message ?? "\(error)")
         }
+    }
+}
+
+extension SQLiteTraceStore {
+    /// The columns a summary is read from in this store: ``RowReader/summaryColumns``, with NULL for the source's
+    /// app in a store from before schema v6 opened read-only (looked up once).
+    func summaryColumns(in db: Database) -> String {
+        let known = hasSourceColumn.withLock { $0 }
+        let has = known ?? ((try? Row.fetchAll(db, sql: "PRAGMA table_info(exchange)"))?
+            .contains { ($0["name"] as String?) == "source" } ?? true)
+        if known == nil { hasSourceColumn.withLock { $0 = has } }
+        return has ? RowReader.summaryColumns : RowReader.summaryColumnsWithoutSource
     }
 }

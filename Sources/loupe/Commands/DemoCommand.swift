@@ -44,6 +44,11 @@ struct DemoCommand: AsyncParsableCommand {
                                valueName: "LINK"), transform: LinkOption.parse)
     var link: LinkAddress?
 
+    @Option(name: .customLong("link-buffer"), parsing: .unconditional, help: ArgumentHelp(
+        "With a link: the most megabytes (MiB) of exchanges waiting for the viewer; the oldest are dropped past it (default 16).",
+        valueName: "MB"), transform: { try ByteSizeArgument.megabytes($0) })
+    var linkBuffer: ByteSizeArgument?
+
     func run() async throws {
         // A mistake in keys.toml is reported before anything starts.
         let keymap = headless ? Keymap.standard : try TUICommand.keymap()
@@ -59,7 +64,7 @@ struct DemoCommand: AsyncParsableCommand {
         let link: LoupeLink?
         do {
             (store, path) = try StoreAccess.openForWriting(storeArgument)
-            link = try LinkOption.start(self.link, appName: "loupe demo")
+            link = try LinkOption.start(self.link, appName: "loupe demo", bufferBytes: linkBuffer?.bytes)
         } catch {
             await server.stop()
             throw error

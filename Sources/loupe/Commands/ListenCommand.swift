@@ -21,12 +21,15 @@ struct ListenCommand: AsyncParsableCommand {
         valueName: "[ADDR:]PORT"), transform: ListenOption.parse)
     var address: ListenAddress = ListenAddress()
 
+    @Flag(help: "Plain TCP instead of TLS, on a loopback address only (the link printed is loupe+tcp://…).")
+    var insecureLoopback = false
+
     @Option(help: "The trace store linked exchanges are written into (default: $LOUPE_STORE or the XDG state store).")
     var store: String?
 
     func run() async throws {
         let (store, path) = try StoreAccess.openForWriting(store)
-        let listener = try await ListenOption.start(at: address, store: store) { event in
+        let listener = try await ListenOption.start(at: address, store: store, insecureLoopback: insecureLoopback) { event in
             print(event.line)
             try? StandardStreams.flushOutput()
         }

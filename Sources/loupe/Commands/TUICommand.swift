@@ -25,9 +25,13 @@ struct TUICommand: AsyncParsableCommand {
     @Option(name: .customLong("store"), help: "With --listen: the store linked exchanges are written into (as STORE).")
     var listenStore: String?
 
+    @Flag(help: "With --listen: plain TCP instead of TLS, on a loopback address only (loupe+tcp://…).")
+    var insecureLoopback = false
+
     func validate() throws {
         if listenStore != nil && listen == nil { throw ValidationError("--store goes with --listen (otherwise name the STORE)") }
         if listenStore != nil && store != nil { throw ValidationError("name the store once: STORE or --store") }
+        if insecureLoopback && listen == nil { throw ValidationError("--insecure-loopback goes with --listen") }
     }
 
     func run() async throws {
@@ -48,17 +52,27 @@ struct TUICommand: AsyncParsableCommand {
     private func runListening(_ address: ListenAddress, filter: TraceFilter?, keymap: Keymap) async throws {
         let (store, path) = try StoreAccess.openForWriting(listenStore ?? store)
         // The link is the one thing printed before the screen takes over, and again after it.
-        let listener = try await ListenOption.start(at: address, store: store) { _ in }
+        let wakeup = StoreWakeup()
+        let listener = try await ListenOption.start(at: address, store: store, insecureLoopback: insecureLoopback,
+                                                    onStored: { _ in wakeup?.signal() }) { _ in }
         StandardStreams.error("\(LinkAddress.environmentVariable)=\(listener.link)\n")
         let replayer = StoreReplayer(path: path)
         let app = InspectorApp(store: store, storeName: path, replayer: replayer, filter: filter, keymap: keymap,
                                history: FilePromptHistory())
+        app.sourceStatus = { listener.sources.map(Self.status) }
+        app.wakeup = wakeup
         let result = await Result(catching: { try await Inspector.run(app, mouse: !noMouse) })
         await listener.stop()
         await replayer.shutdown()
         print("\(LinkAddress.environmentVariable)=\(listener.link)")
         print(ListenOption.summary(listener.counts))
         try result.get()
+    }
+
+    /// A listener's source as the title bar shows it.
+    static func status(_ source: LinkListener.Source) -> SourceStatus {
+        SourceStatus(app: source.app.app, state: source.goneSince.map { .gone(since: $0) } ?? .linked,
+                     dropped: source.dropped)
     }
 
     /// The standard keys with the user's keys.toml applied; a mistake in the file is one line and exit 2.

@@ -11,7 +11,7 @@ enum LinkOption {
     }
 
     /// The link from `--link`, else from `LOUPE_LINK`, started; nil when neither is given.
-    static func start(_ option: LinkAddress?, appName: String,
+    static func start(_ option: LinkAddress?, appName: String, bufferBytes: Int? = nil,
                       environment: [String: String] = ProcessInfo.processInfo.environment) throws -> LoupeLink? {
         let address: LinkAddress
         if let option {
@@ -25,7 +25,9 @@ enum LinkOption {
             }
         }
         do {
-            return try LoupeLink(address, configuration: LoupeLink.Configuration(appName: appName))
+            var configuration = LoupeLink.Configuration(appName: appName)
+            if let bufferBytes { configuration = LoupeLink.Configuration(bufferBytes: bufferBytes, appName: appName) }
+            return try LoupeLink(address, configuration: configuration)
         } catch {
             throw CommandFailure.badInput("cannot start the link to \(address.redacted): \(error)")
         }
@@ -58,11 +60,19 @@ enum ListenOption {
     }
 
     /// Starts a listener writing into `store`; a port in use or an address that cannot be bound is one line.
-    static func start(at address: ListenAddress, store: any TraceStore,
-                      events: @escaping @Sendable (LinkListenerEvent) -> Void) async throws -> LinkListener {
+    static func start(at address: ListenAddress, store: any TraceStore, insecureLoopback: Bool = false,
+                      onStored: (@Sendable (Int) -> Void)? = nil, events: @escaping @Sendable (LinkListenerEvent) -> Void) async throws -> LinkListener {
+        // Checked before anything is made or bound: plain TCP on another address is one line, exit 2.
+        if insecureLoopback, !LinkAddress.isLoopback(address.host) {
+            throw CommandFailure.badInput(LinkListenerError.insecureNotLoopback(address.host).description)
+        }
         let identity = try identity()
+        var settings = LinkListener.Settings()
+        settings.insecureLoopback = insecureLoopback
+        settings.onStored = onStored
         do {
-            return try await LinkListener.start(at: address, identity: identity, store: store, events: events)
+            return try await LinkListener.start(at: address, identity: identity, store: store, settings: settings,
+                                                events: events)
         } catch {
             throw CommandFailure.badInput("cannot listen on \(address): \(StandardStreams.reason(error))")
         }

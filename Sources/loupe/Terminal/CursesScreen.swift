@@ -93,12 +93,20 @@ final class CursesScreen: Screen {
         }
     }
 
+    /// A descriptor whose readability also ends a key wait (``Screen/watch(_:)``).
+    private var watched: Int32?
+
+    func watch(_ descriptor: Int32) {
+        watched = descriptor
+    }
+
     func nextKey(timeout: Duration) -> Key? {
         if pasting { return readPaste() }
         let parts = timeout.components
         let milliseconds = max(0, Int(parts.seconds) * 1000 + Int(parts.attoseconds / 1_000_000_000_000_000))
         var code: UInt32 = 0
-        let result = loupe_read(Int32(min(milliseconds, 60_000)), &code)
+        let result = watched.map { loupe_read_watching(Int32(min(milliseconds, 60_000)), $0, &code) }
+            ?? loupe_read(Int32(min(milliseconds, 60_000)), &code)
         if result == loupe_key_code_yes() {
             if Int32(bitPattern: code) == loupe_key_mouse() { return Self.mouseKey() }
             if Int32(bitPattern: code) == loupe_key_paste_start() {

@@ -38,6 +38,26 @@ import LoupeFormats
         #expect(try inMemory.summaries(matching: filter, limit: 10).map(\.id) == [linked.id])
     }
 
+    @Test func summariesCarryTheSourceAppAndAHandEditedSourceNeitherMatchesNorFails() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try SQLiteTraceStore(path: folder.file("traces.sqlite"))
+        let linked = Self.exchange(source: Self.source, number: 1)
+        let broken = Self.exchange(source: Self.source, number: 2)
+        try store.write([linked, Self.exchange(source: nil, number: 3), broken])
+        #expect(try store.recent(limit: 10).map(\.sourceApp) == ["checkout-service", nil, "checkout-service"])
+        #expect(try store.flowPage(FlowQuery(), from: .first, limit: 10).map(\.sourceApp)
+            == ["checkout-service", nil, "checkout-service"])
+        // A hand-edited row: not JSON. json_extract alone would raise "malformed JSON" and fail the whole query.
+        try store.pool.write { db in
+            try db.execute(sql: "UPDATE exchange SET source = 'not json {' WHERE id = ?", arguments: [StoredUUID.text(of: broken.id)])
+        }
+        let filter = try TraceFilter.parse("~src checkout")
+        #expect(try store.summaries(matching: filter, limit: 10).map(\.id) == [linked.id])
+        #expect(try store.flowPage(FlowQuery(filter: filter), from: .first, limit: 10).map(\.id) == [linked.id])
+        #expect(try store.recent(limit: 10).map(\.sourceApp) == ["checkout-service", nil, nil])
+    }
+
     @Test func aV5StoreOpensReadOnlyWithoutSourcesAndIsUpgradedByAWriter() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

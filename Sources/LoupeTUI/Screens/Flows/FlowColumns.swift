@@ -1,10 +1,12 @@
-/// Where each flows column starts for a given width; narrow screens drop the bar, the size, then the clock.
+/// Where each flows column starts for a given width; narrow screens drop the bar, the size, then the clock. The
+/// SOURCE column (the linked app, `s`) comes after the clock when asked for, taking its width from the target.
 struct FlowColumns {
     static let markWidth = 1, timeWidth = 12, methodWidth = 7, statusWidth = 4, sizeWidth = 7, durationWidth = 6,
-        attemptsWidth = 3
+        attemptsWidth = 3, sourceWidth = 12
 
     let markX = 0
     let timeX: Int?
+    let sourceX: Int?
     let methodX: Int
     let statusX: Int
     let targetX: Int
@@ -16,9 +18,11 @@ struct FlowColumns {
     let barX: Int
     let barWidth: Int
 
-    init(width: Int) {
+    init(width: Int, showsSource: Bool = false) {
         timeX = width >= 60 ? Self.markWidth + 1 : nil
-        methodX = timeX.map { $0 + Self.timeWidth + 1 } ?? Self.markWidth + 1
+        let afterTime = timeX.map { $0 + Self.timeWidth + 1 } ?? Self.markWidth + 1
+        sourceX = showsSource ? afterTime : nil
+        methodX = afterTime + (showsSource ? Self.sourceWidth + 1 : 0)
         statusX = methodX + Self.methodWidth + 1
         targetX = statusX + Self.statusWidth + 1
         barWidth = width >= 120 ? 20 : width >= 100 ? 14 : width >= 76 ? 8 : 0

@@ -46,6 +46,9 @@ package struct FlowsScreen: InspectorScreen {
             context.status = StatusMessage(context.session.follow
                 ? "follow on: the newest exchange stays selected" : "follow off")
             if context.session.follow { refresh(.storeChanged, context: &context) }
+        case .toggleSource:
+            context.session.showsSource.toggle()
+            context.status = StatusMessage(context.session.showsSource ? "source column on" : "source column off")
         case .mark:
             guard let row = window.selectedRow else { return true }
             if context.session.marks.remove(row.id) == nil { context.session.marks.insert(row.id) }

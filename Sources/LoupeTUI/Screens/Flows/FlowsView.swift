@@ -9,7 +9,7 @@ struct FlowsView {
     let context: RenderContext
 
     func render(in area: Rect, into buffer: inout Buffer) {
-        let columns = FlowColumns(width: area.width)
+        let columns = FlowColumns(width: area.width, showsSource: context.session.showsSource)
         renderHeader(columns, area: area, into: &buffer)
         let rowsArea = Rect(x: area.x, y: area.y + 1, width: area.width, height: area.height - 1)
         guard !window.rows.isEmpty else {
@@ -41,6 +41,9 @@ struct FlowsView {
             return text + (order.descending ? "↓" : "↑")
         }
         if let timeX = columns.timeX { buffer.write(heading("START", .time), x: area.x + timeX, y: y, style: .header) }
+        if let sourceX = columns.sourceX {
+            buffer.write("SOURCE", x: area.x + sourceX, y: y, maxWidth: FlowColumns.sourceWidth, style: .header)
+        }
         buffer.write("METHOD", x: area.x + columns.methodX, y: y, style: .header)
         buffer.write(heading("CODE", .status), x: area.x + columns.statusX, y: y, style: .header)
         let target = order.key == .host ? heading("HOST", .host) + " / PATH"
@@ -62,6 +65,11 @@ struct FlowsView {
         if let timeX = columns.timeX {
             buffer.write(ClockFormat.string(row.startedAt, calendar: context.calendar), x: x + timeX, y: y,
                          maxWidth: FlowColumns.timeWidth, style: .dim)
+        }
+        if let sourceX = columns.sourceX {
+            // The app's name comes from the peer: the buffer makes control characters visible; in-process is "·".
+            buffer.write(row.sourceApp.map { DisplayWidth.truncate($0, to: FlowColumns.sourceWidth) } ?? "·",
+                         x: x + sourceX, y: y, maxWidth: FlowColumns.sourceWidth, style: .dim)
         }
         buffer.write(row.method.uppercased(), x: x + columns.methodX, y: y, maxWidth: FlowColumns.methodWidth)
         let status = StatusStyle.cell(for: row)

@@ -1,0 +1,90 @@
+import Foundation
+import Loupe
+import LoupeTrace
+import NIOCore
+import Testing
+@testable import LoupeLink
+
+/// The hand-written exchange frame (DECISIONS 226): the bytes `JSONEncoder` writes, and every exchange reads back
+/// equal through the listener's `Codable` decoder.
+@Suite struct LinkExchangeJSONTests {
+    /// Every field set, with texts that need escaping, notes and attributes to sort, a source and a sequence.
+    static func full(_ number: Int = 1) -> TraceExchange {
+        let start = Date(timeIntervalSince1970: 1_700_000_000.125 + Double(number))
+        return TraceExchange(
+            id: UUID(uuidString: "01890000-0000-7000-8000-00000000000\(number % 10)")!, sequence: 42,
+            operation: "get \"user\"\\n", method: "POST", url: "https://api.test/users/1?q=a/b",
+            startedAt: start, endedAt: start.addingTimeInterval(0.25), outcome: .httpError, status: 503,
+            error: "line one\nline\ttwo \u{01} é ✓",
+            requestHeaders: [TraceHeader(name: "authorization", value: "[REDACTED]"), TraceHeader(name: "x", value: "")],
+            requestBody: TraceBody(data: Data([0, 1, 2, 255]), size: 10, isTruncated: true),
+            responseHeaders: [TraceHeader(name: "Content-Type", value: "application/json")],
+            responseBody: TraceBody(data: Data("{\"a\":1}".utf8), size: 7, isTruncated: false),
+            attempts: [
+                TraceAttempt(number: 1, startedAt: start, requestSentAt: start.addingTimeInterval(0.001),
+                             firstByteAt: start.addingTimeInterval(0.1), endedAt: start.addingTimeInterval(0.11),
+                             status: 503, error: "e", circuitState: "closed", retryReason: "503",
+                             retryDelay: 0.5, notes: ["z": "1", "cache": "miss", "circuit.key": "api.test"]),
+                TraceAttempt(number: 2, startedAt: start.addingTimeInterval(0.2)),
+            ],
+            events: [TraceEvent(kind: .retryScheduled, at: start.addingTimeInterval(0.12), message: "retry in 500 ms",
+                                attributes: ["delayMs": "500", "attempt": "1"])],
+            replayOf: UUID(uuidString: "01890000-0000-7000-8000-0000000000FF")!,
+            source: TraceSource(app: "checkout", host: "box", pid: 7))
+    }
+
+    static func encoder() -> JSONEncoder { LinkProtocol.makeEncoder() }
+
+    @Test func theBytesAreJSONEncodersWithSortedKeys() throws {
+        for exchange in [Self.full(), LinkFrameCodecTests.exchange, TraceExchange(
+            id: UUID(), operation: "", method: "GET", url: "", startedAt: Date(timeIntervalSince1970: 0), outcome: .cancelled)]
+        {
+            let expected = try Self.encoder().encode(exchange)
+            let written = try #require(LinkExchangeJSON.json(exchange))
+            #expect(String(decoding: written, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
+        }
+    }
+
+    @Test func theFrameCarriesTheLengthAndType() throws {
+        let frame = try #require(LinkExchangeJSON.frame(Self.full()))
+        #expect(frame.getInteger(at: 0, as: UInt32.self) == UInt32(frame.readableBytes - 4))
+        #expect(frame.getInteger(at: 4, as: UInt8.self) == LinkMessageType.exchange.rawValue)
+        var copy = frame
+        #expect(try LinkFrameCodec.next(from: &copy) == .exchange(Self.full()))
+    }
+
+    /// Seeded random exchanges, odd numbers and texts included, read back equal by the listener's decoder.
+    @Test func randomExchangesReadBackEqual() throws {
+        var random = LinkFuzzTests.SeededRandom(state: 0x1234_5678)
+        func text() -> String {
+            String((0..<Int.random(in: 0..<12, using: &random)).map { _ in
+                Character(Unicode.Scalar([0x01, 0x09, 0x0A, 0x22, 0x2F, 0x41, 0x5C, 0x7A, 0xE9, 0x2713, 0x1F600]
+                    .randomElement(using: &random)!)!)
+            })
+        }
+        func time() -> Date { Date(timeIntervalSince1970: Double.random(in: -1e10...1e10, using: &random)) }
+        for round in 0..<300 {
+            var exchange = Self.full(round)
+            exchange.operation = text()
+            exchange.url = text()
+            exchange.error = Bool.random(using: &random) ? text() : nil
+            exchange.startedAt = time()
+            exchange.endedAt = Bool.random(using: &random) ? time() : nil
+            exchange.attempts[0].retryDelay = Double.random(in: 0...1e-3, using: &random)
+            exchange.attempts[0].notes = [text(): text(), text(): text()]
+            exchange.events[0].attributes = [text(): text()]
+            exchange.requestHeaders = [TraceHeader(name: text(), value: text())]
+            exchange.status = Bool.random(using: &random) ? Int.random(in: -1_000...1_000, using: &random) : nil
+            let json = try #require(LinkExchangeJSON.json(exchange), "round \(round)")
+            let decoded = try LinkProtocol.makeDecoder().decode(TraceExchange.self, from: Data(json))
+            #expect(decoded == exchange, "round \(round): \(String(decoding: json, as: UTF8.self))")
+        }
+    }
+
+    @Test func aNumberJSONCannotHoldFailsAsJSONEncoderDoes() {
+        var exchange = Self.full()
+        exchange.attempts[0].retryDelay = .nan
+        #expect(LinkExchangeJSON.frame(exchange) == nil)
+        #expect(throws: (any Error).self) { try Self.encoder().encode(exchange) }
+    }
+}
