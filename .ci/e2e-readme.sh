@@ -66,7 +66,8 @@ awk '/^```swift$/ { n++; inside = 1; next } /^```$/ { inside = 0 } inside { prin
 for example in "$work"/example-*.swift; do
   [ -e "$example" ] || break
   found=""
-  for test in $(grep -rlF "$(head -n 1 "$example")" Tests); do
+  # In a test, or in Examples/, whose package .ci/e2e-examples.sh builds and runs.
+  for test in $(grep -rlF "$(head -n 1 "$example")" Tests Examples/Sources); do
     if python3 - "$example" "$test" <<'PY'
 import sys
 example = open(sys.argv[1]).read().strip("\n")

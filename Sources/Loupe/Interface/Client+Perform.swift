@@ -71,8 +71,9 @@ extension Client {
             attempts: attempts, startedAt: startedAt, endedAt: endedAt, httpVersion: raw.httpVersion)
     }
 
-    /// `GET /users`: the query is left out, as it varies per call (bad for grouping) and may carry secrets.
-    static func operationName(_ request: HTTPRequest) -> String {
+    /// `GET /users`: the query is left out, as it varies per call (bad for grouping) and may carry secrets. The name
+    /// an exchange gets when nobody named it (adapters use it too).
+    public static func operationName(_ request: HTTPRequest) -> String {
         let path = (request.path ?? "/").split(separator: "?", maxSplits: 1).first.map(String.init) ?? "/"
         return "\(request.method.rawValue) \(path)"
     }

@@ -28,14 +28,20 @@ public struct ExchangeStarted: Sendable {
     public var startedAt: Date
     /// The exchange this one replays, when it is a replay.
     public var replayOf: UUID?
+    /// The stack that recorded this exchange when it is not Loupe's client: an adapter's name such as
+    /// `openapi-middleware`, `async-http-client` or `urlsession` (``RecordingAdapter``). The recorder stores it as an
+    /// ``ExchangeEventKind/adapter`` event, so views, exports and replays can say where the exchange came from.
+    public var adapter: String?
 
-    public init(exchangeID: UUID, operation: String, request: HTTPRequest, requestBody: Data? = nil, startedAt: Date, replayOf: UUID? = nil) {
+    public init(exchangeID: UUID, operation: String, request: HTTPRequest, requestBody: Data? = nil, startedAt: Date,
+                replayOf: UUID? = nil, adapter: String? = nil) {
         self.exchangeID = exchangeID
         self.operation = operation
         self.request = request
         self.requestBody = requestBody
         self.startedAt = startedAt
         self.replayOf = replayOf
+        self.adapter = adapter
     }
 }
 
@@ -159,6 +165,20 @@ public struct ExchangeEventKind: RawRepresentable, Hashable, Sendable, Codable, 
     /// The response head arrived but the body did not finish (connection closed, timed out, too large): the
     /// status, headers and bytes recorded with the exchange are only what arrived.
     public static let incompleteResponse = Self(rawValue: "incomplete")
+    /// The exchange was recorded by an adapter around another networking stack (a swift-openapi-runtime
+    /// middleware, an AsyncHTTPClient wrapper, a URLSession protocol), not sent by Loupe's client; its `adapter`
+    /// attribute names which (``ExchangeStarted/adapter``).
+    public static let adapter = Self(rawValue: "adapter")
+}
+
+/// The names adapters record in ``ExchangeStarted/adapter``: one word per stack (Documentation/Glossary.md).
+public enum RecordingAdapter {
+    /// `LoupeRecordingMiddleware`, a swift-openapi-runtime `ClientMiddleware` in a generated client.
+    public static let openAPIMiddleware = "openapi-middleware"
+    /// `RecordingHTTPClient`, around an AsyncHTTPClient `HTTPClient` used directly.
+    public static let asyncHTTPClient = "async-http-client"
+    /// `LoupeURLProtocol`, in a `URLSessionConfiguration`'s `protocolClasses`.
+    public static let urlSession = "urlsession"
 }
 
 /// The logical request ended.

@@ -16,6 +16,8 @@ struct PendingExchange: Sendable {
     var appHeaders: HTTPFields
     var requestBody: Data?
     var replayOf: UUID?
+    /// The adapter that recorded it, when not Loupe's client (``ExchangeStarted/adapter``).
+    var adapter: String?
     /// The client's records, stored as they came with ``ExchangeFinished/attempts``.
     var attempts: [AttemptRecord] = []
     var events: [TraceEvent] = []
@@ -41,6 +43,7 @@ struct PendingExchange: Sendable {
         appHeaders = started.request.headerFields
         requestBody = started.requestBody
         replayOf = started.replayOf
+        adapter = started.adapter
     }
 
     /// The recorded form: redacted by name and by value (``RedactionPolicy/redact(exchange:alsoSent:)``), then
@@ -50,6 +53,13 @@ struct PendingExchange: Sendable {
         // attempt was made; a short-circuited exchange only has the app's own.
         let requestFields = attempts.last?.request.headerFields ?? appHeaders
         var events = events
+        if let adapter {
+            // Made here, on the writer's task, not by the adapter on the request path (one lock fewer per request).
+            events.insert(TraceEvent(
+                kind: .adapter, at: startedAt,
+                message: "Recorded by Loupe's \(adapter) adapter around the app's own networking stack, not sent by Loupe's client.",
+                attributes: ["adapter": adapter]), at: 0)
+        }
         if droppedBefore > 0 {
             events.insert(TraceEvent(
                 kind: .recorderDrop, at: startedAt,

@@ -103,6 +103,7 @@ struct ReplayCommand: AsyncParsableCommand {
                 .union(resilience.bearer != nil || resilience.basic != nil ? ["authorization"] : [])) {
             StandardStreams.error(warning + "\n")
         }
+        if let note = Self.adapterNote(plan.originals) { StandardStreams.error(note + "\n") }
         try ReplayConfirmation.check(plan.originals, times: plan.times, yes: yes, interactive: isatty(STDIN_FILENO) == 1,
                                      ask: ReplayConfirmation.askTerminal)
         let transport = try resilience.makeTransport()
@@ -129,6 +130,18 @@ struct ReplayCommand: AsyncParsableCommand {
         let text = json ? try Formatting.json(ReplayReportJSON(report)) : report.text.joined(separator: "\n")
         try StandardStreams.output(Data((text + "\n").utf8))
         if !report.succeeded { throw ExitCode(1) }
+    }
+
+    /// Exchanges an adapter recorded (an app's own networking stack, issue 31) are resent by Loupe's client: said
+    /// once, naming the adapters, so a difference in how the request goes out is not a surprise.
+    static func adapterNote(_ originals: [TraceExchange]) -> String? {
+        let adapters = Set(originals.compactMap { exchange in
+            exchange.events.first { $0.kind == .adapter }?.attributes["adapter"]
+        })
+        guard !adapters.isEmpty else { return nil }
+        let count = originals.filter { $0.events.contains { $0.kind == .adapter } }.count
+        return "loupe replay: \(Quantity.count(count, "exchange")) recorded by the \(adapters.sorted().joined(separator: ", ")) "
+            + "adapter \(count == 1 ? "is" : "are") resent through Loupe's client, not the app's own networking stack"
     }
 
     func makePlan(_ originals: [TraceExchange]) throws -> ReplayPlan {
