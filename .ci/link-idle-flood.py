@@ -5,8 +5,8 @@ Usage: link-idle-flood.py LOUPE_BINARY WORK_FOLDER [CONNECTIONS]
 
 Starts `loupe listen` on a free loopback port, opens CONNECTIONS (10,000) plain TCP connections that never send a
 byte, and while they are open runs `loupe demo --headless --link` against it. Asserts that:
-  - the listener closes every idle connection by itself, within its hello deadline (10 s) plus slack: the ones
-    over its cap of 512 at once, the rest when their deadline passes;
+  - the listener closes every idle connection it accepted by itself, within its hello deadline (10 s) plus slack:
+    the ones over its cap of 512 at once, the rest when their deadline passes (checked on its side, with ss);
   - its resident memory stays bounded (under 150 MB) through the flood;
   - the demo, linked during the flood, delivers every exchange it recorded (it redials with backoff until a slot
     is free), nothing dropped;
@@ -92,9 +92,22 @@ demo = subprocess.Popen([loupe, "demo", "--headless", "--duration", "16", "--pau
                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
 
 peak = baseline
+
+
+def listener_connections():
+    """Connections the listener holds now (its side of loopback: source port = its port)."""
+    result = subprocess.run(["ss", "-tnH", "state", "established", f"( sport = :{port} )"],
+                            capture_output=True, text=True)
+    return len([line for line in result.stdout.splitlines() if line.strip()])
+
+
+# The listener's side is what must empty: a flood overflows its accept queue, and some client sockets then believe
+# they are connected to a listener that never accepted them (the kernel dropped the last ACK); those are counted,
+# not waited for. The demo's own connection is open meanwhile, so "empty" is at most one.
 open_now = opened
+held = listener_connections()
 deadline = time.monotonic() + 25
-while open_now > 0 and time.monotonic() < deadline:
+while time.monotonic() < deadline:
     for key, _ in selector.select(timeout=0.2):
         try:
             data = key.fileobj.recv(4096)
@@ -105,11 +118,16 @@ while open_now > 0 and time.monotonic() < deadline:
             key.fileobj.close()
             open_now -= 1
     peak = max(peak, rss_mb())
+    held = listener_connections()
+    if held <= 1 and time.monotonic() - started > 11:
+        break
 closed_after = time.monotonic() - started
-if open_now > 0:
+if held > 1:
     listener.kill()
-    fail(f"{open_now} idle connections still open {closed_after:.0f} s after the flood began")
-print(f"   the listener closed all {opened} within {closed_after:.1f} s; its RSS peaked at {peak:.0f} MB")
+    fail(f"the listener still holds {held} idle connections {closed_after:.0f} s after the flood began")
+print(f"   the listener holds no idle connection {closed_after:.1f} s after the flood began "
+      f"({opened - open_now} closed by it, {open_now} never accepted: its accept queue overflowed); "
+      f"its RSS peaked at {peak:.0f} MB")
 if peak > 150:
     listener.kill()
     fail(f"listener RSS {peak:.0f} MB")
@@ -139,7 +157,7 @@ lines = listen_out.read().splitlines()
 refused = [line for line in lines if line.startswith("refused:")]
 summary = lines[-1] if lines else ""
 match = re.search(r"refused (\d+) connection", summary)
-if not match or int(match.group(1)) < opened // 2:
+if not match or int(match.group(1)) < opened - open_now:  # each connection it accepted and closed is a refusal
     fail(f"summary: {summary}")
 windows = int(closed_after // 10) + 2
 if len(refused) > 10 * windows:

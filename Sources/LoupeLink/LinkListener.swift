@@ -95,7 +95,7 @@ public final class LinkListener: Sendable {
         var tls = TLSConfiguration.makeServerConfiguration(
             certificateChain: [.certificate(identity.certificate)], privateKey: .privateKey(identity.privateKey))
         tls.minimumTLSVersion = .tlsv13
-        let context = settings.insecureLoopback ? nil : try NIOSSLContext(configuration: tls)
+        let context: NIOSSLContext? = try settings.insecureLoopback ? nil : NIOSSLContext(configuration: tls)
         let shared = Shared(identity: identity, store: store, settings: settings, events: events)
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
@@ -119,9 +119,9 @@ public final class LinkListener: Sendable {
         let port = channel.localAddress?.port ?? address.port
         let bound = ListenAddress(host: address.host, port: port)
         let shownHost = ["0.0.0.0", "::"].contains(address.host) ? LinkHello.localHostName() : address.host
-        let link = settings.insecureLoopback
-            ? try LinkAddress.plainLoopback(secret: identity.secret, host: shownHost, port: port)
-            : try identity.link(host: shownHost, port: port)
+        let link = try settings.insecureLoopback
+            ? LinkAddress.plainLoopback(secret: identity.secret, host: shownHost, port: port)
+            : identity.link(host: shownHost, port: port)
         return LinkListener(address: bound, link: link,
                             serverChannel: channel, shared: shared)
     }
@@ -156,7 +156,8 @@ public final class LinkListener: Sendable {
 
     /// Every app that linked, in the order they first did.
     public var sources: [Source] {
-        shared.sources.withLock { $0.values.sorted { $0.order < $1.order }.map(\.source) }
+        let entries = shared.sources.withLock { Array($0.values) }
+        return entries.sorted { first, second in first.order < second.order }.map { entry in entry.source }
     }
 
     /// Stops accepting, closes every connection, and returns once the last batch in progress is stored.

@@ -81,7 +81,7 @@ public final class LoupeLink: TraceForwarding {
         tls.minimumTLSVersion = .tlsv13
         // A `loupe+tcp://` link (loopback only, checked when it was parsed) has no TLS at all.
         core = Core(address: address, configuration: configuration,
-                    context: address.isPlainTCP ? nil : try NIOSSLContext(configuration: tls))
+                    context: try address.isPlainTCP ? nil : NIOSSLContext(configuration: tls))
         let core = core
         task.withLock { $0 = Task.detached { await core.run() } }
     }

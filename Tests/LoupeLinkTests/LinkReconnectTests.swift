@@ -95,9 +95,9 @@ import Testing
         let harness = try await LinkLoopbackTests.Harness()
         let link = try LoupeLink(try harness.link(), configuration: LinkLoopbackTests.configuration(LinkLoopbackTests.LogBox()))
         link.forward(LinkLoopbackTests.exchanges(2))
-        #expect(await LinkLoopbackTests.eventually { harness.listener.sources.first?.connections == 1 })
+        #expect(await LinkLoopbackTests.eventually(30) { harness.listener.sources.first?.connections == 1 })
         await link.finish()
-        #expect(await LinkLoopbackTests.eventually { harness.listener.sources.first?.goneSince != nil })
+        #expect(await LinkLoopbackTests.eventually(30) { harness.listener.sources.first?.goneSince != nil })
         #expect(harness.listener.sources.map(\.app.app) == ["tester"])
         await harness.listener.stop()
     }

@@ -20,8 +20,9 @@ struct TitleBar {
         let rightText = right.joined(separator: " · ") + " "
         let rightX = max(area.x, area.maxX - DisplayWidth.of(rightText))
         var left = " Loupe │ " + state.screens.map(\.title).joined(separator: " › ") + " │ \(state.storeName)"
-        if let sources = SourceStatus.summary(state.sources, calendar: state.calendar) { left += " │ " + sources }
+        // The filter before the sources: it says what the list shows, and the sources are what a narrow bar cuts.
         if let filter = session.filterText { left += " │ \(filter)" }
+        if let sources = SourceStatus.summary(state.sources, calendar: state.calendar) { left += " │ " + sources }
         buffer.write(DisplayWidth.truncate(left, to: rightX - area.x - 1), x: area.x, y: area.y, style: .title)
         buffer.write(rightText, x: rightX, y: area.y, maxWidth: area.maxX - rightX, style: .title)
     }

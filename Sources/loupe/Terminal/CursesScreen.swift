@@ -105,8 +105,13 @@ final class CursesScreen: Screen {
         let parts = timeout.components
         let milliseconds = max(0, Int(parts.seconds) * 1000 + Int(parts.attoseconds / 1_000_000_000_000_000))
         var code: UInt32 = 0
-        let result = watched.map { loupe_read_watching(Int32(min(milliseconds, 60_000)), $0, &code) }
-            ?? loupe_read(Int32(min(milliseconds, 60_000)), &code)
+        let wait = Int32(min(milliseconds, 60_000))
+        let result: Int32
+        if let watched {
+            result = loupe_read_watching(wait, watched, &code)
+        } else {
+            result = loupe_read(wait, &code)
+        }
         if result == loupe_key_code_yes() {
             if Int32(bitPattern: code) == loupe_key_mouse() { return Self.mouseKey() }
             if Int32(bitPattern: code) == loupe_key_paste_start() {

@@ -46,8 +46,9 @@ import LoupeFormats
         let broken = Self.exchange(source: Self.source, number: 2)
         try store.write([linked, Self.exchange(source: nil, number: 3), broken])
         #expect(try store.recent(limit: 10).map(\.sourceApp) == ["checkout-service", nil, "checkout-service"])
+        // The list's order is by start: 1, 2, 3.
         #expect(try store.flowPage(FlowQuery(), from: .first, limit: 10).map(\.sourceApp)
-            == ["checkout-service", nil, "checkout-service"])
+            == ["checkout-service", "checkout-service", nil])
         // A hand-edited row: not JSON. json_extract alone would raise "malformed JSON" and fail the whole query.
         try store.pool.write { db in
             try db.execute(sql: "UPDATE exchange SET source = 'not json {' WHERE id = ?", arguments: [StoredUUID.text(of: broken.id)])
