@@ -268,7 +268,7 @@ let package = Package(
             name: "LoupeAdapterTests",
             dependencies: [
                 "Loupe", "LoupeOpenAPI", "LoupeDemoAPIClient", "LoupeAsyncHTTPClient", "LoupeURLSession", "LoupeTrace",
-                "LoupeReplay", "LoupeDemo",
+                "LoupeReplay", "LoupeDemo", "LoupeTesting",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),

@@ -44,9 +44,7 @@ extension URLSessionConfiguration {
 /// Platforms: on Linux's FoundationNetworking this is tested (async `data(for:)`, completion-handler tasks). On
 /// Apple platforms the same code compiles and runs through Foundation's URL loading system; Pulse-style task
 /// delegate proxies (metrics, per-task delegates) are not provided (DECISIONS 256).
-public final class LoupeURLProtocol: URLProtocol, @unchecked Sendable {
-    // @unchecked Sendable: URLProtocol is an open Foundation class the loading system calls from its own queue;
-    // the only state this subclass adds, `task`, is behind a Mutex, and the rest is immutable after init.
+public final class LoupeURLProtocol: URLProtocol {
 
     /// The header `recorded(by:)` adds to name the recorder; removed before the request is sent.
     static let recorderHeader = "X-Loupe-Recorder"
@@ -100,31 +98,30 @@ public final class LoupeURLProtocol: URLProtocol, @unchecked Sendable {
         var head = outgoing.httpRequest ?? HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/")
         // The session's own additional headers, as it would send them (the request's own fields win).
         for (name, value) in registered.session.configuration.httpAdditionalHeaders ?? [:] {
-            guard let name = (name as? String).flatMap(HTTPField.Name.init), name.rawName != Self.recorderHeader,
+            guard let name = (name as? String).flatMap({ HTTPField.Name($0) }), name.rawName != Self.recorderHeader,
                   head.headerFields[name] == nil, let value = value as? String else { continue }
             head.headerFields[name] = value
         }
         let exchange = registered.recording.start(
             operation: Client.operationName(head), request: head, requestBody: outgoing.httpBody)
-        let task = registered.session.dataTask(with: outgoing) { [self] data, response, error in
+        let loader = Loader(self)
+        let task = registered.session.dataTask(with: outgoing) { data, response, error in
             if let error {
                 exchange.finish(response: nil, body: nil, error: error)
-                client?.urlProtocol(self, didFailWithError: error)
+                loader.fail(error)
                 return
             }
             guard let http = response as? HTTPURLResponse else {
                 let failure = URLError(.badServerResponse)
                 exchange.finish(response: nil, body: nil, error: failure)
-                client?.urlProtocol(self, didFailWithError: failure)
+                loader.fail(failure)
                 return
             }
             let cap = registered.recording.bodyCap
             let body = data ?? Data()
             exchange.finish(response: http.httpResponse, body: body.prefix(cap),
                             bodySize: body.count > cap ? body.count : nil)
-            client?.urlProtocol(self, didReceive: http, cacheStoragePolicy: .notAllowed)
-            if !body.isEmpty { client?.urlProtocol(self, didLoad: body) }
-            client?.urlProtocolDidFinishLoading(self)
+            loader.deliver(http, body: body)
         }
         loading.withLock { $0 = task }
         task.resume()
@@ -136,5 +133,25 @@ public final class LoupeURLProtocol: URLProtocol, @unchecked Sendable {
             return task
         }
         task?.cancel()
+    }
+}
+
+/// Hands the inner task's result to the app's session.
+// @unchecked Sendable: Foundation marks URLProtocol non-Sendable, but the loading system expects exactly this: a
+// protocol's client called from the inner session's delegate queue, once, after `startLoading` returned. The box
+// is used by that one completion handler only, so the protocol is never touched from two threads at once.
+private struct Loader: @unchecked Sendable {
+    let owner: LoupeURLProtocol
+
+    init(_ owner: LoupeURLProtocol) { self.owner = owner }
+
+    func fail(_ error: any Error) {
+        owner.client?.urlProtocol(owner, didFailWithError: error)
+    }
+
+    func deliver(_ response: HTTPURLResponse, body: Data) {
+        owner.client?.urlProtocol(owner, didReceive: response, cacheStoragePolicy: .notAllowed)
+        if !body.isEmpty { owner.client?.urlProtocol(owner, didLoad: body) }
+        owner.client?.urlProtocolDidFinishLoading(owner)
     }
 }
