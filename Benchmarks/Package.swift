@@ -4,6 +4,12 @@ import PackageDescription
 // A separate package so the root package (and its users) never pull in package-benchmark or jemalloc.
 // Run from this folder:
 //   swift package --allow-writing-to-package-directory benchmark --format markdown
+import Foundation
+
+/// The `-package-name` SwiftPM passes when it compiles the modules of the `..` dependency (Loupe).
+let loupePackageName = String(URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .lastPathComponent.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "_" })
+
 let package = Package(
     name: "LoupeBenchmarks",
     platforms: [.macOS(.v15)],
@@ -100,6 +106,23 @@ let package = Package(
             name: "ingest-budget",
             dependencies: ["IngestBaseline", .product(name: "LoupeTrace", package: "Loupe")],
             path: "Tools/IngestBudget"
+        ),
+        // The four JSON users (HAR import/export, body redaction, the diff's parser, the detail view's layout) as
+        // plain loops for `json-callgrind.sh` to count instructions under callgrind (issue 27 item 2).
+        .executableTarget(
+            name: "json-workloads",
+            dependencies: [
+                .product(name: "LoupeTrace", package: "Loupe"),
+                .product(name: "LoupeFormats", package: "Loupe"),
+                .product(name: "LoupeReplay", package: "Loupe"),
+                .product(name: "LoupeTUI", package: "Loupe"),
+            ],
+            path: "Tools/JSONWorkloads",
+            packageAccess: false,
+            // The workloads call `package` API (the diff's parser, the detail view's tabs), which only modules of
+            // Loupe's own package may: this one joins it under the name SwiftPM gives Loupe's modules (the root
+            // folder's name, lowercased, `-` and `.` as `_`). Measurement only, never built by users.
+            swiftSettings: [.unsafeFlags(["-package-name", loupePackageName])]
         ),
         // A plain request loop to run under `perf record` (the benchmark runner only measures under its plugin).
         .executableTarget(

@@ -1,7 +1,8 @@
 import Foundation
 import LoupeTrace
 
-/// Skipping over JSON values by the rules of Foundation's `JSONDecoder` scanner, which checks structure but leaves
+/// Skipping over JSON values by the rules of Foundation's `JSONDecoder` scanner, on the tokenizer's pieces
+/// (``JSONTokenizer``, DECISIONS 210–219) applied to the window, which checks structure but leaves
 /// the insides of strings and numbers to the decoding of each value: whitespace is space, tab, CR and LF; strings
 /// end at the first unescaped quote (a `\u` needs four more bytes, none a quote); numbers are a `-` or digit and
 /// every following digit, `.`, `+`, `-`, `e` or `E`; a trailing comma before `]` or `}` is allowed; at most
@@ -13,11 +14,9 @@ extension JSONStream {
     /// Skips whitespace; returns the next byte (not read), or `nil` at the end of the text.
     mutating func skipWhitespace() throws(HARImportError) -> UInt8? {
         while true {
-            while index < window.count {
-                let byte = window[index]
-                guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { return byte }
-                index += 1
-            }
+            let from = index
+            index = window.withUnsafeBufferPointer { JSONTokenizer.skipWhitespace($0, from: from) }
+            if index < window.count { return window[index] }
             guard try ensure(1) > 0 else { return nil }
         }
     }
@@ -111,82 +110,46 @@ extension JSONStream {
 
     /// From the opening quote to just past the closing one. `validatingUTF8` for the keys of objects JSONDecoder
     /// decodes (the top level and `log`): it reads every key of those, so it refuses a bad one even when the key is
-    /// not one it wants. Skipped objects and values are not checked, as it never reads them.
+    /// not one it wants (a raw control character, malformed UTF-8: no overlong forms, no surrogates, nothing past
+    /// U+10FFFF). Skipped objects and values are not checked, as it never reads them.
     mutating func skipString(validatingUTF8: Bool = false) throws(HARImportError) {
         advance()
         while true {
-            while index < window.count {
-                let from = index
-                index = window.withUnsafeBufferPointer {
-                    JSONByteScan.firstStop(in: $0, from: from, orNonASCII: validatingUTF8)
-                }
-                guard index < window.count else { break }
-                let byte = window[index]
-                if byte == Self.quote {
-                    index += 1
-                    return
-                }
-                if byte == Self.backslash {
-                    try skipEscape()
-                } else if byte >= 0x80, validatingUTF8 {
-                    try skipMultibyte(byte)
-                } else if byte < 0x20, validatingUTF8 {
-                    // As JSONDecoder refuses one in a key it reads (values it skips are not looked at).
-                    throw malformed("unescaped control character")
-                } else {
-                    index += 1
-                }
+            let from = index
+            let scan = window.withUnsafeBufferPointer {
+                JSONTokenizer.scanString($0, from: from, validatingUTF8: validatingUTF8)
             }
-            guard try ensure(1) > 0 else { throw truncated() }
+            index = scan.index
+            switch scan.stop {
+            case .closed:
+                return
+            case .cut:
+                // The window ends inside the string, an escape or a UTF-8 sequence: read on from there.
+                let held = window.count - index
+                guard try ensure(held + 1) > held else { throw truncated() }
+            case .badUnicodeEscape:
+                // As JSONDecoder: a text that ends before the four bytes is truncated, else malformed.
+                guard try ensure(4) >= 4 else { throw truncated() }
+                throw malformed("invalid hex encoded sequence")
+            case .control:
+                // As JSONDecoder refuses one in a key it reads (values it skips are not looked at).
+                throw malformed("unescaped control character")
+            case .invalidUTF8:
+                throw malformed("invalid UTF-8")
+            }
         }
-    }
-
-    /// One UTF-8 sequence of two to four bytes, checked as JSONDecoder checks it (no overlong forms, no surrogates,
-    /// nothing past U+10FFFF): a key the whole-document decoder refuses must not pass because it was skipped.
-    private mutating func skipMultibyte(_ lead: UInt8) throws(HARImportError) {
-        let length: Int
-        var second: ClosedRange<UInt8> = 0x80...0xBF
-        switch lead {
-        case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; second = 0xA0...0xBF
-        case 0xED: length = 3; second = 0x80...0x9F
-        case 0xE1...0xEF: length = 3
-        case 0xF0: length = 4; second = 0x90...0xBF
-        case 0xF4: length = 4; second = 0x80...0x8F
-        case 0xF1...0xF3: length = 4
-        default: throw malformed("invalid UTF-8")
-        }
-        let available = try ensure(length)
-        guard available >= 2, second.contains(window[index + 1]) else {
-            throw available < 2 ? truncated() : malformed("invalid UTF-8")
-        }
-        for position in 2..<length {
-            guard available > position else { throw truncated() }
-            guard (0x80...0xBF).contains(window[index + position]) else { throw malformed("invalid UTF-8") }
-        }
-        advance(by: length)
-    }
-
-    /// `\` and the byte after it; after `\u`, four bytes that are not quotes (checked when decoded).
-    private mutating func skipEscape() throws(HARImportError) {
-        guard try ensure(2) >= 2 else {
-            advance(by: 1)
-            throw truncated()
-        }
-        let escaped = window[index + 1]
-        advance(by: 2)
-        guard escaped == UInt8(ascii: "u") else { return }
-        guard try ensure(4) >= 4 else { throw truncated() }
-        guard !window[index..<index + 4].contains(Self.quote) else { throw malformed("invalid hex encoded sequence") }
-        advance(by: 4)
     }
 
     private mutating func skipLiteral(_ literal: StaticString) throws(HARImportError) {
         let count = literal.utf8CodeUnitCount
         guard try ensure(count) >= count else { throw truncated() }
-        let expected = UnsafeBufferPointer(start: literal.utf8Start, count: count)
-        for (position, byte) in expected.enumerated() where window[index + position] != byte {
-            advance(by: position)
+        let from = index
+        let token = window.withUnsafeBufferPointer {
+            var tokens = JSONTokenizer($0, from: from)
+            return tokens.next()
+        }
+        guard token.kind == .literal else {
+            advance(by: token.end - from)
             throw malformed("invalid value")
         }
         advance(by: count)
@@ -195,16 +158,9 @@ extension JSONStream {
     private mutating func skipNumber() throws(HARImportError) {
         advance()
         while true {
-            while index < window.count {
-                switch window[index] {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "+"), UInt8(ascii: "-"),
-                     UInt8(ascii: "e"), UInt8(ascii: "E"):
-                    index += 1
-                default:
-                    return
-                }
-            }
-            guard try ensure(1) > 0 else { return }
+            let from = index
+            index = window.withUnsafeBufferPointer { JSONTokenizer.numberEnd($0, from: from) }
+            guard index == window.count, try ensure(1) > 0 else { return }
         }
     }
 }

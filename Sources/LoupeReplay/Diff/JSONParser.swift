@@ -1,139 +1,152 @@
 import Foundation
 import LoupeTrace
 
-/// Reads RFC 8259 JSON into a ``JSONValue``, keeping key order and number text.
+/// Reads RFC 8259 JSON into a ``JSONValue``, keeping key order and number text: a consumer of the one
+/// ``JSONTokenizer`` (DECISIONS 210–219) that checks the strict grammar and builds values.
 ///
 /// Foundation's `JSONSerialization` turns numbers into `Double` (so `0.1` and `0.10000000000000001`, or two
-/// 20-digit ids, would compare equal) and loses key order; a diff needs both. Nesting deeper than ``maximumDepth``
-/// is refused rather than risking the stack on a hostile body; the diff then compares the text by lines.
+/// 20-digit ids, would compare equal) and loses key order; a diff needs both. Open containers are kept on a stack
+/// of its own, never the call stack; nesting deeper than ``maximumDepth`` is refused all the same (a hostile body
+/// would build a value that deep), and the diff then compares the text by lines.
 package struct JSONParser {
     /// Arrays and objects nested deeper than this are refused.
     package static let maximumDepth = 200
 
-    private let bytes: [UInt8]
-    private var index = 0
-    private var depth = 0
+    /// An open container: an array's elements so far, or an object's members and the key awaiting its value.
+    private enum Frame {
+        case array([JSONValue])
+        case object(JSONObject, key: String?)
+    }
 
     /// The document in `data`, or nil when it is not JSON (including trailing garbage and too deep nesting).
     package static func parse(_ data: Data) -> JSONValue? {
-        var parser = JSONParser(bytes: Array(data))
-        // A UTF-8 byte order mark is tolerated, as most parsers do.
-        if parser.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.index = 3 }
-        guard let value = parser.value() else { return nil }
-        parser.skipWhitespace()
-        return parser.index == parser.bytes.count ? value : nil
-    }
-
-    private init(bytes: [UInt8]) { self.bytes = bytes }
-
-    private var current: UInt8? { index < bytes.count ? bytes[index] : nil }
-
-    private mutating func skipWhitespace() {
-        while let byte = current, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { index += 1 }
-    }
-
-    private mutating func consume(_ literal: String) -> Bool {
-        let expected = Array(literal.utf8)
-        guard bytes[index...].starts(with: expected) else { return false }
-        index += expected.count
-        return true
-    }
-
-    private mutating func value() -> JSONValue? {
-        skipWhitespace()
-        switch current {
-        case UInt8(ascii: "{"): return object()
-        case UInt8(ascii: "["): return array()
-        case UInt8(ascii: "\""): return string().map(JSONValue.string)
-        case UInt8(ascii: "t"): return consume("true") ? .bool(true) : nil
-        case UInt8(ascii: "f"): return consume("false") ? .bool(false) : nil
-        case UInt8(ascii: "n"): return consume("null") ? .null : nil
-        case .some: return number().map(JSONValue.number)
-        case nil: return nil
+        data.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            // A UTF-8 byte order mark is tolerated, as most parsers do.
+            let start = bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF ? 3 : 0
+            return parse(JSONTokenizer(bytes, from: start))
         }
     }
 
-    private mutating func object() -> JSONValue? {
-        guard depth < Self.maximumDepth else { return nil }
-        depth += 1
-        defer { depth -= 1 }
-        index += 1
-        var object = JSONObject()
-        skipWhitespace()
-        if current == UInt8(ascii: "}") { index += 1; return .object(object) }
+    private static func parse(_ tokens: JSONTokenizer) -> JSONValue? {
+        var tokens = tokens
+        var stack: [Frame] = []
         while true {
-            skipWhitespace()
-            guard current == UInt8(ascii: "\""), let key = string() else { return nil }
-            skipWhitespace()
-            guard current == UInt8(ascii: ":") else { return nil }
-            index += 1
-            guard let member = value() else { return nil }
-            object[key] = member
-            skipWhitespace()
-            switch current {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "}"): index += 1; return .object(object)
-            default: return nil
-            }
-        }
-    }
-
-    private mutating func array() -> JSONValue? {
-        guard depth < Self.maximumDepth else { return nil }
-        depth += 1
-        defer { depth -= 1 }
-        index += 1
-        var elements: [JSONValue] = []
-        skipWhitespace()
-        if current == UInt8(ascii: "]") { index += 1; return .array(elements) }
-        while true {
-            guard let element = value() else { return nil }
-            elements.append(element)
-            skipWhitespace()
-            switch current {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "]"): index += 1; return .array(elements)
-            default: return nil
-            }
-        }
-    }
-
-    /// A string literal at `index` (which is at its opening quote); nil on bad escapes, raw control characters or
-    /// invalid UTF-8.
-    private mutating func string() -> String? {
-        index += 1
-        var scalars = String.UnicodeScalarView()
-        var run = index  // start of the bytes not yet copied
-        func flush(_ end: Int, into scalars: inout String.UnicodeScalarView) -> Bool {
-            guard run < end else { return true }
-            guard let text = String(validating: bytes[run..<end], as: UTF8.self) else { return false }
-            scalars.append(contentsOf: text.unicodeScalars)
-            return true
-        }
-        while let byte = current {
-            switch byte {
-            case UInt8(ascii: "\""):
-                guard flush(index, into: &scalars) else { return nil }
-                index += 1
-                return String(scalars)
-            case UInt8(ascii: "\\"):
-                guard flush(index, into: &scalars), let scalar = escape() else { return nil }
-                scalars.append(scalar)
-                run = index
-            case 0..<0x20:
-                return nil
+            // A value is expected here: the document, an array's element, or an object's member after its key.
+            let token = tokens.next()
+            var value: JSONValue
+            switch token.kind {
+            case .beginArray, .beginObject:
+                guard stack.count < maximumDepth else { return nil }
+                let isObject = token.kind == .beginObject
+                let first = tokens.next()
+                if first.kind == (isObject ? .endObject : .endArray) {
+                    value = isObject ? .object(JSONObject()) : .array([])
+                } else if isObject {
+                    guard let name = Self.key(first, &tokens) else { return nil }
+                    stack.append(.object(JSONObject(), key: name))
+                    continue
+                } else {
+                    stack.append(.array([]))
+                    tokens.position = first.start  // the first element, read as a value next
+                    continue
+                }
             default:
-                index += 1
+                guard let leaf = Self.scalar(token, tokens.bytes) else { return nil }
+                value = leaf
+            }
+            // Add the value to its container, then close every container it ends.
+            closing: while true {
+                guard let frame = stack.popLast() else { return tokens.next().kind == .end ? value : nil }
+                let after = tokens.next()
+                switch frame {
+                case .array(var elements):
+                    elements.append(value)
+                    if after.kind == .comma {
+                        stack.append(.array(elements))
+                        break closing
+                    }
+                    guard after.kind == .endArray else { return nil }
+                    value = .array(elements)
+                case .object(var object, let key?):
+                    object[key] = value
+                    if after.kind == .comma {
+                        guard let next = Self.key(tokens.next(), &tokens) else { return nil }
+                        stack.append(.object(object, key: next))
+                        break closing
+                    }
+                    guard after.kind == .endObject else { return nil }
+                    value = .object(object)
+                case .object(_, key: nil):
+                    return nil
+                }
             }
         }
-        return nil
+    }
+
+    /// An object's key (the string `token`) and the colon after it.
+    private static func key(_ token: JSONToken, _ tokens: inout JSONTokenizer) -> String? {
+        guard token.kind == .string, let name = string(token, tokens.bytes), tokens.next().kind == .colon else { return nil }
+        return name
+    }
+
+    /// A string, number or literal token as a value; nil for anything else (including a string or literal cut short).
+    private static func scalar(_ token: JSONToken, _ bytes: UnsafeBufferPointer<UInt8>) -> JSONValue? {
+        // A number at the end of the text is whole: the document ends there.
+        guard !token.isCut || token.kind == .number else { return nil }
+        let text = UnsafeBufferPointer(rebasing: bytes[token.start..<token.end])
+        switch token.kind {
+        case .string:
+            return string(token, bytes).map(JSONValue.string)
+        case .number:
+            guard JSONTokenizer.numberVerdict(text) == .valid else { return nil }
+            return .number(JSONNumber(String(decoding: text, as: UTF8.self)))
+        case .literal:
+            switch text.first {
+            case UInt8(ascii: "t"): return .bool(true)
+            case UInt8(ascii: "f"): return .bool(false)
+            default: return .null
+            }
+        default:
+            return nil
+        }
+    }
+
+    /// A string token's contents; nil on bad escapes, raw control characters or invalid UTF-8.
+    private static func string(_ token: JSONToken, _ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        guard token.kind == .string, !token.isCut else { return nil }
+        // Checked again, strictly: the tokenizer's own pass lets control characters and any bytes through.
+        let strict = JSONTokenizer.scanString(bytes, from: token.start + 1, validatingUTF8: true)
+        guard strict.stop == .closed, strict.index == token.end else { return nil }
+        let contents = UnsafeBufferPointer(rebasing: bytes[(token.start + 1)..<(token.end - 1)])
+        guard contents.contains(UInt8(ascii: "\\")) else { return String(decoding: contents, as: UTF8.self) }
+        return unescaped(contents)
+    }
+
+    /// Well-formed UTF-8 with escapes, resolved; nil on an escape JSON does not have.
+    private static func unescaped(_ contents: UnsafeBufferPointer<UInt8>) -> String? {
+        var scalars = String.UnicodeScalarView()
+        var run = 0
+        var index = 0
+        while index < contents.count {
+            guard contents[index] == UInt8(ascii: "\\") else {
+                index += 1
+                continue
+            }
+            scalars.append(contentsOf: String(decoding: UnsafeBufferPointer(rebasing: contents[run..<index]), as: UTF8.self).unicodeScalars)
+            guard let scalar = escape(contents, at: &index) else { return nil }
+            scalars.append(scalar)
+            run = index
+        }
+        scalars.append(contentsOf: String(decoding: UnsafeBufferPointer(rebasing: contents[run...]), as: UTF8.self).unicodeScalars)
+        return String(scalars)
     }
 
     /// The escape at `index` (its backslash), leaving `index` after it.
-    private mutating func escape() -> Unicode.Scalar? {
-        index += 1
-        guard let byte = current else { return nil }
-        index += 1
+    private static func escape(_ bytes: UnsafeBufferPointer<UInt8>, at index: inout Int) -> Unicode.Scalar? {
+        guard index + 1 < bytes.count else { return nil }
+        let byte = bytes[index + 1]
+        index += 2
         switch byte {
         case UInt8(ascii: "\""): return "\""
         case UInt8(ascii: "\\"): return "\\"
@@ -144,47 +157,25 @@ package struct JSONParser {
         case UInt8(ascii: "r"): return "\r"
         case UInt8(ascii: "t"): return "\t"
         case UInt8(ascii: "u"):
-            guard let high = hexQuad() else { return nil }
+            guard let high = hexQuad(bytes, at: &index) else { return nil }
             guard (0xD800..<0xDC00).contains(high) else {
                 // A lone low surrogate has no scalar: shown as the replacement character, as JSONSerialization does.
                 return Unicode.Scalar(high) ?? "\u{FFFD}"
             }
-            guard consume("\\u"), let low = hexQuad(), (0xDC00..<0xE000).contains(low) else { return "\u{FFFD}" }
+            guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+            else { return "\u{FFFD}" }
+            index += 2
+            guard let low = hexQuad(bytes, at: &index), (0xDC00..<0xE000).contains(low) else { return "\u{FFFD}" }
             return Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
         default: return nil
         }
     }
 
-    private mutating func hexQuad() -> UInt32? {
+    private static func hexQuad(_ bytes: UnsafeBufferPointer<UInt8>, at index: inout Int) -> UInt32? {
         guard index + 4 <= bytes.count,
-              let value = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16) else { return nil }
+              let value = UInt32(String(decoding: UnsafeBufferPointer(rebasing: bytes[index..<index + 4]), as: UTF8.self), radix: 16)
+        else { return nil }
         index += 4
         return value
-    }
-
-    /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`
-    private mutating func number() -> JSONNumber? {
-        let start = index
-        func digits(_ parser: inout JSONParser) -> Int {
-            let begin = parser.index
-            while let byte = parser.current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) { parser.index += 1 }
-            return parser.index - begin
-        }
-        if current == UInt8(ascii: "-") { index += 1 }
-        if current == UInt8(ascii: "0") {
-            index += 1
-        } else if digits(&self) == 0 {
-            return nil
-        }
-        if current == UInt8(ascii: ".") {
-            index += 1
-            guard digits(&self) > 0 else { return nil }
-        }
-        if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
-            index += 1
-            if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
-            guard digits(&self) > 0 else { return nil }
-        }
-        return JSONNumber(String(decoding: bytes[start..<index], as: UTF8.self))
     }
 }

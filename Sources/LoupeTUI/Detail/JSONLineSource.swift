@@ -2,7 +2,8 @@ import Foundation
 import LoupeTrace
 import LoupeFormats
 
-/// Builds the spans of one re-indented JSON line from where ``JSONReindenter`` found its tokens: the indent, then
+/// Builds the spans of one re-indented JSON line from where ``JSONReindenter`` found its tokens, reading them
+/// again with the one ``JSONTokenizer``: the indent, then
 /// each token's bytes as written, styled by kind (keys `.label`, strings, numbers, `true`/`false`/`null`), with
 /// `: ` after a colon and `{}`/`[]` for an empty container. Tokens holding a control character go through
 /// `TerminalText`.
@@ -32,45 +33,38 @@ final class JSONLineSource: DeferredLineSource {
         let end = start + meta >> 8
         var spans = [StyledLine.Span(indents[min(meta & 0x3F, JSONReindenter.maxIndentDepth)], .normal)]
         data.withUnsafeBytes { raw in
-            let bytes = raw.bindMemory(to: UInt8.self)
-            guard start >= 0, end <= bytes.count else { return }
-            var index = start
+            let all = raw.bindMemory(to: UInt8.self)
+            guard start >= 0, end <= all.count else { return }
+            // The line's bytes alone, so that no token runs past its end.
+            let bytes = UnsafeBufferPointer(rebasing: all[start..<end])
+            var tokens = JSONTokenizer(bytes)
             var keyPending = meta & Self.keyFlag != 0
-            while index < end {
-                let tokenStart = index
+            while true {
+                let token = tokens.next()
                 let style: Style
-                switch bytes[index] {
-                case 0x20, 0x09, 0x0A, 0x0D:
-                    index += 1
+                switch token.kind {
+                case .end:
+                    return
+                case .beginObject, .beginArray:  // { [, or {} [] when empty
+                    let opener = bytes[token.start]
+                    let after = JSONTokenizer.skipWhitespace(bytes, from: token.end)
+                    let empty = after < bytes.count && bytes[after] == opener + 2
+                    Self.append(opener == 0x7B ? (empty ? "{}" : "{") : (empty ? "[]" : "["), .normal, to: &spans)
+                    if empty { tokens.position = after + 1 }
                     continue
-                case 0x7B, 0x5B:  // { [, or {} [] when empty
-                    let after = JSONBytes.skipWhitespace(bytes, from: index + 1, limit: end)
-                    let empty = after < end && bytes[after] == bytes[index] + 2
-                    Self.append(bytes[index] == 0x7B ? (empty ? "{}" : "{") : (empty ? "[]" : "["), .normal, to: &spans)
-                    index = empty ? after + 1 : index + 1
-                    continue
-                case 0x7D: Self.append("}", .normal, to: &spans); index += 1; continue
-                case 0x5D: Self.append("]", .normal, to: &spans); index += 1; continue
-                case 0x2C: Self.append(",", .normal, to: &spans); index += 1; continue
-                case 0x3A: Self.append(": ", .normal, to: &spans); index += 1; continue
-                case 0x22:
-                    index = JSONBytes.stringEnd(bytes, from: index, limit: end).index
-                    style = keyPending ? .label : .jsonString
-                case 0x2D, 0x30...0x39:
-                    while index < end, JSONBytes.isNumberByte(bytes[index]) { index += 1 }
-                    style = .jsonNumber
-                case 0x61...0x7A:
-                    while index < end, bytes[index] >= 0x61, bytes[index] <= 0x7A { index += 1 }
-                    style = .jsonLiteral
-                default:
-                    // The layout pass never puts another byte in a line; shown as it is should that change.
-                    index += 1
-                    style = .normal
+                case .endObject: Self.append("}", .normal, to: &spans); continue
+                case .endArray: Self.append("]", .normal, to: &spans); continue
+                case .comma: Self.append(",", .normal, to: &spans); continue
+                case .colon: Self.append(": ", .normal, to: &spans); continue
+                case .string: style = keyPending ? .label : .jsonString
+                case .number: style = .jsonNumber
+                case .literal: style = .jsonLiteral
+                case .invalid: style = .normal  // the layout pass never puts one in a line; shown as it is
                 }
                 keyPending = false
-                let token = UnsafeBufferPointer(rebasing: bytes[tokenStart..<index])
-                let text = String(decoding: token, as: UTF8.self)
-                Self.append(token.contains(where: JSONBytes.mayBeControl) ? TerminalText.line(text) : text, style,
+                let tokenBytes = UnsafeBufferPointer(rebasing: bytes[token.start..<token.end])
+                let text = String(decoding: tokenBytes, as: UTF8.self)
+                Self.append(tokenBytes.contains(where: JSONBytes.mayBeControl) ? TerminalText.line(text) : text, style,
                             to: &spans)
             }
         }

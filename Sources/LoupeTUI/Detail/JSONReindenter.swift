@@ -1,11 +1,12 @@
 import Foundation
+import LoupeTrace
 
 /// Re-indents JSON text token by token, so every value reads exactly as it was sent.
 ///
 /// Decoding and re-encoding (JSONSerialization, Codable) would change what the server said: `1.10` becomes `1.1`,
 /// `12345678901234567890` a rounded double, `"\u00e9"` an `é`, and keys get re-ordered. Here each token's bytes are
-/// copied as they are; only whitespace between tokens is replaced. The scanner is a loop over the bytes with an
-/// explicit container stack, never recursion, so nesting depth costs memory, not stack. It checks the grammar as
+/// copied as they are; only whitespace between tokens is replaced. It reads the tokens of the one ``JSONTokenizer``
+/// (DECISIONS 210–219) with an explicit container stack, never recursion, so nesting depth costs memory, not stack. It checks the grammar as
 /// it goes, which tells a body cut short (still indented: bodies are capped when stored) from one that is not JSON.
 /// Several top-level values in a row (JSON Lines) are accepted, one after another.
 ///
@@ -32,7 +33,6 @@ struct JSONReindenter {
 
     private let bytes: UnsafeBufferPointer<UInt8>
     private let source: JSONLineSource
-    private var position = 0
     /// The open containers: `{` (0x7B) or `[` (0x5B); `top` is the innermost, 0 at the top level.
     private var containers: [UInt8] = []
     private var top: UInt8 = 0
@@ -64,11 +64,11 @@ struct JSONReindenter {
     }
 
     private mutating func run() -> Outcome {
-        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { position = 3 }  // a BOM
+        let bom = bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF
+        var tokens = JSONTokenizer(bytes, from: bom ? 3 : 0)
         while true {
-            position = JSONBytes.skipWhitespace(bytes, from: position)
-            guard position < bytes.count else { break }
-            let start = position
+            let token = tokens.next()
+            let start = token.start
             // Pattern matches, not `==`: in a debug build `==` on an enum is a call, and this runs per token.
             let expectsValue: Bool
             let expectsKey: Bool
@@ -77,12 +77,15 @@ struct JSONReindenter {
             case .key, .keyOrClose: (expectsValue, expectsKey) = (false, true)
             case .colon, .commaOrClose: (expectsValue, expectsKey) = (false, false)
             }
-            switch bytes[position] {
-            case 0x7B, 0x5B:  // { [
+            switch token.kind {
+            case .end:
+                if case .next = expect, top == 0 { return .complete }
+                return lines.isEmpty && lineStart < 0 ? .invalid(offset: 0) : .incomplete
+            case .beginObject, .beginArray:
                 guard expectsValue else { return .invalid(offset: start) }
-                open()
-            case 0x7D, 0x5D:  // } ]
-                let isObject = bytes[position] == 0x7D
+                open(start, &tokens)
+            case .endObject, .endArray:
+                let isObject = bytes[start] == 0x7D
                 guard top == (isObject ? 0x7B : 0x5B) else { return .invalid(offset: start) }
                 switch expect {
                 case .commaOrClose, .keyOrClose, .valueOrClose: break
@@ -91,51 +94,60 @@ struct JSONReindenter {
                 containers.removeLast()
                 top = containers.isEmpty ? 0 : containers[containers.count - 1]
                 newline()
-                mark(position, position + 1)
-                position += 1
+                mark(start, start + 1)
                 valueDone()
-            case 0x2C:  // ,
+            case .comma:
                 guard case .commaOrClose = expect else { return .invalid(offset: start) }
-                mark(position, position + 1)
+                mark(start, start + 1)
                 newline()
-                position += 1
                 expect = top == 0x7B ? .key : .value
-            case 0x3A:  // :
+            case .colon:
                 guard case .colon = expect else { return .invalid(offset: start) }
-                mark(position, position + 1)
-                position += 1
+                mark(start, start + 1)
                 expect = .value
-            case 0x22:  // "
+            case .string:
                 guard expectsKey || expectsValue else { return .invalid(offset: start) }
-                guard string(isKey: expectsKey) else { return .incomplete }
+                mark(start, token.end, key: expectsKey)
+                if token.isCut { return .incomplete }
                 if expectsKey { expect = .colon } else { valueDone() }
-            case 0x2D, 0x30...0x39:  // - 0-9
+            case .number:
                 guard expectsValue else { return .invalid(offset: start) }
-                if let outcome = number() { return outcome }
-            case 0x61...0x7A:  // a-z
-                guard expectsValue else { return .invalid(offset: start) }
-                if let outcome = literal() { return outcome }
-            default:
+                switch JSONTokenizer.numberVerdict(UnsafeBufferPointer(rebasing: bytes[start..<token.end])) {
+                case .invalid:
+                    return .invalid(offset: start)
+                case .prefix:
+                    guard token.isCut else { return .invalid(offset: start) }
+                    mark(start, token.end)
+                    return .incomplete
+                case .valid:
+                    mark(start, token.end)
+                    valueDone()
+                }
+            case .literal:
+                // A literal runs on into any following letters (`truex` is not `true` and then `x`).
+                guard expectsValue, token.end == bytes.count || bytes[token.end] < 0x61 || bytes[token.end] > 0x7A
+                else { return .invalid(offset: start) }
+                mark(start, token.end)
+                if token.isCut { return .incomplete }
+                valueDone()
+            case .invalid:
                 return .invalid(offset: start)
             }
         }
-        if case .next = expect, top == 0 { return .complete }
-        return lines.isEmpty && lineStart < 0 ? .invalid(offset: 0) : .incomplete
     }
 
-    /// `{` or `[`; an empty container stays on one line (`{}`), as JSON.stringify prints it.
-    private mutating func open() {
-        let opener = bytes[position]
+    /// `{` or `[` at `start`; an empty container stays on one line (`{}`), as JSON.stringify prints it.
+    private mutating func open(_ start: Int, _ tokens: inout JSONTokenizer) {
+        let opener = bytes[start]
         let isObject = opener == 0x7B
-        position += 1
-        let afterSpace = JSONBytes.skipWhitespace(bytes, from: position)
+        let afterSpace = JSONTokenizer.skipWhitespace(bytes, from: start + 1)
         if afterSpace < bytes.count, bytes[afterSpace] == opener + 2 {  // } is { + 2, ] is [ + 2
-            mark(position - 1, afterSpace + 1)
-            position = afterSpace + 1
+            mark(start, afterSpace + 1)
+            tokens.position = afterSpace + 1
             valueDone()
             return
         }
-        mark(position - 1, position)
+        mark(start, start + 1)
         containers.append(opener)
         top = opener
         newline()
@@ -149,64 +161,6 @@ struct JSONReindenter {
         } else {
             expect = .commaOrClose
         }
-    }
-
-    /// A string token from its opening quote; false when the text ends inside it.
-    private mutating func string(isKey: Bool) -> Bool {
-        let start = position
-        let end = JSONBytes.stringEnd(bytes, from: position, limit: bytes.count)
-        position = end.index
-        mark(start, end.index, key: isKey)
-        return end.terminated
-    }
-
-    /// A number token, kept as written; nil to go on, or the outcome when it ends the scan.
-    private mutating func number() -> Outcome? {
-        let start = position
-        // Digits without a leading zero are a whole number; anything else is checked against the grammar.
-        var plain = bytes[start] != 0x30
-        while position < bytes.count {
-            let byte = bytes[position]
-            if byte >= 0x30 && byte <= 0x39 {
-                position += 1
-            } else if byte == 0x2D || byte == 0x2B || byte == 0x2E || byte == 0x65 || byte == 0x45 {
-                plain = false
-                position += 1
-            } else {
-                break
-            }
-        }
-        let verdict: JSONNumberGrammar.Verdict = plain || position - start == 1 && bytes[start] == 0x30 ? .valid
-            : JSONNumberGrammar.classify(UnsafeBufferPointer(rebasing: bytes[start..<position]))
-        switch verdict {
-        case .invalid:
-            return .invalid(offset: start)
-        case .prefix:
-            guard position == bytes.count else { return .invalid(offset: start) }
-            mark(start, position)
-            return .incomplete
-        case .valid:
-            mark(start, position)
-            valueDone()
-            return nil
-        }
-    }
-
-    /// `true`, `false` or `null`; nil to go on, or the outcome when it ends the scan.
-    private mutating func literal() -> Outcome? {
-        let start = position
-        while position < bytes.count, bytes[position] >= 0x61, bytes[position] <= 0x7A { position += 1 }
-        let word = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
-        if word == "true" || word == "false" || word == "null" {
-            mark(start, position)
-            valueDone()
-            return nil
-        }
-        guard position == bytes.count, ["true", "false", "null"].contains(where: { $0.hasPrefix(word) }) else {
-            return .invalid(offset: start)
-        }
-        mark(start, position)
-        return .incomplete
     }
 
     /// Adds the token at `start..<end` to the current line, which begins with it if it is the first.

@@ -7,12 +7,12 @@
 /// where bytes above it are flagged falsely, and the lowest flagged byte of several masks OR-ed together is the
 /// first byte matching any of them.
 package enum JSONByteScan {
-    private static let ones: UInt64 = 0x0101_0101_0101_0101
-    private static let highs: UInt64 = 0x8080_8080_8080_8080
+    @inlinable static var ones: UInt64 { 0x0101_0101_0101_0101 }
+    @inlinable static var highs: UInt64 { 0x8080_8080_8080_8080 }
 
     /// The index of the first byte at or after `start` that a JSON string cannot hold as it is (`"`, `\`, or a
     /// control character below 0x20), or of the first byte ≥ 0x80 too when `orNonASCII`; `bytes.count` if none.
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func firstStop(in bytes: UnsafeBufferPointer<UInt8>, from start: Int, orNonASCII: Bool = false) -> Int {
         guard let base = bytes.baseAddress else { return bytes.count }
         let raw = UnsafeRawPointer(base)
@@ -76,15 +76,15 @@ package enum JSONByteScan {
     }
 
     /// One byte of the tail shorter than a word: what ``stops(_:)`` flags, or ≥ 0x80 when `orNonASCII`.
-    @inline(__always)
-    private static func isStop(_ byte: UInt8, orNonASCII: Bool) -> Bool {
+    @inlinable @inline(__always)
+    static func isStop(_ byte: UInt8, orNonASCII: Bool) -> Bool {
         byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || (orNonASCII && byte >= 0x80)
     }
 
     /// The high bit of each byte of `word` (in memory order from the least significant byte) that is `"`, `\` or
     /// below 0x20; bits above the lowest may be set falsely.
-    @inline(__always)
-    private static func stops(_ word: UInt64) -> UInt64 {
+    @inlinable @inline(__always)
+    static func stops(_ word: UInt64) -> UInt64 {
         let control = (word &- ones &* 0x20) & ~word
         let quote = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
         let backslash = word ^ (ones &* UInt64(UInt8(ascii: "\\")))

@@ -15,23 +15,33 @@ package enum UTF8Validation {
         while true {
             index = JSONByteScan.firstNonASCII(in: bytes, from: index)
             guard index < count else { return true }
-            let lead = bytes[index]
-            // The allowed range of the second byte depends on the first; later ones are 80...BF.
-            let length: Int
-            var low: UInt8 = 0x80, high: UInt8 = 0xBF
-            switch lead {
-            case 0xC2...0xDF: length = 2
-            case 0xE0: length = 3; low = 0xA0
-            case 0xE1...0xEC, 0xEE...0xEF: length = 3
-            case 0xED: length = 3; high = 0x9F
-            case 0xF0: length = 4; low = 0x90
-            case 0xF1...0xF3: length = 4
-            case 0xF4: length = 4; high = 0x8F
-            default: return false
-            }
-            guard index + length <= count, (low...high).contains(bytes[index + 1]) else { return false }
-            for offset in 2..<length where !(0x80...0xBF).contains(bytes[index + offset]) { return false }
+            let length = sequenceLength(bytes, at: index)
+            guard length > 0 else { return false }
             index += length
         }
+    }
+
+    /// The length of the well-formed UTF-8 sequence whose lead byte (≥ 0x80) is at `index`: 2 to 4; 0 when it is
+    /// malformed (checked byte by byte, so a wrong byte is found before a missing one); -1 when the bytes end
+    /// inside it.
+    package static func sequenceLength(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Int {
+        let length: Int
+        var low: UInt8 = 0x80, high: UInt8 = 0xBF
+        switch bytes[index] {
+        case 0xC2...0xDF: length = 2
+        case 0xE0: length = 3; low = 0xA0
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED: length = 3; high = 0x9F
+        case 0xF0: length = 4; low = 0x90
+        case 0xF1...0xF3: length = 4
+        case 0xF4: length = 4; high = 0x8F
+        default: return 0
+        }
+        for offset in 1..<length {
+            guard index + offset < bytes.count else { return -1 }
+            let byte = bytes[index + offset]
+            guard offset == 1 ? (low...high).contains(byte) : (0x80...0xBF).contains(byte) else { return 0 }
+        }
+        return length
     }
 }

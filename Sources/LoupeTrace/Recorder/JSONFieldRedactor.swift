@@ -3,8 +3,9 @@ import Foundation
 /// Redacts the values of named object members in JSON text in one pass over its bytes, without parsing it.
 ///
 /// A parser would reject a body cut at the recorder's cap or nested deeper than its limit, and re-serialising
-/// would reorder keys and change numbers; this scanner only tokenises strings, so every byte outside a redacted
-/// value is kept, broken or truncated JSON is redacted as far as it goes, and nesting depth costs nothing.
+/// would reorder keys and change numbers; this reads the tokens of the one ``JSONTokenizer`` (DECISIONS 210–219)
+/// and checks no grammar, so every byte outside a redacted value is kept, broken or truncated JSON is redacted as
+/// far as it goes, and nesting depth costs nothing.
 /// A string followed by `:` is a key; when its (unescaped) name is in the set, the value after it (a string, a
 /// scalar, or a whole object or array, up to the end of the text if unterminated) becomes `"[REDACTED]"`.
 enum JSONFieldRedactor {
@@ -31,30 +32,24 @@ enum JSONFieldRedactor {
                                collecting secrets: inout SecretCollector) -> [UInt8]? {
         var output: [UInt8]?
         var copied = 0
-        var index = 0
         let count = bytes.count
-        while index < count {
-            guard bytes[index] == quote else {
-                index += 1
-                continue
-            }
-            let stringEnd = endOfString(bytes, from: index)
-            var next = stringEnd
-            while next < count, isBlank(bytes[next]) { next += 1 }
-            guard next < count, bytes[next] == colon else {
-                index = stringEnd
-                continue
-            }
+        var tokens = JSONTokenizer(bytes)
+        while true {
+            let token = tokens.next()
+            guard token.kind != .end else { break }
+            guard token.kind == .string else { continue }
+            let stringEnd = stringEnd(token, &tokens)
+            let next = JSONTokenizer.skipWhitespace(bytes, from: stringEnd)
+            guard next < count, bytes[next] == colon else { continue }
             // A key: is it one of ours?
-            let name = unescaped(bytes, from: index + 1, to: contentEnd(bytes, start: index, end: stringEnd))
-            var valueStart = next + 1
+            let name = unescaped(bytes, from: token.start + 1, to: contentEnd(bytes, start: token.start, end: stringEnd))
             let normalized = RedactionNames.normalized(name)
             let isHeader = !names.containsNormalized(normalized) && headerNames.containsNormalized(normalized)
             guard isHeader || names.containsNormalized(normalized) else {
-                index = valueStart
+                tokens.position = next + 1
                 continue
             }
-            while valueStart < count, isBlank(bytes[valueStart]) { valueStart += 1 }
+            let valueStart = JSONTokenizer.skipWhitespace(bytes, from: next + 1)
             let valueEnd = endOfValue(bytes, from: valueStart)
             let value = UnsafeBufferPointer(rebasing: bytes[valueStart..<valueEnd])
             if valueStart < count, !value.elementsEqual(markerToken) {
@@ -68,24 +63,25 @@ enum JSONFieldRedactor {
                 output!.append(contentsOf: markerToken)
                 copied = valueEnd
             }
-            index = valueEnd
+            tokens.position = valueEnd
         }
         guard var output else { return nil }
         output.append(contentsOf: bytes[copied..<count])
         return output
     }
 
+    /// The index just past the string `token`, or the end of the text if it never closes; the tokenizer is left
+    /// after it.
+    private static func stringEnd(_ token: JSONToken, _ tokens: inout JSONTokenizer) -> Int {
+        let end = token.isCut ? tokens.bytes.count : token.end
+        tokens.position = end
+        return end
+    }
+
     /// The index just past the string starting at `start` (a `"`), or the end of the text if it never closes.
     private static func endOfString(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
-        var index = start + 1
-        while index < bytes.count {
-            switch bytes[index] {
-            case backslash: index += 2
-            case quote: return index + 1
-            default: index += 1
-            }
-        }
-        return bytes.count
+        var tokens = JSONTokenizer(bytes, from: start)
+        return stringEnd(tokens.next(), &tokens)
     }
 
     /// Where the contents of the string from `start` to `end` stop: before its closing quote, if it has one.
@@ -101,49 +97,52 @@ enum JSONFieldRedactor {
         case quote:
             return endOfString(bytes, from: start)
         case UInt8(ascii: "{"), UInt8(ascii: "["):
+            // Brackets of either kind counted alike, as far as the text goes; everything else is skipped.
             var depth = 0
-            var index = start
-            while index < bytes.count {
-                switch bytes[index] {
-                case quote:
-                    index = endOfString(bytes, from: index)
-                    continue
-                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
-                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+            var tokens = JSONTokenizer(bytes, from: start)
+            while true {
+                let token = tokens.next()
+                switch token.kind {
+                case .beginObject, .beginArray: depth += 1
+                case .endObject, .endArray:
                     depth -= 1
-                    if depth == 0 { return index + 1 }
+                    if depth == 0 { return token.end }
+                case .string: _ = stringEnd(token, &tokens)
+                case .end: return bytes.count
                 default: break
                 }
-                index += 1
             }
-            return bytes.count
         default:
             var index = start
             while index < bytes.count, !isBlank(bytes[index]),
-                  ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]")].contains(bytes[index]) { index += 1 }
+                  bytes[index] != UInt8(ascii: ","), bytes[index] != UInt8(ascii: "}"), bytes[index] != UInt8(ascii: "]") {
+                index += 1
+            }
             return index
         }
     }
 
     /// Adds the string and number values inside a redacted value (keys and `true`/`false`/`null` are not secrets).
     private static func collectLeaves(_ value: UnsafeBufferPointer<UInt8>, into secrets: inout SecretCollector) {
-        var index = 0
-        while index < value.count {
-            let byte = value[index]
-            if byte == quote {
-                let end = endOfString(value, from: index)
-                var next = end
-                while next < value.count, isBlank(value[next]) { next += 1 }
+        var tokens = JSONTokenizer(value)
+        while true {
+            let token = tokens.next()
+            switch token.kind {
+            case .end:
+                return
+            case .string:
+                let end = stringEnd(token, &tokens)
+                let next = JSONTokenizer.skipWhitespace(value, from: end)
                 if next >= value.count || value[next] != colon {
-                    secrets.add(unescaped(value, from: index + 1, to: contentEnd(value, start: index, end: end)))
+                    secrets.add(unescaped(value, from: token.start + 1, to: contentEnd(value, start: token.start, end: end)))
                 }
-                index = end
-            } else if byte == UInt8(ascii: "-") || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) {
-                let end = endOfValue(value, from: index)
-                secrets.add(String(decoding: UnsafeBufferPointer(rebasing: value[index..<end]), as: UTF8.self))
-                index = end
-            } else {
-                index += 1
+            case .number:
+                // A number runs to the next delimiter here, as a scalar value does.
+                let end = endOfValue(value, from: token.start)
+                secrets.add(String(decoding: UnsafeBufferPointer(rebasing: value[token.start..<end]), as: UTF8.self))
+                tokens.position = end
+            default:
+                break
             }
         }
     }

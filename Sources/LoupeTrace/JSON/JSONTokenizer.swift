@@ -1,0 +1,269 @@
+/// The one JSON tokenizer: bytes in, tokens with byte offsets out (DECISIONS 210–219).
+///
+/// Loupe reads JSON four ways (the HAR reader's ``JSONStream``, the recorder's field redaction, the detail view's
+/// layout, the diff's parser), and none can use Foundation's decoder for the one reason they share: it changes
+/// numbers and key order and refuses a body cut short. This tokenizer is that shared part, and each user keeps
+/// only its own small consumer on top (its grammar, what it builds):
+///
+/// - tokens are offsets into the bytes, never copies: a number is its text as written, a string its quoted bytes;
+/// - it never fails and never recurses: a byte that starts no token is an ``JSONToken/Kind/invalid`` token of its
+///   own, nesting is the consumer's (a stack of its own, or a depth count), and a token the text ends inside is
+///   returned with ``JSONToken/isCut`` set, so a body cut at a cap reads as far as it goes;
+/// - strings are scanned eight bytes a step (``JSONByteScan``), the pieces below are `@inlinable` so the consumers
+///   in other modules inline them into their loops, and nothing allocates.
+///
+/// Lexical rules, which every consumer shares: whitespace is space, tab, CR and LF; a string ends at the first
+/// unescaped quote, `\` escapes the byte after it and `\u` needs four more bytes that are not quotes; a number is
+/// a `-` or digit and every following digit, `.`, `+`, `-`, `e` or `E` (``numberVerdict(_:)`` checks RFC 8259's
+/// grammar for the consumers that want it); `true`, `false` and `null` are literals.
+package struct JSONTokenizer {
+    /// The text.
+    package let bytes: UnsafeBufferPointer<UInt8>
+    /// The offset of the next byte to read.
+    package var position: Int
+
+    @inlinable
+    package init(_ bytes: UnsafeBufferPointer<UInt8>, from position: Int = 0) {
+        self.bytes = bytes
+        self.position = position
+    }
+
+    /// The next token after whitespace; ``JSONToken/Kind/end`` (empty, at `bytes.count`) when there is none.
+    @inlinable
+    package mutating func next() -> JSONToken {
+        let count = bytes.count
+        var index = position
+        while index < count {
+            let byte = bytes[index]
+            guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { break }
+            index += 1
+        }
+        guard index < count else {
+            position = count
+            return JSONToken(.end, count, count)
+        }
+        let start = index
+        let kind: JSONToken.Kind
+        switch bytes[start] {
+        case 0x7B: kind = .beginObject
+        case 0x7D: kind = .endObject
+        case 0x5B: kind = .beginArray
+        case 0x5D: kind = .endArray
+        case 0x2C: kind = .comma
+        case 0x3A: kind = .colon
+        case 0x22:
+            var scan = Self.scanString(bytes, from: start + 1)
+            // A `\u` holding a quote ends at that quote, as `\` and one byte would: the consumers that refuse it
+            // (the diff's parser) read the token again with ``scanString(_:from:validatingUTF8:)``.
+            while scan.stop == .badUnicodeEscape { scan = Self.scanString(bytes, from: scan.index) }
+            guard scan.stop == .closed else {
+                position = count
+                return JSONToken(.string, start, count, cut: true)
+            }
+            position = scan.index
+            return JSONToken(.string, start, scan.index)
+        case 0x2D, 0x30...0x39:
+            let end = Self.numberEnd(bytes, from: start + 1)
+            position = end
+            return JSONToken(.number, start, end, cut: end == count)
+        case 0x74: return literal(at: start, "true")
+        case 0x66: return literal(at: start, "false")
+        case 0x6E: return literal(at: start, "null")
+        default: kind = .invalid
+        }
+        position = start + 1
+        return JSONToken(kind, start, start + 1)
+    }
+
+    /// `true`, `false` or `null` at `start`: a ``JSONToken/Kind/literal``, cut when the text ends inside it, or an
+    /// ``JSONToken/Kind/invalid`` token ending at the first byte that differs.
+    @inlinable
+    mutating func literal(at start: Int, _ word: StaticString) -> JSONToken {
+        let length = word.utf8CodeUnitCount
+        let expected = word.utf8Start
+        var index = start + 1
+        while index < start + length {
+            guard index < bytes.count else {
+                position = index
+                return JSONToken(.literal, start, index, cut: true)
+            }
+            guard bytes[index] == expected[index - start] else {
+                position = index
+                return JSONToken(.invalid, start, index)
+            }
+            index += 1
+        }
+        position = index
+        return JSONToken(.literal, start, index)
+    }
+
+    // MARK: Pieces, for consumers that read a window of a longer text (``JSONStream``) or bytes on their own terms
+
+    /// The offset of the first byte at or after `start` that is not whitespace (`bytes.count` if none).
+    @inlinable
+    package static func skipWhitespace(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        var index = start
+        let count = bytes.count
+        while index < count {
+            let byte = bytes[index]
+            guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { return index }
+            index += 1
+        }
+        return index
+    }
+
+    /// Where a number's bytes end: the first byte from `start` on that is not a digit, `.`, `+`, `-`, `e` or `E`.
+    @inlinable
+    package static func numberEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        var index = start
+        let count = bytes.count
+        while index < count {
+            switch bytes[index] {
+            case 0x30...0x39, 0x2E, 0x2B, 0x2D, 0x65, 0x45: index += 1
+            default: return index
+            }
+        }
+        return index
+    }
+
+    /// Why ``scanString(_:from:validatingUTF8:)`` stopped.
+    package enum StringStop: Sendable, Equatable {
+        /// At the closing quote: the index is just past it.
+        case closed
+        /// The text ends inside the string: the index is where reading can resume once there are more bytes (the
+        /// end, or the start of an escape or UTF-8 sequence it cuts).
+        case cut
+        /// A `\u` whose four bytes hold a quote: the index is just after the `u`.
+        case badUnicodeEscape
+        /// (Only when validating.) A raw control character, at the index.
+        case control
+        /// (Only when validating.) A malformed UTF-8 sequence (Unicode's table 3-7), whose first byte is at the index.
+        case invalidUTF8
+    }
+
+    /// Reads a string's contents from `start` (just past its opening quote, or where an earlier call stopped
+    /// `.cut`) to its closing quote. `validatingUTF8` stops at raw control characters and malformed UTF-8 too.
+    @inlinable
+    package static func scanString(
+        _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, validatingUTF8: Bool = false
+    ) -> (index: Int, stop: StringStop) {
+        let count = bytes.count
+        var index = start
+        while true {
+            index = JSONByteScan.firstStop(in: bytes, from: index, orNonASCII: validatingUTF8)
+            guard index < count else { return (count, .cut) }
+            let byte = bytes[index]
+            if byte == 0x22 { return (index + 1, .closed) }
+            if byte == 0x5C {
+                guard index + 1 < count else { return (index, .cut) }
+                guard bytes[index + 1] == 0x75 else {  // u
+                    index += 2
+                    continue
+                }
+                // Four bytes that are not quotes (a quote among fewer, at the end, is found as well).
+                let hex = index + 2
+                let available = min(count, hex + 4)
+                var probe = hex
+                while probe < available, bytes[probe] != 0x22 { probe += 1 }
+                if probe < available { return (hex, .badUnicodeEscape) }
+                guard available == hex + 4 else { return (index, .cut) }
+                index += 6
+            } else if byte < 0x20 {
+                if validatingUTF8 { return (index, .control) }
+                index += 1
+            } else {
+                // ≥ 0x80, only stopped at when validating.
+                let length = UTF8Validation.sequenceLength(bytes, at: index)
+                if length > 0 {
+                    index += length
+                } else {
+                    return (index, length == 0 ? .invalidUTF8 : .cut)
+                }
+            }
+        }
+    }
+
+    /// Whether a number token's bytes (``numberEnd(_:from:)``'s lax run) follow RFC 8259's grammar,
+    /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, or are a beginning of one (a body cut short).
+    @inlinable
+    package static func numberVerdict(_ token: UnsafeBufferPointer<UInt8>) -> NumberVerdict {
+        // Most numbers are plain integers: digits without a leading zero, checked without the state machine.
+        guard let first = token.first else { return .prefix }
+        if first != 0x30 || token.count == 1 {
+            var index = first == 0x2D ? 1 : 0
+            if index < token.count, token[index] != 0x30 {
+                while index < token.count, token[index] >= 0x30, token[index] <= 0x39 { index += 1 }
+                if index == token.count { return first == 0x2D && token.count == 1 ? .prefix : .valid }
+            }
+        }
+        return classifyNumber(token)
+    }
+
+    /// RFC 8259's number grammar as a state machine over the bytes of one token.
+    @usableFromInline
+    static func classifyNumber(_ token: UnsafeBufferPointer<UInt8>) -> NumberVerdict {
+        var state = NumberState.start
+        for byte in token {
+            let digit = byte >= 0x30 && byte <= 0x39
+            let isExponent = byte == 0x65 || byte == 0x45
+            switch state {
+            case .start where byte == 0x2D: state = .minus
+            case .start where byte == 0x30, .minus where byte == 0x30: state = .zero
+            case .start where digit, .minus where digit, .integer where digit: state = .integer
+            case .zero where byte == 0x2E, .integer where byte == 0x2E: state = .dot
+            case .dot where digit, .fraction where digit: state = .fraction
+            case .zero where isExponent, .integer where isExponent, .fraction where isExponent: state = .exponent
+            case .exponent where byte == 0x2B || byte == 0x2D: state = .exponentSign
+            case .exponent where digit, .exponentSign where digit, .exponentDigits where digit: state = .exponentDigits
+            default: return .invalid
+            }
+        }
+        switch state {
+        case .zero, .integer, .fraction, .exponentDigits: return .valid
+        case .start, .minus, .dot, .exponent, .exponentSign: return .prefix
+        }
+    }
+
+    private enum NumberState { case start, minus, zero, integer, dot, fraction, exponent, exponentSign, exponentDigits }
+
+    /// What ``numberVerdict(_:)`` found.
+    package enum NumberVerdict: Sendable, Equatable {
+        /// A whole number.
+        case valid
+        /// Not a number yet, but more bytes could make it one (`-`, `1.`, `2e+`): a body cut short.
+        case prefix
+        case invalid
+    }
+}
+
+/// One token: its kind and where its bytes are (`start..<end` of the tokenizer's bytes).
+package struct JSONToken: Sendable, Equatable {
+    package enum Kind: UInt8, Sendable {
+        case beginObject, endObject, beginArray, endArray, comma, colon
+        /// Quotes included.
+        case string
+        /// As written (lax: see ``JSONTokenizer/numberVerdict(_:)``).
+        case number
+        /// `true`, `false` or `null`.
+        case literal
+        /// A byte that starts no token, or a literal misspelt (up to the first wrong byte).
+        case invalid
+        /// No more tokens.
+        case end
+    }
+
+    package var kind: Kind
+    package var start: Int
+    package var end: Int
+    /// The text ends inside this token: a string with no closing quote, a literal's beginning, a number that may
+    /// go on.
+    package var isCut: Bool
+
+    @inlinable
+    package init(_ kind: Kind, _ start: Int, _ end: Int, cut: Bool = false) {
+        self.kind = kind
+        self.start = start
+        self.end = end
+        isCut = cut
+    }
+}
