@@ -94,8 +94,9 @@ public struct RecordingHTTPClient: Sendable {
         // Reported when the request ends, with its start time from now: only then are the body's bytes known.
         let startedAt = Date()
         let operation = operation ?? Client.operationName(head)
-        let future = client.execute(request: request, deadline: deadline, logger: logger ?? HTTPClient.loggingDisabled)
-        future.whenComplete { [recording] result in
+        let future = logger.map { client.execute(request: request, deadline: deadline, logger: $0) }
+            ?? client.execute(request: request, deadline: deadline)
+        future.whenComplete { [recording] (result: Result<HTTPClient.Response, any Error>) in
             let exchange = recording.start(operation: operation, request: head, requestBody: sent.bytes, startedAt: startedAt)
             switch result {
             case .success(let response):

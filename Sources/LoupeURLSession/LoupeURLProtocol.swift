@@ -41,7 +41,8 @@ extension URLSessionConfiguration {
 /// loaded whole before the app's session sees it (one request, one inner data task), so progress delegates see
 /// it arrive at once. Redirects are followed by the inner session and recorded as the final response.
 ///
-/// Platforms: on Linux's FoundationNetworking this is tested (async `data(for:)`, completion-handler tasks). On
+/// Platforms: on Linux's FoundationNetworking its test currently crashes the process (DECISIONS 256; disabled, not
+/// yet diagnosed). On
 /// Apple platforms the same code compiles and runs through Foundation's URL loading system; Pulse-style task
 /// delegate proxies (metrics, per-task delegates) are not provided (DECISIONS 256).
 public final class LoupeURLProtocol: URLProtocol {
