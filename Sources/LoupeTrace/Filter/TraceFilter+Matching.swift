@@ -40,6 +40,11 @@ extension TraceFilter {
             return exchange.replayOf != nil
         case .source(let app):
             return exchange.source.map { FilterText.containsBytes(FilterText.asciiLowercased($0.app), app) } ?? false
+        case .rule(let name):
+            return exchange.events.contains { event in
+                event.kind == .rule
+                    && (name.map { FilterText.containsBytes(FilterText.asciiLowercased(event.attributes["rule"] ?? ""), $0) } ?? true)
+            }
         // Whole chains at a time, so recursion follows brackets, never the length of `a & b & c …`.
         case .not:
             let (count, inner) = negations
@@ -72,6 +77,7 @@ extension TraceFilter {
         case .error: return summary.outcome != .success
         case .replay: return summary.replayOf != nil
         case .source: return nil  // a summary has no source
+        case .rule: return nil  // nor events
         case .not:
             let (count, inner) = negations
             return inner.matches(summary).map { $0 == count.isMultiple(of: 2) }

@@ -20,6 +20,7 @@ import Foundation
 /// | `~e` | errors: any outcome but success |
 /// | `~replay` | replays of another exchange |
 /// | `~src name` | exchanges from a linked app whose name contains the text, ignoring ASCII case (`loupe listen`) |
+/// | `~rule`, `~rule name` | exchanges a rule acted on (mock, fault, rewrite, breakpoint); with a name, a rule whose name contains it |
 ///
 /// Combine with `!` (not), `&` (and), `|` (or) and parentheses; adjacent terms are joined by `&`. `!` binds
 /// tighter than `&`, which binds tighter than `|`. Arguments end at whitespace, parentheses, `&` and `|`: quote
@@ -61,6 +62,8 @@ public indirect enum TraceFilter: Sendable, Hashable, CustomStringConvertible {
     case replay
     /// `~src name`: sent over the live link by an app whose name contains `name` (lower-cased), ignoring ASCII case.
     case source(String)
+    /// `~rule [name]`: a rule acted on the exchange (a `rule` event); with a name (lower-cased), one whose name contains it.
+    case rule(String?)
     /// `!x`
     case not(TraceFilter)
     /// `x & y`, or `x y`
@@ -75,7 +78,7 @@ public indirect enum TraceFilter: Sendable, Hashable, CustomStringConvertible {
         while let next = pending.popLast() {
             switch next {
             case .header, .body: return true
-            case .method, .status, .host, .url, .operation, .duration, .attempts, .circuit, .error, .replay, .source: break
+            case .method, .status, .host, .url, .operation, .duration, .attempts, .circuit, .error, .replay, .source, .rule: break
             case .not(let inner): pending.append(inner)
             case .and(let left, let right), .or(let left, let right): pending += [right, left]
             }

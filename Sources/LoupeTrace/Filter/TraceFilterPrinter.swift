@@ -16,6 +16,7 @@ package enum TraceFilterPrinter {
         case .error: "~e"
         case .replay: "~replay"
         case .source(let app): "~src " + quote(app)
+        case .rule(let name): name.map { "~rule " + quote($0) } ?? "~rule"
         case .not(let inner): "!" + grouped(inner, unless: !isBinary(inner))
         case .and, .or: chain(filter)
         }

@@ -104,6 +104,11 @@ struct SQLFilter {
         case .source(let app):
             // Schema v6's column; NULL (no source) never matches.
             return bind("instr(lower(json_extract(exchange.source, '$.app')), ?) > 0", app)
+        case .rule(let name):
+            // The `event_kind` index (v2) finds the few exchanges with rule events.
+            let events = "exchange.sequence IN (SELECT exchange_sequence FROM event WHERE kind = 'rule'"
+            guard let name else { return events + ")" }
+            return bind(events + " AND instr(lower(json_extract(attributes, '$.rule')), ?) > 0)", name)
         case .not:
             // A run of `!` is one test: `!!x` is `x` (an absent value stays "no match", as in memory).
             let (count, inner) = filter.negations

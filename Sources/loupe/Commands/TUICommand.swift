@@ -52,7 +52,7 @@ struct TUICommand: AsyncParsableCommand {
         StandardStreams.error("\(LinkAddress.environmentVariable)=\(listener.link)\n")
         let replayer = StoreReplayer(path: path)
         let app = InspectorApp(store: store, storeName: path, replayer: replayer, filter: filter, keymap: keymap,
-                               history: FilePromptHistory())
+                               history: FilePromptHistory(), rules: ListenerRules(listener))
         let result = await Result(catching: { try await Inspector.run(app, mouse: !noMouse) })
         await listener.stop()
         await replayer.shutdown()
