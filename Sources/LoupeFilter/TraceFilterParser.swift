@@ -149,13 +149,18 @@ struct TraceFilterParser {
         case "src":
             let app = try argument(wanting: "an app name after ~src")
             return .source(FilterText.asciiLowercased(app.text))
-        case "rule":
-            // The name is optional: `~rule` alone, or before an operator, a bracket or another term, means any rule.
-            guard let next = nextSignificant, !"&|)!~".contains(next) else { return .rule(nil) }
-            let rule = try argument(wanting: "a rule name after ~rule")
-            return .rule(FilterText.asciiLowercased(rule.text))
+        case "rule": return try rule()
         default: throw .unknownFilter(name, at: start)
         }
+    }
+
+    /// `~rule [name]`: the name is optional; `~rule` alone, or before an operator, a bracket or another term, means
+    /// any rule. Out of line, so the recursive descent's frames do not grow with it.
+    @inline(never)
+    private mutating func rule() throws(TraceFilterError) -> TraceFilter {
+        guard let next = nextSignificant, !"&|)!~".contains(next) else { return .rule(nil) }
+        let rule = try argument(wanting: "a rule name after ~rule")
+        return .rule(FilterText.asciiLowercased(rule.text))
     }
 
     private mutating func method() throws(TraceFilterError) -> String {

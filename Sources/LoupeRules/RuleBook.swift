@@ -94,13 +94,18 @@ public final class RuleBook: Sendable {
         return true
     }
 
-    /// Replaces every rule from `origin` with `rules` (a rules file reloaded).
-    public func replaceAll(from origin: RuleOrigin, with rules: [Rule]) {
+    /// Replaces every rule from `origin` with `rules` (a rules file reloaded). `quietly` when the caller logs the
+    /// change itself (a rules file that did not read: its one line says so).
+    public func replaceAll(from origin: RuleOrigin, with rules: [Rule], quietly: Bool = false) {
         var changes = mutate { $0.removeAll(from: origin) }
         for rule in rules { changes += mutate { $0.put(rule, origin: origin) } }
+        if !quietly { apply(changes); return logChange(origin, rules) }
+        apply(changes)
+    }
+
+    private func logChange(_ origin: RuleOrigin, _ rules: [Rule]) {
         logger.info("rules from \(origin): \(rules.count) rule\(rules.count == 1 ? "" : "s")",
                     metadata: ["rules": "\(rules.map(\.name).joined(separator: ","))"])
-        apply(changes)
     }
 
     /// Removes every rule from `origin` and lets its held requests go on at once (a viewer that went away).

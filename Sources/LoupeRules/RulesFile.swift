@@ -45,7 +45,7 @@ public final class RulesFile: Sendable {
             let rules = try Self.read(path)
             book.replaceAll(from: .file(path), with: rules)
         } catch {
-            book.replaceAll(from: .file(path), with: [])
+            book.replaceAll(from: .file(path), with: [], quietly: true)
             book.logger.error("\(Self.problemLine(error, path: path))")
         }
     }

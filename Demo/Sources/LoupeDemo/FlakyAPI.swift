@@ -29,9 +29,8 @@ public enum FlakyAPI {
     public static func start(port: Int = 0, logger: Logger = Logger(label: "loupe.demo.api", factory: { _ in SwiftLogNoOpLogHandler() }),
                              accessLog: String? = nil) async throws -> RunningServer {
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let router = makeRouter()
         // The server's own log of what reached it (`LOUPE_DEMO_API_LOG`): tests tell a mock from a real answer by it.
-        if let accessLog, let log = AccessLog(path: accessLog) { router.add(middleware: log) }
+        let router = makeRouter(accessLog: accessLog.flatMap(AccessLog.init(path:)))
         let app = Application(
             router: router,
             configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "loupe-demo"),

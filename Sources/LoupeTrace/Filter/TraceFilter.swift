@@ -184,3 +184,38 @@ extension TraceFilter {
         public var includesShortCircuited: Bool { self == .open || self == .shortCircuited }
     }
 }
+
+extension TraceFilter {
+    /// Structural equality with an explicit stack: the synthesized `==` recursed once per `&` of a chain, and a
+    /// 500-term filter went past a 512 KiB thread stack in debug builds once `~rule` made each frame larger.
+    public static func == (lhs: TraceFilter, rhs: TraceFilter) -> Bool {
+        var pending = [(lhs, rhs)]
+        while let (left, right) = pending.popLast() {
+            switch (left, right) {
+            case (.not(let a), .not(let b)): pending.append((a, b))
+            case (.and(let a1, let a2), .and(let b1, let b2)), (.or(let a1, let a2), .or(let b1, let b2)):
+                pending += [(a2, b2), (a1, b1)]
+            default:
+                guard sameTerm(left, right) else { return false }
+            }
+        }
+        return true
+    }
+
+    @inline(never)
+    private static func sameTerm(_ left: TraceFilter, _ right: TraceFilter) -> Bool {
+        switch (left, right) {
+        case (.method(let a), .method(let b)), (.host(let a), .host(let b)), (.operation(let a), .operation(let b)),
+             (.source(let a), .source(let b)):
+            a == b
+        case (.status(let a), .status(let b)): a == b
+        case (.url(let a), .url(let b)), (.header(let a), .header(let b)), (.body(let a), .body(let b)): a == b
+        case (.duration(let a), .duration(let b)): a == b
+        case (.attempts(let a), .attempts(let b)): a == b
+        case (.circuit(let a), .circuit(let b)): a == b
+        case (.error, .error), (.replay, .replay): true
+        case (.rule(let a), .rule(let b)): a == b
+        default: false
+        }
+    }
+}

@@ -149,6 +149,7 @@ package struct RulesScreen: InspectorScreen {
     // MARK: Drawing
 
     package func render(in area: Rect, into buffer: inout Buffer, context: RenderContext) {
+        guard area.width > 2, area.height > 1 else { return }
         guard linked else {
             _ = buffer.write(Self.unlinked, x: area.x + 1, y: area.y + 1, maxWidth: area.width - 2, style: .dim)
             return
