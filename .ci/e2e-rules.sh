@@ -106,7 +106,7 @@ made=$SECONDS
 keys 3
 wait_for any "getUser" 
 deadline=$((SECONDS + 10))
-until pane; grep -E "getUser.*open" "$work/pane.txt" | grep -vq "half"; do
+until pane; grep -qiE "^getUser +open " "$work/pane.txt"; do
   [ $SECONDS -lt $deadline ] || fail "the getUser breaker never opened"
   sleep 0.1
 done
@@ -124,7 +124,7 @@ wait_for any "disabling rule 'fault 503 getUser'"
 wait_for any "off fault 503 getUser"
 keys 3
 deadline=$((SECONDS + 15))
-until pane; grep -E "getUser" "$work/pane.txt" | grep -q "closed"; do
+until pane; grep -qiE "^getUser +closed " "$work/pane.txt"; do
   [ $SECONDS -lt $deadline ] || fail "the getUser breaker never closed after the rule was disabled"
   sleep 0.2
 done
