@@ -117,11 +117,11 @@ retried=$(sqlite3 "$work/tui.sqlite" "SELECT count(*) FROM exchange WHERE operat
 [ "$retried" -gt 0 ] || fail "no getUser exchange was retried"
 ok "the recorded traffic shows $retried getUser exchanges retried"
 keys 5
-wait_for any "fault 503 getUser"
+wait_for any "fault 503 getUs"
 # The only row (no request is held yet): disable it.
 keys g t
 wait_for any "disabling rule 'fault 503 getUser'"
-wait_for any "off fault 503 getUser"
+wait_for any "off fault 503 getUs"
 keys 3
 deadline=$((SECONDS + 15))
 until pane; grep -qiE "^getUser +closed " "$work/pane.txt"; do
