@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "LoupeTesting", targets: ["LoupeTesting"]),
         .library(name: "LoupeLink", targets: ["LoupeLink"]),
         .library(name: "LoupeTUI", targets: ["LoupeTUI"]),
+        .library(name: "LoupeRules", targets: ["LoupeRules"]),
         .executable(name: "loupe", targets: ["loupe"]),
     ],
     dependencies: [
@@ -123,7 +124,7 @@ let package = Package(
         .target(
             name: "LoupeLink",
             dependencies: [
-                "Loupe", "LoupeTrace",
+                "Loupe", "LoupeTrace", "LoupeRules",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -131,6 +132,19 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "DequeModule", package: "swift-collections"),
+            ]
+        ),
+        // Configuration files: the TOML guard and reader that `keys.toml` and rules files share.
+        .target(name: "LoupeConfig", dependencies: [.product(name: "TOMLKit", package: "TOMLKit")]),
+        // Rules acting on a live app's requests (mocks, faults, rewrites, breakpoints, breaker overrides), just
+        // above the transport; from code, a TOML rules file or the live link.
+        .target(
+            name: "LoupeRules",
+            dependencies: [
+                "Loupe", "LoupeTrace", "LoupeFilter", "LoupeConfig",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),
         // Test doubles shipped as a product, like HummingbirdTesting; cassettes are read and written as LoupeTrace
@@ -145,7 +159,7 @@ let package = Package(
         // The inspector's model, update and rendering into a cell buffer. No curses here.
         .target(
             name: "LoupeTUI",
-            dependencies: ["Loupe", "LoupeTrace", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeBoard"]
+            dependencies: ["Loupe", "LoupeTrace", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeBoard", "LoupeRules"]
         ),
         // ncursesw, reached only by the one curses Screen in the `loupe` executable.
         .systemLibrary(
@@ -172,7 +186,7 @@ let package = Package(
             name: "loupe",
             dependencies: [
                 "Loupe", "LoupeAsyncHTTPClient", "LoupeTrace", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeBoard",
-                "LoupeTUI", "LoupeDemo", "LoupeLink", "CNcurses", "CMalloc", "CStdio",
+                "LoupeTUI", "LoupeDemo", "LoupeLink", "LoupeConfig", "LoupeRules", "CNcurses", "CMalloc", "CStdio",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
@@ -221,13 +235,14 @@ let package = Package(
         ),
         .testTarget(
             name: "LoupeTUITests",
-            dependencies: ["Loupe", "LoupeTrace", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeTUI"]
+            dependencies: ["Loupe", "LoupeTrace", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeTUI", "LoupeRules"]
         ),
         // Framing and state machines in-process; the listener and the app's side on 127.0.0.1.
         .testTarget(
             name: "LoupeLinkTests",
             dependencies: [
-                "Loupe", "LoupeTrace", "LoupeLink", "LoupeTesting",
+                "Loupe", "LoupeTrace", "LoupeLink", "LoupeTesting", "LoupeRules",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -235,11 +250,20 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
         ),
+        // Rules: matching, limits, seeded probability and every action against in-process transports.
+        .testTarget(
+            name: "LoupeRulesTests",
+            dependencies: [
+                "Loupe", "LoupeTrace", "LoupeFilter", "LoupeRules", "LoupeTesting", "LoupeConfig",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         // The `loupe` executable's own logic (argument types, error lines, printers), through `@testable import loupe`.
         .testTarget(
             name: "LoupeCLITests",
             dependencies: [
                 "loupe", "Loupe", "LoupeTrace", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeTUI", "LoupeTesting",
+                "LoupeConfig", "LoupeRules",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "PropertyBased", package: "swift-property-based"),

@@ -129,6 +129,7 @@ let package = Package(
             name: "LoupeProfile",
             dependencies: [
                 .product(name: "Loupe", package: "Loupe"),
+                .product(name: "LoupeRules", package: "Loupe"),
                 .product(name: "LoupeTrace", package: "Loupe"),
                 .product(name: "LoupeTesting", package: "Loupe"),
                 .product(name: "LoupeAsyncHTTPClient", package: "Loupe"),

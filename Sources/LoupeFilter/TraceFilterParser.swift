@@ -12,7 +12,7 @@ import LoupeTrace
 /// ```
 struct TraceFilterParser {
     /// Every `~name`, in the order error messages list them.
-    static let termNames = ["m", "c", "d", "u", "h", "b", "op", "dur", "att", "cb", "e", "replay", "src"]
+    static let termNames = ["m", "c", "d", "u", "h", "b", "op", "dur", "att", "cb", "e", "replay", "src", "rule"]
     /// Filters longer than this are refused before anything else is read.
     static let maxLength = 10_000
     /// More terms than this are refused. Realistic filters have a handful; the bound keeps every filter inside
@@ -149,8 +149,18 @@ struct TraceFilterParser {
         case "src":
             let app = try argument(wanting: "an app name after ~src")
             return .source(FilterText.asciiLowercased(app.text))
+        case "rule": return try rule()
         default: throw .unknownFilter(name, at: start)
         }
+    }
+
+    /// `~rule [name]`: the name is optional; `~rule` alone, or before an operator, a bracket or another term, means
+    /// any rule. Out of line, so the recursive descent's frames do not grow with it.
+    @inline(never)
+    private mutating func rule() throws(TraceFilterError) -> TraceFilter {
+        guard let next = nextSignificant, !"&|)!~".contains(next) else { return .rule(nil) }
+        let rule = try argument(wanting: "a rule name after ~rule")
+        return .rule(FilterText.asciiLowercased(rule.text))
     }
 
     private mutating func method() throws(TraceFilterError) -> String {
@@ -316,6 +326,13 @@ struct TraceFilterParser {
     }
 
     private var peek: Character? { offset < chars.count ? chars[offset] : nil }
+
+    /// The next character that is not whitespace, without moving.
+    private var nextSignificant: Character? {
+        var index = offset
+        while index < chars.count, chars[index].isWhitespace { index += 1 }
+        return index < chars.count ? chars[index] : nil
+    }
 
     private mutating func skipSpaces() {
         while let next = peek, next.isWhitespace { offset += 1 }

@@ -79,7 +79,7 @@ public final class LinkListener: Sendable {
     /// The string apps need.
     public let link: LinkAddress
     private let serverChannel: any Channel
-    private let shared: Shared
+    let shared: Shared
 
     /// Binds `address` with `identity` and writes received exchanges into `store`.
     ///
@@ -189,6 +189,9 @@ public final class LinkListener: Sendable {
         let counts = Mutex(Counts())
         let channels = Mutex([ObjectIdentifier: any Channel]())
         let linkedApps = Mutex([ObjectIdentifier: LinkHello]())
+        /// The latest rule state of each linked app that takes rules.
+        let ruleStates = Mutex([ObjectIdentifier: LinkRuleState]())
+        let ruleListeners = Mutex<[@Sendable () -> Void]>([])
         let refusals = Mutex(RateLimitedLines())
         /// Store writes in progress, so ``LinkListener/stop()`` can wait for them.
         let writes = Mutex(0)
@@ -220,6 +223,7 @@ public final class LinkListener: Sendable {
         func remove(_ channel: any Channel) {
             _ = channels.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) }
             _ = linkedApps.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) }
+            if ruleStates.withLock({ $0.removeValue(forKey: ObjectIdentifier(channel)) }) != nil { rulesChanged() }
         }
 
         /// The latest drop total of each app (by host, process and name): an app reports its total since it
@@ -403,7 +407,9 @@ final class LinkServerHandler: ChannelDuplexHandler, RemovableChannelHandler {
             shared.sourceLinked(app)
             welcomedApp = app
             shared.events(.linked(peer: peer, app: app))
-            if let bytes = try? LinkFrameCodec.encode(.welcome(LinkWelcome())) {
+            var welcome = LinkWelcome()
+            welcome.rules = app.rules == true ? true : nil
+            if let bytes = try? LinkFrameCodec.encode(.welcome(welcome)) {
                 context.writeAndFlush(wrapOutboundOut(bytes), promise: nil)
             }
         case .store(let exchange):
@@ -424,6 +430,9 @@ final class LinkServerHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .close(let line):
             closeReason = line
             context.close(promise: nil)
+        case .ruleState(let state):
+            shared.ruleStates.withLock { $0[ObjectIdentifier(context.channel)] = state }
+            shared.rulesChanged()
         }
     }
 

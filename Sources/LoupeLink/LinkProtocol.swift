@@ -36,8 +36,9 @@ public enum LinkProtocol {
 }
 
 /// A message type: the byte after a frame's length. `0x01…0x3F` go from the app to the viewer, `0x41…0x7F` from
-/// the viewer to the app; the types not listed are reserved (the next protocol version's rules and breakpoints go
-/// viewer → app in `0x44…`). `0x00`, `0x40` and `0x80…0xFF` are never used.
+/// the viewer to the app; the types not listed are reserved. `0x00`, `0x40` and `0x80…0xFF` are never used.
+/// Rules (`0x04`, `0x44`) travel only between peers whose hello and welcome both said `"rules":true`, so
+/// protocol 1 peers without rules never see them (LinkRulesMessages.swift).
 public enum LinkMessageType: UInt8, Sendable, CaseIterable {
     /// App → viewer, first: JSON ``LinkHello``.
     case hello = 0x01
@@ -45,12 +46,16 @@ public enum LinkMessageType: UInt8, Sendable, CaseIterable {
     case exchange = 0x02
     /// App → viewer: JSON `{"dropped":N}`, exchanges the app's link dropped since it started.
     case drops = 0x03
+    /// App → viewer: JSON ``LinkRuleState``, the app's rules, hit counts and held requests (after each change).
+    case ruleState = 0x04
     /// Viewer → app, after a good hello: JSON ``LinkWelcome``.
     case welcome = 0x41
     /// Viewer → app: 8-byte big-endian count of exchanges stored since the previous ack.
     case ack = 0x42
     /// Either way, then the connection closes: a UTF-8 reason, one line.
     case refuse = 0x43
+    /// Viewer → app: JSON ``LinkRuleCommand`` (set, remove, enable or disable rules; decide on a held request).
+    case rules = 0x44
 }
 
 /// One decoded frame.
@@ -61,6 +66,8 @@ public enum LinkFrame: Sendable, Equatable {
     case welcome(LinkWelcome)
     case ack(Int)
     case refuse(String)
+    case ruleState(LinkRuleState)
+    case rules(LinkRuleCommand)
 }
 
 /// The app's first message: who it is, and the secret from its link string.
@@ -72,6 +79,8 @@ public struct LinkHello: Codable, Sendable, Equatable {
     public var pid: Int
     public var loupe: String
     public var secret: String
+    /// True when the app takes rules from the viewer (it opted in); absent otherwise and from older apps.
+    public var rules: Bool?
 
     public init(protocol: Int = LinkProtocol.version, app: String, executable: String, host: String, pid: Int,
                 loupe: String = LinkProtocol.loupeVersion, secret: String) {
@@ -103,6 +112,8 @@ public struct LinkHello: Codable, Sendable, Equatable {
 public struct LinkWelcome: Codable, Sendable, Equatable {
     public var `protocol`: Int
     public var loupe: String
+    /// True when the viewer takes the app's rule state (answering a hello that said `rules`).
+    public var rules: Bool?
 
     public init(protocol: Int = LinkProtocol.version, loupe: String = LinkProtocol.loupeVersion) {
         self.protocol = `protocol`
@@ -164,6 +175,8 @@ public struct LinkFrameCodec: Sendable {
             payload.writeInteger(UInt64(count))
             return Self.frame(.ack, payload: payload.readableBytesView)
         case .refuse(let reason): return Self.frame(.refuse, payload: Array(reason.utf8.prefix(1024)))
+        case .ruleState(let state): return Self.frame(.ruleState, payload: try encoder.encode(state))
+        case .rules(let command): return Self.frame(.rules, payload: try encoder.encode(command))
         }
     }
 
@@ -207,6 +220,8 @@ public struct LinkFrameCodec: Sendable {
                 return .ack(Int(count))
             case .refuse:
                 return .refuse(String(decoding: payload.readableBytesView.prefix(1024), as: UTF8.self))
+            case .ruleState: return .ruleState(try decoder.decode(LinkRuleState.self, from: bytes))
+            case .rules: return .rules(try decoder.decode(LinkRuleCommand.self, from: bytes))
             }
         } catch let error as LinkProtocolError {
             throw error
@@ -233,6 +248,8 @@ extension LinkMessageType: CustomStringConvertible {
         case .welcome: "welcome"
         case .ack: "ack"
         case .refuse: "refuse"
+        case .ruleState: "rule state"
+        case .rules: "rules"
         }
     }
 }

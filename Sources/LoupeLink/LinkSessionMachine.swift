@@ -22,6 +22,8 @@ struct LinkSessionMachine: Sendable {
         case refuse(String)
         /// Close without answering (the peer refused us, or is gone), printing this line.
         case close(String)
+        /// Keep the app's latest rules and held requests (only from an app whose hello said it takes rules).
+        case ruleState(LinkRuleState)
     }
 
     private let secret: [UInt8]
@@ -54,6 +56,8 @@ struct LinkSessionMachine: Sendable {
             return .store(exchange)
         case (.linked, .drops(let count)):
             return .drops(count)
+        case (.linked(let app), .ruleState(let ruleState)) where app.rules == true:
+            return .ruleState(ruleState)
         case (.linked, .refuse(let reason)):
             state = .closed
             return .close("the app closed the link: \(reason)")
@@ -89,6 +93,8 @@ extension LinkFrame {
         case .welcome: .welcome
         case .ack: .ack
         case .refuse: .refuse
+        case .ruleState: .ruleState
+        case .rules: .rules
         }
     }
 }

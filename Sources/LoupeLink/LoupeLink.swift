@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Logging
+import LoupeRules
 import LoupeTrace
 import NIOCore
 import NIOPosix
@@ -34,6 +35,8 @@ public final class LoupeLink: TraceForwarding {
         public var clock: any Clock<Duration>
         /// A number in `0..<1` for the backoff's jitter.
         public var random: @Sendable () -> Double
+        /// The app's rules, when it lets the viewer act on it (LinkRulesMessages.swift): its hello says so.
+        public var rules: RuleBook?
 
         public init(
             bufferBytes: Int = 16 << 20, backoff: LinkBackoff = LinkBackoff(), connectTimeout: Duration = .seconds(10),
@@ -83,6 +86,7 @@ public final class LoupeLink: TraceForwarding {
         core = Core(address: address, configuration: configuration,
                     context: try address.isPlainTCP ? nil : NIOSSLContext(configuration: tls))
         let core = core
+        if let book = configuration.rules { attachRules(book) }
         task.withLock { $0 = Task.detached { await core.run() } }
     }
 
@@ -149,6 +153,12 @@ public final class LoupeLink: TraceForwarding {
         let current = Mutex<(any Channel, NIOLoopBound<LinkClientHandler>)?>(nil)
         /// Why the current connection ended, as the handler saw it.
         let lastFailure = Mutex<String?>(nil)
+        /// The app's rules, when it lets the viewer act on it (``LoupeLink/attachRules(_:)``).
+        let rules = Mutex<RuleBook?>(nil)
+        /// The rule state changed since it was last sent.
+        let ruleStateDirty = Mutex(false)
+        /// Counts connections, so each viewer's rules are its own origin.
+        let viewers = Mutex(0)
 
         init(address: LinkAddress, configuration: Configuration, context: NIOSSLContext?) {
             self.address = address
@@ -282,6 +292,8 @@ final class LinkClientHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var timeout: Scheduled<Void>?
     private var closedPromise: EventLoopPromise<Bool>?
     private var closedFuture: EventLoopFuture<Bool>?
+    /// This connection's viewer takes the rule state (its welcome said so), and the origin of the rules it sets.
+    private var rulesViewer: RuleOrigin?
     var ending: Ending { Ending(closed: closedFuture!) }
 
     init(core: LoupeLink.Core) {
@@ -304,7 +316,8 @@ final class LinkClientHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        let hello = LinkHello.thisProcess(secret: core.address.secret, app: core.configuration.appName)
+        var hello = LinkHello.thisProcess(secret: core.address.secret, app: core.configuration.appName)
+        hello.rules = core.rules.withLock { $0 } == nil ? nil : true
         if let bytes = try? LinkFrameCodec.encode(.hello(hello)) {
             context.writeAndFlush(wrapOutboundOut(bytes), promise: nil)
         }
@@ -322,6 +335,11 @@ final class LinkClientHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func end() {
+        if let origin = rulesViewer, let book = core.rules.withLock({ $0 }) {
+            // The viewer went away: what it held goes on at once, and what it set is removed.
+            rulesViewer = nil
+            book.forget(origin)
+        }
         timeout?.cancel()
         closedPromise?.succeed(welcomed)
         closedPromise = nil
@@ -338,7 +356,20 @@ final class LinkClientHandler: ChannelInboundHandler, RemovableChannelHandler {
             timeout?.cancel()
             core.linkCount.withLock { $0 += 1 }
             core.configuration.logger.info("loupe link: linked to \(core.address.redacted)")
+            if welcome.rules == true, core.rules.withLock({ $0 }) != nil {
+                let number = core.viewers.withLock { $0 += 1; return $0 }
+                rulesViewer = .viewer("\(core.address.host):\(core.address.port) #\(number)")
+                core.ruleStateDirty.withLock { $0 = true }
+            }
             pump()
+        case (true, .rules(let command)):
+            guard let origin = rulesViewer, let book = core.rules.withLock({ $0 }) else {
+                fail(LinkProtocolError.unexpected(.rules, expected: "an ack").description, context: context)
+                return
+            }
+            if let problem = command.apply(to: book, origin: origin) {
+                core.configuration.logger.warning("loupe link: a rule command from the viewer was refused: \(problem)")
+            }
         case (_, .refuse(let reason)):
             fail(LinkClientError.refused(TerminalText.line(reason)).description, context: context)
         case (true, .ack(let count)):
@@ -367,6 +398,12 @@ final class LinkClientHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Writes drops and exchanges while the channel takes them.
     func pump() {
         guard welcomed, let context, context.channel.isActive else { return }
+        if rulesViewer != nil, core.ruleStateDirty.withLock({ dirty in defer { dirty = false }; return dirty }),
+           let book = core.rules.withLock({ $0 }), let bytes = try? LinkFrameCodec.encode(.ruleState(LinkRuleState(book)))
+        {
+            // Coalesced: however many changes came since the last pump, the viewer gets the latest state once.
+            context.write(wrapOutboundOut(bytes), promise: nil)
+        }
         if let dropped = core.outbox.withLock({ $0.takeDropReport() }),
            let bytes = try? LinkFrameCodec.encode(.drops(dropped))
         {

@@ -57,7 +57,7 @@ import Testing
         let generated = try #require(Self.filters(page), "Filters.md lost its generated-section markers")
         if Self.recording { try generated.write(to: file, atomically: true, encoding: .utf8) }
         #expect(page == generated, "Documentation/Filters.md's terms differ from --help: run with LOUPE_RECORD_DOCS=1")
-        for term in ["~m", "~c", "~d", "~u", "~h", "~b", "~op", "~dur", "~att", "~cb", "~e", "~replay", "~src"] {
+        for term in ["~m", "~c", "~d", "~u", "~h", "~b", "~op", "~dur", "~att", "~cb", "~e", "~replay", "~src", "~rule"] {
             #expect(FilterOption.help.contains("  \(term) "), "\(term) is missing from the help's table")
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 @testable import loupe
+import LoupeConfig
 import LoupeTUI
 import Testing
 

@@ -76,8 +76,8 @@ import Testing
     }
 
     @Test func unknownTypesAndBadPayloadsAreRefused() {
-        var reserved = Self.buffer(hex: "0000000144")
-        #expect(throws: LinkProtocolError.unknownType(0x44)) { try LinkFrameCodec.next(from: &reserved) }
+        var reserved = Self.buffer(hex: "0000000145")
+        #expect(throws: LinkProtocolError.unknownType(0x45)) { try LinkFrameCodec.next(from: &reserved) }
         var garbage = ByteBuffer(bytes: Array("GET / HTTP/1.1\r\n\r\n".utf8))
         #expect(throws: LinkProtocolError.frameTooLarge(0x4745_5420, limit: 65_536)) {
             try LinkFrameCodec.next(from: &garbage, limit: LinkProtocol.maxFirstFrameLength)
@@ -96,7 +96,7 @@ import Testing
 
     @Test func typesAreSplitByDirection() {
         for type in LinkMessageType.allCases {
-            let toViewer = [LinkMessageType.hello, .exchange, .drops].contains(type)
+            let toViewer = [LinkMessageType.hello, .exchange, .drops, .ruleState].contains(type)
             #expect((type.rawValue < 0x40) == toViewer || type == .refuse)
         }
     }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Loupe
 import LoupeLink
+import LoupeRules
 import LoupeTesting
 import LoupeTrace
 
@@ -89,6 +90,15 @@ if shape.hasPrefix("loopback-") {
 let client: Client
 switch shape {
 case "bare": client = Client(baseURL: baseURL, transport: transport)
+case "bare-rules", "bare-rules-idle":
+    // Rules enabled but none matching (issue 29's budget: ≤ 1 µs more than `bare`), and a book with none.
+    let book = RuleBook()
+    if shape == "bare-rules" {
+        for (index, match) in ["~op getUser", "~m DELETE", "~op createOrder & ~m POST", "~d other.example", "~op listOrders"].enumerated() {
+            book.put(try Rule(name: "rule \(index)", match: match, action: .fault(.status(503))), origin: .code)
+        }
+    }
+    client = Client(baseURL: baseURL, transport: RulesTransport(wrapping: transport, book: book))
 case "resilient": client = Client.resilient(baseURL: baseURL, transport: transport, options: options)
 case "recording", "recording-linked": client = Client(baseURL: baseURL, transport: transport, observer: inspector)
 case "resilient-empty-observer":

@@ -16,8 +16,10 @@ extension FlakyAPI {
         return phase >= 1.5 && phase < 4.5
     }
 
-    static func makeRouter() -> Router<BasicRequestContext> {
+    static func makeRouter(accessLog: AccessLog? = nil) -> Router<BasicRequestContext> {
         let router = Router()
+        // Before the routes: Hummingbird applies a middleware to the routes added after it.
+        if let accessLog { router.add(middleware: accessLog) }
         let started = ContinuousClock.now
         router.get("/health") { _, _ in json(#"{"status":"ok"}"#) }
         router.get("/users") { _, _ in json(usersJSON) }

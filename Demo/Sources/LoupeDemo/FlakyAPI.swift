@@ -26,10 +26,13 @@ public enum FlakyAPI {
     }
 
     /// Starts the API on `port` (0 picks a free ephemeral port) and returns once it accepts connections.
-    public static func start(port: Int = 0, logger: Logger = Logger(label: "loupe.demo.api", factory: { _ in SwiftLogNoOpLogHandler() })) async throws -> RunningServer {
+    public static func start(port: Int = 0, logger: Logger = Logger(label: "loupe.demo.api", factory: { _ in SwiftLogNoOpLogHandler() }),
+                             accessLog: String? = nil) async throws -> RunningServer {
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        // The server's own log of what reached it (`LOUPE_DEMO_API_LOG`): tests tell a mock from a real answer by it.
+        let router = makeRouter(accessLog: accessLog.flatMap(AccessLog.init(path:)))
         let app = Application(
-            router: makeRouter(),
+            router: router,
             configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "loupe-demo"),
             onServerRunning: { channel in
                 continuation.yield(channel.localAddress?.port ?? port)
@@ -48,5 +51,27 @@ public enum FlakyAPI {
         let failure = await task.result
         if case .failure(let error) = failure { throw error }
         throw CancellationError()
+    }
+}
+
+/// Appends `METHOD /path` for every request the demo API receives, one line each.
+struct AccessLog: RouterMiddleware {
+    typealias Context = BasicRequestContext
+    private final class File: Sendable {
+        let handle: Mutex<FileHandle>
+        init(_ handle: FileHandle) { self.handle = Mutex(handle) }
+    }
+    private let file: File
+
+    init?(path: String) {
+        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path)
+        else { return nil }
+        file = File(handle)
+    }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let line = Data("\(request.method) \(request.uri.path)\n".utf8)
+        file.handle.withLock { $0.write(line) }
+        return try await next(request, context)
     }
 }

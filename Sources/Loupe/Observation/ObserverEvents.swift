@@ -165,6 +165,9 @@ public struct ExchangeEventKind: RawRepresentable, Hashable, Sendable, Codable, 
     /// The response head arrived but the body did not finish (connection closed, timed out, too large): the
     /// status, headers and bytes recorded with the exchange are only what arrived.
     public static let incompleteResponse = Self(rawValue: "incomplete")
+    /// A rule acted on the exchange (`LoupeRules`): its `rule` attribute names it, `action` says what it did
+    /// (`mock`, `fault`, `rewrite`, `hold`, …); a mocked response carries `mocked: true`.
+    public static let rule = Self(rawValue: "rule")
     /// The exchange was recorded by an adapter around another networking stack (a swift-openapi-runtime
     /// middleware, an AsyncHTTPClient wrapper, a URLSession protocol), not sent by Loupe's client; its `adapter`
     /// attribute names which (``ExchangeStarted/adapter``).

@@ -54,6 +54,8 @@ extension InspectorApp {
             environment.history.record(entry, for: kind.historyName)
         case .countRank(let request):
             rankCounter.count(request, store: environment.store, inbox: inbox)
+        case .editRule, .editHeld:
+            pendingRuleEdits.append(effect)
         }
     }
 

@@ -27,6 +27,7 @@ public final class InspectorApp {
     package private(set) var renderCount = 0
     /// The store's marker at the last look, to skip reading an unchanged store.
     private var lastMarker: StoreChangeMarker?
+    private var lastRulesVersion: Int?
     let inbox = ActionInbox()
     var replays: [UUID: Task<Void, Never>] = [:]
     let rankCounter = RankCounter()
@@ -41,6 +42,8 @@ public final class InspectorApp {
     var pendingEdits: [TraceExchange] = []
     /// Edited text the user saved but that would not parse, by exchange, so `e` reopens it rather than losing it.
     var keptEdits: [UUID: String] = [:]
+    /// Rules and held requests to open in the editor at the end of this turn (screen 5).
+    var pendingRuleEdits: [InspectorEffect] = []
     /// Where the last clipboard copy went, for tests.
     package internal(set) var copied: [String] = []
 
@@ -69,10 +72,12 @@ public final class InspectorApp {
                  timeZone: TimeZone = .current, keymap: Keymap, history: any PromptHistoryStore,
                  size: Size = Size(width: 80, height: 24),
                  now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now },
-                 editor: ExternalEditor = .system(), wallClock: @escaping @Sendable () -> Date = { Date() }) {
+                 editor: ExternalEditor = .system(), wallClock: @escaping @Sendable () -> Date = { Date() },
+                 rules: (any RulesControl)? = nil) {
         self.editor = editor
         var environment = InspectorEnvironment(store: store, history: history)
         environment.wallClock = wallClock
+        environment.rules = rules
         self.environment = environment
         self.replayer = replayer
         self.pollInterval = pollInterval
@@ -157,6 +162,7 @@ public final class InspectorApp {
         applyInbox()
         flushCopies(to: screen)
         runEdits(on: screen)
+        runRuleEdits(on: screen)
         if needsDraw { draw(on: screen) }
         if state.hasDeferredWork {
             // The rows are on screen; now what the screens put off for them (a board reading a chunk), then its frame.
@@ -178,6 +184,11 @@ public final class InspectorApp {
 
     /// Whether the store changed since the last look (a failed look counts as a change, so the poll reports it).
     private func storeChanged() -> Bool {
+        // An app reporting its rules or held requests counts as a change: screen 5 and held rows redraw at once.
+        if let version = environment.rules?.version, version != lastRulesVersion {
+            lastRulesVersion = version
+            return true
+        }
         let marker = try? environment.store.changeMarker()
         defer { lastMarker = marker }
         return marker == nil || marker != lastMarker

@@ -46,6 +46,14 @@ enum CommandInfo {
         .metrics: "Live metrics per operation and host: rate, errors, retries, latency percentiles",
         .cycleWindow: "Metrics window: 1m, 5m, 15m, 1h, all",
         .flowsForKey: "The flows of this breaker key (its host or operation)",
+        .rules: "Rules of the linked apps with their hits, and the requests their breakpoints hold",
+        .toggleRule: "Enable or disable the selected rule",
+        .deleteRule: "Delete the selected rule",
+        .editRule: "Edit the selected rule as TOML in $VISUAL / $EDITOR (a held request: its request, as e edits one)",
+        .continueHeld: "Let the selected held request go on",
+        .abortHeld: "Abort the selected held request (the app gets a ClientError aborted from the inspector)",
+        .continueAll: "Let every held request go on",
+        .newRule: "A rule from the selected exchange, on requests like it (its operation): mock (with its response), fault STATUS, or breakpoint",
         .submit: "Apply the prompt",
         .cancel: "Close the prompt without applying",
         .complete: "Complete the word at the cursor",
@@ -69,5 +77,6 @@ enum CommandInfo {
         .tab: .choice(DetailTab.allCases.map(\.rawValue)),
         .export: .exportTarget,
         .repeatReplay: .repeatPlan,
+        .newRule: .choice(["mock", "fault", "breakpoint"]),
     ]
 }

@@ -14,6 +14,8 @@ package enum InspectorCommand: String, Hashable, Sendable, CaseIterable {
     case flows, timeline, circuits, metrics
     case zoomIn, zoomOut, panLeft, panRight
     case cycleWindow, flowsForKey
+    // Rules (screen 5) and rules made from an exchange.
+    case rules, toggleRule, deleteRule, editRule, continueHeld, abortHeld, continueAll, newRule
     // Text input, in prompts.
     case submit, cancel, complete, historyPrevious, historyNext
     case cursorLeft, cursorRight, cursorStart, cursorEnd

@@ -18,6 +18,10 @@ extension DetailTabs {
 
     func responseLines(_ view: BodyView) -> [StyledLine] {
         var lines = [responseStatus]
+        // A response a rule made is never mistaken for the server's: said first, in the error colour.
+        if let mocked = exchange.events.last(where: { $0.kind == .rule && $0.attributes["mocked"] == "true" }) {
+            lines.append(StyledLine([.init("mocked by rule '\(mocked.attributes["rule"] ?? "?")': not from the server", .error)]))
+        }
         let hasResponse = exchange.status != nil || !exchange.responseHeaders.isEmpty || exchange.responseBody != nil
         guard hasResponse else { return Self.safe(lines) }
         lines += headerSection("Response headers", exchange.responseHeaders)

@@ -16,6 +16,8 @@ package enum KeyContext: String, Hashable, Sendable, CaseIterable {
     case circuitHistory = "circuit-history"
     /// Live metrics (`4`).
     case metrics
+    /// Rules and held requests of linked apps (`5`).
+    case rules
     /// A text prompt (filter, search, `:`); printable keys type text there, so none may be bound in it.
     case prompt
 

@@ -1,12 +1,13 @@
 extension Keymap {
     /// The default keys: mitmproxy's console letters (`f` `o` `v` `m` `M` `U` `x` `r` `:` `F`), vi movement plus
-    /// arrows, readline editing in prompts. `2` is the timeline, `3` the circuits board, `4` the metrics.
+    /// arrows, readline editing in prompts. `2` is the timeline, `3` the circuits board, `4` the metrics, `5` the
+    /// rules and held requests.
     package static let standard = Keymap(bindings: [
         // Movement, on every screen that scrolls.
-        KeyBinding([.up, "k"], .moveUp, "up", in: [.flows, .timeline, .detail, .diff, .help, .circuits, .circuitHistory, .metrics]),
-        KeyBinding([.down, "j"], .moveDown, "down", in: [.flows, .timeline, .detail, .diff, .help, .circuits, .circuitHistory, .metrics]),
-        KeyBinding([.pageUp, .ctrl("b")], .pageUp, "page up", in: [.flows, .timeline, .detail, .diff, .help, .circuits, .circuitHistory, .metrics]),
-        KeyBinding([.pageDown, .ctrl("f"), " "], .pageDown, "page down", in: [.flows, .timeline, .detail, .diff, .help, .circuits, .circuitHistory, .metrics]),
+        KeyBinding([.up, "k"], .moveUp, "up", in: [.flows, .timeline, .detail, .diff, .help, .circuits, .circuitHistory, .metrics, .rules]),
+        KeyBinding([.down, "j"], .moveDown, "down", in: [.flows, .timeline, .detail, .diff, .help, .circuits, .circuitHistory, .metrics, .rules]),
+        KeyBinding([.pageUp, .ctrl("b")], .pageUp, "page up", in: [.flows, .timeline, .detail, .diff, .help, .circuits, .circuitHistory, .metrics, .rules]),
+        KeyBinding([.pageDown, .ctrl("f"), " "], .pageDown, "page down", in: [.flows, .timeline, .detail, .diff, .help, .circuits, .circuitHistory, .metrics, .rules]),
         KeyBinding([.home, "g"], .top, "top", help: "Jump to the first row (in the order shown: o, v change it)", in: [.flows, .timeline]),
         KeyBinding([.end, "G"], .bottom, "bottom", help: "Jump to the last row (in the order shown: o, v change it)", in: [.flows, .timeline]),
         KeyBinding([.home, "g"], .top, "top", help: "Jump to the first line", in: [.detail, .diff, .help]),
@@ -17,6 +18,8 @@ extension Keymap {
         KeyBinding([.end, "G"], .bottom, "bottom", help: "Jump to the newest transition", in: [.circuitHistory]),
         KeyBinding([.home, "g"], .top, "top", help: "Jump to the first row (in the order shown: o, v change it)", in: [.metrics]),
         KeyBinding([.end, "G"], .bottom, "bottom", help: "Jump to the last row (in the order shown: o, v change it)", in: [.metrics]),
+        KeyBinding([.home, "g"], .top, "top", help: "Jump to the first row (the oldest held request)", in: [.rules]),
+        KeyBinding([.end, "G"], .bottom, "bottom", help: "Jump to the last rule", in: [.rules]),
         // The flows list.
         KeyBinding([.enter, .right, "l"], .open, "open", footer: true, in: [.flows]),
         KeyBinding([.enter], .open, "history", footer: true, help: "Open the selected key's transitions (its history)", in: [.circuits]),
@@ -36,8 +39,9 @@ extension Keymap {
         KeyBinding(["/"], .search, "search", footer: true, help: "Find a key or a state (n, N: next, previous)", in: [.circuits]),
         KeyBinding(["/"], .search, "search", footer: true, help: "Find text in the transitions: time, states, exchange, reason (n, N)", in: [.circuitHistory]),
         KeyBinding(["/"], .search, "search", footer: true, help: "Find an operation or host (n, N: next, previous)", in: [.metrics]),
-        KeyBinding(["n"], .searchNext, "next", footer: false, in: [.flows, .detail, .help, .circuits, .circuitHistory, .metrics]),
-        KeyBinding(["N"], .searchPrevious, "previous", in: [.flows, .detail, .help, .circuits, .circuitHistory, .metrics]),
+        KeyBinding(["/"], .search, "search", help: "Find a rule or a held request (n, N: next, previous)", in: [.rules]),
+        KeyBinding(["n"], .searchNext, "next", footer: false, in: [.flows, .detail, .help, .circuits, .circuitHistory, .metrics, .rules]),
+        KeyBinding(["N"], .searchPrevious, "previous", in: [.flows, .detail, .help, .circuits, .circuitHistory, .metrics, .rules]),
         KeyBinding(["n"], .searchNext, "next difference", footer: true, in: [.diff]),
         KeyBinding(["N"], .searchPrevious, "previous difference", footer: true, in: [.diff]),
         KeyBinding(["o"], .sortNext, "order", footer: true, in: [.flows]),
@@ -55,19 +59,28 @@ extension Keymap {
         KeyBinding(["d"], .diff, "diff", in: [.flows, .detail]),
         KeyBinding(["F"], .toggleFollow, "follow", in: [.flows, .timeline]),
         KeyBinding(["s"], .toggleSource, "source", in: [.flows]),
+        KeyBinding(["B"], .newRule, "new rule", help: "A rule from this exchange for requests like it: mock, fault or breakpoint (opens :new-rule)", in: [.flows, .detail]),
+        // Rules and held requests.
+        KeyBinding([.enter, "e"], .editRule, "edit", footer: true, help: "Edit the selected rule as TOML, or the held request as e edits one", in: [.rules]),
+        KeyBinding(["t"], .toggleRule, "on/off", footer: true, in: [.rules]),
+        KeyBinding(["d"], .deleteRule, "delete", footer: true, in: [.rules]),
+        KeyBinding(["c"], .continueHeld, "continue", footer: true, in: [.rules]),
+        KeyBinding(["a"], .abortHeld, "abort", footer: true, in: [.rules]),
+        KeyBinding(["A"], .continueAll, "continue all", in: [.rules]),
         // The detail.
         KeyBinding([.tab], .nextTab, "tab", footer: true, in: [.detail]),
         KeyBinding([.backTab], .previousTab, "previous tab", in: [.detail]),
         KeyBinding(["b"], .cycleBody, "body view", footer: true, in: [.detail]),
         // Everywhere.
-        KeyBinding(["1"], .flows, "flows", in: [.flows, .timeline, .detail, .diff, .help, .circuits, .circuitHistory, .metrics]),
-        KeyBinding(["2"], .timeline, "timeline", in: [.flows, .timeline, .detail, .diff, .help, .circuits, .circuitHistory, .metrics]),
-        KeyBinding(["3"], .circuits, "circuits", in: [.flows, .timeline, .detail, .diff, .help, .circuits, .circuitHistory, .metrics]),
-        KeyBinding(["4"], .metrics, "metrics", in: [.flows, .timeline, .detail, .diff, .help, .circuits, .circuitHistory, .metrics]),
-        KeyBinding([":"], .commandPrompt, "command", footer: true, in: [.flows, .timeline, .detail, .diff, .help, .circuits, .circuitHistory, .metrics]),
-        KeyBinding(["?"], .help, "help", footer: true, in: [.flows, .timeline, .detail, .diff, .circuits, .circuitHistory, .metrics]),
+        KeyBinding(["1"], .flows, "flows", in: [.flows, .timeline, .detail, .diff, .help, .circuits, .circuitHistory, .metrics, .rules]),
+        KeyBinding(["2"], .timeline, "timeline", in: [.flows, .timeline, .detail, .diff, .help, .circuits, .circuitHistory, .metrics, .rules]),
+        KeyBinding(["3"], .circuits, "circuits", in: [.flows, .timeline, .detail, .diff, .help, .circuits, .circuitHistory, .metrics, .rules]),
+        KeyBinding(["4"], .metrics, "metrics", in: [.flows, .timeline, .detail, .diff, .help, .circuits, .circuitHistory, .metrics, .rules]),
+        KeyBinding(["5"], .rules, "rules", in: [.flows, .timeline, .detail, .diff, .help, .circuits, .circuitHistory, .metrics, .rules]),
+        KeyBinding([":"], .commandPrompt, "command", footer: true, in: [.flows, .timeline, .detail, .diff, .help, .circuits, .circuitHistory, .metrics, .rules]),
+        KeyBinding(["?"], .help, "help", footer: true, in: [.flows, .timeline, .detail, .diff, .circuits, .circuitHistory, .metrics, .rules]),
         KeyBinding([.escape, "q", .left, "h", .backspace], .back, "back", footer: true,
-                   in: [.detail, .diff, .circuits, .circuitHistory, .metrics]),
+                   in: [.detail, .diff, .circuits, .circuitHistory, .metrics, .rules]),
         KeyBinding([.escape, "q", .backspace], .back, "back", footer: true, in: [.timeline]),
         KeyBinding([.escape, "q", "?"], .back, "close", footer: true, in: [.help]),
         KeyBinding(["q"], .quit, "quit", footer: true, in: [.flows]),

@@ -31,6 +31,8 @@ package struct ScreenContext {
     package var popToRootRequested = false
     /// The wall clock's time now.
     package var now = Date(timeIntervalSince1970: 0)
+    /// The linked apps' rules (`loupe tui --listen`), for the rules screen.
+    package var rules: (any RulesControl)?
 
     package init(store: any TraceStore, session: InspectorSession, area: Rect, calendar: Calendar, keymap: Keymap) {
         self.store = store

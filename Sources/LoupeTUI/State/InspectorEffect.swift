@@ -2,6 +2,7 @@ import Foundation
 import Loupe
 import LoupeTrace
 import LoupeFormats
+import LoupeRules
 
 /// Work the inspector's update asks the app to do: anything that writes, waits or talks to the terminal.
 package enum InspectorEffect: Hashable, Sendable {
@@ -28,6 +29,10 @@ package enum InspectorEffect: Hashable, Sendable {
     /// Count where a window's rows sit in the list, in the background, and answer with
     /// ``InspectorAction/rankCounted(_:)``.
     case countRank(FlowRankRequest)
+    /// Opens a linked app's rule in the editor as TOML; what is saved is sent back to the app.
+    case editRule(app: String, Rule)
+    /// Opens a held request in the editor (the document `e` edits); what is saved continues it, edited.
+    case editHeld(app: String, HeldRequest)
     /// Leave the inspector.
     case quit
 }

@@ -122,6 +122,10 @@ extension InspectorState {
             showTimeline(environment)
         case .circuits, .metrics:
             showBoard(command == .circuits ? .circuits : .metrics, environment)
+        case .rules:
+            showRules(environment)
+        case .newRule:
+            newRule(argument, environment)
         case .commandPrompt:
             openPrompt(.command, text: argument ?? "", environment)
         case .filter:

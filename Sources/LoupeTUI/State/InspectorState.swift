@@ -114,6 +114,7 @@ package struct InspectorState: Sendable {
         var context = ScreenContext(store: environment.store, session: session, area: layout.content, calendar: calendar,
                                     keymap: keymap)
         context.now = environment.wallClock()
+        context.rules = environment.rules
         return context
     }
 
@@ -177,6 +178,8 @@ package struct InspectorEnvironment {
     package var history: any PromptHistoryStore
     /// The wall clock: what "now" is for windows and countdowns (injected by tests).
     package var wallClock: @Sendable () -> Date = { Date() }
+    /// The linked apps' rules, when the inspector listens for apps (`--listen`).
+    package var rules: (any RulesControl)?
 
     package init(store: any TraceStore, history: any PromptHistoryStore) {
         self.store = store
@@ -204,6 +207,16 @@ extension InspectorState {
     }
 
     /// Shows the board screen for `context` on the flows list, catching it up with the store.
+    /// Shows the rules screen (`5`) over the flows list, read afresh (the apps report their rules; nothing to keep).
+    mutating func showRules(_ environment: InspectorEnvironment) {
+        guard top.keyContext != .rules else { return }
+        park()
+        popToRoot()
+        var context = makeContext(environment)
+        let screen = RulesScreen(context: &context)
+        push(screen)
+    }
+
     mutating func showBoard(_ context: KeyContext, _ environment: InspectorEnvironment) {
         guard top.keyContext != context else { return }
         park()

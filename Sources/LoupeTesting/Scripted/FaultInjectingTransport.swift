@@ -3,23 +3,15 @@ import HTTPTypes
 import Loupe
 import Synchronization
 
-/// Wraps any transport and injects latency, connection resets, connect failures and timeouts, chosen per call
+/// Wraps any transport and injects the faults of ``TransportFault`` (latency, resets, connect failures, timeouts,
+/// statuses, cut bodies), chosen per call
 /// by a ``FaultPlan`` (by call number, or from an injected random source), so chaos tests are reproducible.
 ///
-/// Waits run on the injected clock. Failing faults do not reach the wrapped transport, except a timeout, which
-/// stands for a server that never answers. Copies share their call counter.
+/// Waits run on the injected clock. Faults that fail or answer do not reach the wrapped transport
+/// (``TransportFault/reachesServer``). Copies share their call counter.
 public struct FaultInjectingTransport: ClientTransport {
-    /// One injected misbehaviour.
-    public enum Fault: Sendable, Hashable {
-        /// The call goes through after this extra delay (or times out if the attempt's timeout is shorter).
-        case latency(Duration)
-        /// Fails with ``TransportError/Kind/connectionReset``.
-        case connectionReset
-        /// Fails with ``TransportError/Kind/connectFailed``.
-        case connectFailed
-        /// Waits for the attempt's timeout (at once when it has none), then fails with ``TransportError/Kind/timedOut``.
-        case timeout
-    }
+    /// One injected misbehaviour: the one vocabulary of faults, shared with rules acting on a live app.
+    public typealias Fault = TransportFault
 
     /// A fault and the call (1 for the first) it was injected into.
     public struct Injection: Sendable, Hashable {
@@ -58,19 +50,13 @@ public struct FaultInjectingTransport: ClientTransport {
         }
         guard let fault = plan.fault(call) else { return try await base.send(request, body: body, context: context) }
         shared.state.withLock { $0.injections.append(Injection(call: call, fault: fault)) }
-        switch fault {
-        case .latency(let delay):
-            try await SimulatedWait.wait(delay, clock: clock, context: context)
-            return try await base.send(request, body: body, context: context)
-        case .connectionReset:
-            context.attempt?.markRequestSent()
-            throw TransportError(.connectionReset, "injected connection reset on call \(call)")
-        case .connectFailed:
-            throw TransportError(.connectFailed, "injected connect failure on call \(call)")
-        case .timeout:
-            context.attempt?.markRequestSent()
-            if let timeout = context.timeout, timeout > .zero { try await clock.sleep(for: timeout) }
-            throw TransportError(.timedOut, "injected timeout on call \(call)")
+        do {
+            return try await fault.perform(request, body: body, context: context, clock: clock) { request, body, context in
+                try await base.send(request, body: body, context: context)
+            }
+        } catch var error as TransportError {
+            error.message += " on call \(call)"
+            throw error
         }
     }
 

@@ -13,10 +13,6 @@ public enum MockBehaviour: Sendable, Hashable {
 enum SimulatedWait {
     /// Sleeps `duration` on `clock`; when the attempt's timeout is shorter, sleeps that long and throws `timedOut`.
     static func wait(_ duration: Duration, clock: any Clock<Duration>, context: RequestContext) async throws {
-        if let timeout = context.timeout, timeout < duration {
-            try await clock.sleep(for: timeout)
-            throw TransportError(.timedOut, "no answer within the attempt timeout of \(timeout)")
-        }
-        if duration > .zero { try await clock.sleep(for: duration) }
+        try await TransportFault.wait(duration, clock: clock, context: context)
     }
 }

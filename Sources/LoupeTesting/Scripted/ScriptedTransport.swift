@@ -19,6 +19,9 @@ public struct ScriptedTransport: ClientTransport {
         case response(RawResponse)
         /// A failure without a response, usually a ``TransportError``.
         case error(any Error)
+        /// A fault, in the words rules and ``FaultInjectingTransport`` use; one that reaches the server answers
+        /// `200` with an empty body (as if the server had), then misbehaves.
+        case fault(TransportFault)
         /// Waits on the clock, then performs the next step.
         case delay(Duration, then: Step)
     }
@@ -86,10 +89,10 @@ public struct ScriptedTransport: ClientTransport {
         if case .delayed(let delay) = behaviour {
             try await SimulatedWait.wait(delay, clock: clock, context: context)
         }
-        return try await perform(step, context: context)
+        return try await perform(step, request: request, context: context)
     }
 
-    private func perform(_ step: Step, context: RequestContext) async throws -> RawResponse {
+    private func perform(_ step: Step, request: HTTPRequest, context: RequestContext) async throws -> RawResponse {
         switch step {
         case .status(let code, let headers, let body):
             return answer(RawResponse(status: .init(code: code), headerFields: headers, body: body), context: context)
@@ -98,9 +101,14 @@ public struct ScriptedTransport: ClientTransport {
         case .error(let error):
             context.attempt?.markRequestSent()
             throw error
+        case .fault(let fault):
+            return try await fault.perform(request, body: nil,
+                                           context: context, clock: clock) { _, _, context in
+                answer(RawResponse(status: .ok), context: context)
+            }
         case .delay(let delay, let next):
             try await SimulatedWait.wait(delay, clock: clock, context: context)
-            return try await perform(next, context: context)
+            return try await perform(next, request: request, context: context)
         }
     }
 

@@ -71,12 +71,12 @@ package final class TextPatternEngine: Sendable {
 /// The text `~h` and `~b` search, built the same way for in-memory matching and for SQLite.
 package enum FilterText {
     /// Header fields as `Name: value` lines.
-    static func headerLines(_ headers: [TraceHeader]) -> String {
+    package static func headerLines(_ headers: [TraceHeader]) -> String {
         headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
     }
 
     /// Body bytes as text (invalid UTF-8 becomes U+FFFD).
-    static func bodyText(_ data: Data) -> String {
+    package static func bodyText(_ data: Data) -> String {
         String(decoding: data, as: UTF8.self)
     }
 
@@ -86,7 +86,7 @@ package enum FilterText {
     }
 
     /// Whether `needle` occurs in `haystack` byte for byte (SQLite's `instr` on UTF-8 text agrees).
-    static func containsBytes(_ haystack: String, _ needle: String) -> Bool {
+    package static func containsBytes(_ haystack: String, _ needle: String) -> Bool {
         let hay = Array(haystack.utf8), pin = Array(needle.utf8)
         guard !pin.isEmpty else { return true }
         guard hay.count >= pin.count else { return false }
@@ -97,7 +97,7 @@ package enum FilterText {
     }
 
     /// Exact equality of the UTF-8 bytes (SQLite's BINARY collation), not Swift's canonical equivalence.
-    static func sameBytes(_ a: String, _ b: String) -> Bool {
+    package static func sameBytes(_ a: String, _ b: String) -> Bool {
         a.utf8.elementsEqual(b.utf8)
     }
 }

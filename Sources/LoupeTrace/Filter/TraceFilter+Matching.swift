@@ -40,6 +40,8 @@ extension TraceFilter {
             return exchange.replayOf != nil
         case .source(let app):
             return exchange.source.map { FilterText.containsBytes(FilterText.asciiLowercased($0.app), app) } ?? false
+        case .rule(let name):
+            return Self.ruleActed(on: exchange, named: name)
         // Whole chains at a time, so recursion follows brackets, never the length of `a & b & c …`.
         case .not:
             let (count, inner) = negations
@@ -53,6 +55,16 @@ extension TraceFilter {
 }
 
 extension TraceFilter {
+    /// `~rule [name]`. Out of line: `matches` recurses once per bracket, and a closure here would grow every
+    /// frame of it (the worst filters must fit a 512 KiB thread stack).
+    @inline(never)
+    static func ruleActed(on exchange: TraceExchange, named name: String?) -> Bool {
+        exchange.events.contains { event in
+            event.kind == .rule
+                && (name.map { FilterText.containsBytes(FilterText.asciiLowercased(event.attributes["rule"] ?? ""), $0) } ?? true)
+        }
+    }
+
     /// Whether `summary` matches, or `nil` when that depends on what a summary lacks (headers and bodies for
     /// `~h`/`~b`, breaker states for `~cb` unless the exchange was short-circuited).
     ///
@@ -72,6 +84,7 @@ extension TraceFilter {
         case .error: return summary.outcome != .success
         case .replay: return summary.replayOf != nil
         case .source: return nil  // a summary has no source
+        case .rule: return nil  // nor events
         case .not:
             let (count, inner) = negations
             return inner.matches(summary).map { $0 == count.isMultiple(of: 2) }

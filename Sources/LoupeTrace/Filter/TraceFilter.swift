@@ -20,6 +20,7 @@ import Foundation
 /// | `~e` | errors: any outcome but success |
 /// | `~replay` | replays of another exchange |
 /// | `~src name` | exchanges from a linked app whose name contains the text, ignoring ASCII case (`loupe listen`) |
+/// | `~rule`, `~rule name` | exchanges a rule acted on (mock, fault, rewrite, breakpoint); with a name, a rule whose name contains it |
 ///
 /// Combine with `!` (not), `&` (and), `|` (or) and parentheses; adjacent terms are joined by `&`. `!` binds
 /// tighter than `&`, which binds tighter than `|`. Arguments end at whitespace, parentheses, `&` and `|`: quote
@@ -61,6 +62,8 @@ public indirect enum TraceFilter: Sendable, Hashable, CustomStringConvertible {
     case replay
     /// `~src name`: sent over the live link by an app whose name contains `name` (lower-cased), ignoring ASCII case.
     case source(String)
+    /// `~rule [name]`: a rule acted on the exchange (a `rule` event); with a name (lower-cased), one whose name contains it.
+    case rule(String?)
     /// `!x`
     case not(TraceFilter)
     /// `x & y`, or `x y`
@@ -75,7 +78,7 @@ public indirect enum TraceFilter: Sendable, Hashable, CustomStringConvertible {
         while let next = pending.popLast() {
             switch next {
             case .header, .body: return true
-            case .method, .status, .host, .url, .operation, .duration, .attempts, .circuit, .error, .replay, .source: break
+            case .method, .status, .host, .url, .operation, .duration, .attempts, .circuit, .error, .replay, .source, .rule: break
             case .not(let inner): pending.append(inner)
             case .and(let left, let right), .or(let left, let right): pending += [right, left]
             }
@@ -179,5 +182,40 @@ extension TraceFilter {
 
         /// Whether a short-circuited exchange (no attempt dispatched) matches too.
         public var includesShortCircuited: Bool { self == .open || self == .shortCircuited }
+    }
+}
+
+extension TraceFilter {
+    /// Structural equality with an explicit stack: the synthesized `==` recursed once per `&` of a chain, and a
+    /// 500-term filter went past a 512 KiB thread stack in debug builds once `~rule` made each frame larger.
+    public static func == (lhs: TraceFilter, rhs: TraceFilter) -> Bool {
+        var pending = [(lhs, rhs)]
+        while let (left, right) = pending.popLast() {
+            switch (left, right) {
+            case (.not(let a), .not(let b)): pending.append((a, b))
+            case (.and(let a1, let a2), .and(let b1, let b2)), (.or(let a1, let a2), .or(let b1, let b2)):
+                pending += [(a2, b2), (a1, b1)]
+            default:
+                guard sameTerm(left, right) else { return false }
+            }
+        }
+        return true
+    }
+
+    @inline(never)
+    private static func sameTerm(_ left: TraceFilter, _ right: TraceFilter) -> Bool {
+        switch (left, right) {
+        case (.method(let a), .method(let b)), (.host(let a), .host(let b)), (.operation(let a), .operation(let b)),
+             (.source(let a), .source(let b)):
+            a == b
+        case (.status(let a), .status(let b)): a == b
+        case (.url(let a), .url(let b)), (.header(let a), .header(let b)), (.body(let a), .body(let b)): a == b
+        case (.duration(let a), .duration(let b)): a == b
+        case (.attempts(let a), .attempts(let b)): a == b
+        case (.circuit(let a), .circuit(let b)): a == b
+        case (.error, .error), (.replay, .replay): true
+        case (.rule(let a), .rule(let b)): a == b
+        default: false
+        }
     }
 }

@@ -16,9 +16,17 @@ package enum TraceFilterPrinter {
         case .error: "~e"
         case .replay: "~replay"
         case .source(let app): "~src " + quote(app)
+        case .rule(let name): rule(name)
         case .not(let inner): "!" + grouped(inner, unless: !isBinary(inner))
         case .and, .or: chain(filter)
         }
+    }
+
+    /// `~rule [name]`, out of line: a closure in `text` would grow its recursive frame.
+    @inline(never)
+    private static func rule(_ name: String?) -> String {
+        guard let name else { return "~rule" }
+        return "~rule " + quote(name)
     }
 
     /// `a & b & c` as `.and(.and(a, b), c)`: the left spine is walked in a loop, so a long chain costs no stack.

@@ -107,6 +107,8 @@ struct SQLFilter {
             return bind(
                 "(CASE WHEN json_valid(exchange.source) THEN instr(lower(json_extract(exchange.source, '$.app')), ?) > 0 ELSE 0 END)",
                 app)
+        case .rule(let name):
+            return ruleClause(name)
         case .not:
             // A run of `!` is one test: `!!x` is `x` (an absent value stays "no match", as in memory).
             let (count, inner) = filter.negations
@@ -133,6 +135,15 @@ struct SQLFilter {
     }
 
     static let chainWidth = 16
+
+    /// `~rule [name]`, out of line so `clause`'s recursive frame stays small. The `event_kind` index (v2) finds the
+    /// few exchanges with rule events.
+    @inline(never)
+    private mutating func ruleClause(_ name: String?) -> String {
+        let events = "exchange.sequence IN (SELECT exchange_sequence FROM event WHERE kind = 'rule'"
+        guard let name else { return events + ")" }
+        return bind(events + " AND instr(lower(json_extract(attributes, '$.rule')), ?) > 0)", name)
+    }
 
     /// Appends the values of the `?`s in `sql`, in order.
     /// The distinct hosts, found by hopping through the `exchange_host` index (one seek per host, where

@@ -4,6 +4,7 @@ import Loupe
 import LoupeAsyncHTTPClient
 import LoupeDemo
 import LoupeLink
+import LoupeRules
 import LoupeTUI
 import LoupeTrace
 
@@ -55,23 +56,31 @@ struct DemoCommand: AsyncParsableCommand {
         // The API first: a port in use is refused before a store is created for nothing.
         let server: FlakyAPI.RunningServer
         do {
-            server = try await FlakyAPI.start(port: port.value)
+            server = try await FlakyAPI.start(port: port.value, accessLog: ProcessInfo.processInfo.environment["LOUPE_DEMO_API_LOG"])
         } catch {
             throw Self.startFailure(error, port: port.value)
         }
         let storeArgument = store ?? defaultDemoStore()
         let store: SQLiteTraceStore, path: String
         let link: LoupeLink?
+        // Rules act only in an app that opted in: a link or a rules file ($LOUPE_RULES).
+        let environment = ProcessInfo.processInfo.environment
+        let rules = RuleBook.forApp(linkConfigured: self.link != nil || !(environment[LinkAddress.environmentVariable] ?? "").isEmpty)
+        defer { rules?.file?.stop() }
         do {
             (store, path) = try StoreAccess.openForWriting(storeArgument)
-            link = try LinkOption.start(self.link, appName: "loupe demo", bufferBytes: linkBuffer?.bytes)
+            link = try LinkOption.start(self.link, appName: "loupe demo", bufferBytes: linkBuffer?.bytes, rules: rules?.book)
         } catch {
             await server.stop()
             throw error
         }
         defer { StoreAccess.reportPrunes(store, path: path) }  // what keeping the store within its bounds removed
         let inspector = NetworkTraceInspector(store: store, configuration: .init(link: link))
-        let client = DemoClient.make(baseURL: server.baseURL, observer: inspector)
+        let breakers = DemoClient.breakerRegistry()
+        rules?.book.attach(breakers: breakers)
+        let client = DemoClient.make(
+            baseURL: server.baseURL, observer: inspector,
+            transport: rules.map { RulesTransport(wrapping: AsyncHTTPClientTransport(), book: $0.book) }, breakers: breakers)
         let traffic = DemoTraffic(client: client, workers: workers.value, pause: .milliseconds(pause.value))
         if headless {
             StandardStreams.error("loupe demo: API on \(server.baseURL), recording into \(path) for \(duration) s\n")

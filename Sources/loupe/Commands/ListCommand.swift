@@ -89,6 +89,7 @@ enum FilterOption {
           ~e                           errors
           ~replay                      replays
           ~src NAME                    sent by a linked app (name contains)
+          ~rule [NAME]                 a rule acted on it (name contains)
         Combine with ! (not), & (and, also implied between terms), | (or)
         and parentheses. Quote arguments that contain spaces, parentheses,
         & or |: ~b "a b".

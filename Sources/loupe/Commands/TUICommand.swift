@@ -58,7 +58,7 @@ struct TUICommand: AsyncParsableCommand {
         StandardStreams.error("\(LinkAddress.environmentVariable)=\(listener.link)\n")
         let replayer = StoreReplayer(path: path)
         let app = InspectorApp(store: store, storeName: path, replayer: replayer, filter: filter, keymap: keymap,
-                               history: FilePromptHistory())
+                               history: FilePromptHistory(), rules: ListenerRules(listener))
         app.sourceStatus = { listener.sources.map(Self.status) }
         app.wakeup = wakeup
         let result = await Result(catching: { try await Inspector.run(app, mouse: !noMouse) })

@@ -1,5 +1,6 @@
 import Foundation
 import LoupeTUI
+import LoupeConfig
 import LoupeTrace
 
 /// The user's keymap file, `$XDG_CONFIG_HOME/loupe/keys.toml` (`~/.config/loupe/keys.toml`).

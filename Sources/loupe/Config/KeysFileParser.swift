@@ -1,25 +1,13 @@
 import Foundation
 import LoupeTUI
+import LoupeConfig
 import TOMLKit
 
 /// Turns a `keys.toml`'s bytes into overrides, checking shape and key names only.
 enum KeysFileParser {
     /// The overrides in `data`, sorted by context and command so the result does not depend on TOML table order.
     static func overrides(in data: Data) throws(KeysFileError) -> [KeyOverride] {
-        guard let text = String(validating: data, as: UTF8.self) else { throw KeysFileError("not UTF-8 text") }
-        // The parser reads a C string: a NUL would silently end the file early.
-        if let index = text.utf8.firstIndex(of: 0) {
-            throw KeysFileError(line: TOMLLines.line(of: index, in: text), "contains a NUL byte")
-        }
-        try TOMLGuard.check(text)
-        let table: TOMLTable
-        do {
-            table = try TOMLTable(string: text)
-        } catch let error as TOMLParseError {
-            throw KeysFileError(line: error.source.begin.line, error.description)
-        } catch {
-            throw KeysFileError("\(error)")
-        }
+        let (table, text) = try TOMLDocument.parse(data)
         let lines = TOMLLines(text)
         var result: [KeyOverride] = []
         for context in table.keys.sorted() {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LoupeLink
+import LoupeRules
 import LoupeTrace
 
 /// `--link LINK` (or `LOUPE_LINK`) for the commands that record: the app's side of the live link.
@@ -12,7 +13,8 @@ enum LinkOption {
 
     /// The link from `--link`, else from `LOUPE_LINK`, started; nil when neither is given.
     static func start(_ option: LinkAddress?, appName: String, bufferBytes: Int? = nil,
-                      environment: [String: String] = ProcessInfo.processInfo.environment) throws -> LoupeLink? {
+                      environment: [String: String] = ProcessInfo.processInfo.environment,
+                      rules: RuleBook? = nil) throws -> LoupeLink? {
         let address: LinkAddress
         if let option {
             address = option
@@ -27,6 +29,7 @@ enum LinkOption {
         do {
             var configuration = LoupeLink.Configuration(appName: appName)
             if let bufferBytes { configuration = LoupeLink.Configuration(bufferBytes: bufferBytes, appName: appName) }
+            configuration.rules = rules
             return try LoupeLink(address, configuration: configuration)
         } catch {
             throw CommandFailure.badInput("cannot start the link to \(address.redacted): \(error)")

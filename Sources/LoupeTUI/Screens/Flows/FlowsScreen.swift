@@ -1,4 +1,5 @@
 import Foundation
+import LoupeRules
 import LoupeTrace
 
 /// The flows list (`1`): every exchange in the store, filtered and sorted in SQL, one screen of rows in memory.
@@ -23,11 +24,19 @@ package struct FlowsScreen: InspectorScreen {
     package var selection: TraceSummary? { window.selectedRow }
 
     /// The rows the list area holds (the area less its heading).
-    private static func pageHeight(_ area: Rect) -> Int { max(1, area.height - 1) }
+    /// Requests a linked app's breakpoints hold now (at most ``maxHeldRows``, oldest first), shown live under the
+    /// list with how long they have waited: they are not in the store until they end. `5` acts on them.
+    package private(set) var held: [HeldRequest] = []
+    package private(set) var heldCount = 0
+    static let maxHeldRows = 3
+
+    private var heldLines: Int { held.isEmpty ? 0 : held.count + (heldCount > held.count ? 1 : 0) }
+
+    private func pageHeight(_ area: Rect) -> Int { max(1, area.height - 1 - heldLines) }
 
     package mutating func perform(_ command: InspectorCommand, argument: String?, context: inout ScreenContext) -> Bool {
         let query = context.session.query
-        let page = Self.pageHeight(context.area)
+        let page = pageHeight(context.area)
         switch command {
         case .moveUp: move(by: -1, context: &context)
         case .moveDown: move(by: 1, context: &context)
@@ -64,7 +73,10 @@ package struct FlowsScreen: InspectorScreen {
     }
 
     package mutating func refresh(_ reason: RefreshReason, context: inout ScreenContext) {
-        if !window.refresh(reason, height: Self.pageHeight(context.area), context: &context),
+        let allHeld = (context.rules?.apps().flatMap(\.held) ?? []).sorted { $0.since < $1.since }
+        heldCount = allHeld.count
+        held = Array(allHeld.prefix(Self.maxHeldRows))
+        if !window.refresh(reason, height: pageHeight(context.area), context: &context),
            reason == .marksChanged, context.session.showsMarkedOnly {
             refresh(.queryChanged, context: &context)
         }
@@ -105,6 +117,17 @@ package struct FlowsScreen: InspectorScreen {
     }
 
     package func render(in area: Rect, into buffer: inout Buffer, context: RenderContext) {
-        FlowsView(window: window, context: context).render(in: area, into: &buffer)
+        let lines = min(heldLines, max(0, area.height - 2))
+        FlowsView(window: window, context: context).render(
+            in: Rect(x: area.x, y: area.y, width: area.width, height: area.height - lines), into: &buffer)
+        guard lines > 0 else { return }
+        for (offset, request) in held.prefix(lines).enumerated() {
+            let text = RulesScreen.text(of: .held(app: "", request), now: context.now)
+            _ = buffer.write(text, x: area.x, y: area.maxY - lines + offset, maxWidth: area.width, style: .statusClientError)
+        }
+        if heldCount > held.count, lines > held.count {
+            _ = buffer.write("  … \(heldCount - held.count) more held: 5 shows them all", x: area.x, y: area.maxY - 1,
+                             maxWidth: area.width, style: .dim)
+        }
     }
 }

@@ -3,20 +3,20 @@
 ///
 /// It understands `[section]` headers, `key = …` lines (bare or quoted keys) and top-level dotted keys
 /// (`section.key = …`); for anything cleverer (inline tables) it answers `nil` and the message goes without a line.
-struct TOMLLines {
+package struct TOMLLines {
     private let lines: [Substring]
 
-    init(_ text: String) {
+    package init(_ text: String) {
         lines = text.split(separator: "\n", omittingEmptySubsequences: false)
     }
 
     /// The 1-based line holding the UTF-8 offset `index` of `text`.
-    static func line(of index: String.UTF8View.Index, in text: String) -> Int {
+    package static func line(of index: String.UTF8View.Index, in text: String) -> Int {
         text.utf8[..<index].count(where: { $0 == UInt8(ascii: "\n") }) + 1
     }
 
     /// The line of `[section]`, or of `section = …` at the top level.
-    func line(ofSection section: String) -> Int? {
+    package func line(ofSection section: String) -> Int? {
         var current: String?
         for (index, line) in lines.enumerated() {
             if let header = Self.header(line) {
@@ -30,7 +30,7 @@ struct TOMLLines {
     }
 
     /// The line of `key = …` inside `[section]`, or of `section.key = …` at the top level.
-    func line(ofKey key: String, inSection section: String) -> Int? {
+    package func line(ofKey key: String, inSection section: String) -> Int? {
         var current: String?
         for (index, line) in lines.enumerated() {
             if let header = Self.header(line) {

@@ -1,5 +1,5 @@
 /// Refuses the TOML that toml++ 3.4.0 (inside TOMLKit 0.6.0) cannot take safely, before it reaches the parser.
-/// Every TOML file the project reads goes through ``check(_:)`` first (today `keys.toml` is the only one).
+/// Every TOML file the project reads goes through ``check(_:)`` first (`keys.toml` and the rules file).
 ///
 /// Malformed TOML that trips an assertion (an abort in debug builds, undefined behaviour with `NDEBUG`) instead of
 /// reporting a parse error:
@@ -15,13 +15,13 @@
 ///
 /// Valid TOML of a sensible shape is never refused. The scan follows strings and comments so that the same
 /// characters inside them are left alone.
-enum TOMLGuard {
+package enum TOMLGuard {
     /// Most dotted parts in one key or table header (`a.b.c` has three).
-    static let maxKeyParts = 16
+    package static let maxKeyParts = 16
     /// Most lists and inline tables open inside one another in a value.
-    static let maxNesting = 16
+    package static let maxNesting = 16
 
-    static func check(_ text: String) throws(KeysFileError) {
+    package static func check(_ text: String) throws(ConfigFileError) {
         var scanner = Scanner(Array(text.unicodeScalars))
         try scanner.run()
     }
@@ -47,7 +47,7 @@ enum TOMLGuard {
             self.scalars = scalars
         }
 
-        mutating func run() throws(KeysFileError) {
+        mutating func run() throws(ConfigFileError) {
             while index < scalars.count {
                 let scalar = scalars[index]
                 index += 1
@@ -69,7 +69,7 @@ enum TOMLGuard {
                     break
                 }
                 if expectingElement, scalar == "}" {
-                    throw KeysFileError(line: line, "expected a key name or ']' in this list, saw '}'")
+                    throw ConfigFileError(line: line, "expected a key name or ']' in this list, saw '}'")
                 }
                 expectingElement = false
                 if atLineStart, open.isEmpty, scalar == "[" {
@@ -87,7 +87,7 @@ enum TOMLGuard {
                 case "." where inKey:
                     keyParts += 1
                     if keyParts > TOMLGuard.maxKeyParts {
-                        throw KeysFileError(line: line, "a key or [section] name of more than \(TOMLGuard.maxKeyParts) dotted parts")
+                        throw ConfigFileError(line: line, "a key or [section] name of more than \(TOMLGuard.maxKeyParts) dotted parts")
                     }
                 case "=" where inKey, "]" where inKey && inHeader: inKey = false
                 case "[" where !inHeader:
@@ -111,15 +111,15 @@ enum TOMLGuard {
         }
 
         /// Opens a list or an inline table, refusing one nested deeper than ``maxNesting``.
-        private mutating func enter(_ bracket: Unicode.Scalar) throws(KeysFileError) {
+        private mutating func enter(_ bracket: Unicode.Scalar) throws(ConfigFileError) {
             open.append(bracket)
             if open.count > TOMLGuard.maxNesting {
-                throw KeysFileError(line: line, "lists and inline tables nested more than \(TOMLGuard.maxNesting) deep")
+                throw ConfigFileError(line: line, "lists and inline tables nested more than \(TOMLGuard.maxNesting) deep")
             }
         }
 
         /// After a header's `[`: an optional second `[`, blanks, then a key character, a quote or `]`.
-        private func checkHeader() throws(KeysFileError) {
+        private func checkHeader() throws(ConfigFileError) {
             var position = index
             if position < scalars.count, scalars[position] == "[" { position += 1 }
             while position < scalars.count, scalars[position] == " " || scalars[position] == "\t" { position += 1 }
@@ -128,7 +128,7 @@ enum TOMLGuard {
             let fine = next.isASCII && (next.properties.isAlphabetic || ("0"..."9").contains(next)
                 || next == "-" || next == "_" || next == "\"" || next == "'" || next == "]")
             if !fine {
-                throw KeysFileError(line: line, "a [section] name must be letters, digits, '-' and '_', or in quotes")
+                throw ConfigFileError(line: line, "a [section] name must be letters, digits, '-' and '_', or in quotes")
             }
         }
 

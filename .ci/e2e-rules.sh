@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# Rules acting on real processes (issue 29): `loupe rules check`; the headless demo with a rules file (a syntax
+# error is one line and the demo runs with no rules; a mock answers without the demo API seeing the request; a
+# fault on everything opens the breakers and nothing hangs); then the inspector under tmux, `--listen`, linked to
+# the headless demo: a fault rule made from a getUser row opens the getUser breaker within 2 s and it closes after
+# the rule is disabled; a breakpoint on createOrder edited in a real editor (a script as $EDITOR) and continued,
+# the API receiving the edited body; the viewer killed while a request is held, and the app continuing it at once.
+set -uo pipefail
+loupe="$1"
+work=$(mktemp -d)
+session=rules
+wait_limit=20
+started=$SECONDS
+pids=()
+cleanup() {
+  tmux -S "$work/tmux.sock" kill-server 2>/dev/null || true
+  for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+# shellcheck source=.ci/tmux-screen.sh
+. "$(dirname "$0")/tmux-screen.sh"
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+export XDG_STATE_HOME="$work/state"
+export LOUPE_STORE="$work/default.sqlite"
+unset LOUPE_LINK LOUPE_RULES
+
+echo "== loupe rules check"
+printf '[[rule]]\nname = "a"\nmatch = "~u ."\nfault = { status = 503 \n' >"$work/broken.toml"
+"$loupe" rules check "$work/broken.toml" >"$work/check.out" 2>"$work/check.err"; code=$?
+[ "$code" = 2 ] || fail "rules check of a broken file exited $code"
+[ "$(wc -l <"$work/check.err")" = 1 ] && grep -q "^loupe: rules file $work/broken.toml:[0-9]*: " "$work/check.err" \
+  || fail "rules check line: $(cat "$work/check.err")"
+ok "a syntax error: one line '$(cut -c1-70 "$work/check.err")…', exit 2"
+printf '[[rule]]\nname = "canned users"\nmatch = "~op getUser"\nmock = { status = 200, headers = { "content-type" = "application/json" }, body = %s }\n' \
+  "'{\"id\":0,\"name\":\"mocked\"}'" >"$work/mock.toml"
+"$loupe" rules check "$work/mock.toml" >"$work/check.out" 2>&1 || fail "a good file: $(cat "$work/check.out")"
+grep -qF "1 rule: canned users (mock)" "$work/check.out" || fail "check output: $(cat "$work/check.out")"
+ok "a good file: $(cat "$work/check.out")"
+
+echo "== the headless demo with a rules file"
+LOUPE_RULES="$work/broken.toml" timeout 60 "$loupe" demo --headless --duration 2 --pause 20 --store "$work/broken.sqlite" \
+  >"$work/broken.out" 2>"$work/broken.err" || fail "the demo with a broken rules file exited $?"
+[ "$(grep -c 'rules file' "$work/broken.err")" = 1 ] || fail "rules lines: $(cat "$work/broken.err")"
+grep -q "^recorded [0-9]* of [0-9]* exchanges" "$work/broken.out" || fail "demo: $(cat "$work/broken.out")"
+[ "$(sqlite3 "$work/broken.sqlite" "SELECT count(*) FROM event WHERE kind = 'rule'")" = 0 ] || fail "rules acted"
+ok "a broken rules file: one line, and the demo ran with no rules ($(cut -d' ' -f2 "$work/broken.out") exchanges)"
+
+LOUPE_RULES="$work/mock.toml" LOUPE_DEMO_API_LOG="$work/api.log" timeout 60 "$loupe" demo --headless --duration 3 --pause 20 \
+  --store "$work/mock.sqlite" >"$work/mock.out" 2>"$work/mock.err" || fail "the demo with a mock exited $?"
+mocked=$(sqlite3 "$work/mock.sqlite" "SELECT count(*) FROM exchange WHERE operation = 'getUser' AND CAST(response_body AS TEXT) LIKE '%mocked%'")
+users=$(sqlite3 "$work/mock.sqlite" "SELECT count(*) FROM exchange WHERE operation = 'getUser'")
+marked=$(sqlite3 "$work/mock.sqlite" "SELECT count(DISTINCT exchange_sequence) FROM event WHERE kind = 'rule' AND attributes LIKE '%\"mocked\":\"true\"%'")
+[ "$users" -gt 0 ] && [ "$mocked" = "$users" ] && [ "$marked" = "$users" ] || fail "getUser $users, mocked bodies $mocked, marked $marked"
+grep -q '^GET /users/[0-9]' "$work/api.log" && fail "the API saw getUser requests: $(grep -c '^GET /users/[0-9]' "$work/api.log")"
+grep -q '^GET /users$' "$work/api.log" || fail "the API log has no listUsers either: $(head -3 "$work/api.log")"
+"$loupe" list "$work/mock.sqlite" --filter '~rule canned' --limit 1000 --json >"$work/rule.json" || fail "list ~rule"
+[ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$work/rule.json")" = "$users" ] || fail "~rule count"
+id=$(sqlite3 "$work/mock.sqlite" "SELECT id FROM exchange WHERE operation = 'getUser' LIMIT 1")
+"$loupe" show "$work/mock.sqlite" "$id" | grep -q "not from the server" || fail "show does not say mocked"
+ok "a mock answered all $users getUser calls; the API's own log has none of them; ~rule finds them; show says 'not from the server'"
+
+printf '[[rule]]\nname = "everything down"\nmatch = "~u ."\nfault = { reset = true }\n' >"$work/down.toml"
+start=$SECONDS
+LOUPE_RULES="$work/down.toml" timeout 60 "$loupe" demo --headless --duration 3 --pause 20 --store "$work/down.sqlite" \
+  >"$work/down.out" 2>"$work/down.err" || fail "the demo with everything down exited $?"
+[ $((SECONDS - start)) -le 20 ] || fail "the demo took $((SECONDS - start)) s"
+refused=$(sqlite3 "$work/down.sqlite" "SELECT count(*) FROM exchange WHERE outcome = 'shortCircuited'")
+unfinished=$(sqlite3 "$work/down.sqlite" "SELECT count(*) FROM exchange WHERE ended_at IS NULL")
+ok200=$(sqlite3 "$work/down.sqlite" "SELECT count(*) FROM exchange WHERE status BETWEEN 200 AND 299")
+[ "$refused" -gt 0 ] && [ "$unfinished" = 0 ] && [ "$ok200" = 0 ] || fail "short-circuited $refused, unfinished $unfinished, 2xx $ok200"
+ok "a 100 % fault on everything: the breakers opened ($refused calls short-circuited), nothing hung, the demo ended in $((SECONDS - start)) s"
+
+echo "== the inspector, --listen, linked to the headless demo"
+tport=$(free_port)
+cat >"$work/edit.sh" <<'EOF2'
+#!/bin/sh
+# A real editor's job, scripted: change the order's quantity to 77 and save.
+sed -i 's/"quantity":[0-9]*/"quantity":77/' "$1"
+EOF2
+chmod +x "$work/edit.sh"
+cat >"$work/tui.sh" <<EOF2
+env TERM=xterm-256color EDITOR=$(printf %q "$work/edit.sh") VISUAL= XDG_STATE_HOME=$(printf %q "$XDG_STATE_HOME") $(printf %q "$loupe") tui --listen 127.0.0.1:$tport --store $(printf %q "$work/tui.sqlite") 2>$(printf %q "$work/tui.err")
+exec sleep 600
+EOF2
+tm new-session -d -s "$session" -x 120 -y 40 "sh $(printf %q "$work/tui.sh")" || fail "tmux"
+wait_for any "Loupe │ flows │"
+link=$(grep -m1 '^LOUPE_LINK=' "$work/tui.err" | cut -d= -f2-)
+[ -n "$link" ] || fail "no link from tui --listen: $(cat "$work/tui.err")"
+LOUPE_DEMO_API_LOG="$work/api2.log" "$loupe" demo --headless --duration 120 --pause 20 --store "$work/linked-demo.sqlite" \
+  --link "$link" >"$work/demo.out" 2>"$work/demo.err" &
+demo_pid=$!
+pids+=($demo_pid)
+keys 5
+wait_for any "1 app"
+ok "screen 5 shows the linked demo: $(grep -o '[0-9]* held · [0-9]* rules\? · 1 app' "$work/pane.txt")"
+
+# A fault rule from a getUser row: f filter, B new rule (prompt filled with `new-rule fault 503`), Enter.
+keys 1 f C-u '~op getUser' Enter
+wait_for any "/users/"
+keys B
+wait_for any "new-rule fault 503"
+keys Enter
+wait_for any "rule 'fault 503 getUser' (~op getUser) sent"
+made=$SECONDS
+keys 3
+wait_for any "getUser" 
+deadline=$((SECONDS + 10))
+until pane; grep -qiE "^getUser +open " "$work/pane.txt"; do
+  [ $SECONDS -lt $deadline ] || fail "the getUser breaker never opened"
+  sleep 0.1
+done
+opened=$((SECONDS - made))
+[ "$opened" -le 2 ] || fail "the getUser breaker opened after $opened s"
+ok "a fault rule ~op getUser → 503 opened the getUser breaker within 2 s"
+retried=$(sqlite3 "$work/tui.sqlite" "SELECT count(*) FROM exchange WHERE operation = 'getUser' AND attempt_count > 1")
+[ "$retried" -gt 0 ] || fail "no getUser exchange was retried"
+ok "the recorded traffic shows $retried getUser exchanges retried"
+keys 5
+wait_for any "fault 503 getUs"
+# The only row (no request is held yet): disable it.
+keys g t
+wait_for any "disabling rule 'fault 503 getUser'"
+wait_for any "off fault 503 getUs"
+keys 3
+deadline=$((SECONDS + 15))
+until pane; grep -qiE "^getUser +closed " "$work/pane.txt"; do
+  [ $SECONDS -lt $deadline ] || fail "the getUser breaker never closed after the rule was disabled"
+  sleep 0.2
+done
+ok "disabled on screen 5 (t): the getUser breaker closed again"
+
+# A breakpoint on createOrder, edited in the editor and continued.
+keys 1 f C-u '~op createOrder' Enter
+wait_for any "/orders"
+keys B C-u 'new-rule breakpoint' Enter
+wait_for any "rule 'hold createOrder' (~op createOrder) sent"
+keys 5
+wait_for any "⏸ held"
+ok "a createOrder request is held: $(grep -m1 -o '⏸ held[^[]*' "$work/pane.txt" | cut -c1-60)"
+keys g e
+wait_for any "continuing POST createOrder, edited"
+deadline=$((SECONDS + 15))
+until [ "$(sqlite3 "$work/tui.sqlite" "SELECT count(*) FROM exchange WHERE operation = 'createOrder' AND CAST(response_body AS TEXT) LIKE '%\"quantity\":77%'")" -gt 0 ]; do
+  [ $SECONDS -lt $deadline ] || fail "the API never received the edited body"
+  sleep 0.2
+done
+edited=$(sqlite3 "$work/tui.sqlite" "SELECT message FROM event WHERE kind = 'rule' AND attributes LIKE '%\"decision\":\"edit\"%' LIMIT 1")
+[[ "$edited" == *"request held"*"edited ("*"body"* ]] || fail "the trace's edit event: $edited"
+ok "edited in \$EDITOR and continued: the API echoed \"quantity\":77; the trace says '$edited'"
+
+# Killed while a request is held: the app continues it at once.
+wait_for any "⏸ held"
+killed_at=$(date +%s.%N)
+tm kill-server
+deadline=$((SECONDS + 10))
+until [ "$(sqlite3 "$work/linked-demo.sqlite" "SELECT count(*) FROM event WHERE kind = 'rule' AND attributes LIKE '%\"decision\":\"continue\"%' AND at >= $killed_at - 1")" -gt 0 ]; do
+  [ $SECONDS -lt $deadline ] || fail "the demo never continued the held request after the viewer was killed"
+  sleep 0.1
+done
+at=$(sqlite3 "$work/linked-demo.sqlite" "SELECT max(at) FROM event WHERE kind = 'rule' AND attributes LIKE '%\"decision\":\"continue\"%'")
+python3 -c 'import sys; d=float(sys.argv[1])-float(sys.argv[2]); print("   continued %.0f ms after the kill" % (d*1000)); sys.exit(0 if d < 1 else 1)' "$at" "$killed_at" \
+  || fail "continued more than 1 s after the kill"
+ok "the viewer killed while a request was held: the demo continued it within 1 s"
+kill -TERM "$demo_pid" 2>/dev/null; wait "$demo_pid" 2>/dev/null
+echo "$script_name: $passed passed ($((SECONDS - started)) s)"

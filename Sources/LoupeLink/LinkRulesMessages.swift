@@ -1,0 +1,176 @@
+import Foundation
+import Logging
+import LoupeRules
+import LoupeTrace
+import NIOCore
+
+/// Viewer → app (`0x44`): one change to the app's rules, or a decision on a held request.
+///
+/// Rules travel as the rules file's TOML (``RulesDocument``): one document wherever rules are written. The app
+/// checks each command as it would a rules file; a bad one is logged and ignored, never applied in part.
+public struct LinkRuleCommand: Codable, Sendable, Equatable {
+    public enum Op: String, Codable, Sendable {
+        /// Set the rules in `rules` (TOML), replacing any of the same names.
+        case put
+        /// Remove the rule `name`.
+        case remove
+        /// Enable or disable the rule `name` (`enabled`).
+        case enable
+        /// Decide on the held request `held`: `decision` is `continue`, `abort` or `edit` (with `edit`).
+        case decide
+        /// Let every held request go on.
+        case continueAll = "continue-all"
+    }
+
+    public var op: Op
+    public var rules: String?
+    public var name: String?
+    public var enabled: Bool?
+    public var held: UUID?
+    public var decision: String?
+    public var edit: HoldEdit?
+
+    public init(op: Op, rules: String? = nil, name: String? = nil, enabled: Bool? = nil, held: UUID? = nil,
+                decision: String? = nil, edit: HoldEdit? = nil) {
+        self.op = op
+        self.rules = rules
+        self.name = name
+        self.enabled = enabled
+        self.held = held
+        self.decision = decision
+        self.edit = edit
+    }
+
+    public static func put(_ rules: [Rule]) -> Self { Self(op: .put, rules: RulesDocument.text(rules)) }
+    public static func remove(_ name: String) -> Self { Self(op: .remove, name: name) }
+    public static func setEnabled(_ enabled: Bool, _ name: String) -> Self { Self(op: .enable, name: name, enabled: enabled) }
+    public static func decide(_ held: UUID, _ decision: HoldDecision) -> Self {
+        switch decision {
+        case .resume: Self(op: .decide, held: held, decision: "continue")
+        case .abort: Self(op: .decide, held: held, decision: "abort")
+        case .edit(let edit): Self(op: .decide, held: held, decision: "edit", edit: edit)
+        }
+    }
+    public static let continueAll = Self(op: .continueAll)
+
+    /// Applies the command to `book` on behalf of `origin`; the reason when it is refused.
+    public func apply(to book: RuleBook, origin: RuleOrigin) -> String? {
+        switch op {
+        case .put:
+            guard let text = rules else { return "a put without rules" }
+            do {
+                for rule in try RulesDocument.parse(text) { book.put(rule, origin: origin) }
+                return nil
+            } catch {
+                return "rules from the viewer: \(error.message(file: "rules"))"
+            }
+        case .remove:
+            guard let name else { return "a remove without a name" }
+            book.remove(named: name, by: origin)
+            return nil
+        case .enable:
+            guard let name, let enabled else { return "an enable without a name" }
+            return book.setEnabled(enabled, named: name, by: origin) ? nil : "no rule named \(name)"
+        case .decide:
+            guard let held else { return "a decision without a held request" }
+            let decision: HoldDecision
+            switch self.decision {
+            case "continue": decision = .resume
+            case "abort": decision = .abort
+            case "edit": decision = .edit(edit ?? HoldEdit())
+            default: return "an unknown decision"
+            }
+            book.decide(held: held, decision)
+            return nil
+        case .continueAll:
+            book.resumeAll()
+            return nil
+        }
+    }
+}
+
+/// App → viewer (`0x04`): the app's rules in order with their hit counts, and the requests held now.
+public struct LinkRuleState: Codable, Sendable, Equatable {
+    /// The rules as TOML (``RulesDocument``), in the book's order.
+    public var rules: String
+    /// Hits per rule, in the same order.
+    public var hits: [Int]
+    /// Where each rule came from (`code`, `rules file PATH`, `viewer …`).
+    public var origins: [String]
+    public var held: [HeldRequest]
+    /// The app's longest hold, in seconds.
+    public var maxHold: Double
+
+    public init(rules: String, hits: [Int], origins: [String], held: [HeldRequest], maxHold: Double) {
+        self.rules = rules
+        self.hits = hits
+        self.origins = origins
+        self.held = held
+        self.maxHold = maxHold
+    }
+
+    /// The state of `book` now.
+    public init(_ book: RuleBook) {
+        let entries = book.entries
+        self.init(rules: RulesDocument.text(entries.map(\.rule)), hits: entries.map(\.hits),
+                  origins: entries.map(\.origin.description), held: book.held, maxHold: book.maxHold.seconds)
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
+
+extension LoupeLink {
+    /// Lets the viewer act on this app through `book`: its rules and held requests are sent to a viewer that takes
+    /// them, its commands applied. When the viewer goes away, its held requests continue at once and the rules it
+    /// set are removed. Call before the link first connects (the hello says the app takes rules).
+    public func attachRules(_ book: RuleBook) {
+        core.rules.withLock { $0 = book }
+        let core = core
+        book.onChange { _ in
+            core.ruleStateDirty.withLock { $0 = true }
+            core.wake()
+        }
+    }
+}
+
+extension LinkListener {
+    /// One linked app that takes rules, with its latest rule state.
+    public struct RulesApp: Sendable {
+        /// Stable while the app stays linked.
+        public var id: ObjectIdentifier
+        public var app: LinkHello
+        public var state: LinkRuleState?
+    }
+
+    /// The linked apps that take rules, oldest link first.
+    public var rulesApps: [RulesApp] {
+        let states = shared.ruleStates.withLock { $0 }
+        let apps = shared.linkedApps.withLock { $0 }
+        return apps.filter { $0.value.rules == true }
+            .map { RulesApp(id: $0.key, app: $0.value, state: states[$0.key]) }
+            .sorted { $0.app.pid < $1.app.pid }
+    }
+
+    /// Sends `command` to the app `id` (every app that takes rules when `nil`); false when there is none.
+    @discardableResult
+    public func send(_ command: LinkRuleCommand, to id: ObjectIdentifier? = nil) -> Bool {
+        guard let bytes = try? LinkFrameCodec.encode(.rules(command)) else { return false }
+        let targets = rulesApps.filter { id == nil || $0.id == id }.map(\.id)
+        let channels = shared.channels.withLock { open in targets.compactMap { open[$0] } }
+        for channel in channels { channel.writeAndFlush(bytes, promise: nil) }
+        return !channels.isEmpty
+    }
+
+    /// Calls `listener` (on an event loop: keep it short) whenever an app's rule state arrives or an app leaves.
+    public func onRulesChange(_ listener: @escaping @Sendable () -> Void) {
+        shared.ruleListeners.withLock { $0.append(listener) }
+    }
+}
+
+extension LinkListener.Shared {
+    func rulesChanged() {
+        for listener in ruleListeners.withLock({ $0 }) { listener() }
+    }
+}

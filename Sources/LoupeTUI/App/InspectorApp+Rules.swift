@@ -1,0 +1,97 @@
+import Foundation
+import LoupeRules
+import LoupeTrace
+
+extension InspectorApp {
+    /// Opens each pending rule (as TOML) or held request (as the document `e` edits) in the editor, then sends
+    /// what was saved to its app. A file that does not read leaves the app as it was and says why.
+    func runRuleEdits(on screen: any Screen) {
+        let edits = pendingRuleEdits
+        pendingRuleEdits = []
+        for effect in edits {
+            let (app, text, suffix): (String, String, String)
+            switch effect {
+            case .editRule(let owner, let rule): (app, text, suffix) = (owner, RulesDocument.text([rule]), "toml")
+            case .editHeld(let owner, let held):
+                (app, text, suffix) = (owner, held.phase == .request ? RuleDraft.text(of: held) : RuleDraft.responseText(of: held), "http")
+            default: continue
+            }
+            let file = FileManager.default.temporaryDirectory
+                .appendingPathComponent("loupe-rule-\(UUID().uuidString.lowercased().prefix(8)).\(suffix)").path
+            guard FileManager.default.createFile(atPath: file, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+                apply(.finished(.error("edit: cannot write \(file)"), replay: false))
+                continue
+            }
+            var problem: String?
+            screen.suspend { problem = editor.edit(file) }
+            lastDrawn = nil
+            let saved = (try? String(contentsOfFile: file, encoding: .utf8)) ?? text
+            try? FileManager.default.removeItem(atPath: file)
+            if let problem {
+                apply(.finished(.error("edit: \(problem); nothing was changed"), replay: false))
+                continue
+            }
+            apply(.finished(ruleEdited(effect, app: app, saved: saved), replay: false))
+        }
+    }
+
+    private func ruleEdited(_ effect: InspectorEffect, app: String, saved: String) -> StatusMessage {
+        guard let control = environment.rules else { return .error(RulesScreen.unlinked) }
+        switch effect {
+        case .editRule(_, let rule):
+            let rules: [Rule]
+            do {
+                rules = try RulesDocument.parse(saved)
+            } catch {
+                return .error(TerminalText.line("edit: \(error.message(file: "rule")); the rule is unchanged"))
+            }
+            // Renamed or removed in the editor: the old rule goes; every rule saved is set.
+            if !rules.contains(where: { $0.name == rule.name }) { control.send(.remove(rule.name), to: app) }
+            guard rules.isEmpty || control.send(.put(rules), to: app) else { return .error("edit: the app is no longer linked") }
+            return StatusMessage(TerminalText.line(rules.isEmpty ? "rule '\(rule.name)' removed"
+                : "sent \(rules.count) rule\(rules.count == 1 ? "" : "s"): " + rules.map(\.name).joined(separator: ", ")))
+        case .editHeld(_, let held):
+            let edit: HoldEdit
+            do {
+                edit = try held.phase == .request ? RuleDraft.edit(from: saved, held: held) : RuleDraft.responseEdit(from: saved)
+            } catch {
+                return .error(TerminalText.line("edit: \(error); the request is still held"))
+            }
+            guard control.send(.decide(held.id, .edit(edit)), to: app) else { return .error("edit: the app is no longer linked") }
+            return StatusMessage(TerminalText.line("continuing \(held.method) \(held.operation), edited"))
+        default:
+            return StatusMessage("")
+        }
+    }
+}
+
+extension RuleDraft {
+    /// A held response as `HTTP/1.1 STATUS`, header lines, a blank line and the body.
+    package static func responseText(of held: HeldRequest) -> String {
+        var text = "HTTP/1.1 \(held.status ?? 200)\n"
+        for header in held.headers { text += "\(header.name): \(header.value)\n" }
+        return text + "\n" + String(decoding: held.body ?? Data(), as: UTF8.self)
+    }
+
+    /// The status, headers and body saved for a held response.
+    package static func responseEdit(from text: String) throws(EditableRequest.Problem) -> HoldEdit {
+        var lines = text.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        guard let first = lines.first, first.hasPrefix("HTTP/"), let code = first.split(separator: " ").dropFirst().first.flatMap({ Int($0) }),
+              (100...599).contains(code) else {
+            throw EditableRequest.Problem(line: 1, message: "expected a status line like 'HTTP/1.1 200'")
+        }
+        lines.removeFirst()
+        var headers: [TraceHeader] = []
+        var index = 0
+        while index < lines.count, !lines[index].isEmpty {
+            guard let colon = lines[index].firstIndex(of: ":"), colon != lines[index].startIndex else {
+                throw EditableRequest.Problem(line: index + 2, message: "expected a header 'Name: value' or a blank line before the body")
+            }
+            headers.append(TraceHeader(name: String(lines[index][..<colon]).trimmingCharacters(in: .whitespaces),
+                                       value: String(lines[index][lines[index].index(after: colon)...]).trimmingCharacters(in: .whitespaces)))
+            index += 1
+        }
+        let body = index + 1 < lines.count ? lines[(index + 1)...].joined(separator: "\n") : ""
+        return HoldEdit(status: code, headers: headers, body: Data(body.utf8))
+    }
+}

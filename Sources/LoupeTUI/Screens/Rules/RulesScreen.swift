@@ -1,0 +1,226 @@
+import Foundation
+import Loupe
+import LoupeRules
+import LoupeTrace
+
+/// `5`: the rules of the linked apps with their hit counts, and the queue of requests their breakpoints hold.
+///
+/// Held requests come first (they are waiting for someone), oldest first, with how long they have waited; then
+/// each app's rules in its order. On a held row: `e` edits it (the document `e` edits a replay in), `c`
+/// continues, `a` aborts, `A` continues all. On a rule: `t` enables or disables it, `e` edits it as TOML in
+/// `$EDITOR`, `d` deletes it. Everything goes to the app over the link; the screen shows what the app reports
+/// back, so it never shows a change the app did not make.
+package struct RulesScreen: InspectorScreen {
+    /// One selectable row.
+    package enum Row: Hashable, Sendable {
+        case held(app: String, HeldRequest)
+        case rule(app: String, RulesAppState.Entry)
+    }
+
+    package private(set) var apps: [RulesAppState] = []
+    package private(set) var rows: [Row] = []
+    package private(set) var selected = 0
+    private var scroll = 0
+    private var pageHeight: Int
+    private let linked: Bool
+    private var seenVersion = -1
+
+    package init(context: inout ScreenContext) {
+        pageHeight = max(1, context.area.height - 1)
+        linked = context.rules != nil
+        reload(context)
+    }
+
+    package var keyContext: KeyContext { .rules }
+    package var title: String { "rules" }
+    package var position: String {
+        rows.isEmpty ? "" : "\(selected + 1) / \(rows.count)"
+    }
+
+    /// The selected row.
+    package var selectedRow: Row? { rows.indices.contains(selected) ? rows[selected] : nil }
+
+    private mutating func reload(_ context: ScreenContext) {
+        guard let control = context.rules else { return }
+        seenVersion = control.version
+        let previous = selectedRow
+        apps = control.apps()
+        rows = apps.flatMap { app in app.held.sorted { $0.since < $1.since }.map { Row.held(app: app.id, $0) } }
+            + apps.flatMap { app in app.entries.map { Row.rule(app: app.id, $0) } }
+        // The selection follows its row (by held id or rule name) as rows come and go.
+        if let previous, let index = rows.firstIndex(where: { Self.sameRow($0, previous) }) { selected = index }
+        selected = max(0, min(selected, rows.count - 1))
+        clampScroll()
+    }
+
+    private static func sameRow(_ a: Row, _ b: Row) -> Bool {
+        switch (a, b) {
+        case (.held(let x, let h), .held(let y, let k)): x == y && h.id == k.id
+        case (.rule(let x, let r), .rule(let y, let s)): x == y && r.rule.name == s.rule.name
+        default: false
+        }
+    }
+
+    package mutating func refresh(_ reason: RefreshReason, context: inout ScreenContext) {
+        pageHeight = max(1, context.area.height - 1)
+        reload(context)
+    }
+
+    package mutating func perform(_ command: InspectorCommand, argument: String?, context: inout ScreenContext) -> Bool {
+        switch command {
+        case .moveUp: select(selected - 1)
+        case .moveDown: select(selected + 1)
+        case .pageUp: select(selected - pageHeight)
+        case .pageDown: select(selected + pageHeight)
+        case .top: select(0)
+        case .bottom: select(rows.count - 1)
+        case .toggleRule:
+            guard case .rule(let app, let entry)? = selectedRow else { return nothing(command, &context) }
+            let enabled = !entry.rule.limits.enabled
+            send(.setEnabled(entry.rule.name, enabled), to: app, &context,
+                 done: "\(enabled ? "enabling" : "disabling") rule '\(entry.rule.name)'")
+        case .deleteRule:
+            guard case .rule(let app, let entry)? = selectedRow else { return nothing(command, &context) }
+            send(.remove(entry.rule.name), to: app, &context, done: "deleting rule '\(entry.rule.name)'")
+        case .editRule, .open:
+            switch selectedRow {
+            case .rule(let app, let entry)?: context.effects.append(.editRule(app: app, entry.rule))
+            case .held(let app, let held)?: context.effects.append(.editHeld(app: app, held))
+            case nil: return nothing(command, &context)
+            }
+        case .continueHeld, .abortHeld:
+            guard case .held(let app, let held)? = selectedRow else { return nothing(command, &context) }
+            let abort = command == .abortHeld
+            send(.decide(held.id, abort ? .abort : .resume), to: app, &context,
+                 done: "\(abort ? "aborting" : "continuing") \(held.method) \(held.operation)")
+        case .continueAll:
+            let count = apps.reduce(0) { $0 + $1.held.count }
+            send(.continueAll, to: nil, &context, done: "continuing \(count) held request\(count == 1 ? "" : "s")")
+        default:
+            return false
+        }
+        return true
+    }
+
+    private func nothing(_ command: InspectorCommand, _ context: inout ScreenContext) -> Bool {
+        let what: String = switch command {
+        case .toggleRule, .deleteRule, .editRule: "select a rule first"
+        default: "select a held request first"
+        }
+        context.status = .error("\(command.name): \(linked ? what : Self.unlinked)")
+        return true
+    }
+
+    private func send(_ change: RulesChange, to app: String?, _ context: inout ScreenContext, done: String) {
+        guard let control = context.rules, control.send(change, to: app) else {
+            context.status = .error(linked ? "the app is no longer linked" : Self.unlinked)
+            return
+        }
+        context.status = StatusMessage(done + "…")
+    }
+
+    static let unlinked = "rules act on linked apps: run loupe tui --listen and link an app"
+
+    private mutating func select(_ index: Int) {
+        selected = max(0, min(index, rows.count - 1))
+        clampScroll()
+    }
+
+    private mutating func clampScroll() {
+        if selected < scroll { scroll = selected }
+        if selected >= scroll + pageHeight { scroll = selected - pageHeight + 1 }
+        scroll = max(0, min(scroll, max(0, rows.count - pageHeight)))
+    }
+
+    package mutating func search(_ text: String, forward: Bool, fromCurrent: Bool, context: inout ScreenContext) -> Bool {
+        let texts = rows.map { Self.text(of: $0, now: context.now) }
+        guard let hit = RowSearch.find(text, in: texts, from: selected, forward: forward, fromCurrent: fromCurrent)
+        else { return false }
+        select(hit.index)
+        context.status = RowSearch.message(hit, text)
+        return true
+    }
+
+    /// Whether the screen must read again (an app reported).
+    package func isStale(_ control: (any RulesControl)?) -> Bool {
+        control.map { $0.version != seenVersion } ?? false
+    }
+
+    // MARK: Drawing
+
+    package func render(in area: Rect, into buffer: inout Buffer, context: RenderContext) {
+        guard area.width > 2, area.height > 1 else { return }
+        guard linked else {
+            _ = buffer.write(Self.unlinked, x: area.x + 1, y: area.y + 1, maxWidth: area.width - 2, style: .dim)
+            return
+        }
+        let held = apps.reduce(0) { $0 + $1.held.count }
+        let rules = apps.reduce(0) { $0 + $1.entries.count }
+        let maxHold = apps.first.map { " · longest hold \(Quantity.duration($0.maxHold))" } ?? ""
+        let header = apps.isEmpty ? "No linked app takes rules yet (an app opts in with a link or LOUPE_RULES)"
+            : "\(held) held · \(rules) rule\(rules == 1 ? "" : "s") · \(apps.count) app\(apps.count == 1 ? "" : "s")\(maxHold)"
+        _ = buffer.write(header, x: area.x, y: area.y, maxWidth: area.width, style: .heading)
+        for (offset, row) in rows.dropFirst(scroll).prefix(area.height - 1).enumerated() {
+            let y = area.y + 1 + offset
+            let index = scroll + offset
+            let style: Style = index == selected ? .selection : Self.style(of: row)
+            if index == selected { buffer.fill(Rect(x: area.x, y: y, width: area.width, height: 1), style: .selection) }
+            _ = buffer.write(Self.text(of: row, now: context.now, app: appName(row)), x: area.x, y: y, maxWidth: area.width, style: style)
+        }
+    }
+
+    private func appName(_ row: Row) -> String? {
+        guard apps.count > 1 else { return nil }
+        let id: String = switch row { case .held(let app, _), .rule(let app, _): app }
+        return apps.first { $0.id == id }?.name
+    }
+
+    private static func style(of row: Row) -> Style {
+        switch row {
+        case .held: .statusClientError
+        case .rule(_, let entry): entry.rule.limits.enabled ? .normal : .dim
+        }
+    }
+
+    /// A row's text: `⏸ held 3.2 s  POST http://…/orders  createOrder  request  by hold orders`, or
+    /// `on   getUser down   ~op getUser   fault status 503   12 hits   viewer …`.
+    static func text(of row: Row, now: Date, app: String? = nil) -> String {
+        let suffix = app.map { "  [\($0)]" } ?? ""
+        switch row {
+        case .held(_, let held):
+            let waited = Quantity.duration(max(0, now.timeIntervalSince(held.since)))
+            let what = held.phase == .response ? "response \(held.status.map(String.init) ?? "")" : "request"
+            return TerminalText.line("⏸ held \(DisplayWidth.pad(waited, to: 7)) \(held.method) \(held.url)  \(held.operation)  \(what)  by \(held.rule)") + suffix
+        case .rule(_, let entry):
+            let rule = entry.rule
+            let state = rule.limits.enabled ? "on " : "off"
+            var limits: [String] = []
+            if rule.limits.probability < 1 { limits.append("\(Int((rule.limits.probability * 100).rounded())) %") }
+            if let times = rule.limits.times { limits.append("\(entry.hits)/\(times)") }
+            let hits = "\(Quantity.count(entry.hits)) hit\(entry.hits == 1 ? "" : "s")"
+            let columns = [
+                "  " + state, DisplayWidth.pad(TerminalText.line(rule.name), to: 16),
+                DisplayWidth.pad(TerminalText.line(rule.match), to: 18),
+                DisplayWidth.pad(describe(rule.action), to: 20),
+                DisplayWidth.pad(hits + (limits.isEmpty ? "" : " " + limits.joined(separator: " ")), to: 8),
+                entry.origin,
+            ]
+            return columns.joined(separator: " ") + suffix
+        }
+    }
+
+    /// An action in a few words: `fault status 503`, `mock 200 (#12)`, `breakpoint request+response`.
+    static func describe(_ action: RuleAction) -> String {
+        switch action {
+        case .mock(let mock): "mock \(mock.status)" + (mock.recordedFrom.map { " (#\($0))" } ?? "")
+        case .fault(let fault): "fault \(fault)"
+        case .rewrite(let rewrite):
+            "rewrite" + (rewrite.baseURL.map { " → \($0.absoluteString)" } ?? "")
+                + (rewrite.setHeaders.isEmpty && rewrite.removeHeaders.isEmpty ? "" : " headers")
+        case .breakpoint(let breakpoint):
+            "breakpoint " + [breakpoint.request ? "request" : nil, breakpoint.response ? "response" : nil]
+                .compactMap { $0 }.joined(separator: "+")
+        case .breaker(let key, let override): "breaker \(key) \(override.rawValue)"
+        }
+    }
+}
