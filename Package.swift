@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "LoupeTesting", targets: ["LoupeTesting"]),
         .library(name: "LoupeLink", targets: ["LoupeLink"]),
         .library(name: "LoupeTUI", targets: ["LoupeTUI"]),
+        .library(name: "LoupeWebSocket", targets: ["LoupeWebSocket"]),
         .executable(name: "loupe", targets: ["loupe"]),
     ],
     dependencies: [
@@ -39,6 +40,8 @@ let package = Package(
         // Already in the graph through swift-nio-extras: the live link's listener certificate (LoupeLink).
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.14.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"6.0.0"),
+        // WebSocket's protocol (RFC 6455 framing, handshake, permessage-deflate) for the client (DECISIONS 243).
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
     ],
     targets: [
         // The client: endpoints, middleware chain, errors. No I/O library of its own, and no FoundationNetworking
@@ -139,6 +142,20 @@ let package = Package(
             name: "LoupeTUI",
             dependencies: ["Loupe", "LoupeTrace", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeBoard"]
         ),
+        // WebSocket's protocol for `client.webSocket` on NIO: hummingbird-websocket's client (DECISIONS 243).
+        .target(
+            name: "LoupeWebSocket",
+            dependencies: [
+                "Loupe",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "HummingbirdWSCompression", package: "hummingbird-websocket"),
+            ]
+        ),
         // ncursesw, reached only by the one curses Screen in the `loupe` executable.
         .systemLibrary(
             name: "CNcurses",
@@ -164,7 +181,7 @@ let package = Package(
             name: "loupe",
             dependencies: [
                 "Loupe", "LoupeAsyncHTTPClient", "LoupeTrace", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeBoard",
-                "LoupeTUI", "LoupeDemo", "LoupeLink", "CNcurses", "CMalloc", "CStdio",
+                "LoupeTUI", "LoupeDemo", "LoupeLink", "LoupeWebSocket", "CNcurses", "CMalloc", "CStdio",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
@@ -224,7 +241,7 @@ let package = Package(
             name: "LoupeIntegrationTests",
             dependencies: [
                 "Loupe", "LoupeAsyncHTTPClient", "LoupeURLSession", "LoupeTrace", "LoupeFilter", "LoupeFormats", "LoupeReplay",
-                "LoupeBoard", "LoupeTesting", "LoupeDemo",
+                "LoupeBoard", "LoupeTesting", "LoupeDemo", "LoupeWebSocket",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -28,8 +28,12 @@ public struct ExchangeStarted: Sendable {
     public var startedAt: Date
     /// The exchange this one replays, when it is a replay.
     public var replayOf: UUID?
+    /// The stream it carries (server-sent events, WebSocket), whose messages follow as ``ClientObserver/messageRecorded(_:)``.
+    public var stream: ExchangeStreamKind?
 
-    public init(exchangeID: UUID, operation: String, request: HTTPRequest, requestBody: Data? = nil, startedAt: Date, replayOf: UUID? = nil) {
+    public init(exchangeID: UUID, operation: String, request: HTTPRequest, requestBody: Data? = nil, startedAt: Date, replayOf: UUID? = nil,
+                stream: ExchangeStreamKind? = nil) {
+        self.stream = stream
         self.exchangeID = exchangeID
         self.operation = operation
         self.request = request
