@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "LoupeLink", targets: ["LoupeLink"]),
         .library(name: "LoupeTUI", targets: ["LoupeTUI"]),
         .library(name: "LoupeRules", targets: ["LoupeRules"]),
+        .library(name: "LoupeWebSocket", targets: ["LoupeWebSocket"]),
         .executable(name: "loupe", targets: ["loupe"]),
     ],
     dependencies: [
@@ -47,6 +48,8 @@ let package = Package(
         // Tests only: the transport an app that keeps its own networking gives a generated client (the middleware's
         // tests record through it).
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.0.0"),
+        // WebSocket's protocol (RFC 6455 framing, handshake, permessage-deflate) for the client (DECISIONS 243).
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
     ],
     targets: [
         // The client: endpoints, middleware chain, errors. No I/O library of its own, and no FoundationNetworking
@@ -161,6 +164,20 @@ let package = Package(
             name: "LoupeTUI",
             dependencies: ["Loupe", "LoupeTrace", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeBoard", "LoupeRules"]
         ),
+        // WebSocket's protocol for `client.webSocket` on NIO: hummingbird-websocket's client (DECISIONS 243).
+        .target(
+            name: "LoupeWebSocket",
+            dependencies: [
+                "Loupe",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "HummingbirdWSCompression", package: "hummingbird-websocket"),
+            ]
+        ),
         // ncursesw, reached only by the one curses Screen in the `loupe` executable.
         .systemLibrary(
             name: "CNcurses",
@@ -186,7 +203,7 @@ let package = Package(
             name: "loupe",
             dependencies: [
                 "Loupe", "LoupeAsyncHTTPClient", "LoupeTrace", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeBoard",
-                "LoupeTUI", "LoupeDemo", "LoupeLink", "LoupeConfig", "LoupeRules", "CNcurses", "CMalloc", "CStdio",
+                "LoupeTUI", "LoupeDemo", "LoupeLink", "LoupeConfig", "LoupeRules", "LoupeWebSocket", "CNcurses", "CMalloc", "CStdio",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
@@ -273,7 +290,7 @@ let package = Package(
             name: "LoupeIntegrationTests",
             dependencies: [
                 "Loupe", "LoupeAsyncHTTPClient", "LoupeURLSession", "LoupeTrace", "LoupeFilter", "LoupeFormats", "LoupeReplay",
-                "LoupeBoard", "LoupeTesting", "LoupeDemo",
+                "LoupeBoard", "LoupeTesting", "LoupeDemo", "LoupeWebSocket",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -13,7 +13,7 @@ struct LoupeCommand: AsyncParsableCommand {
         subcommands: [
             DemoCommand.self, TUICommand.self, SendCommand.self, ListCommand.self, ShowCommand.self, StatsCommand.self,
             ExportCommand.self, ImportCommand.self, CurlCommand.self, PruneCommand.self, RedactCommand.self, ReplayCommand.self,
-            ListenCommand.self, RulesCommand.self,
+            ListenCommand.self, RulesCommand.self, WSCommand.self,
         ]
     )
 

@@ -23,7 +23,7 @@ extension Client {
         let startedAt = configuration.now()
         observer.exchangeStarted(ExchangeStarted(
             exchangeID: id, operation: operation, request: request, requestBody: body?.bufferedData,
-            startedAt: startedAt, replayOf: options.replayOf))
+            startedAt: startedAt, replayOf: options.replayOf, stream: options.stream))
         let context = RequestContext(
             exchangeID: id, operation: operation, timeout: options.timeout, clock: configuration.clock, tracker: tracker)
 

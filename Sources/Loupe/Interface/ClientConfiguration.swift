@@ -31,10 +31,14 @@ public struct RequestOptions: Sendable {
     public var timeout: Duration?
     /// The recorded exchange this request replays.
     public var replayOf: UUID?
+    /// The stream the exchange carries after its head (set by ``Client/events(_:options:stream:)`` and
+    /// ``Client/webSocket(_:options:)``), so the recorder keeps its messages.
+    public var stream: ExchangeStreamKind?
 
-    public init(operation: String? = nil, timeout: Duration? = nil, replayOf: UUID? = nil) {
+    public init(operation: String? = nil, timeout: Duration? = nil, replayOf: UUID? = nil, stream: ExchangeStreamKind? = nil) {
         self.operation = operation
         self.timeout = timeout
         self.replayOf = replayOf
+        self.stream = stream
     }
 }

@@ -14,6 +14,9 @@ public protocol ClientObserver: Sendable {
     func attemptFinished(_ attempt: AttemptFinished)
     /// A middleware decided something worth recording (retry scheduled, breaker transition, refresh wait…).
     func eventRecorded(_ event: ExchangeEvent)
+    /// One message of the exchange's stream (a server-sent event, a WebSocket message) was sent or received.
+    /// Called on the stream's path for every message: return at once.
+    func messageRecorded(_ message: ExchangeMessage)
     /// The logical request ended; nothing more will be reported for it.
     func exchangeFinished(_ exchange: ExchangeFinished)
 }
@@ -23,6 +26,7 @@ extension ClientObserver {
     public func attemptStarted(_ attempt: AttemptStarted) {}
     public func attemptFinished(_ attempt: AttemptFinished) {}
     public func eventRecorded(_ event: ExchangeEvent) {}
+    public func messageRecorded(_ message: ExchangeMessage) {}
     public func exchangeFinished(_ exchange: ExchangeFinished) {}
 }
 
@@ -43,5 +47,6 @@ public struct MultiplexClientObserver: ClientObserver {
     public func attemptStarted(_ attempt: AttemptStarted) { observers.forEach { $0.attemptStarted(attempt) } }
     public func attemptFinished(_ attempt: AttemptFinished) { observers.forEach { $0.attemptFinished(attempt) } }
     public func eventRecorded(_ event: ExchangeEvent) { observers.forEach { $0.eventRecorded(event) } }
+    public func messageRecorded(_ message: ExchangeMessage) { observers.forEach { $0.messageRecorded(message) } }
     public func exchangeFinished(_ exchange: ExchangeFinished) { observers.forEach { $0.exchangeFinished(exchange) } }
 }

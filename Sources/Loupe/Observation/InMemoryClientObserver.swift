@@ -13,6 +13,11 @@ public final class InMemoryClientObserver: ClientObserver {
     }
 
     private let storage = Mutex<[Notification]>([])
+    /// Kept apart from ``notifications`` (whose cases callers switch over exhaustively).
+    private let messageStorage = Mutex<[ExchangeMessage]>([])
+
+    /// The stream messages received so far, in order.
+    public var messages: [ExchangeMessage] { messageStorage.withLock { $0 } }
 
     public init() {}
 
@@ -39,6 +44,7 @@ public final class InMemoryClientObserver: ClientObserver {
     public func attemptFinished(_ attempt: AttemptFinished) { append(.attemptFinished(attempt)) }
     public func eventRecorded(_ event: ExchangeEvent) { append(.eventRecorded(event)) }
     public func exchangeFinished(_ exchange: ExchangeFinished) { append(.exchangeFinished(exchange)) }
+    public func messageRecorded(_ message: ExchangeMessage) { messageStorage.withLock { $0.append(message) } }
 
     private func append(_ notification: Notification) {
         storage.withLock { $0.append(notification) }

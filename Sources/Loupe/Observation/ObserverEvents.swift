@@ -33,8 +33,12 @@ public struct ExchangeStarted: Sendable {
     /// ``ExchangeEventKind/adapter`` event, so views, exports and replays can say where the exchange came from.
     public var adapter: String?
 
+    /// The stream it carries (server-sent events, WebSocket), whose messages follow as ``ClientObserver/messageRecorded(_:)``.
+    public var stream: ExchangeStreamKind?
+
     public init(exchangeID: UUID, operation: String, request: HTTPRequest, requestBody: Data? = nil, startedAt: Date,
-                replayOf: UUID? = nil, adapter: String? = nil) {
+                replayOf: UUID? = nil, adapter: String? = nil, stream: ExchangeStreamKind? = nil) {
+        self.stream = stream
         self.exchangeID = exchangeID
         self.operation = operation
         self.request = request

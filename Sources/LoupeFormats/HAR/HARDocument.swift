@@ -125,11 +125,17 @@ public struct HAREntry: Sendable, Hashable, Codable {
     public var comment: String?
     /// Loupe's own record of the exchange (`_loupe`): everything HAR has no field for.
     public var loupe: HARLoupeEntry?
+    /// Chrome's `_resourceType` (`websocket`, `eventsource` for Loupe's streams).
+    public var resourceType: String?
+    /// Chrome's `_webSocketMessages`: a WebSocket's messages, both ways.
+    public var webSocketMessages: [HARWebSocketMessage]?
 
     public init(pageref: String? = nil, startedDateTime: String, time: Double, request: HARRequest,
                 response: HARResponse, cache: HARCache = HARCache(), timings: HARTimings,
                 serverIPAddress: String? = nil, connection: String? = nil, comment: String? = nil,
-                loupe: HARLoupeEntry? = nil) {
+                loupe: HARLoupeEntry? = nil, resourceType: String? = nil, webSocketMessages: [HARWebSocketMessage]? = nil) {
+        self.resourceType = resourceType
+        self.webSocketMessages = webSocketMessages
         self.pageref = pageref
         self.startedDateTime = startedDateTime
         self.time = time
@@ -146,6 +152,8 @@ public struct HAREntry: Sendable, Hashable, Codable {
     enum CodingKeys: String, CodingKey {
         case pageref, startedDateTime, time, request, response, cache, timings, serverIPAddress, connection, comment
         case loupe = "_loupe"
+        case resourceType = "_resourceType"
+        case webSocketMessages = "_webSocketMessages"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -164,6 +172,9 @@ public struct HAREntry: Sendable, Hashable, Codable {
         let format = try? container.decodeIfPresent(HARLoupeEntry.FormatProbe.self, forKey: .loupe)?.format
         loupe = format == HARLoupeEntry.currentFormat
             ? try container.decodeIfPresent(HARLoupeEntry.self, forKey: .loupe) : nil
+        resourceType = container.lenientString(.resourceType)
+        // Messages another tool wrote oddly are left out, never the whole entry.
+        webSocketMessages = try? container.decodeIfPresent([HARWebSocketMessage].self, forKey: .webSocketMessages)
     }
 }
 

@@ -51,6 +51,10 @@ extension HAREntryWriter {
         }
         try out.member("startedAt", time(exchange.startedAt))
         out.member("status", exchange.status)
+        if let stream = exchange.stream {
+            out.key("stream")
+            try writeStream(stream, to: out)
+        }
         out.close(closeBrace, loupe)
     }
 

@@ -32,6 +32,13 @@ enum HAREntryWriter {
         let entry = out.open(openBrace)
         out.key("_loupe")
         try writeLoupe(exchange, to: out)
+        if let stream = exchange.stream {
+            out.member("_resourceType", stream.kind == .webSocket ? "websocket" : "eventsource")
+            if stream.kind == .webSocket {
+                out.key("_webSocketMessages")
+                try writeWebSocketMessages(stream, to: out)
+            }
+        }
         out.key("cache")
         out.close(closeBrace, out.open(openBrace))
         out.key("request")

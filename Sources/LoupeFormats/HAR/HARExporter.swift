@@ -57,7 +57,10 @@ public struct HARExporter: Sendable {
                 startedAt: exchange.startedAt, endedAt: exchange.endedAt,
                 requestBody: exchange.requestBody.map { HARLoupeBody(size: $0.size, truncated: $0.isTruncated) },
                 responseBody: exchange.responseBody.map { HARLoupeBody(size: $0.size, truncated: $0.isTruncated) },
-                attempts: exchange.attempts, events: exchange.events, source: exchange.source))
+                attempts: exchange.attempts, events: exchange.events, source: exchange.source,
+                stream: exchange.stream.map(HARLoupeStream.init)),
+            resourceType: exchange.stream.map { $0.kind == .webSocket ? "websocket" : "eventsource" },
+            webSocketMessages: exchange.stream.flatMap { $0.kind == .webSocket ? $0.messages.map(HARWebSocketMessage.init) : nil })
     }
 
     // MARK: Parts

@@ -16,7 +16,7 @@ enum HARFastDecoding {
     struct NotPlain: Error {}
 
     private static func entry(_ fields: Fields) throws(NotPlain) -> HAREntry {
-        guard fields.value("_loupe") == nil, let request = try fields.object("request") else { throw NotPlain() }
+        guard fields.value("_loupe") == nil, fields.value("_webSocketMessages") == nil, let request = try fields.object("request") else { throw NotPlain() }
         return HAREntry(
             pageref: try fields.string("pageref"), startedDateTime: try fields.required("startedDateTime"),
             time: try fields.double("time") ?? -1, request: try self.request(request),

@@ -107,6 +107,8 @@ public struct HARImporter: Sendable {
             }
             exchange = HARForeignEntry.exchange(
                 entry, id: makeID(), startedAt: startedAt, requestData: requestData, responseData: responseData)
+            // A WebSocket Chrome recorded: its messages as it wrote them.
+            exchange.stream = entry.webSocketMessages.map(HARForeignEntry.stream)
         }
         exchange = try HARNumbers.checked(exchange, path: path, fromLoupe: entry.loupe != nil)
         return Self.onMicrosecondGrid(redacted(exchange))
@@ -130,7 +132,8 @@ public struct HARImporter: Sendable {
             requestBody: body(requestData, loupe.requestBody),
             responseHeaders: entry.response.headers.map { TraceHeader(name: $0.name, value: $0.value) },
             responseBody: body(responseData, loupe.responseBody),
-            attempts: loupe.attempts, events: loupe.events, replayOf: loupe.replayOf, source: loupe.source)
+            attempts: loupe.attempts, events: loupe.events, replayOf: loupe.replayOf, source: loupe.source,
+            stream: loupe.stream?.stream ?? entry.webSocketMessages.map(HARForeignEntry.stream))
     }
 
     // MARK: Bodies
@@ -203,6 +206,9 @@ public struct HARImporter: Sendable {
         }
         for index in exchange.events.indices {
             exchange.events[index].at = grid(exchange.events[index].at)
+        }
+        for index in exchange.stream?.messages.indices ?? 0..<0 {
+            exchange.stream!.messages[index].at = grid(exchange.stream!.messages[index].at)
         }
         return exchange
     }

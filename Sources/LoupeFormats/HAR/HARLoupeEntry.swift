@@ -28,6 +28,8 @@ public struct HARLoupeEntry: Sendable, Hashable, Codable {
     public var events: [TraceEvent]
     /// The linked app that sent it (absent for exchanges recorded in-process, and in files from before the link).
     public var source: TraceSource?
+    /// The stream it carried (issue 30): counts, close and every kept message; absent for a request and response.
+    public var stream: HARLoupeStream?
 
     /// The format this version writes.
     public static let currentFormat = 1
@@ -40,7 +42,8 @@ public struct HARLoupeEntry: Sendable, Hashable, Codable {
     public init(format: Int = Self.currentFormat, id: UUID, operation: String, outcome: String, status: Int?,
                 error: String?, replayOf: UUID?, startedAt: Date, endedAt: Date?, requestBody: HARLoupeBody?,
                 responseBody: HARLoupeBody?, attempts: [TraceAttempt], events: [TraceEvent],
-                source: TraceSource? = nil) {
+                source: TraceSource? = nil, stream: HARLoupeStream? = nil) {
+        self.stream = stream
         self.format = format
         self.id = id
         self.operation = operation

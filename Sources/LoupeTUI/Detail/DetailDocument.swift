@@ -25,8 +25,9 @@ package struct DetailDocument {
         var lines = tabs.header() + [.empty]
         lines += tabs.lines(.request, bodyView: .pretty, width: Self.timingWidth) + [.empty]
         lines += tabs.lines(.response, bodyView: .pretty, width: Self.timingWidth)
-        for tab in [DetailTab.attempts, .events, .timing] {
-            let count = tab == .attempts ? exchange.attempts.count : tab == .events ? exchange.events.count : nil
+        for tab in DetailTab.tabs(for: exchange) where ![.request, .response].contains(tab) {
+            let count = tab == .attempts ? exchange.attempts.count : tab == .events ? exchange.events.count
+                : tab == .messages ? exchange.stream?.messageCount : nil
             lines += [.empty, DetailTabs.heading(tab.title + (count.map { " (\($0))" } ?? ""))]
             lines += tabs.lines(tab, bodyView: .pretty, width: Self.timingWidth)
         }

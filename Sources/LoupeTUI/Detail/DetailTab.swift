@@ -1,6 +1,8 @@
+import LoupeTrace
+
 /// The tabs of the exchange inspector's detail, in the order Tab cycles through them.
 package enum DetailTab: String, CaseIterable, Sendable {
-    case request, response, attempts, events, timing
+    case request, response, attempts, events, timing, messages
 
     /// The name on the tab bar.
     package var title: String {
@@ -10,7 +12,13 @@ package enum DetailTab: String, CaseIterable, Sendable {
         case .attempts: "Attempts"
         case .events: "Events"
         case .timing: "Timing"
+        case .messages: "Messages"
         }
+    }
+
+    /// The tabs `exchange` has: Messages only for a stream.
+    package static func tabs(for exchange: TraceExchange?) -> [DetailTab] {
+        exchange?.stream == nil ? allCases.filter { $0 != .messages } : allCases
     }
 }
 

@@ -59,6 +59,7 @@ package struct DetailTabs {
         case .attempts: Self.safe(attemptLines)
         case .events: Self.safe(eventLines)
         case .timing: Self.safe(TimingWaterfall(exchange: exchange).lines(width: width))
+        case .messages: messageLines
         }
     }
 
@@ -67,6 +68,7 @@ package struct DetailTabs {
         switch tab {
         case .attempts: "\(tab.title) \(exchange.attempts.count)"
         case .events: "\(tab.title) \(exchange.events.count)"
+        case .messages: "\(tab.title) \(exchange.stream?.messageCount ?? 0)"
         case .request, .response, .timing: tab.title
         }
     }

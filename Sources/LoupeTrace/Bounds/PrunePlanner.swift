@@ -25,6 +25,9 @@ extension TraceExchange {
             bytes += Self.childRowAllowance + count(event.kind.rawValue) + count(event.message)
             for (key, value) in event.attributes { bytes += count(key) + count(value) }
         }
+        for message in stream?.messages ?? [] {
+            bytes += Self.childRowAllowance + count(message.type) + count(message.eventID) + message.payload.count
+        }
         return bytes
     }
 

@@ -28,13 +28,16 @@ public struct TraceExchange: Sendable, Codable, Hashable, Identifiable {
     public var replayOf: UUID?
     /// The linked app that sent it (the live link); nil when recorded in this process.
     public var source: TraceSource?
+    /// The stream it carried after its head (server-sent events, WebSocket) with its messages; nil for a request
+    /// and response.
+    public var stream: TraceStream?
 
     public init(
         id: UUID, sequence: Int64? = nil, operation: String, method: String, url: String, startedAt: Date,
         endedAt: Date? = nil, outcome: ExchangeOutcome, status: Int? = nil, error: String? = nil,
         requestHeaders: [TraceHeader] = [], requestBody: TraceBody? = nil, responseHeaders: [TraceHeader] = [],
         responseBody: TraceBody? = nil, attempts: [TraceAttempt] = [], events: [TraceEvent] = [], replayOf: UUID? = nil,
-        source: TraceSource? = nil
+        source: TraceSource? = nil, stream: TraceStream? = nil
     ) {
         self.id = id
         self.sequence = sequence
@@ -54,6 +57,7 @@ public struct TraceExchange: Sendable, Codable, Hashable, Identifiable {
         self.events = events
         self.replayOf = replayOf
         self.source = source
+        self.stream = stream
     }
 
     /// Start to end in seconds, when ended; within `0...TraceTime.maxDuration` whatever the times hold.

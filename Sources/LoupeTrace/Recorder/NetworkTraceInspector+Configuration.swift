@@ -17,6 +17,11 @@ extension NetworkTraceInspector {
         public var clock: any Clock<Duration>
         /// Where recorded exchanges also go, in stored form (a live link from `LoupeLink`); nil for none.
         public var link: (any TraceForwarding)?
+        /// Messages kept per stream, at most: past it the first half and the last half are kept and those
+        /// between counted (``TraceStream/omittedCount``). Default 10 000.
+        public var messageCap: Int
+        /// A stream message's payload is stored cut past this many bytes. Default 64 KiB.
+        public var messagePayloadCap: Int
 
         public init(
             bodyCap: Int = 1 << 20,
@@ -25,8 +30,12 @@ extension NetworkTraceInspector {
             batchSize: Int = 500,
             flushInterval: Duration = .milliseconds(100),
             clock: any Clock<Duration> = ContinuousClock(),
-            link: (any TraceForwarding)? = nil
+            link: (any TraceForwarding)? = nil,
+            messageCap: Int = 10_000,
+            messagePayloadCap: Int = 64 << 10
         ) {
+            self.messageCap = max(2, messageCap)
+            self.messagePayloadCap = max(0, messagePayloadCap)
             self.bodyCap = bodyCap
             self.redaction = redaction
             self.queueCapacity = queueCapacity

@@ -90,7 +90,8 @@ public final class NetworkTraceInspector: ClientObserver {
     public func exchangeStarted(_ exchange: ExchangeStarted) {
         // Moved (`take()`), never copied, into the dictionary: a copy of `PendingExchange` retains every reference
         // it holds.
-        var pending: PendingExchange? = PendingExchange(exchange)
+        var pending: PendingExchange? = PendingExchange(
+            exchange, messageCap: configuration.messageCap, payloadCap: configuration.messagePayloadCap)
         let limit = configuration.queueCapacity
         state.withLock { state in
             // In-flight exchanges are bounded like the queue, so a leak elsewhere cannot grow memory forever.
@@ -107,6 +108,23 @@ public final class NetworkTraceInspector: ClientObserver {
         let trace = TraceEvent(event)
         state.withLock { state in
             state.updateInFlight(event.exchangeID) { $0.events.append(trace) }
+        }
+    }
+
+    /// One append under the lock (the payload is cut to the cap, not copied otherwise): redaction happens when the
+    /// exchange is written. Bounded per stream by ``Configuration/messageCap``.
+    public func messageRecorded(_ message: ExchangeMessage) {
+        let (cap, payloadCap) = (configuration.messageCap, configuration.messagePayloadCap)
+        state.withLock { state in
+            state.updateInFlight(message.exchangeID) { pending in
+                if pending.messages == nil {
+                    // A response that turned out to stream (`loupe send` on a text/event-stream) keeps its messages
+                    // from the first.
+                    pending.stream = pending.stream ?? message.stream
+                    pending.messages = MessageKeeper(cap: cap, payloadCap: payloadCap)
+                }
+                pending.messages?.append(message)
+            }
         }
     }
 

@@ -31,8 +31,13 @@ struct PendingExchange: Sendable {
     var error: String?
     /// Exchanges the recorder dropped just before this one, reported as an event so the gap is visible.
     var droppedBefore = 0
+    /// The stream it carries, with its messages so far (bounded); nil for a request and response.
+    var stream: ExchangeStreamKind?
+    var messages: MessageKeeper?
 
-    init(_ started: ExchangeStarted) {
+    init(_ started: ExchangeStarted, messageCap: Int = 10_000, payloadCap: Int = 64 << 10) {
+        stream = started.stream
+        if started.stream != nil { messages = MessageKeeper(cap: messageCap, payloadCap: payloadCap) }
         id = started.exchangeID
         operation = started.operation
         method = started.request.method.rawValue
@@ -73,7 +78,7 @@ struct PendingExchange: Sendable {
             requestBody: requestBody.map { TraceBody(data: $0, size: $0.count, isTruncated: false) },
             responseHeaders: finalResponse.map { Self.headers($0.headerFields) } ?? [],
             responseBody: responseBody.map { Self.body($0, size: responseBodySize) },
-            attempts: attempts.map(TraceAttempt.init), events: events, replayOf: replayOf)
+            attempts: attempts.map(TraceAttempt.init), events: events, replayOf: replayOf, stream: traceStream(events: events))
         // Credentials sent on earlier attempts (a token refreshed since, say) are scrubbed too; only the fields the
         // policy names can hold one, so only those are converted.
         let alsoSent = (attempts.dropLast().map(\.request.headerFields) + [appHeaders]).map { fields in
@@ -83,6 +88,22 @@ struct PendingExchange: Sendable {
         trace.requestBody = Self.capped(trace.requestBody, cap: bodyCap)
         trace.responseBody = Self.capped(trace.responseBody, cap: bodyCap)
         return trace
+    }
+
+    /// The stream as recorded (before redaction): its kept messages, counts, and how it closed, from the last
+    /// `stream-close` event.
+    func traceStream(events: [TraceEvent]) -> TraceStream? {
+        guard let stream, let messages else { return nil }
+        let close = events.last { $0.kind == .streamClose }
+        let kept = messages.kept.map { raw in
+            TraceMessage(index: raw.index, direction: raw.direction, at: raw.at, type: raw.type, size: raw.size,
+                         payload: raw.payload, isTruncated: raw.size > raw.payload.count, eventID: raw.eventID)
+        }
+        return TraceStream(
+            kind: stream, messages: kept, sentCount: messages.sent, receivedCount: messages.received,
+            omittedCount: messages.omitted, byteCount: messages.bytes,
+            closeCode: close?.attributes["code"].flatMap { Int($0) }, closeReason: close?.attributes["reason"],
+            closedBy: close?.attributes["by"] ?? (endedAt != nil && outcome == .cancelled ? "client" : nil))
     }
 
     /// `data` as a recorded body: a prefix of a larger streamed body when `size` says so.

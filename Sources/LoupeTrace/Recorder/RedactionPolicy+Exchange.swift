@@ -24,6 +24,14 @@ package extension RedactionPolicy {
         for headers in alsoSent { _ = redact(headers: headers, collecting: &secrets) }
         exchange.requestBody = redact(exchange.requestBody, headers: exchange.requestHeaders, collecting: &secrets)
         exchange.responseBody = redact(exchange.responseBody, headers: exchange.responseHeaders, collecting: &secrets)
+        // A stream's messages like bodies: JSON by field name (recognised by its first byte), URLs and `Bearer …`
+        // in text; what they give is scrubbed by value below, with the rest.
+        if let messages = exchange.stream?.messages {
+            for index in messages.indices {
+                exchange.stream!.messages[index].payload = redact(
+                    body: messages[index].payload, contentType: nil, collecting: &secrets)
+            }
+        }
 
         let urlScrub = Scrubber(url: rawURL, redactedURL: exchange.url)
         // Free text first by name (the URLs and `Bearer …` it quotes: a redirect's target in an error or a note),
@@ -39,8 +47,16 @@ package extension RedactionPolicy {
             exchange.events[index].message = named(exchange.events[index].message)
             exchange.events[index].attributes = exchange.events[index].attributes.mapValues(named)
         }
+        if let reason = exchange.stream?.closeReason { exchange.stream!.closeReason = named(reason) }
         let scrubber = ValueScrubberCache.scrubber(values: secrets.values, minimumLength: secrets.minimumLength)
         guard let scrubber else { return exchange }
+        if let messages = exchange.stream?.messages {
+            for index in messages.indices {
+                if let scrubbed = scrubber.scrub(messages[index].payload) { exchange.stream!.messages[index].payload = scrubbed }
+                exchange.stream!.messages[index].eventID = messages[index].eventID.map { scrubber.scrub($0) }
+            }
+            exchange.stream!.closeReason = exchange.stream!.closeReason.map { scrubber.scrub($0) }
+        }
         func text(_ value: String) -> String { scrubber.scrub(value) }
         exchange.operation = text(exchange.operation)
         exchange.error = exchange.error.map(text)

@@ -20,6 +20,7 @@ struct ExchangeInserter {
     private let insertAttempt: SQLiteInsert
     private let insertAttempts: SQLiteInsert
     private let insertEvent: SQLiteInsert
+    private let insertMessage: SQLiteInsert
     /// Attempts of inserted exchanges waiting for a multi-row insert, with their exchange's sequence and notes.
     private var pendingAttempts: [(attempt: TraceAttempt, sequence: Int64, notes: String?)] = []
     /// How many exchanges were inserted.
@@ -35,6 +36,7 @@ struct ExchangeInserter {
         insertAttempt = try SQLiteInsert(db, sql: RowWriter.insertAttempt)
         insertAttempts = try SQLiteInsert(db, sql: RowWriter.insertAttempts(Self.attemptsPerInsert))
         insertEvent = try SQLiteInsert(db, sql: RowWriter.insertEvent)
+        insertMessage = try SQLiteInsert(db, sql: RowWriter.insertMessage)
     }
 
     mutating func insert(_ exchange: TraceExchange) throws {
@@ -73,6 +75,9 @@ struct ExchangeInserter {
         for event in exchange.events {
             let attributes = rows.attributes(of: event)
             try insertEvent.insert { rows.bindEvent(event, sequence: sequence, attributes: attributes, to: &$0) }
+        }
+        for message in exchange.stream?.messages ?? [] {
+            try insertMessage.insert { rows.bindMessage(message, sequence: sequence, to: &$0) }
         }
         count += 1
     }

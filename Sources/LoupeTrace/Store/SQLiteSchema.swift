@@ -8,9 +8,9 @@ import GRDB
 /// use `datetime(started_at, 'unixepoch')`; ids are upper-case UUID text; header lists and attributes are JSON.
 enum SQLiteSchema {
     /// The newest schema this code knows.
-    static let version = 6
+    static let version = 7
     /// The migrations this code knows; a store that ran any other was migrated by a newer Loupe.
-    static let knownMigrations: Set<String> = ["v1", "v2", "v3", "v4", "v5", "v6"]
+    static let knownMigrations: Set<String> = ["v1", "v2", "v3", "v4", "v5", "v6", "v7"]
 
     /// The migrations, with the defaults recorded as the bounds of a store migrated to v4.
     static var migrator: DatabaseMigrator { migrator(seeding: .default) }
@@ -36,6 +36,9 @@ enum SQLiteSchema {
         }
         migrator.registerMigration("v6") { db in
             try db.execute(sql: v6)
+        }
+        migrator.registerMigration("v7") { db in
+            try db.execute(sql: v7)
         }
         return migrator
     }
@@ -189,5 +192,27 @@ enum SQLiteSchema {
     private static let v6 = """
         ALTER TABLE exchange ADD COLUMN source TEXT;
         PRAGMA user_version = 6;
+        """
+
+    /// Version 7: streams (issue 30). `exchange.stream` is the stream an exchange carried after its head, as JSON
+    /// (`{"kind":"sse"|"websocket","sent","received","omitted","bytes","closeCode","closeReason","closedBy"}`);
+    /// `NULL` for a request and response, so older rows need no rewrite. `message` holds its kept messages, one row
+    /// each, `idx` their place among all the stream's messages; `(exchange_sequence, idx)` serves the Messages
+    /// tab's windows (`LIMIT`/`OFFSET` over the index, never the whole stream) and pruning cascades to it.
+    private static let v7 = """
+        ALTER TABLE exchange ADD COLUMN stream TEXT;
+        CREATE TABLE message (
+            exchange_sequence INTEGER NOT NULL REFERENCES exchange(sequence) ON DELETE CASCADE,
+            idx INTEGER NOT NULL,
+            direction TEXT NOT NULL,
+            at REAL NOT NULL,
+            type TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            payload BLOB,
+            truncated INTEGER NOT NULL,
+            event_id TEXT
+        );
+        CREATE INDEX message_exchange ON message(exchange_sequence, idx);
+        PRAGMA user_version = 7;
         """
 }

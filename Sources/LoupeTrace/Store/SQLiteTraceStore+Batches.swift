@@ -95,6 +95,7 @@ extension SQLiteTraceStore {
             }
             guard let first = exchanges.first?.sequence, let last = exchanges.last?.sequence else { continue }
             try attachAttemptsAndEvents(to: &exchanges, from: first, through: last, in: db)
+            try attachStreams(to: &exchanges, from: first, through: last, in: db)
             return (exchanges, headers)
         }
     }
@@ -146,6 +147,28 @@ extension SQLiteTraceStore {
             SELECT \(RowReader.positionalEventColumns) FROM event
             WHERE exchange_sequence BETWEEN ? AND ? ORDER BY exchange_sequence, rowid
             """), [first, last], into: &exchanges) { exchange, row in exchange.events.append(try RowReader.positionalEvent(row)) }
+    }
+
+    /// Reads the stream column and the messages of the exchanges in `first...last` that streamed (few do: one
+    /// query for the column over the range, one per streaming exchange for its messages). A store older than v7
+    /// has none.
+    static func attachStreams(to exchanges: inout [TraceExchange], from first: Int64, through last: Int64,
+                              in db: Database) throws {
+        guard try db.columns(in: "exchange").contains(where: { $0.name == "stream" }) else { return }
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT sequence, stream FROM exchange WHERE sequence BETWEEN ? AND ? AND stream IS NOT NULL
+            """, arguments: [first, last])
+        guard !rows.isEmpty else { return }
+        var positions: [Int64: Int] = [:]
+        for (position, exchange) in exchanges.enumerated() { if let sequence = exchange.sequence { positions[sequence] = position } }
+        for row in rows {
+            guard let sequence = row[0] as Int64?, let position = positions[sequence],
+                  let header = RowReader.streamHeader(row[1]) else { continue }
+            let messages = try Row.fetchAll(
+                db, sql: "SELECT \(RowReader.messageColumns) FROM message WHERE exchange_sequence = ? ORDER BY idx",
+                arguments: [sequence]).map(RowReader.message)
+            exchanges[position].stream = TraceStream(header, messages: messages)
+        }
     }
 
     /// Attaches the attempts and events of exactly the exchanges whose sequences `sequencesJSON` lists (a JSON

@@ -75,6 +75,9 @@ private struct RedactionRewriter {
     private let deleteEvents: Statement
     private let insertAttempt: SQLiteInsert
     private let insertEvent: SQLiteInsert
+    private let updateStream: Statement
+    private let deleteMessages: Statement
+    private let insertMessage: SQLiteInsert
     private let rows = RowWriter()
 
     init(_ db: Database) throws {
@@ -87,6 +90,9 @@ private struct RedactionRewriter {
         deleteEvents = try db.makeStatement(sql: "DELETE FROM event WHERE exchange_sequence = ?")
         insertAttempt = try SQLiteInsert(db, sql: RowWriter.insertAttempt)
         insertEvent = try SQLiteInsert(db, sql: RowWriter.insertEvent)
+        updateStream = try db.makeStatement(sql: "UPDATE exchange SET stream = ? WHERE sequence = ?")
+        deleteMessages = try db.makeStatement(sql: "DELETE FROM message WHERE exchange_sequence = ?")
+        insertMessage = try SQLiteInsert(db, sql: RowWriter.insertMessage)
     }
 
     func rewrite(_ exchange: TraceExchange, sequence: Int64) throws {
@@ -108,6 +114,13 @@ private struct RedactionRewriter {
         for event in exchange.events {
             let attributes = rows.attributes(of: event)
             try insertEvent.insert { rows.bindEvent(event, sequence: sequence, attributes: attributes, to: &$0) }
+        }
+        // A stream's messages are redacted like bodies (the close reason too).
+        guard let stream = exchange.stream else { return }
+        try updateStream.execute(arguments: [stream.header.storedText, sequence])
+        try deleteMessages.execute(arguments: [sequence])
+        for message in stream.messages {
+            try insertMessage.insert { rows.bindMessage(message, sequence: sequence, to: &$0) }
         }
     }
 }

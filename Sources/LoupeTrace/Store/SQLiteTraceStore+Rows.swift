@@ -13,8 +13,8 @@ struct RowWriter {
             id, started_at, ended_at, duration, operation, method, url, host, path, status, outcome, error,
             attempt_count, replay_of, request_headers, request_body, request_body_size, request_body_truncated,
             response_headers, response_body, response_body_size, response_body_truncated, stored_at, stored_bytes,
-            source)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            source, stream)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
     static let insertAttempt = insertAttempts(1)
     /// ``insertAttempt`` for `count` rows in one statement.
@@ -58,6 +58,24 @@ struct RowWriter {
         row.add(storedAt.timeIntervalSince1970)
         row.add(exchange.storedByteCount)
         row.add(exchange.source?.storedText)
+        row.add(exchange.stream?.header.storedText)
+    }
+
+    static let insertMessage = """
+        INSERT INTO message (exchange_sequence, idx, direction, at, type, size, payload, truncated, event_id)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+
+    func bindMessage(_ message: TraceMessage, sequence: Int64, to row: inout SQLiteRow) {
+        row.add(sequence)
+        row.add(message.index)
+        row.add(message.direction.rawValue)
+        row.add(message.at.timeIntervalSince1970)
+        row.add(message.type)
+        row.add(message.size)
+        row.add(message.payload)
+        row.add(message.isTruncated)
+        row.add(message.eventID)
     }
 
     func bindAttempt(_ attempt: TraceAttempt, sequence: Int64, notes: String?, to row: inout SQLiteRow) {
@@ -137,7 +155,25 @@ enum RowReader {
             requestHeaders: try headers(text(row, "request_headers")), requestBody: body(row, prefix: "request"),
             responseHeaders: try headers(text(row, "response_headers")), responseBody: body(row, prefix: "response"),
             attempts: attempts, events: events, replayOf: uuid(row, "replay_of"),
-            source: row.hasColumn("source") ? source(text(row, "source")) : nil)  // none in a v5 store opened read-only
+            source: row.hasColumn("source") ? source(text(row, "source")) : nil,  // none in a v5 store opened read-only
+            stream: row.hasColumn("stream") ? streamHeader(text(row, "stream")).map { TraceStream($0, messages: []) } : nil)
+    }
+
+    /// The stream column, or nil (`NULL`, or a hand-edited row that does not read).
+    static func streamHeader(_ text: String?) -> TraceStream.Header? {
+        guard let text else { return nil }
+        return try? JSONDecoder().decode(TraceStream.Header.self, from: Data(text.utf8))
+    }
+
+    /// The columns ``message(_:)`` reads, in its order.
+    static let messageColumns = "idx, direction, at, type, size, payload, truncated, event_id"
+
+    static func message(_ row: Row) -> TraceMessage {
+        TraceMessage(
+            index: int(row[0]) ?? 0, direction: MessageDirection(rawValue: text(row[1]) ?? "") ?? .received,
+            at: TraceTime.clampedInstant(double(row[2])) ?? .distantPast, type: text(row[3]) ?? "",
+            size: max(0, int(row[4]) ?? 0), payload: Data.fromDatabaseValue(row[5]) ?? Data(),
+            isTruncated: (int(row[6]) ?? 0) != 0, eventID: text(row[7]))
     }
 
     /// The source column: `{"app","host","pid"}`, or `NULL`. Anything else (a hand-edited row) reads as none.

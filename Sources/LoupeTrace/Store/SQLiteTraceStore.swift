@@ -148,7 +148,13 @@ public final class SQLiteTraceStore: TraceStore {
         let events = try Row.fetchAll(
             db, sql: "SELECT * FROM event WHERE exchange_sequence = ? ORDER BY rowid",
             arguments: [sequence]).map(RowReader.event)
-        return try RowReader.exchange(row, attempts: attempts, events: events)
+        var exchange = try RowReader.exchange(row, attempts: attempts, events: events)
+        if exchange.stream != nil {
+            exchange.stream?.messages = try Row.fetchAll(
+                db, sql: "SELECT \(RowReader.messageColumns) FROM message WHERE exchange_sequence = ? ORDER BY idx",
+                arguments: [sequence]).map(RowReader.message)
+        }
+        return exchange
     }
 
     // MARK: Errors

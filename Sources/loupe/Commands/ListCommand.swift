@@ -34,7 +34,8 @@ struct ListCommand: AsyncParsableCommand {
             throw StoreAccess.readFailure(error)
         }
         if json {
-            print(try Formatting.json(summaries.map(SummaryJSON.init)))
+            let streams = (try? store.streams(sequences: summaries.map(\.sequence))) ?? [:]
+            print(try Formatting.json(summaries.map { SummaryJSON($0, stream: streams[$0.sequence]) }))
             return
         }
         if summaries.isEmpty {

@@ -16,7 +16,8 @@ struct SendCommand: AsyncParsableCommand {
         abstract: "Send one request through the client and record it.",
         discussion: """
             Prints the status line, the response headers, a blank line and the body, which streams as it arrives \
-            (to FILE instead with --output). Exits 1 on HTTP status >= 400 or a transport error, 2 when standard \
+            (to FILE instead with --output); a text/event-stream response prints each event as it arrives and is \
+            recorded event by event. Exits 1 on HTTP status >= 400 or a transport error, 2 when standard \
             output will not take the body (a full disk, a closed pipe).
             """
     )
@@ -99,9 +100,6 @@ struct SendCommand: AsyncParsableCommand {
         let recording = NetworkTraceInspector.Configuration(redaction: redaction.policy, link: link)
         let inspector = NetworkTraceInspector(store: store, configuration: recording)
         let transport = try resilience.makeTransport()
-        let client = Client(
-            baseURL: request.url!, transport: transport, middlewares: resilience.makeMiddlewares(),
-            observer: MultiplexClientObserver([inspector, LiveAttemptPrinter(redacting: url, with: redaction.policy)]))
         let file: DownloadFile?, through: PassThroughFileSink?
         switch destination {
         case .replace(let path): (file, through) = (DownloadFile(destination: URL(fileURLWithPath: path)), nil)
@@ -110,7 +108,12 @@ struct SendCommand: AsyncParsableCommand {
         }
         defer { file?.discard() }
         let standardOutput = StandardOutputSink()
-        let sink: any ResponseBodySink = file ?? through.map { $0 as any ResponseBodySink } ?? standardOutput
+        // A text/event-stream response streams out as it comes, and is recorded event by event besides.
+        let tap = EventStreamTap(base: file ?? through.map { $0 as any ResponseBodySink } ?? standardOutput, recorder: inspector)
+        let sink: any ResponseBodySink = tap
+        let client = Client(
+            baseURL: request.url!, transport: transport, middlewares: resilience.makeMiddlewares(),
+            observer: MultiplexClientObserver([tap, inspector, LiveAttemptPrinter(redacting: url, with: redaction.policy)]))
         let retried = resilience.retriedStatuses
         let streaming = ResponseStreaming(
             // A status the retry policy may retry is held back (bounded) until it is final: output cannot be unsent.

@@ -80,8 +80,11 @@ struct ExchangeJSON: Encodable {
     var requestBody, responseBody: Body?
     var attempts: [Attempt]
     var events: [Event]
+    /// The stream with its messages, absent for a request and response.
+    var stream: StreamJSON?
 
     init(_ exchange: TraceExchange) {
+        stream = exchange.stream.map { StreamJSON($0, startedAt: exchange.startedAt, withMessages: true) }
         func iso(_ date: Date?) -> String? { Formatting.jsonDate(date) }
         traceContext = exchange.traceContext
         source = exchange.source
@@ -122,9 +125,10 @@ struct ExchangeJSON: Encodable {
         try container.encodeIfPresent(responseBody, forKey: .responseBody)
         try container.encode(attempts, forKey: .attempts)
         try container.encode(events, forKey: .events)
+        try container.encodeIfPresent(stream, forKey: .stream)
     }
 
     private enum Key: String, CodingKey {
-        case traceContext, source, requestHeaders, responseHeaders, requestBody, responseBody, attempts, events
+        case traceContext, source, requestHeaders, responseHeaders, requestBody, responseBody, attempts, events, stream
     }
 }

@@ -76,8 +76,11 @@ struct SummaryJSON: Encodable {
     var durationMs: Double?
     var attempts: Int
     var replayOf: String?
+    /// The stream it carried (kind and counts; `show --json` has the messages), absent for a request and response.
+    var stream: StreamJSON?
 
-    init(_ summary: TraceSummary) {
+    init(_ summary: TraceSummary, stream: TraceStream? = nil) {
+        self.stream = stream.map { StreamJSON($0, startedAt: summary.startedAt, withMessages: false) }
         id = ExchangeLabel.id(summary.id)
         sequence = summary.sequence
         startedAt = Formatting.jsonDate(summary.startedAt) ?? ""
@@ -90,5 +93,52 @@ struct SummaryJSON: Encodable {
         durationMs = Formatting.jsonMilliseconds(summary.duration)
         attempts = summary.attemptCount
         replayOf = summary.replayOf.map(ExchangeLabel.id)
+    }
+}
+
+/// A stream in `list --json` (counts) and `show --json` (counts and messages): times ISO 8601, offsets in ms from the
+/// exchange's start, payloads as text or base64 when not UTF-8.
+struct StreamJSON: Encodable {
+    struct Message: Encodable {
+        var index: Int
+        var direction: String
+        var at: String
+        var offsetMs: Double?
+        var type: String
+        var size: Int
+        var truncated: Bool
+        var eventID: String?
+        var text: String?
+        var base64: String?
+    }
+
+    var kind: String
+    var sent: Int
+    var received: Int
+    var omitted: Int
+    var bytes: Int
+    var closeCode: Int?
+    var closeReason: String?
+    var closedBy: String?
+    var messages: [Message]?
+
+    init(_ stream: TraceStream, startedAt: Date, withMessages: Bool) {
+        kind = stream.kind.rawValue
+        sent = stream.sentCount
+        received = stream.receivedCount
+        omitted = stream.omittedCount
+        bytes = stream.byteCount
+        closeCode = stream.closeCode
+        closeReason = stream.closeReason
+        closedBy = stream.closedBy
+        guard withMessages else { return }
+        messages = stream.messages.map { message in
+            let text = String(data: message.payload, encoding: .utf8)
+            return Message(
+                index: message.index, direction: message.direction.rawValue, at: Formatting.jsonDate(message.at) ?? "",
+                offsetMs: Formatting.jsonMilliseconds(message.at.timeIntervalSince(startedAt)), type: message.type,
+                size: message.size, truncated: message.isTruncated, eventID: message.eventID, text: text,
+                base64: text == nil ? message.payload.base64EncodedString() : nil)
+        }
     }
 }

@@ -74,7 +74,7 @@ import LoupeFormats
         let linked = Self.exchange(source: Self.source)
         try writer.write([linked])
         #expect(try writer.exchange(id: linked.id)?.source == Self.source)
-        #expect(try writer.pool.read { try Int.fetchOne($0, sql: "PRAGMA user_version") } == 6)
+        #expect(try writer.pool.read { try Int.fetchOne($0, sql: "PRAGMA user_version") } == SQLiteSchema.version)
     }
 
     @Test func harCarriesTheSourceInLoupesField() throws {

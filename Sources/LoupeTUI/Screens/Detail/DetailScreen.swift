@@ -54,14 +54,14 @@ package struct DetailScreen: InspectorScreen {
         case .pageDown: scroll(to: scroll + pageHeight)
         case .top: scroll(to: 0)
         case .bottom: scroll(to: lines.count)
-        case .nextTab: show(DetailTab.allCases[(tabIndex + 1) % DetailTab.allCases.count], context: context)
+        case .nextTab: show(availableTabs[(tabIndex + 1) % availableTabs.count], context: context)
         case .previousTab:
-            let count = DetailTab.allCases.count
-            show(DetailTab.allCases[(tabIndex + count - 1) % count], context: context)
+            let count = availableTabs.count
+            show(availableTabs[(tabIndex + count - 1) % count], context: context)
         case .tab:
             guard let name = argument?.trimmingCharacters(in: .whitespaces).lowercased(),
-                  let tab = DetailTab(rawValue: name) else {
-                context.status = .error("tab: expected one of " + DetailTab.allCases.map(\.rawValue).joined(separator: ", "))
+                  let tab = DetailTab(rawValue: name), availableTabs.contains(tab) else {
+                context.status = .error("tab: expected one of " + availableTabs.map(\.rawValue).joined(separator: ", "))
                 return true
             }
             show(tab, context: context)
@@ -98,7 +98,7 @@ package struct DetailScreen: InspectorScreen {
         case .press:
             guard event.y == context.area.y + header.count else { return }
             if let hit = TabBar(labels: tabLabels, selected: tabIndex).tab(atColumn: event.x - context.area.x) {
-                show(DetailTab.allCases[hit], context: context)
+                show(availableTabs[hit], context: context)
             }
         }
     }
@@ -129,12 +129,15 @@ package struct DetailScreen: InspectorScreen {
 
     // MARK: Helpers
 
-    private var tabIndex: Int { DetailTab.allCases.firstIndex(of: tab) ?? 0 }
+    private var tabIndex: Int { availableTabs.firstIndex(of: tab) ?? 0 }
+
+    /// The tabs this exchange has (Messages only for a stream).
+    private var availableTabs: [DetailTab] { DetailTab.tabs(for: exchange) }
 
     private var tabLabels: [String] {
-        guard let exchange else { return DetailTab.allCases.map(\.title) }
+        guard let exchange else { return availableTabs.map(\.title) }
         let tabs = DetailTabs(exchange: exchange, calendar: Calendar(identifier: .gregorian))
-        return DetailTab.allCases.map(tabs.label)
+        return availableTabs.map(tabs.label)
     }
 
     private var bodyHint: String? {

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# Streams on the real binary against peers Loupe's authors did not write (issue 30): `loupe send` on an sse-starlette
+# event stream (.ci/sse-server.py), `loupe ws` against the `websockets` package's server (.ci/ws-server.py), both
+# recorded message by message; show, show --json, list --json; the HAR export's `_webSocketMessages` read back by
+# Python; the inspector's Messages tab under tmux. Needs LOUPE_CI_PYTHON (the venv .ci/run makes).
+set -uo pipefail
+loupe="$1"
+here="$(cd "$(dirname "$0")" && pwd)"
+python="${LOUPE_CI_PYTHON:-$here/venv/bin/python}"
+work=$(mktemp -d)
+session="loupe-streams-$$"
+wait_limit=15
+started=$SECONDS
+pids=()
+cleanup() {
+  tm kill-server 2>/dev/null || true
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+. "$here/tmux-screen.sh"   # tm, ok, fail, pane, row, wait_for, keys
+[ -x "$python" ] || fail "no Python with the peers: set LOUPE_CI_PYTHON (python3 -m venv .ci/venv && .ci/venv/bin/pip install -r .ci/requirements.txt)"
+
+# start_peer SCRIPT: runs it on a free port; sets $port.
+start_peer() {
+  "$python" "$here/$1" > "$work/$1.port" 2>"$work/$1.err" & pids+=($!)
+  for _ in $(seq 100); do [ -s "$work/$1.port" ] && break; sleep 0.1; done
+  port=$(head -1 "$work/$1.port")
+  [ -n "$port" ] || fail "$1 did not start: $(head -c 400 "$work/$1.err")"
+}
+# run EXPECTED_EXIT DESCRIPTION COMMAND...: stdout to out.txt, stderr to err.txt, within 30 s.
+run() {
+  local want="$1" what="$2"; shift 2
+  timeout 30 "$@" >"$work/out.txt" 2>"$work/err.txt"
+  local code=$?
+  [ "$code" -eq 124 ] && fail "$what: hung"
+  [ "$code" -eq "$want" ] || fail "$what: exit $code, want $want; stderr: $(head -c 600 "$work/err.txt")"
+  if grep -qiE 'fatal error|stack dump|backtrace' "$work/err.txt" "$work/out.txt"; then fail "$what: crash text"; fi
+}
+store="$work/traces.sqlite"
+
+start_peer sse-server.py; sse=$port
+start_peer ws-server.py; ws=$port
+
+echo "-- loupe send on a text/event-stream"
+run 0 "send events" "$loupe" send GET "http://127.0.0.1:$sse/events?count=4" --store "$store" </dev/null
+grep -q "data: token 1" "$work/out.txt" && grep -q "data: second line 4" "$work/out.txt" || fail "send printed: $(head -c 400 "$work/out.txt")"
+ok "send prints the events as they arrive"
+run 0 "show --json" "$loupe" show "$store" 1 --json
+"$python" - "$work/out.txt" <<'PY' || fail "show --json: $(head -c 600 "$work/out.txt")"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+stream = doc["stream"]
+assert stream["kind"] == "sse" and stream["received"] == 4, stream
+assert [m["eventID"] for m in stream["messages"]] == ["1", "2", "3", "4"], stream["messages"]
+assert stream["messages"][1]["text"] == "token 2\nsecond line 2", stream["messages"][1]
+assert all(m["type"] == "token" and m["direction"] == "received" for m in stream["messages"])
+PY
+ok "show --json has the four events, multi-line data joined"
+
+echo "-- loupe ws against the websockets package's server"
+printf 'hello\nsecond line\n' > "$work/in.txt"
+run 0 "ws echo" "$loupe" ws "ws://127.0.0.1:$ws/echo" --store "$store" -H "Authorization: Bearer E2E-WS-5150" <"$work/in.txt"
+[ "$(cat "$work/out.txt")" = "$(printf 'hello\nsecond line')" ] || fail "ws printed: $(cat "$work/out.txt")"
+ok "ws sends stdin lines and prints the echoes"
+run 0 "ws fragmented" "$loupe" ws "ws://127.0.0.1:$ws/fragmented" --store "$store" </dev/null
+grep -q "^<binary 5 bytes: AAECAwQ=>" "$work/out.txt" && [ "$(head -1 "$work/out.txt" | wc -c)" -eq 3001 ] || fail "fragmented: $(head -c 200 "$work/out.txt")"
+ok "fragmented messages arrive whole"
+run 1 "ws server close" "$loupe" ws "ws://127.0.0.1:$ws/close" --store "$store" </dev/null
+grep -q "loupe: the server closed the WebSocket: 4001 bye from server" "$work/err.txt" || fail "close: $(cat "$work/err.txt")"
+ok "a server's close code is one loupe: line and exit 1"
+run 1 "ws refused" "$loupe" ws "ws://127.0.0.1:1/none" --store "$store" </dev/null
+[ "$(wc -l < "$work/err.txt")" -eq 1 ] && grep -q "^loupe: ws ws://127.0.0.1:1/none failed" "$work/err.txt" || fail "refused: $(cat "$work/err.txt")"
+ok "a refused connection is one loupe: line"
+run 2 "ws bad url" "$loupe" ws "ftp://x" </dev/null
+ok "a URL that is not ws(s) or http(s) exits 2"
+
+run 0 "list --json" "$loupe" list "$store" --json
+"$python" - "$work/out.txt" <<'PY' || fail "list --json: $(head -c 600 "$work/out.txt")"
+import json, sys
+rows = json.load(open(sys.argv[1]))
+kinds = [r.get("stream", {}).get("kind") for r in rows]
+assert kinds[0] == "sse" and kinds[1] == "websocket", kinds
+assert rows[1]["stream"]["sent"] == 3 and rows[1]["stream"]["received"] == 2, rows[1]["stream"]  # 2 lines + close
+PY
+ok "list --json has each stream's kind and counts"
+run 0 "show ws" "$loupe" show "$store" 2
+grep -q "Messages (5)" "$work/out.txt" && grep -q "second line" "$work/out.txt" || fail "show: $(head -c 800 "$work/out.txt")"
+! grep -q "E2E-WS-5150" "$work/out.txt" || fail "the token is printed"
+ok "show lists the messages, the handshake token redacted"
+
+echo "-- HAR: _webSocketMessages as Chrome writes them"
+run 0 "export" "$loupe" export "$store" --har "$work/out.har"
+"$python" - "$work/out.har" <<'PY' || fail "the HAR's _webSocketMessages"
+import json, sys
+entries = json.load(open(sys.argv[1]))["log"]["entries"]
+ws = [e for e in entries if e.get("_resourceType") == "websocket"]
+assert ws, "no websocket entry"
+messages = ws[0]["_webSocketMessages"]
+assert [(m["type"], m["opcode"], m["data"]) for m in messages[:4]] == [
+    ("send", 1, "hello"), ("receive", 1, "hello"), ("send", 1, "second line"), ("receive", 1, "second line")], messages
+assert all(isinstance(m["time"], float) and m["time"] > 1.6e9 for m in messages)
+sse = [e for e in entries if e.get("_resourceType") == "eventsource"]
+assert len(sse[0]["_loupe"]["stream"]["messages"]) == 4
+assert "E2E-WS-5150" not in open(sys.argv[1]).read()
+PY
+ok "the export's _webSocketMessages read back by Python; SSE in _loupe.stream"
+run 0 "import" "$loupe" import "$work/out.har" --store "$work/again.sqlite"
+run 0 "show imported" "$loupe" show "$work/again.sqlite" 2 --json
+grep -q '"kind" : "websocket"' "$work/out.txt" || grep -q '"kind":"websocket"' "$work/out.txt" || fail "import lost the stream: $(head -c 400 "$work/out.txt")"
+ok "the HAR imports back with its streams"
+
+echo "-- the inspector's Messages tab"
+cat > "$work/run.sh" <<EOF2
+#!/bin/sh
+env -u LOUPE_STORE HOME=$(printf %q "$work") TERM=xterm-256color $(printf %q "$loupe") tui $(printf %q "$store")
+exec sleep 600
+EOF2
+tm new-session -d -s "$session" -x 120 -y 40 "sh $(printf %q "$work/run.sh")" || fail "tmux could not start"
+wait_for 0 "Loupe │ flows │"
+keys g
+sleep 0.3
+keys Enter
+wait_for any "Request"
+keys ':' ; tm send-keys -t "$session" -l -- "tab messages"; keys Enter
+wait_for any "Server-sent events"
+wait_for any "token 4"
+ok "the Messages tab lists the stream's events"
+keys q
+
+echo "e2e-streams: $passed passed, 0 failed ($((SECONDS - started)) s)"

@@ -1,0 +1,136 @@
+import Foundation
+
+/// One event of a `text/event-stream`, as the WHATWG HTML standard's event-stream interpretation dispatches it.
+public struct ServerSentEvent: Sendable, Hashable {
+    /// The `event:` field, `message` when the block named none.
+    public var type: String
+    /// The `data:` lines joined with a line feed (the last one's line feed removed).
+    public var data: String
+    /// The last event ID as of this event (the `id:` field of this block or an earlier one), nil when none was set.
+    public var id: String?
+    /// The `retry:` field of this block, in milliseconds, when it had a valid one.
+    public var retry: Int?
+
+    public init(type: String = "message", data: String, id: String? = nil, retry: Int? = nil) {
+        self.type = type
+        self.data = data
+        self.id = id
+        self.retry = retry
+    }
+}
+
+/// The `text/event-stream` parser: bytes in any chunking, events out, as the WHATWG HTML standard (§9.2.6,
+/// "Interpreting an event stream") defines them.
+///
+/// One leading byte-order mark is skipped; lines end with CRLF, LF or CR (a CR at the end of one chunk and an LF at
+/// the start of the next are one line end); lines starting with `:` are comments; a field without `:` has an empty
+/// value; one space after the colon is dropped; `id` with a NUL is ignored; `retry` only counts when all ASCII
+/// digits; a block with no `data` dispatches nothing; a block not ended by a blank line when the stream ends is
+/// discarded (a missing final newline loses nothing else). Unknown fields are ignored. A value type: ``feed(_:)``
+/// returns what it completed (DECISIONS 240 says why Loupe parses this itself).
+public struct EventStreamParser: Sendable {
+    private var line: [UInt8] = []
+    private var afterCR = false
+    private var atStart = true
+    private var data: [UInt8] = []
+    private var hasData = false
+    private var type: String?
+    private var blockRetry: Int?
+    /// The `id:` seen so far; it becomes ``lastEventID`` at the next blank line (a block cut short does not move it).
+    private var idBuffer: String?
+    /// The stream's last event ID: what `Last-Event-ID` carries on a reconnection.
+    public private(set) var lastEventID: String?
+    /// The reconnection time the stream last set with `retry:`, in milliseconds.
+    public private(set) var retry: Int?
+    /// Bytes of one line or event beyond which the line is dropped (a hostile stream cannot grow memory forever).
+    public let maxLineBytes: Int
+
+    public init(lastEventID: String? = nil, maxLineBytes: Int = 16 << 20) {
+        self.lastEventID = lastEventID
+        self.idBuffer = lastEventID
+        self.maxLineBytes = maxLineBytes
+    }
+
+    /// Parses the next bytes; returns the events they completed, in order.
+    public mutating func feed(_ bytes: some Sequence<UInt8>) -> [ServerSentEvent] {
+        var events: [ServerSentEvent] = []
+        for byte in bytes {
+            switch byte {
+            case 0x0A:
+                if afterCR { afterCR = false; continue }
+                endLine(into: &events)
+            case 0x0D:
+                afterCR = true
+                endLine(into: &events)
+            default:
+                afterCR = false
+                if line.count < maxLineBytes { line.append(byte) }
+            }
+        }
+        return events
+    }
+
+    /// The stream ended: the pending line and block are discarded, and the parser is ready for a new connection
+    /// (keeping ``lastEventID`` and ``retry``, as a reconnecting client does).
+    public mutating func reset() {
+        line.removeAll(keepingCapacity: true)
+        data.removeAll(keepingCapacity: true)
+        hasData = false
+        type = nil
+        blockRetry = nil
+        idBuffer = lastEventID
+        afterCR = false
+        atStart = true
+    }
+
+    private mutating func endLine(into events: inout [ServerSentEvent]) {
+        defer { line.removeAll(keepingCapacity: true) }
+        if atStart {
+            atStart = false
+            if line.starts(with: [0xEF, 0xBB, 0xBF]) { line.removeFirst(3) }
+        }
+        guard !line.isEmpty else { return dispatch(into: &events) }
+        if line[0] == UInt8(ascii: ":") { return }
+        let field: ArraySlice<UInt8>
+        var value: ArraySlice<UInt8>
+        if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
+            field = line[..<colon]
+            value = line[(colon + 1)...]
+            if value.first == UInt8(ascii: " ") { value = value.dropFirst() }
+        } else {
+            field = line[...]
+            value = []
+        }
+        switch String(decoding: field, as: UTF8.self) {
+        case "event":
+            type = String(decoding: value, as: UTF8.self)
+        case "data":
+            if data.count + value.count < maxLineBytes { data.append(contentsOf: value) }
+            data.append(0x0A)
+            hasData = true
+        case "id":
+            if !value.contains(0) { idBuffer = String(decoding: value, as: UTF8.self) }
+        case "retry":
+            if !value.isEmpty, value.allSatisfy({ (0x30...0x39).contains($0) }), let milliseconds = Int(String(decoding: value, as: UTF8.self)) {
+                retry = milliseconds
+                blockRetry = milliseconds
+            }
+        default:
+            break
+        }
+    }
+
+    private mutating func dispatch(into events: inout [ServerSentEvent]) {
+        defer {
+            data.removeAll(keepingCapacity: true)
+            hasData = false
+            type = nil
+            blockRetry = nil
+        }
+        lastEventID = idBuffer.flatMap { $0.isEmpty ? nil : $0 }
+        guard hasData else { return }
+        if data.last == 0x0A { data.removeLast() }
+        let name = type.flatMap { $0.isEmpty ? nil : $0 } ?? "message"
+        events.append(ServerSentEvent(type: name, data: String(decoding: data, as: UTF8.self), id: lastEventID, retry: blockRetry))
+    }
+}

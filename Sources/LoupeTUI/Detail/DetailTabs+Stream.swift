@@ -1,0 +1,68 @@
+import Foundation
+import Loupe
+import LoupeTrace
+
+/// The Messages tab: a stream's messages (server-sent events, WebSocket messages), one row each with its time offset
+/// from the exchange's start, direction, type, size and the start of its payload; above them the stream's counts and
+/// how it closed. Rows are deferred lines: a stream of any length costs one small value a row until a row is drawn.
+extension DetailTabs {
+    var messageLines: [StyledLine] {
+        guard let stream = exchange.stream else { return [StyledLine("Not a stream: no messages.", style: .dim)] }
+        var summary: [StyledLine.Span] = [
+            .init(stream.kind == .webSocket ? "WebSocket" : "Server-sent events", .label),
+            .init("  ↑ \(Quantity.count(stream.sentCount))  ↓ \(Quantity.count(stream.receivedCount))", .normal),
+            .init("  " + Quantity.bytes(stream.byteCount), .dim),
+        ]
+        if stream.omittedCount > 0 {
+            summary.append(.init("  \(Quantity.count(stream.omittedCount)) not kept (past the cap, between the first and the last)", .dim))
+        }
+        if let by = stream.closedBy {
+            let code = stream.closeCode.map { " \($0)" } ?? ""
+            let reason = stream.closeReason.flatMap { $0.isEmpty ? nil : " " + $0 } ?? ""
+            summary.append(.init("  closed by the \(by)\(code)\(reason)", .dim))
+        }
+        var lines = Self.safe([StyledLine(summary)])
+        guard !stream.messages.isEmpty else { return lines + [StyledLine("No messages.", style: .dim)] }
+        let source = MessageRows(stream: stream, start: exchange.startedAt)
+        lines.reserveCapacity(stream.messages.count + 1)
+        for position in stream.messages.indices { lines.append(StyledLine(deferred: source, position, 0)) }
+        return lines
+    }
+}
+
+/// Builds a Messages row when it is drawn (or searched, or printed).
+final class MessageRows: DeferredLineSource {
+    let stream: TraceStream
+    let start: Date
+    /// Payload characters shown on a row.
+    static let preview = 60
+
+    init(stream: TraceStream, start: Date) {
+        self.stream = stream
+        self.start = start
+    }
+
+    func spans(_ position: Int, _ unused: Int) -> [StyledLine.Span] {
+        let message = stream.messages[position]
+        let seconds = message.at.timeIntervalSince(start)
+        let offset = (seconds.isFinite && seconds >= 0 ? "+" : "") + Quantity.duration(seconds)
+        let arrow = message.direction == .sent ? "↑" : "↓"
+        var text = String(decoding: message.payload.prefix(Self.preview * 4), as: UTF8.self)
+        text = text.replacingOccurrences(of: "\n", with: "⏎")
+        if text.count > Self.preview { text = String(text.prefix(Self.preview)) + "…" } else if message.isTruncated { text += "…" }
+        let number = "#\(message.index)"
+        return [
+            .init(String(repeating: " ", count: max(0, 7 - number.count)) + number + "  ", .dim),
+            .init(String(repeating: " ", count: max(0, 10 - offset.count)) + offset + "  ", .dim),
+            .init(arrow + " ", message.direction == .sent ? .label : .normal),
+            .init(TerminalText.line(message.type).padding(toLength: 8, withPad: " ", startingAt: 0) + " ", .label),
+            .init(Quantity.bytes(message.size).padding(toLength: 9, withPad: " ", startingAt: 0) + " ", .dim),
+            .init(TerminalText.line(text)),
+        ]
+    }
+
+    func widthBound(_ position: Int, _ unused: Int) -> Int {
+        // The columns above, and the preview; each character may take 2 columns (made visible or wide).
+        44 + 2 * (Self.preview + 1) + 2 * min(64, stream.messages[position].type.utf8.count)
+    }
+}

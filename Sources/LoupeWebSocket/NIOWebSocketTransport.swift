@@ -1,0 +1,132 @@
+import Foundation
+import HTTPTypes
+import HummingbirdWSClient
+import HummingbirdWSCompression
+import Logging
+import Loupe
+import NIOCore
+import NIOSSL
+import NIOWebSocket
+
+/// WebSocket over SwiftNIO: hummingbird-websocket's `WebSocketClient` (RFC 6455 framing, the upgrade, masking,
+/// ping answers, fragments reassembled, `permessage-deflate`), under the client's handshake exchange.
+///
+/// ```swift
+/// let socket = try await client.webSocket(request, transport: NIOWebSocketTransport())
+/// try socket.send("hello")
+/// for try await message in socket.messages { … }
+/// ```
+/// The handshake carries every header the middleware set (auth, tracing) except the ones the upgrade itself owns.
+/// The library reports a refused upgrade without its status, so a refusal is one ``TransportError`` (`other`).
+public struct NIOWebSocketTransport: WebSocketTransport {
+    /// TLS for `wss` (the system's roots when nil).
+    public var tlsConfiguration: TLSConfiguration?
+    /// The largest frame sent; longer messages go in fragments. Default 16 KiB.
+    public var maxFrameSize: Int
+
+    public init(tlsConfiguration: TLSConfiguration? = nil, maxFrameSize: Int = 1 << 14) {
+        self.tlsConfiguration = tlsConfiguration
+        self.maxFrameSize = max(125, maxFrameSize)
+    }
+
+    /// The upgrade's own fields, which the library writes: copies from the request would be sent twice.
+    static let owned: Set<String> = [
+        "host", "connection", "upgrade", "sec-websocket-key", "sec-websocket-version", "sec-websocket-extensions",
+        "content-length", "transfer-encoding",
+    ]
+
+    public func connect(_ request: HTTPRequest, context: RequestContext, options: WebSocketOptions, link: WebSocketLink) async throws
+        -> RawResponse {
+        let scheme = (request.scheme ?? "http").lowercased()
+        let wsScheme = scheme == "https" || scheme == "wss" ? "wss" : "ws"
+        let url = "\(wsScheme)://\(request.authority ?? "")\(request.path ?? "/")"
+        var headers = HTTPFields()
+        for field in request.headerFields where !Self.owned.contains(field.name.canonicalName) { headers.append(field) }
+        let configuration = WebSocketClientConfiguration(
+            maxFrameSize: max(maxFrameSize, options.maxMessageBytes), additionalHeaders: headers,
+            extensions: options.compression ? [.perMessageDeflate(maxDecompressedFrameSize: options.maxMessageBytes)] : [],
+            closeTimeout: .seconds(5))
+        let maxMessage = options.maxMessageBytes
+        let outboundFrameSize = maxFrameSize
+        context.attempt?.markRequestSent()
+        let client = WebSocketClient(
+            url: url, configuration: configuration, tlsConfiguration: tlsConfiguration, logger: Self.logger
+        ) { inbound, outbound, _ in
+            context.attempt?.markFirstByte()
+            link.opened(HTTPResponse(status: .switchingProtocols), extensions: options.compression ? "permessage-deflate (offered)" : nil)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await command in link.commands {
+                        switch command {
+                        case .message(.text(let text)):
+                            try await Self.write(ByteBuffer(string: text), text: true, to: outbound, frameSize: outboundFrameSize)
+                        case .message(.binary(let data)):
+                            try await Self.write(ByteBuffer(bytes: data), text: false, to: outbound, frameSize: outboundFrameSize)
+                        case .ping(let data):
+                            try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer(bytes: data))))
+                        case .close(let code, let reason):
+                            try await outbound.close(WebSocketErrorCode(codeNumber: code), reason: reason.isEmpty ? nil : reason)
+                            return
+                        }
+                    }
+                    // Cancelled: the server closed first and reading ended. Otherwise the app dropped the socket.
+                    if Task.isCancelled { return }
+                    link.clientIsClosing()
+                    try await outbound.close(.normalClosure, reason: nil)
+                }
+                for try await message in inbound.messages(maxSize: maxMessage) {
+                    switch message {
+                    case .text(let text): link.received(.text(text))
+                    case .binary(let buffer): link.received(.binary(Data(buffer.readableBytesView)))
+                    }
+                }
+                group.cancelAll()
+            }
+        }
+        do {
+            let close = try await client.run()
+            link.closed(code: close.map { Self.number($0.closeCode) }, reason: close?.reason)
+        } catch {
+            // Before the connection opened it is the handshake's failure: thrown, so retry and the breaker see it.
+            guard link.hasOpened else { throw Self.transportError(error) }
+            if Task.isCancelled { link.clientIsClosing() }
+            link.closed(code: nil, reason: nil, error: error)
+        }
+        return RawResponse(head: HTTPResponse(status: .switchingProtocols))
+    }
+
+    /// Writes one message, in fragments of at most `frameSize` bytes (the library reassembles on the other side).
+    static func write(_ buffer: ByteBuffer, text: Bool, to outbound: WebSocketOutboundWriter, frameSize: Int) async throws {
+        if buffer.readableBytes <= frameSize {
+            try await outbound.write(text ? .text(String(buffer: buffer)) : .binary(buffer))
+            return
+        }
+        if text {
+            try await outbound.withTextMessageWriter { writer in
+                var buffer = buffer
+                while let slice = buffer.readSlice(length: min(frameSize, buffer.readableBytes)), slice.readableBytes > 0 {
+                    try await writer(slice)
+                }
+            }
+        } else {
+            try await outbound.writeBinaryMessage(buffer)
+        }
+    }
+
+    static func transportError(_ error: any Error) -> TransportError {
+        if let error = error as? WebSocketClientError, error == .webSocketUpgradeFailed || error == .invalidURL {
+            return TransportError(.other, "the WebSocket upgrade was refused (\(error))")
+        }
+        if error is NIOSSLError { return TransportError(.tls, "\(error)") }
+        if error is CancellationError { return TransportError(.cancelled, "cancelled") }
+        return TransportError(.connectFailed, "\(error)")
+    }
+
+    static func number(_ code: WebSocketErrorCode) -> Int {
+        var buffer = ByteBuffer()
+        buffer.write(webSocketErrorCode: code)
+        return Int(buffer.readInteger(as: UInt16.self) ?? 1006)
+    }
+
+    static let logger = Logger(label: "Loupe.WebSocket")
+}
