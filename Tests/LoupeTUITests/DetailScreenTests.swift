@@ -22,7 +22,7 @@ import Testing
 
     @Test func everyTabAsAWholeScreen() throws {
         let (app, screen) = try openDetail()
-        for tab in DetailTab.allCases {
+        for tab in DetailTab.tabs(for: Self.exchange) {
             ScreenSnapshot.check(screen, "detail-\(tab.rawValue)")
             screen.press(.tab)
             app.turn(on: screen)

@@ -56,8 +56,9 @@ import Testing
     }
 
     @Test func labels() {
-        #expect(DetailTab.allCases.map(tabs.label) == ["Request", "Response", "Attempts 3", "Events 3", "Timing"])
-        #expect(DetailTab.allCases.map(\.title) == ["Request", "Response", "Attempts", "Events", "Timing"])
+        #expect(DetailTab.tabs(for: nil).map(tabs.label) == ["Request", "Response", "Attempts 3", "Events 3", "Timing"])
+        #expect(DetailTab.tabs(for: nil).map(\.title) == ["Request", "Response", "Attempts", "Events", "Timing"])
+        #expect(DetailTab.allCases.map(\.title) == ["Request", "Response", "Attempts", "Events", "Timing", "Messages"])
     }
 
     @Test func request() {

@@ -63,7 +63,7 @@ struct SchemaMigrationTests {
         let path = folder.file("traces.sqlite")
         do {
             let store = try SQLiteTraceStore(path: path)
-            try store.pool.write { db in try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v7')") }
+            try store.pool.write { db in try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v\(SQLiteSchema.version + 1)')") }
             try store.close()
         }
         let error = try #require(throws: TraceStoreError.self) { try SQLiteTraceStore(path: path) }
