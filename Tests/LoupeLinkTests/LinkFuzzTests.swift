@@ -75,7 +75,7 @@ import Testing
             // 20 s, not 1: a debug TLS handshake on a loaded 2-core machine took 6.8 s once in the full suite.
             #expect(elapsed < .seconds(20), "seed \(Self.seed) round \(round): closed by the listener in time")
         }
-        #expect(await LinkLoopbackTests.eventually(30) { harness.listener.counts.refused + harness.listener.counts.linked >= rounds },
+        #expect(await LinkLoopbackTests.eventually(60) { harness.listener.counts.refused + harness.listener.counts.linked >= rounds },
                 "every opening was answered: \(harness.listener.counts)")
         // No hostile opening carries the right secret and a good hello, so none stored anything.
         #expect(try harness.store.count() == 0)
@@ -87,7 +87,7 @@ import Testing
         // And it still serves a real app.
         let link = try LoupeLink(try harness.link(), configuration: LinkLoopbackTests.configuration(LinkLoopbackTests.LogBox()))
         link.forward(LinkLoopbackTests.exchanges(20))
-        #expect(await LinkLoopbackTests.eventually(30) { link.counts.acknowledged == 20 })
+        #expect(await LinkLoopbackTests.eventually(60) { link.counts.acknowledged == 20 })
         await link.finish()
         await harness.listener.stop()
     }
@@ -112,10 +112,10 @@ import Testing
             let clock = ContinuousClock()
             let forwarding = clock.measure { link.forward(LinkLoopbackTests.exchanges(3)) }
             #expect(forwarding < .milliseconds(200), "seed round \(round): the request path never waits")
-            #expect(await LinkLoopbackTests.eventually(30) { logs.lines.withLock { $0.contains { $0.contains("cannot reach") } } },
+            #expect(await LinkLoopbackTests.eventually(60) { logs.lines.withLock { $0.contains { $0.contains("cannot reach") } } },
                     "round \(round)")
             // Let it redial a few times (backoff 20–100 ms): still one line for the whole outage.
-            #expect(await LinkLoopbackTests.eventually(30) { link.core.attempts.withLock { $0 } >= 4 }, "round \(round)")
+            #expect(await LinkLoopbackTests.eventually(60) { link.core.attempts.withLock { $0 } >= 4 }, "round \(round)")
             await link.finish()
             #expect(link.counts.acknowledged == 0 && link.counts.pending == 3, "round \(round): kept, not lost")
             let warnings = logs.lines.withLock { $0.filter { $0.contains("cannot reach") } }

@@ -81,8 +81,10 @@ import Testing
         }
     }
 
-    /// Polls `condition` for up to `seconds` (these tests cross real sockets).
-    static func eventually(_ seconds: Double = 10, _ condition: () throws -> Bool) async rethrows -> Bool {
+    /// Polls `condition` for up to `seconds` (these tests cross real sockets). 60 s, not 10: inside the whole suite
+    /// (238 suites started at once on 2 cores) the link's task and this poll wait their turn on the cooperative pool,
+    /// and a 10 s deadline expired there (seen twice in four runs) while each suite alone passes in about 1 s.
+    static func eventually(_ seconds: Double = 60, _ condition: () throws -> Bool) async rethrows -> Bool {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while ContinuousClock.now < deadline {
             if try condition() { return true }

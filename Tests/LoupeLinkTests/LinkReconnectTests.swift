@@ -96,10 +96,10 @@ import Testing
         let logs = LinkLoopbackTests.LogBox()
         let link = try LoupeLink(try harness.link(), configuration: LinkLoopbackTests.configuration(logs))
         link.forward(LinkLoopbackTests.exchanges(2))
-        #expect(await LinkLoopbackTests.eventually(30) { harness.listener.sources.first?.connections == 1 },
+        #expect(await LinkLoopbackTests.eventually(60) { harness.listener.sources.first?.connections == 1 },
                 "app: \(logs.lines.withLock { $0 }), listener: \(harness.lines), counts: \(link.counts)")
         await link.finish()
-        #expect(await LinkLoopbackTests.eventually(30) { harness.listener.sources.first?.goneSince != nil })
+        #expect(await LinkLoopbackTests.eventually(60) { harness.listener.sources.first?.goneSince != nil })
         #expect(harness.listener.sources.map(\.app.app) == ["tester"])
         await harness.listener.stop()
     }
