@@ -177,15 +177,14 @@ import Testing
         await harness.listener.stop()
     }
 
-    @Test func aPeerThatNeverFinishesTheHandshakeIsClosedInTime() async throws {
+    /// The peer reads until the listener closes, so without the listener's deadline this test runs into its time
+    /// limit; no wall-clock bound, as the whole suite on 2 cores can keep a task waiting for the pool for many seconds.
+    @Test(.timeLimit(.minutes(2)))
+    func aPeerThatNeverFinishesTheHandshakeIsClosedInTime() async throws {
         var settings = LinkListener.Settings()
         settings.helloTimeout = .milliseconds(300)
         let harness = try await Harness(settings: settings)
-        let clock = ContinuousClock()
-        let elapsed = try await clock.measure {
-            _ = try await RawPeer.plain(port: harness.listener.address.port, send: [0x16, 0x03, 0x01])
-        }
-        #expect(elapsed < .seconds(5), "closed by the listener's deadline, not by the test")
+        _ = try await RawPeer.plain(port: harness.listener.address.port, send: [0x16, 0x03, 0x01])
         #expect(await Self.eventually { harness.lines.contains { $0.contains("no hello within") } })
         await harness.listener.stop()
     }
