@@ -8,7 +8,7 @@ import Testing
     @Test func theEditorRunsInOurProcessGroupWithCtrlCAtItsDefault() throws {
         let file = NSTemporaryDirectory() + "loupe-editor-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: file) }
-        FileManager.default.createFile(atPath: file, contents: nil)
+        _ = FileManager.default.createFile(atPath: file, contents: nil)
         // The shell writes its process group (field 5 of /proc/self/stat) and its ignored signals into the file.
         let editor = ExternalEditor.system(environment: [
             "PATH": "/usr/bin:/bin",

@@ -76,7 +76,7 @@ import Testing
 
     @Test func heldRequestsShowLiveUnderTheFlowsList() throws {
         let rules = FakeRules(try Self.apps())
-        let (app, screen) = try Self.app(rules)
+        let (_, screen) = try Self.app(rules)
         ScreenSnapshot.check(screen, "flows-held")
     }
 

@@ -13,7 +13,7 @@ package extension RedactionPolicy {
     ///
     /// Bodies are taken whole and not capped here: redact before cutting, so a secret cannot survive because the
     /// cut made it unrecognisable. The result is stable: redacting it again changes nothing.
-    public func redact(exchange: TraceExchange, alsoSent: [[TraceHeader]] = []) -> TraceExchange {
+    func redact(exchange: TraceExchange, alsoSent: [[TraceHeader]] = []) -> TraceExchange {
         var secrets = SecretCollector(minimumLength: minimumScrubLength)
         for value in secretValues { secrets.add(value) }
         var exchange = exchange

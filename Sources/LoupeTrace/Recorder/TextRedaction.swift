@@ -15,7 +15,7 @@ package extension RedactionPolicy {
     /// RedactionPolicy().redact(text: "GET https://x/cb?access_token=abc failed")
     /// // "GET https://x/cb?access_token=%5BREDACTED%5D failed"
     /// ```
-    public func redact(text: String) -> String {
+    func redact(text: String) -> String {
         var ignored = SecretCollector(minimumLength: .max)
         return redact(text: text, collecting: &ignored)
     }
@@ -24,7 +24,7 @@ package extension RedactionPolicy {
     /// replaced by its redacted form, every other URL and auth-scheme credential redacted by name, and the secret
     /// values found in all of them (the URL's password and tokens) scrubbed by value in all their encodings. The
     /// CLI passes every line it prints about a request through here, as the recorder does what it stores.
-    public func redact(text: String, about url: String) -> String {
+    func redact(text: String, about url: String) -> String {
         var secrets = SecretCollector(minimumLength: minimumScrubLength)
         for value in secretValues { secrets.add(value) }
         let redactedURL = redact(url: url, collecting: &secrets)
@@ -34,7 +34,7 @@ package extension RedactionPolicy {
         return scrubber.scrub(named)
     }
 
-    package func redact(text: String, collecting secrets: inout SecretCollector) -> String {
+    func redact(text: String, collecting secrets: inout SecretCollector) -> String {
         guard text.utf8.contains(UInt8(ascii: "?")) || Self.containsScheme(text) || Self.hasAuthScheme(text) else { return text }
         let urls = redactURLs(inText: text, redirectTarget: false, collecting: &secrets)
         return redactAuthSchemes(inText: urls, collecting: &secrets)
@@ -42,7 +42,7 @@ package extension RedactionPolicy {
 
     /// A header value that was not redacted by name: URLs in it redacted (a `Location`, `Content-Location` or
     /// `Refresh` target is a redirect target: its OAuth `code` is a credential), and a relative `Location` too.
-    package func redact(headerValue value: String, name: String, collecting secrets: inout SecretCollector) -> String {
+    func redact(headerValue value: String, name: String, collecting secrets: inout SecretCollector) -> String {
         let mayHoldTarget = value.utf8.contains { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") || $0 == UInt8(ascii: "@") }
         guard mayHoldTarget || Self.hasAuthScheme(value) else { return value }
         let normalized = RedactionNames.normalized(name)
@@ -59,7 +59,7 @@ package extension RedactionPolicy {
 
     /// A body as text: the URLs and auth-scheme credentials in it redacted; `nil` when nothing changed or the body
     /// is not UTF-8.
-    package func redactText(body: Data, collecting secrets: inout SecretCollector) -> Data? {
+    func redactText(body: Data, collecting secrets: inout SecretCollector) -> Data? {
         guard Self.mayHoldURLOrScheme(body), let text = String(data: body, encoding: .utf8) else { return nil }
         let redacted = redact(text: text, collecting: &secrets)
         return redacted == text ? nil : Data(redacted.utf8)
@@ -67,7 +67,7 @@ package extension RedactionPolicy {
 
     // MARK: URLs in text
 
-    package static func containsScheme(_ text: String) -> Bool {
+    static func containsScheme(_ text: String) -> Bool {
         var text = text
         return text.withUTF8 { schemeSeparator(in: $0, from: 0) != nil }
     }
@@ -179,7 +179,7 @@ package extension RedactionPolicy {
 
     /// An absolute URL's password, query and fragment redacted on its raw text (no parsing: a URL quoted in
     /// text may be one `URLComponents` refuses).
-    package func redactURLParts(_ url: String, redirectTarget: Bool, collecting secrets: inout SecretCollector) -> String {
+    func redactURLParts(_ url: String, redirectTarget: Bool, collecting secrets: inout SecretCollector) -> String {
         guard let separator = url.range(of: "://") else { return redactURLTail(url, redirectTarget: redirectTarget, collecting: &secrets) }
         let authorityStart = separator.upperBound
         let authorityEnd = url[authorityStart...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? url.endIndex
@@ -202,7 +202,7 @@ package extension RedactionPolicy {
     }
 
     /// A path with its query and fragment (`/cb?code=…#access_token=…`): both redacted as form text by name.
-    package func redactURLTail(_ tail: String, redirectTarget: Bool, collecting secrets: inout SecretCollector) -> String {
+    func redactURLTail(_ tail: String, redirectTarget: Bool, collecting secrets: inout SecretCollector) -> String {
         let hash = tail.firstIndex(of: "#")
         var head = String(tail[..<(hash ?? tail.endIndex)])
         if let question = head.firstIndex(of: "?") {
