@@ -41,9 +41,10 @@ extension URLSessionConfiguration {
 /// loaded whole before the app's session sees it (one request, one inner data task), so progress delegates see
 /// it arrive at once. Redirects are followed by the inner session and recorded as the final response.
 ///
-/// Platforms: on Linux's FoundationNetworking its test currently crashes the process (DECISIONS 256; disabled, not
-/// yet diagnosed). On
-/// Apple platforms the same code compiles and runs through Foundation's URL loading system; Pulse-style task
+/// Cancelling the app's task cancels the inner request, and the exchange is recorded as cancelled.
+///
+/// Platforms: tested on Linux's FoundationNetworking (which calls `startLoading` on a queue the inner session's
+/// work queue targets, so the inner task starts from another queue: DECISIONS 256). On Apple platforms the same code compiles and runs through Foundation's URL loading system; Pulse-style task
 /// delegate proxies (metrics, per-task delegates) are not provided (DECISIONS 256).
 public final class LoupeURLProtocol: URLProtocol {
 
@@ -79,7 +80,10 @@ public final class LoupeURLProtocol: URLProtocol {
         }
     }
 
-    private let loading = Mutex<URLSessionDataTask?>(nil)
+    private let loading = Mutex<InnerLoad?>(nil)
+    /// Set by `stopLoading`: the app's task is gone from its session, and FoundationNetworking traps if its client
+    /// hears of it again.
+    fileprivate let stopped = Atomic<Bool>(false)
 
     public override class func canInit(with request: URLRequest) -> Bool {
         guard let scheme = request.url?.scheme?.lowercased() else { return false }
@@ -106,9 +110,11 @@ public final class LoupeURLProtocol: URLProtocol {
         let exchange = registered.recording.start(
             operation: Client.operationName(head), request: head, requestBody: outgoing.httpBody)
         let loader = Loader(self)
-        let task = registered.session.dataTask(with: outgoing) { data, response, error in
+        let load = InnerLoad(session: registered.session, request: outgoing) { data, response, error in
             if let error {
-                exchange.finish(response: nil, body: nil, error: error)
+                // The app's task was cancelled (stopLoading cancelled this one): recorded as cancelled, not failed.
+                let cancelled = (error as? URLError)?.code == .cancelled
+                exchange.finish(response: nil, body: nil, error: cancelled ? CancellationError() : error)
                 loader.fail(error)
                 return
             }
@@ -124,16 +130,69 @@ public final class LoupeURLProtocol: URLProtocol {
                             bodySize: body.count > cap ? body.count : nil)
             loader.deliver(http, body: body)
         }
-        loading.withLock { $0 = task }
-        task.resume()
+        loading.withLock { $0 = load }
+        // Not on this queue: FoundationNetworking calls `startLoading` on a queue that every session's work queue
+        // targets, and the inner session's `dataTask`/`resume` wait on their own work queue: started from here,
+        // they waited on the queue they ran on (`__DISPATCH_WAIT_FOR_QUEUE__`).
+        DispatchQueue.global().async { load.start() }
     }
 
     public override func stopLoading() {
-        let task = loading.withLock { task in
-            defer { task = nil }
+        stopped.store(true, ordering: .sequentiallyConsistent)
+        let load = loading.withLock { load in
+            defer { load = nil }
+            return load
+        }
+        // Off this queue for the same reason as `startLoading`.
+        if let load { DispatchQueue.global().async { load.cancel() } }
+    }
+}
+
+/// The inner session's task for one request, started and cancelled off the loading system's queue; a cancel that
+/// comes first means it never starts.
+private final class InnerLoad: Sendable {
+    private enum State {
+        case waiting
+        case running(URLSessionDataTask)
+        case cancelled
+    }
+
+    private let session: URLSession
+    private let request: URLRequest
+    private let completion: @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    // URLSessionDataTask is not Sendable in FoundationNetworking's declarations but is documented thread-safe
+    // (resume and cancel may be called from any thread); the mutex orders start against cancel.
+    private let state = Mutex<State>(.waiting)
+
+    init(session: URLSession, request: URLRequest,
+         completion: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void) {
+        self.session = session
+        self.request = request
+        self.completion = completion
+    }
+
+    func start() {
+        let task: URLSessionDataTask? = state.withLock { state in
+            guard case .waiting = state else { return nil }
+            let task = session.dataTask(with: request, completionHandler: completion)
+            state = .running(task)
             return task
         }
+        task?.resume()
+    }
+
+    func cancel() {
+        let (task, wasWaiting): (URLSessionDataTask?, Bool) = state.withLock { state in
+            defer { state = .cancelled }
+            switch state {
+            case .running(let task): return (task, false)
+            case .waiting: return (nil, true)
+            case .cancelled: return (nil, false)
+            }
+        }
         task?.cancel()
+        // Never started: the exchange still ends, as cancelled.
+        if wasWaiting { completion(nil, nil, URLError(.cancelled)) }
     }
 }
 
@@ -147,10 +206,12 @@ private struct Loader: @unchecked Sendable {
     init(_ owner: LoupeURLProtocol) { self.owner = owner }
 
     func fail(_ error: any Error) {
+        guard !owner.stopped.load(ordering: .sequentiallyConsistent) else { return }
         owner.client?.urlProtocol(owner, didFailWithError: error)
     }
 
     func deliver(_ response: HTTPURLResponse, body: Data) {
+        guard !owner.stopped.load(ordering: .sequentiallyConsistent) else { return }
         owner.client?.urlProtocol(owner, didReceive: response, cacheStoragePolicy: .notAllowed)
         if !body.isEmpty { owner.client?.urlProtocol(owner, didLoad: body) }
         owner.client?.urlProtocolDidFinishLoading(owner)

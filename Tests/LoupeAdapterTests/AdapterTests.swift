@@ -184,9 +184,9 @@ func exchanges(_ store: SQLiteTraceStore) throws -> [TraceExchange] {
     }
 }
 
-// Disabled: on FoundationNetworking this test crashed the test process (a dispatch_sync on the queue it runs on,
-// __DISPATCH_WAIT_FOR_QUEUE__) when it was first run, minutes before the session ended; not yet diagnosed.
-@Suite(.serialized, .disabled("LoupeURLProtocol crashes FoundationNetworking's loader here: not yet diagnosed"))
+// On FoundationNetworking these crashed the process (a dispatch_sync on the queue it ran on,
+// __DISPATCH_WAIT_FOR_QUEUE__) until the inner task was started off the loading system's queue (DECISIONS 256).
+@Suite(.serialized)
 struct URLSessionAdapterTests {
     @Test func aSessionConfiguredToRecordIsRecordedWithSecretsRedacted() async throws {
         try await withRecorder { url, inspector in
@@ -214,5 +214,43 @@ struct URLSessionAdapterTests {
             #expect(text(recorded[1].responseBody).contains("no such user"))
             try expectNoSecret(in: file)
         }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func cancellingTheAppsTaskCancelsTheRequestAndRecordsItCancelled() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-urlsession-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let accessLog = folder.appendingPathComponent("access.log").path
+        let server = try await FlakyAPI.start(port: 0, accessLog: accessLog)
+        let store = try SQLiteTraceStore(path: folder.appendingPathComponent("traces.sqlite").path)
+        let inspector = NetworkTraceInspector(store: store)
+        let session = URLSession(configuration: URLSessionConfiguration.ephemeral.recorded(by: inspector))
+        defer { session.invalidateAndCancel() }
+        let (answers, answer) = AsyncStream<(any Error)?>.makeStream()
+        // The server holds this for 10 s: only a cancelled inner request ends it sooner.
+        let task = session.dataTask(with: server.baseURL.appendingPathComponent("slow").appending(queryItems: [
+            URLQueryItem(name: "ms", value: "10000")])) { _, _, error in answer.yield(error) }
+        task.resume()
+        while (try? String(contentsOfFile: accessLog, encoding: .utf8))?.contains("GET /slow") != true {
+            try await Task.sleep(for: .milliseconds(10))  // polling for the server's access log line, not a delay
+        }
+        let clock = ContinuousClock()
+        let cancelledAt = clock.now
+        task.cancel()
+        var iterator = answers.makeAsyncIterator()
+        let error = await iterator.next() ?? nil
+        #expect((error as? URLError)?.code == .cancelled)
+        while try store.count() == 0 {
+            #expect(clock.now - cancelledAt < .seconds(9), "the inner request ran on after the app's task was cancelled")
+            if clock.now - cancelledAt >= .seconds(9) { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        await inspector.shutdown()
+        await server.stop()
+        let recorded = try exchanges(store)
+        #expect(recorded.map(\.operation) == ["GET /slow"])
+        #expect(recorded.first?.outcome == .cancelled)
+        #expect(recorded.first?.status == nil)
     }
 }

@@ -14,7 +14,7 @@ guard arguments.count == 3, let server = URL(string: arguments[1]) else {
 }
 let inspector = NetworkTraceInspector(store: try SQLiteTraceStore(path: arguments[2]))
 
-// URLSession (Apple platforms; on Linux's FoundationNetworking this is not yet working, see LoupeURLSession's docs):
+// URLSession (Apple platforms and Linux's FoundationNetworking; limits in LoupeURLSession's docs):
 let session = URLSession(configuration: URLSessionConfiguration.ephemeral.recorded(by: inspector))
 let (data, response) = try await session.data(from: server.appendingPathComponent("users"))
 print("GET /users: \((response as? HTTPURLResponse)?.statusCode ?? 0), \(data.count) bytes")
