@@ -1,5 +1,10 @@
 // swift-tools-version: 6.1
+import Foundation
 import PackageDescription
+
+// SwiftPM names a package depended on by path after its folder, so Loupe's products are found under the name of
+// the folder this checkout is in (`Loupe`, `main`, or whatever a clone was called), not a fixed "Loupe".
+let loupe = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
 
 // Loupe's three adapters as a user builds them: one package that depends on Loupe by path, with one executable per
 // networking stack. One package, not three: each package compiles SwiftNIO, AsyncHTTPClient and GRDB again in its
@@ -27,10 +32,10 @@ let package = Package(
             name: "OpenAPIExample",
             dependencies: [
                 "DemoAPI",
-                .product(name: "Loupe", package: "Loupe"),
-                .product(name: "LoupeAsyncHTTPClient", package: "Loupe"),
-                .product(name: "LoupeOpenAPI", package: "Loupe"),
-                .product(name: "LoupeTrace", package: "Loupe"),
+                .product(name: "Loupe", package: loupe),
+                .product(name: "LoupeAsyncHTTPClient", package: loupe),
+                .product(name: "LoupeOpenAPI", package: loupe),
+                .product(name: "LoupeTrace", package: loupe),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
             ]
@@ -39,9 +44,9 @@ let package = Package(
         .executableTarget(
             name: "AsyncHTTPClientExample",
             dependencies: [
-                .product(name: "Loupe", package: "Loupe"),
-                .product(name: "LoupeAsyncHTTPClient", package: "Loupe"),
-                .product(name: "LoupeTrace", package: "Loupe"),
+                .product(name: "Loupe", package: loupe),
+                .product(name: "LoupeAsyncHTTPClient", package: loupe),
+                .product(name: "LoupeTrace", package: loupe),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
@@ -49,9 +54,9 @@ let package = Package(
         .executableTarget(
             name: "URLSessionExample",
             dependencies: [
-                .product(name: "Loupe", package: "Loupe"),
-                .product(name: "LoupeURLSession", package: "Loupe"),
-                .product(name: "LoupeTrace", package: "Loupe"),
+                .product(name: "Loupe", package: loupe),
+                .product(name: "LoupeURLSession", package: loupe),
+                .product(name: "LoupeTrace", package: loupe),
             ]
         ),
     ]
