@@ -18,6 +18,7 @@ import OpenAPIRuntime
 /// to the end or dropped it.
 public struct LoupeRecordingMiddleware: OpenAPIRuntime.ClientMiddleware {
     let recording: AdapterRecording
+    private let baseURLs = BaseURLCache()
 
     /// Records into `recorder`, capping bodies at its body cap.
     public init(recorder: NetworkTraceInspector) {
@@ -39,7 +40,7 @@ public struct LoupeRecordingMiddleware: OpenAPIRuntime.ClientMiddleware {
         let cap = recording.bodyCap
         let (requestBytes, outgoing) = try await OpenAPIRequest.smallBody(body, cap: cap)
         let exchange = recording.start(
-            operation: operationID, request: OpenAPIRequest.absolute(request, baseURL: baseURL),
+            operation: operationID, request: OpenAPIRequest.absolute(request, baseURL: baseURL, cache: baseURLs),
             requestBody: requestBytes.map { Data($0) })
         let response: HTTPResponse
         let responseBody: HTTPBody?

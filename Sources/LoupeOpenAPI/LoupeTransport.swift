@@ -25,6 +25,7 @@ public struct LoupeTransport: OpenAPIRuntime.ClientTransport {
     /// XML or text type (`application/octet-stream`, `text/event-stream` streams; a JSON API's calls are collected,
     /// which is cheaper per call).
     public var streamsResponse: @Sendable (HTTPRequest) -> Bool
+    private let baseURLs = BaseURLCache()
 
     public init(
         client: Loupe.Client, maxBufferedRequestBody: Int = 1 << 20,
@@ -45,7 +46,7 @@ public struct LoupeTransport: OpenAPIRuntime.ClientTransport {
     public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (
         HTTPResponse, HTTPBody?
     ) {
-        let absolute = OpenAPIRequest.absolute(request, baseURL: baseURL)
+        let absolute = OpenAPIRequest.absolute(request, baseURL: baseURL, cache: baseURLs)
         let options = RequestOptions(operation: operationID)
         let (bytes, rest) = try await OpenAPIRequest.smallBody(body, cap: maxBufferedRequestBody)
         let outgoing: RequestBody?

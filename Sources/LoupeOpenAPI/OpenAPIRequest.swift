@@ -1,21 +1,19 @@
 import Foundation
 import HTTPTypes
 import OpenAPIRuntime
+import Synchronization
 
 /// A generated client's request made absolute: swift-openapi-runtime hands transports and middleware a request
 /// whose path is relative to `baseURL` and whose scheme and authority are unset.
 enum OpenAPIRequest {
     /// `request` with the scheme, authority and path prefix of `baseURL`; its fields are the same storage (no
     /// conversion: both sides speak swift-http-types).
-    static func absolute(_ request: HTTPRequest, baseURL: URL) -> HTTPRequest {
+    static func absolute(_ request: HTTPRequest, baseURL: URL, cache: BaseURLCache? = nil) -> HTTPRequest {
+        let parts = cache?.parts(of: baseURL) ?? BaseURLCache.Parts(baseURL)
         var absolute = request
-        absolute.scheme = baseURL.scheme
-        if let host = baseURL.host {
-            absolute.authority = baseURL.port.map { "\(host):\($0)" } ?? host
-        }
-        var prefix = baseURL.path
-        if prefix.hasSuffix("/") { prefix.removeLast() }
-        if !prefix.isEmpty { absolute.path = prefix + (request.path ?? "") }
+        absolute.scheme = parts.scheme
+        if let authority = parts.authority { absolute.authority = authority }
+        if !parts.prefix.isEmpty { absolute.path = parts.prefix + (request.path ?? "") }
         return absolute
     }
 
@@ -26,5 +24,35 @@ enum OpenAPIRequest {
         guard let body, case .known(let length) = body.length, length <= cap else { return (nil, body) }
         let bytes = try await HTTPBody.ByteChunk(collecting: body, upTo: cap)
         return (bytes, body.iterationBehavior == .multiple ? body : HTTPBody(bytes))
+    }
+}
+
+/// The scheme, authority and path prefix of the last `baseURL` an adapter saw: a generated client passes the same
+/// one on every call, and reading them from `URL` each time cost about 0.7 µs a request (perf, AdapterProfile).
+final class BaseURLCache: Sendable {
+    struct Parts: Sendable {
+        let key: String
+        let scheme: String?
+        let authority: String?
+        let prefix: String
+
+        init(_ baseURL: URL) {
+            key = baseURL.absoluteString
+            scheme = baseURL.scheme
+            authority = baseURL.host.map { host in baseURL.port.map { "\(host):\($0)" } ?? host }
+            var prefix = baseURL.path
+            if prefix.hasSuffix("/") { prefix.removeLast() }
+            self.prefix = prefix
+        }
+    }
+
+    private let last = Mutex<Parts?>(nil)
+
+    func parts(of baseURL: URL) -> Parts {
+        let key = baseURL.absoluteString
+        if let cached = last.withLock({ $0 }), cached.key == key { return cached }
+        let parts = Parts(baseURL)
+        last.withLock { $0 = parts }
+        return parts
     }
 }
