@@ -36,10 +36,10 @@ struct CannedOpenAPITransport: OpenAPIRuntime.ClientTransport {
     }
 }
 
-/// The loop runs off the main actor, as an app's networking code does: top-level code is main-actor isolated, and
+/// The loop runs off the main actor (as in LoupeProfile), as an app's networking code does: top-level code is main-actor isolated, and
 /// every nonisolated `await` from it would hop to the global executor and back, which is the driver's cost, not
 /// the adapter's (it was most of the difference between the modes: perf showed the time in task switches).
-nonisolated func profile(mode: String, count: Int) async throws -> Int {
+@concurrent func profile(mode: String, count: Int) async throws -> Int {
     var bytes = 0
     let base = URL(string: "http://127.0.0.1:8080")!
     let json = #"{"id":1,"name":"Ada","active":true}"#
