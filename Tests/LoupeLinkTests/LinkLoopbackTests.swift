@@ -84,7 +84,7 @@ import Testing
     /// Polls `condition` for up to `seconds` (these tests cross real sockets). 60 s, not 10: inside the whole suite
     /// (238 suites started at once on 2 cores) the link's task and this poll wait their turn on the cooperative pool,
     /// and a 10 s deadline expired there (seen twice in four runs) while each suite alone passes in about 1 s.
-    static func eventually(_ seconds: Double = 60, _ condition: () throws -> Bool) async rethrows -> Bool {
+    static func eventually(_ seconds: Double = 120, _ condition: () throws -> Bool) async rethrows -> Bool {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while ContinuousClock.now < deadline {
             if try condition() { return true }
@@ -101,7 +101,7 @@ import Testing
         let link = try LoupeLink(try harness.link(), configuration: Self.configuration(logs))
         let sent = Self.exchanges(300)
         for chunk in stride(from: 0, to: 300, by: 50) { link.forward(Array(sent[chunk..<chunk + 50])) }
-        #expect(await Self.eventually { link.counts.acknowledged == 300 })
+        #expect(await Self.eventually { link.counts.acknowledged == 300 }, "\(link.counts)")
         await link.finish()
         let stored = try harness.store.exchanges(matching: nil, limit: 1000)
         #expect(Set(stored.map(\.id)) == Set(sent.map(\.id)))
