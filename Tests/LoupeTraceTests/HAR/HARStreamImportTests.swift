@@ -196,7 +196,9 @@ struct HARStreamImportTests {
     /// The reader skips keys eight bytes to a step: what it must stop at is found at any offset of a word.
     @Test("a bad byte, a control character or an escape at any offset of a long key: as JSONDecoder")
     func longKeys() {
-        for bad: [UInt8] in [[0xFF], [0xED, 0xA0, 0x80], [0x01], [0x1F], [0xC3, 0xA9], [0x5C, 0x22], [0x5C, 0x5C], [0x7F]] {
+        // `\s`, `\x` and `\0` are escapes JSON does not have: the mutated-HAR property test found `"ve\sion"` passed.
+        for bad: [UInt8] in [[0xFF], [0xED, 0xA0, 0x80], [0x01], [0x1F], [0xC3, 0xA9], [0x5C, 0x22], [0x5C, 0x5C], [0x7F],
+                             [0x5C, 0x73], [0x5C, 0x78], [0x5C, 0x30]] {
             for offset in 0..<20 {
                 let key = Data(repeating: UInt8(ascii: "k"), count: offset) + Data(bad) + Data("tail-of-a-long-key".utf8)
                 for data in [Data(#"{"log": {""#.utf8) + key + Data(#"": 1, "entries": [], "version": "1.2"}}"#.utf8),
