@@ -29,6 +29,31 @@ package enum JSONByteScan {
         return index
     }
 
+    /// The index of the first `"` at or after `start`, or of the first `"` or `\` when `orBackslash`;
+    /// `bytes.count` if none. What a reader that does not check a string's contents stops at: control characters
+    /// and non-ASCII bytes need no test, which saves three operations a word on the hottest loop of the tokenizer.
+    @inlinable @inline(__always)
+    package static func firstQuote(in bytes: UnsafeBufferPointer<UInt8>, from start: Int, orBackslash: Bool) -> Int {
+        guard let base = bytes.baseAddress else { return bytes.count }
+        let raw = UnsafeRawPointer(base)
+        let count = bytes.count
+        var index = start
+        while index + 8 <= count {
+            let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            let quote = word ^ (ones &* 0x22)
+            var mask = (quote &- ones) & ~quote
+            if orBackslash {
+                let backslash = word ^ (ones &* 0x5C)
+                mask |= (backslash &- ones) & ~backslash
+            }
+            mask &= highs
+            if mask != 0 { return index + mask.trailingZeroBitCount >> 3 }
+            index += 8
+        }
+        while index < count, bytes[index] != 0x22, !orBackslash || bytes[index] != 0x5C { index += 1 }
+        return index
+    }
+
     /// Copies `bytes` from `start` on to `destination` up to the first byte ``firstStop(in:from:orNonASCII:)``
     /// stops at, and returns that byte's index (`bytes.count` if none): the bytes before it are copied, it is not.
     /// Scanning and copying in the same step saves a copy call per run, and JSON text escapes a quote every few
