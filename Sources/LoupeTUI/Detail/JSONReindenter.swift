@@ -1,5 +1,5 @@
 import Foundation
-import LoupeTrace
+@_spi(JSON) import LoupeTrace
 
 /// Re-indents JSON text token by token, so every value reads exactly as it was sent.
 ///

@@ -16,14 +16,14 @@
 /// unescaped quote, `\` escapes the byte after it and `\u` needs four more bytes that are not quotes; a number is
 /// a `-` or digit and every following digit, `.`, `+`, `-`, `e` or `E` (``numberVerdict(_:)`` checks RFC 8259's
 /// grammar for the consumers that want it); `true`, `false` and `null` are literals.
-package struct JSONTokenizer {
+@_spi(JSON) public struct JSONTokenizer {
     /// The text.
-    package let bytes: UnsafeBufferPointer<UInt8>
+    public let bytes: UnsafeBufferPointer<UInt8>
     /// The offset of the next byte to read.
-    package var position: Int
+    public var position: Int
 
     @inlinable
-    package init(_ bytes: UnsafeBufferPointer<UInt8>, from position: Int = 0) {
+    public init(_ bytes: UnsafeBufferPointer<UInt8>, from position: Int = 0) {
         self.bytes = bytes
         self.position = position
     }
@@ -34,21 +34,21 @@ package struct JSONTokenizer {
     /// that is not an integer) out of line: each consumer's loop then compares bytes in place, as the hand-written
     /// scanners it replaced did, instead of calling a function and returning a token through memory per token.
     @inlinable @inline(__always)
-    package mutating func next() -> JSONToken { token(strict: false) }
+    public mutating func next() -> JSONToken { token(strict: false) }
 
     /// ``next()`` with strings read as RFC 8259 has them, for a reader that refuses what it does not (the diff's
     /// parser): a string holding a raw control character, malformed UTF-8 (Unicode's table 3-7) or a `\u` whose
     /// four bytes hold a quote is an ``JSONToken/Kind/invalid`` token from its opening quote to the byte at fault,
     /// so a string is read once, not once here and once again to check it.
     @inlinable @inline(__always)
-    package mutating func nextStrict() -> JSONToken { token(strict: true) }
+    public mutating func nextStrict() -> JSONToken { token(strict: true) }
 
     /// The next string token, every token before it skipped, or ``JSONToken/Kind/end``: for a consumer that only
     /// wants strings (the field redactor's keys). No other token holds a quote (a number or a literal stops at
     /// one, an invalid token is one byte or a misspelt literal's letters), so this is the next `"`, found eight
     /// bytes a step, read as ``next()`` reads a string.
     @inlinable @inline(__always)
-    package mutating func nextString() -> JSONToken {
+    public mutating func nextString() -> JSONToken {
         let quote = JSONByteScan.firstQuote(in: bytes, from: position, orBackslash: false)
         guard quote < bytes.count else {
             position = bytes.count
@@ -177,7 +177,7 @@ package struct JSONTokenizer {
     /// `numberVerdict(_:)` of a number token this tokenizer returned: one of digits alone
     /// (``JSONToken/isPlain``) is judged from its first two bytes, the rest by the grammar's state machine.
     @inlinable @inline(__always)
-    package func numberVerdict(_ token: JSONToken) -> NumberVerdict {
+    public func numberVerdict(_ token: JSONToken) -> NumberVerdict {
         if token.isPlain {
             let first = bytes[token.start]
             let length = token.end - token.start
@@ -195,7 +195,7 @@ package struct JSONTokenizer {
 
     /// The offset of the first byte at or after `start` that is not whitespace (`bytes.count` if none).
     @inlinable
-    package static func skipWhitespace(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+    public static func skipWhitespace(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
         var index = start
         let count = bytes.count
         while index < count {
@@ -208,7 +208,7 @@ package struct JSONTokenizer {
 
     /// Where a number's bytes end: the first byte from `start` on that is not a digit, `.`, `+`, `-`, `e` or `E`.
     @inlinable
-    package static func numberEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+    public static func numberEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
         var index = start
         let count = bytes.count
         while index < count {
@@ -221,7 +221,7 @@ package struct JSONTokenizer {
     }
 
     /// Why ``scanString(_:from:validatingUTF8:)`` stopped.
-    package enum StringStop: Sendable, Equatable {
+    public enum StringStop: Sendable, Equatable {
         /// At the closing quote: the index is just past it.
         case closed
         /// The text ends inside the string: the index is where reading can resume once there are more bytes (the
@@ -238,7 +238,7 @@ package struct JSONTokenizer {
     /// Reads a string's contents from `start` (just past its opening quote, or where an earlier call stopped
     /// `.cut`) to its closing quote. `validatingUTF8` stops at raw control characters and malformed UTF-8 too.
     @inlinable
-    package static func scanString(
+    public static func scanString(
         _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, validatingUTF8: Bool = false
     ) -> (index: Int, stop: StringStop) {
         let scan = Self.scan(bytes, from: start, validatingUTF8: validatingUTF8, resumingBadEscape: false)
@@ -286,7 +286,7 @@ package struct JSONTokenizer {
                 return (index, .control, escaped)
             } else {
                 // ≥ 0x80, only stopped at when validating.
-                let length = UTF8Validation.sequenceLength(bytes, at: index)
+                let length = sequenceLength(bytes, at: index)
                 if length > 0 {
                     index += length
                 } else {
@@ -296,10 +296,17 @@ package struct JSONTokenizer {
         }
     }
 
+    /// ``UTF8Validation/sequenceLength(_:at:)``, reachable from the inlined loop (which may only call what is
+    /// public or `@usableFromInline`).
+    @usableFromInline
+    static func sequenceLength(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Int {
+        UTF8Validation.sequenceLength(bytes, at: index)
+    }
+
     /// Whether a number token's bytes (``numberEnd(_:from:)``'s lax run) follow RFC 8259's grammar,
     /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, or are a beginning of one (a body cut short).
     @inlinable
-    package static func numberVerdict(_ token: UnsafeBufferPointer<UInt8>) -> NumberVerdict {
+    public static func numberVerdict(_ token: UnsafeBufferPointer<UInt8>) -> NumberVerdict {
         // Most numbers are plain integers: digits without a leading zero, checked without the state machine.
         guard let first = token.first else { return .prefix }
         if first != 0x30 || token.count == 1 {
@@ -340,7 +347,7 @@ package struct JSONTokenizer {
     private enum NumberState { case start, minus, zero, integer, dot, fraction, exponent, exponentSign, exponentDigits }
 
     /// What ``numberVerdict(_:)`` found.
-    package enum NumberVerdict: Sendable, Equatable {
+    public enum NumberVerdict: Sendable, Equatable {
         /// A whole number.
         case valid
         /// Not a number yet, but more bytes could make it one (`-`, `1.`, `2e+`): a body cut short.
@@ -350,8 +357,8 @@ package struct JSONTokenizer {
 }
 
 /// One token: its kind and where its bytes are (`start..<end` of the tokenizer's bytes).
-package struct JSONToken: Sendable, Equatable {
-    package enum Kind: UInt8, Sendable {
+@_spi(JSON) public struct JSONToken: Sendable, Equatable {
+    public enum Kind: UInt8, Sendable {
         case beginObject, endObject, beginArray, endArray, comma, colon
         /// Quotes included.
         case string
@@ -365,18 +372,18 @@ package struct JSONToken: Sendable, Equatable {
         case end
     }
 
-    package var kind: Kind
-    package var start: Int
-    package var end: Int
+    public var kind: Kind
+    public var start: Int
+    public var end: Int
     /// The text ends inside this token: a string with no closing quote, a literal's beginning, a number that may
     /// go on.
-    package var isCut: Bool
+    public var isCut: Bool
     /// A string without a backslash (its contents are its bytes), or a number of digits alone after its first
     /// byte (no fraction, no exponent): what lets a consumer skip a second look at it.
-    package var isPlain: Bool
+    public var isPlain: Bool
 
     @inlinable
-    package init(_ kind: Kind, _ start: Int, _ end: Int, cut: Bool = false, plain: Bool = false) {
+    public init(_ kind: Kind, _ start: Int, _ end: Int, cut: Bool = false, plain: Bool = false) {
         self.kind = kind
         self.start = start
         self.end = end

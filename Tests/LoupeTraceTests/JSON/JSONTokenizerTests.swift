@@ -1,5 +1,5 @@
 import Foundation
-@testable import LoupeTrace
+@_spi(JSON) @testable import LoupeTrace
 import Testing
 
 /// The one JSON tokenizer (DECISIONS 210–219): offsets out, never a failure, never recursion.
