@@ -4,11 +4,6 @@ import PackageDescription
 // A separate package so the root package (and its users) never pull in package-benchmark or jemalloc.
 // Run from this folder:
 //   swift package --allow-writing-to-package-directory benchmark --format markdown
-import Foundation
-
-/// The `-package-name` SwiftPM passes when it compiles the modules of the `..` dependency (Loupe).
-let loupePackageName = String(URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .lastPathComponent.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "_" })
 
 let package = Package(
     name: "LoupeBenchmarks",
@@ -117,12 +112,9 @@ let package = Package(
                 .product(name: "LoupeReplay", package: "Loupe"),
                 .product(name: "LoupeTUI", package: "Loupe"),
             ],
-            path: "Tools/JSONWorkloads",
-            packageAccess: false,
-            // The workloads call `package` API (the diff's parser, the detail view's tabs), which only modules of
-            // Loupe's own package may: this one joins it under the name SwiftPM gives Loupe's modules (the root
-            // folder's name, lowercased, `-` and `.` as `_`). Measurement only, never built by users.
-            swiftSettings: [.unsafeFlags(["-package-name", loupePackageName])]
+            // The diff's parser and the detail view's tabs are `package` API: the workloads reach them through
+            // the small `@_spi(Benchmarks)` entry points of LoupeReplay and LoupeTUI (DECISIONS 217).
+            path: "Tools/JSONWorkloads"
         ),
         // A plain request loop to run under `perf record` (the benchmark runner only measures under its plugin).
         .executableTarget(

@@ -1,7 +1,7 @@
 import Foundation
 import LoupeFormats
-import LoupeReplay
-import LoupeTUI
+@_spi(Benchmarks) import LoupeReplay
+@_spi(Benchmarks) import LoupeTUI
 import LoupeTrace
 
 // The four users of the JSON tokenizer (DECISIONS 210–219), each doing its work ROUNDS times on the same bodies,
@@ -66,22 +66,14 @@ case "redact":
 case "diff":
     let old = body(256 << 10, seed: 1), new = body(256 << 10, seed: 2)
     for _ in 0..<rounds {
-        sink += JSONParser.parse(old) == nil ? 0 : 1
-        sink += JSONParser.parse(new) == nil ? 0 : 1
+        sink += ReplayBenchmarks.diffParses(old) ? 1 : 0
+        sink += ReplayBenchmarks.diffParses(new) ? 1 : 0
     }
 case "detail", "search":
     // The Response tab of a 1 MiB JSON body: its layout and the lines a screen shows (detail), or the text of
     // every line, as a search through the body reads it (search).
     let exchange = exchanges(1, bodySize: 1 << 20)[0]
-    let tabs = DetailTabs(exchange: exchange, calendar: Calendar(identifier: .gregorian))
-    for _ in 0..<rounds {
-        let lines = tabs.lines(.response, bodyView: .pretty, width: 120)
-        if workload == "detail" {
-            for line in lines.prefix(40) { sink += line.spans.count }
-        } else {
-            for line in lines { sink += line.text.utf8.count }
-        }
-    }
+    sink += DetailBenchmarks.responseTab(of: exchange, rounds: rounds, everyLine: workload == "search")
 default:
     FileHandle.standardError.write(Data("json-workloads: unknown workload \(workload)\n".utf8))
     exit(2)

@@ -1,5 +1,5 @@
 import Foundation
-import LoupeTrace
+@_spi(JSON) import LoupeTrace
 
 /// The export's output: JSON bytes stored through a pointer into memory reserved ahead, laid out exactly as
 /// ``PrettyJSON`` lays them out (`JSONEncoder`'s `[.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]`).

@@ -1,5 +1,5 @@
 import Foundation
-import LoupeTrace
+@_spi(JSON) import LoupeTrace
 
 /// Skipping over JSON values by the rules of Foundation's `JSONDecoder` scanner, on the tokenizer's pieces
 /// (``JSONTokenizer``, DECISIONS 210–219) applied to the window, which checks structure but leaves

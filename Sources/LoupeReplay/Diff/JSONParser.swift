@@ -1,5 +1,5 @@
 import Foundation
-import LoupeTrace
+@_spi(JSON) import LoupeTrace
 
 /// Reads RFC 8259 JSON into a ``JSONValue``, keeping key order and number text: a consumer of the one
 /// ``JSONTokenizer`` (DECISIONS 210–219) that checks the strict grammar and builds values.
@@ -13,9 +13,14 @@ package struct JSONParser {
     package static let maximumDepth = 200
 
     /// An open container: an array's elements so far, or an object's members and the key awaiting its value.
-    private enum Frame {
-        case array([JSONValue])
-        case object(JSONObject, key: String?)
+    /// A struct changed in place on the stack (`stack[top].elements.append`): an enum payload would be moved out
+    /// and back per value, and an array that is not uniquely referenced while it is appended to is copied whole,
+    /// each time (DECISIONS 215).
+    private struct Frame {
+        let isObject: Bool
+        var elements: [JSONValue] = []
+        var object = JSONObject()
+        var key = ""
     }
 
     /// The document in `data`, or nil when it is not JSON (including trailing garbage and too deep nesting).
@@ -28,57 +33,63 @@ package struct JSONParser {
         }
     }
 
+    /// The strict tokens (``JSONTokenizer/nextStrict()``): a string token is well-formed UTF-8 without raw
+    /// control characters, so it is read once.
     private static func parse(_ tokens: JSONTokenizer) -> JSONValue? {
         var tokens = tokens
         var stack: [Frame] = []
+        // An array's first token, read to see whether the array is empty, and then the first element's.
+        var pending: JSONToken?
         while true {
             // A value is expected here: the document, an array's element, or an object's member after its key.
-            let token = tokens.next()
+            let token: JSONToken
+            if let first = pending {
+                token = first
+                pending = nil
+            } else {
+                token = tokens.nextStrict()
+            }
             var value: JSONValue
             switch token.kind {
             case .beginArray, .beginObject:
                 guard stack.count < maximumDepth else { return nil }
                 let isObject = token.kind == .beginObject
-                let first = tokens.next()
+                let first = tokens.nextStrict()
                 if first.kind == (isObject ? .endObject : .endArray) {
                     value = isObject ? .object(JSONObject()) : .array([])
                 } else if isObject {
                     guard let name = Self.key(first, &tokens) else { return nil }
-                    stack.append(.object(JSONObject(), key: name))
+                    stack.append(Frame(isObject: true, key: name))
                     continue
                 } else {
-                    stack.append(.array([]))
-                    tokens.position = first.start  // the first element, read as a value next
+                    stack.append(Frame(isObject: false))
+                    pending = first
                     continue
                 }
             default:
-                guard let leaf = Self.scalar(token, tokens.bytes) else { return nil }
+                guard let leaf = Self.scalar(token, tokens) else { return nil }
                 value = leaf
             }
             // Add the value to its container, then close every container it ends.
             closing: while true {
-                guard let frame = stack.popLast() else { return tokens.next().kind == .end ? value : nil }
-                let after = tokens.next()
-                switch frame {
-                case .array(var elements):
-                    elements.append(value)
+                let top = stack.count - 1
+                guard top >= 0 else { return tokens.nextStrict().kind == .end ? value : nil }
+                let after = tokens.nextStrict()
+                if stack[top].isObject {
+                    let key = stack[top].key
+                    stack[top].object[key] = value
                     if after.kind == .comma {
-                        stack.append(.array(elements))
-                        break closing
-                    }
-                    guard after.kind == .endArray else { return nil }
-                    value = .array(elements)
-                case .object(var object, let key?):
-                    object[key] = value
-                    if after.kind == .comma {
-                        guard let next = Self.key(tokens.next(), &tokens) else { return nil }
-                        stack.append(.object(object, key: next))
+                        guard let next = Self.key(tokens.nextStrict(), &tokens) else { return nil }
+                        stack[top].key = next
                         break closing
                     }
                     guard after.kind == .endObject else { return nil }
-                    value = .object(object)
-                case .object(_, key: nil):
-                    return nil
+                    value = .object(stack.removeLast().object)
+                } else {
+                    stack[top].elements.append(value)
+                    if after.kind == .comma { break closing }
+                    guard after.kind == .endArray else { return nil }
+                    value = .array(stack.removeLast().elements)
                 }
             }
         }
@@ -86,23 +97,24 @@ package struct JSONParser {
 
     /// An object's key (the string `token`) and the colon after it.
     private static func key(_ token: JSONToken, _ tokens: inout JSONTokenizer) -> String? {
-        guard token.kind == .string, let name = string(token, tokens.bytes), tokens.next().kind == .colon else { return nil }
+        guard token.kind == .string, let name = string(token, tokens.bytes), tokens.nextStrict().kind == .colon
+        else { return nil }
         return name
     }
 
     /// A string, number or literal token as a value; nil for anything else (including a string or literal cut short).
-    private static func scalar(_ token: JSONToken, _ bytes: UnsafeBufferPointer<UInt8>) -> JSONValue? {
+    private static func scalar(_ token: JSONToken, _ tokens: JSONTokenizer) -> JSONValue? {
         // A number at the end of the text is whole: the document ends there.
         guard !token.isCut || token.kind == .number else { return nil }
-        let text = UnsafeBufferPointer(rebasing: bytes[token.start..<token.end])
+        let bytes = tokens.bytes
         switch token.kind {
         case .string:
             return string(token, bytes).map(JSONValue.string)
         case .number:
-            guard JSONTokenizer.numberVerdict(text) == .valid else { return nil }
-            return .number(JSONNumber(String(decoding: text, as: UTF8.self)))
+            guard tokens.numberVerdict(token) == .valid else { return nil }
+            return .number(JSONNumber(String(decoding: UnsafeBufferPointer(rebasing: bytes[token.start..<token.end]), as: UTF8.self)))
         case .literal:
-            switch text.first {
+            switch bytes[token.start] {
             case UInt8(ascii: "t"): return .bool(true)
             case UInt8(ascii: "f"): return .bool(false)
             default: return .null
@@ -112,15 +124,12 @@ package struct JSONParser {
         }
     }
 
-    /// A string token's contents; nil on bad escapes, raw control characters or invalid UTF-8.
+    /// A strict string token's contents; nil on a bad escape.
     private static func string(_ token: JSONToken, _ bytes: UnsafeBufferPointer<UInt8>) -> String? {
         guard token.kind == .string, !token.isCut else { return nil }
-        // Checked again, strictly: the tokenizer's own pass lets control characters and any bytes through.
-        let strict = JSONTokenizer.scanString(bytes, from: token.start + 1, validatingUTF8: true)
-        guard strict.stop == .closed, strict.index == token.end else { return nil }
+        // Checked by the tokenizer's strict pass (no raw control characters, well-formed UTF-8).
         let contents = UnsafeBufferPointer(rebasing: bytes[(token.start + 1)..<(token.end - 1)])
-        guard contents.contains(UInt8(ascii: "\\")) else { return String(decoding: contents, as: UTF8.self) }
-        return unescaped(contents)
+        return token.isPlain ? String(decoding: contents, as: UTF8.self) : unescaped(contents)
     }
 
     /// Well-formed UTF-8 with escapes, resolved; nil on an escape JSON does not have.

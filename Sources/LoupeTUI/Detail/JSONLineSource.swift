@@ -1,5 +1,5 @@
 import Foundation
-import LoupeTrace
+@_spi(JSON) import LoupeTrace
 import LoupeFormats
 
 /// Builds the spans of one re-indented JSON line from where ``JSONReindenter`` found its tokens, reading them

@@ -1,4 +1,4 @@
-import LoupeTrace
+@_spi(JSON) import LoupeTrace
 
 /// RFC 8259's number grammar, `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, as the detail view asks it
 /// of one number token: the tokenizer's (`JSONTokenizer.numberVerdict`), in the view's own words.

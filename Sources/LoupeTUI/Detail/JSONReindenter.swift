@@ -1,5 +1,5 @@
 import Foundation
-import LoupeTrace
+@_spi(JSON) import LoupeTrace
 
 /// Re-indents JSON text token by token, so every value reads exactly as it was sent.
 ///
@@ -112,7 +112,7 @@ struct JSONReindenter {
                 if expectsKey { expect = .colon } else { valueDone() }
             case .number:
                 guard expectsValue else { return .invalid(offset: start) }
-                switch JSONTokenizer.numberVerdict(UnsafeBufferPointer(rebasing: bytes[start..<token.end])) {
+                switch tokens.numberVerdict(token) {
                 case .invalid:
                     return .invalid(offset: start)
                 case .prefix:

@@ -16,21 +16,49 @@
 /// unescaped quote, `\` escapes the byte after it and `\u` needs four more bytes that are not quotes; a number is
 /// a `-` or digit and every following digit, `.`, `+`, `-`, `e` or `E` (``numberVerdict(_:)`` checks RFC 8259's
 /// grammar for the consumers that want it); `true`, `false` and `null` are literals.
-package struct JSONTokenizer {
+@_spi(JSON) public struct JSONTokenizer {
     /// The text.
-    package let bytes: UnsafeBufferPointer<UInt8>
+    public let bytes: UnsafeBufferPointer<UInt8>
     /// The offset of the next byte to read.
-    package var position: Int
+    public var position: Int
 
     @inlinable
-    package init(_ bytes: UnsafeBufferPointer<UInt8>, from position: Int = 0) {
+    public init(_ bytes: UnsafeBufferPointer<UInt8>, from position: Int = 0) {
         self.bytes = bytes
         self.position = position
     }
 
     /// The next token after whitespace; ``JSONToken/Kind/end`` (empty, at `bytes.count`) when there is none.
-    @inlinable
-    package mutating func next() -> JSONToken {
+    ///
+    /// Always inlined, with the rare cases (a `\u` escape, a literal cut or misspelt, the grammar of a number
+    /// that is not an integer) out of line: each consumer's loop then compares bytes in place, as the hand-written
+    /// scanners it replaced did, instead of calling a function and returning a token through memory per token.
+    @inlinable @inline(__always)
+    public mutating func next() -> JSONToken { token(strict: false) }
+
+    /// ``next()`` with strings read as RFC 8259 has them, for a reader that refuses what it does not (the diff's
+    /// parser): a string holding a raw control character, malformed UTF-8 (Unicode's table 3-7) or a `\u` whose
+    /// four bytes hold a quote is an ``JSONToken/Kind/invalid`` token from its opening quote to the byte at fault,
+    /// so a string is read once, not once here and once again to check it.
+    @inlinable @inline(__always)
+    public mutating func nextStrict() -> JSONToken { token(strict: true) }
+
+    /// The next string token, every token before it skipped, or ``JSONToken/Kind/end``: for a consumer that only
+    /// wants strings (the field redactor's keys). No other token holds a quote (a number or a literal stops at
+    /// one, an invalid token is one byte or a misspelt literal's letters), so this is the next `"`, found eight
+    /// bytes a step, read as ``next()`` reads a string.
+    @inlinable @inline(__always)
+    public mutating func nextString() -> JSONToken {
+        let quote = JSONByteScan.firstQuote(in: bytes, from: position, orBackslash: false)
+        guard quote < bytes.count else {
+            position = bytes.count
+            return JSONToken(.end, bytes.count, bytes.count)
+        }
+        return string(at: quote, strict: false)
+    }
+
+    @inlinable @inline(__always)
+    mutating func token(strict: Bool) -> JSONToken {
         let count = bytes.count
         var index = position
         while index < count {
@@ -45,40 +73,89 @@ package struct JSONTokenizer {
         let start = index
         let kind: JSONToken.Kind
         switch bytes[start] {
+        case 0x22: return string(at: start, strict: strict)
+        case 0x2D, 0x30...0x39: return number(at: start)
         case 0x7B: kind = .beginObject
         case 0x7D: kind = .endObject
         case 0x5B: kind = .beginArray
         case 0x5D: kind = .endArray
         case 0x2C: kind = .comma
         case 0x3A: kind = .colon
-        case 0x22:
-            var scan = Self.scanString(bytes, from: start + 1)
-            // A `\u` holding a quote ends at that quote, as `\` and one byte would: the consumers that refuse it
-            // (the diff's parser) read the token again with ``scanString(_:from:validatingUTF8:)``.
-            while scan.stop == .badUnicodeEscape { scan = Self.scanString(bytes, from: scan.index) }
-            guard scan.stop == .closed else {
-                position = count
-                return JSONToken(.string, start, count, cut: true)
-            }
-            position = scan.index
-            return JSONToken(.string, start, scan.index)
-        case 0x2D, 0x30...0x39:
-            let end = Self.numberEnd(bytes, from: start + 1)
-            position = end
-            return JSONToken(.number, start, end, cut: end == count)
-        case 0x74: return literal(at: start, "true")
-        case 0x66: return literal(at: start, "false")
-        case 0x6E: return literal(at: start, "null")
+        case 0x74, 0x66, 0x6E: return literal(at: start)
         default: kind = .invalid
         }
         position = start + 1
         return JSONToken(kind, start, start + 1)
     }
 
-    /// `true`, `false` or `null` at `start`: a ``JSONToken/Kind/literal``, cut when the text ends inside it, or an
+    /// The string whose opening quote is at `start`.
+    @inlinable @inline(__always)
+    mutating func string(at start: Int, strict: Bool) -> JSONToken {
+        // Not strict, a `\u` holding a quote ends at that quote, as `\` and one byte would (the redactor and the
+        // layout always read it so); strict, it is an invalid token.
+        let scan = Self.scan(bytes, from: start + 1, validatingUTF8: strict, resumingBadEscape: !strict)
+        switch scan.stop {
+        case .closed:
+            position = scan.index
+            return JSONToken(.string, start, scan.index, plain: !scan.escaped)
+        case .cut:
+            position = bytes.count
+            return JSONToken(.string, start, bytes.count, cut: true)
+        case .badUnicodeEscape, .control, .invalidUTF8:
+            let end = max(scan.index, start + 1)
+            position = end
+            return JSONToken(.invalid, start, end)
+        }
+    }
+
+    /// The number at `start` (a `-` or a digit): digits in a tight loop, and only when another number byte
+    /// follows them the lax rest (``numberEnd(_:from:)``); a token of digits alone is marked plain, so that
+    /// `numberVerdict(_:)` needs no second look at it.
+    @inlinable @inline(__always)
+    mutating func number(at start: Int) -> JSONToken {
+        let count = bytes.count
+        var index = start + 1
+        while index < count, bytes[index] &- 0x30 < 10 { index += 1 }
+        var plain = true
+        if index < count {
+            switch bytes[index] {
+            case 0x2E, 0x2B, 0x2D, 0x65, 0x45:
+                plain = false
+                index = Self.numberEnd(bytes, from: index + 1)
+            default: break
+            }
+        }
+        position = index
+        return JSONToken(.number, start, index, cut: index == count, plain: plain)
+    }
+
+    /// `true`, `false` or `null` at `start`: whole words compared as one four-byte load; the rest (a literal cut
+    /// or misspelt) out of line.
+    @inlinable @inline(__always)
+    mutating func literal(at start: Int) -> JSONToken {
+        if start + 4 <= bytes.count, let base = bytes.baseAddress {
+            let word = UInt32(littleEndian: UnsafeRawPointer(base + start).loadUnaligned(as: UInt32.self))
+            if word == 0x6575_7274 || word == 0x6C6C_756E {  // "true", "null"
+                position = start + 4
+                return JSONToken(.literal, start, start + 4)
+            }
+            if word == 0x736C_6166, start + 5 <= bytes.count, bytes[start + 4] == 0x65 {  // "fals" "e"
+                position = start + 5
+                return JSONToken(.literal, start, start + 5)
+            }
+        }
+        return otherLiteral(at: start)
+    }
+
+    /// A literal cut or misspelt at `start`: a ``JSONToken/Kind/literal`` cut when the text ends inside it, or an
     /// ``JSONToken/Kind/invalid`` token ending at the first byte that differs.
-    @inlinable
-    mutating func literal(at start: Int, _ word: StaticString) -> JSONToken {
+    @usableFromInline @inline(never)
+    mutating func otherLiteral(at start: Int) -> JSONToken {
+        let word: StaticString = switch bytes[start] {
+        case 0x74: "true"
+        case 0x66: "false"
+        default: "null"
+        }
         let length = word.utf8CodeUnitCount
         let expected = word.utf8Start
         var index = start + 1
@@ -97,11 +174,28 @@ package struct JSONTokenizer {
         return JSONToken(.literal, start, index)
     }
 
+    /// `numberVerdict(_:)` of a number token this tokenizer returned: one of digits alone
+    /// (``JSONToken/isPlain``) is judged from its first two bytes, the rest by the grammar's state machine.
+    @inlinable @inline(__always)
+    public func numberVerdict(_ token: JSONToken) -> NumberVerdict {
+        if token.isPlain {
+            let first = bytes[token.start]
+            let length = token.end - token.start
+            if first == 0x2D {
+                if length == 1 { return .prefix }
+                if length == 2 || bytes[token.start + 1] != 0x30 { return .valid }
+            } else if first != 0x30 || length == 1 {
+                return .valid
+            }
+        }
+        return Self.classifyNumber(UnsafeBufferPointer(rebasing: bytes[token.start..<token.end]))
+    }
+
     // MARK: Pieces, for consumers that read a window of a longer text (``JSONStream``) or bytes on their own terms
 
     /// The offset of the first byte at or after `start` that is not whitespace (`bytes.count` if none).
     @inlinable
-    package static func skipWhitespace(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+    public static func skipWhitespace(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
         var index = start
         let count = bytes.count
         while index < count {
@@ -114,7 +208,7 @@ package struct JSONTokenizer {
 
     /// Where a number's bytes end: the first byte from `start` on that is not a digit, `.`, `+`, `-`, `e` or `E`.
     @inlinable
-    package static func numberEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+    public static func numberEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
         var index = start
         let count = bytes.count
         while index < count {
@@ -127,7 +221,7 @@ package struct JSONTokenizer {
     }
 
     /// Why ``scanString(_:from:validatingUTF8:)`` stopped.
-    package enum StringStop: Sendable, Equatable {
+    public enum StringStop: Sendable, Equatable {
         /// At the closing quote: the index is just past it.
         case closed
         /// The text ends inside the string: the index is where reading can resume once there are more bytes (the
@@ -144,18 +238,33 @@ package struct JSONTokenizer {
     /// Reads a string's contents from `start` (just past its opening quote, or where an earlier call stopped
     /// `.cut`) to its closing quote. `validatingUTF8` stops at raw control characters and malformed UTF-8 too.
     @inlinable
-    package static func scanString(
+    public static func scanString(
         _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, validatingUTF8: Bool = false
     ) -> (index: Int, stop: StringStop) {
+        let scan = Self.scan(bytes, from: start, validatingUTF8: validatingUTF8, resumingBadEscape: false)
+        return (scan.index, scan.stop)
+    }
+
+    /// ``scanString(_:from:validatingUTF8:)``'s loop, the one set of string rules: `resumingBadEscape` reads on
+    /// after a `\u` whose four bytes hold a quote (from just after the `u`, so that quote ends the string) instead
+    /// of stopping there; `escaped` says whether the string held a backslash.
+    @inlinable @inline(__always)
+    static func scan(
+        _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, validatingUTF8: Bool, resumingBadEscape: Bool
+    ) -> (index: Int, stop: StringStop, escaped: Bool) {
         let count = bytes.count
         var index = start
+        var escaped = false
         while true {
-            index = JSONByteScan.firstStop(in: bytes, from: index, orNonASCII: validatingUTF8)
-            guard index < count else { return (count, .cut) }
+            index = validatingUTF8
+                ? JSONByteScan.firstStop(in: bytes, from: index, orNonASCII: true)
+                : JSONByteScan.firstQuote(in: bytes, from: index, orBackslash: true)
+            guard index < count else { return (count, .cut, escaped) }
             let byte = bytes[index]
-            if byte == 0x22 { return (index + 1, .closed) }
+            if byte == 0x22 { return (index + 1, .closed, escaped) }
             if byte == 0x5C {
-                guard index + 1 < count else { return (index, .cut) }
+                escaped = true
+                guard index + 1 < count else { return (index, .cut, true) }
                 guard bytes[index + 1] == 0x75 else {  // u
                     index += 2
                     continue
@@ -165,28 +274,39 @@ package struct JSONTokenizer {
                 let available = min(count, hex + 4)
                 var probe = hex
                 while probe < available, bytes[probe] != 0x22 { probe += 1 }
-                if probe < available { return (hex, .badUnicodeEscape) }
-                guard available == hex + 4 else { return (index, .cut) }
+                if probe < available {
+                    guard resumingBadEscape else { return (hex, .badUnicodeEscape, true) }
+                    index = hex
+                    continue
+                }
+                guard available == hex + 4 else { return (index, .cut, true) }
                 index += 6
             } else if byte < 0x20 {
-                if validatingUTF8 { return (index, .control) }
-                index += 1
+                // Only stopped at when validating.
+                return (index, .control, escaped)
             } else {
                 // ≥ 0x80, only stopped at when validating.
-                let length = UTF8Validation.sequenceLength(bytes, at: index)
+                let length = sequenceLength(bytes, at: index)
                 if length > 0 {
                     index += length
                 } else {
-                    return (index, length == 0 ? .invalidUTF8 : .cut)
+                    return (index, length == 0 ? .invalidUTF8 : .cut, escaped)
                 }
             }
         }
     }
 
+    /// ``UTF8Validation/sequenceLength(_:at:)``, reachable from the inlined loop (which may only call what is
+    /// public or `@usableFromInline`).
+    @usableFromInline
+    static func sequenceLength(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Int {
+        UTF8Validation.sequenceLength(bytes, at: index)
+    }
+
     /// Whether a number token's bytes (``numberEnd(_:from:)``'s lax run) follow RFC 8259's grammar,
     /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, or are a beginning of one (a body cut short).
     @inlinable
-    package static func numberVerdict(_ token: UnsafeBufferPointer<UInt8>) -> NumberVerdict {
+    public static func numberVerdict(_ token: UnsafeBufferPointer<UInt8>) -> NumberVerdict {
         // Most numbers are plain integers: digits without a leading zero, checked without the state machine.
         guard let first = token.first else { return .prefix }
         if first != 0x30 || token.count == 1 {
@@ -200,7 +320,7 @@ package struct JSONTokenizer {
     }
 
     /// RFC 8259's number grammar as a state machine over the bytes of one token.
-    @usableFromInline
+    @usableFromInline @inline(never)
     static func classifyNumber(_ token: UnsafeBufferPointer<UInt8>) -> NumberVerdict {
         var state = NumberState.start
         for byte in token {
@@ -227,7 +347,7 @@ package struct JSONTokenizer {
     private enum NumberState { case start, minus, zero, integer, dot, fraction, exponent, exponentSign, exponentDigits }
 
     /// What ``numberVerdict(_:)`` found.
-    package enum NumberVerdict: Sendable, Equatable {
+    public enum NumberVerdict: Sendable, Equatable {
         /// A whole number.
         case valid
         /// Not a number yet, but more bytes could make it one (`-`, `1.`, `2e+`): a body cut short.
@@ -237,8 +357,8 @@ package struct JSONTokenizer {
 }
 
 /// One token: its kind and where its bytes are (`start..<end` of the tokenizer's bytes).
-package struct JSONToken: Sendable, Equatable {
-    package enum Kind: UInt8, Sendable {
+@_spi(JSON) public struct JSONToken: Sendable, Equatable {
+    public enum Kind: UInt8, Sendable {
         case beginObject, endObject, beginArray, endArray, comma, colon
         /// Quotes included.
         case string
@@ -252,18 +372,22 @@ package struct JSONToken: Sendable, Equatable {
         case end
     }
 
-    package var kind: Kind
-    package var start: Int
-    package var end: Int
+    public var kind: Kind
+    public var start: Int
+    public var end: Int
     /// The text ends inside this token: a string with no closing quote, a literal's beginning, a number that may
     /// go on.
-    package var isCut: Bool
+    public var isCut: Bool
+    /// A string without a backslash (its contents are its bytes), or a number of digits alone after its first
+    /// byte (no fraction, no exponent): what lets a consumer skip a second look at it.
+    public var isPlain: Bool
 
     @inlinable
-    package init(_ kind: Kind, _ start: Int, _ end: Int, cut: Bool = false) {
+    public init(_ kind: Kind, _ start: Int, _ end: Int, cut: Bool = false, plain: Bool = false) {
         self.kind = kind
         self.start = start
         self.end = end
         isCut = cut
+        isPlain = plain
     }
 }

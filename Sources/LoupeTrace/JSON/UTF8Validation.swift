@@ -24,6 +24,7 @@ package enum UTF8Validation {
     /// The length of the well-formed UTF-8 sequence whose lead byte (≥ 0x80) is at `index`: 2 to 4; 0 when it is
     /// malformed (checked byte by byte, so a wrong byte is found before a missing one); -1 when the bytes end
     /// inside it.
+    @inline(__always)
     package static func sequenceLength(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Int {
         let length: Int
         var low: UInt8 = 0x80, high: UInt8 = 0xBF

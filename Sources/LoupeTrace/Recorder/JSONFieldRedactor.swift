@@ -35,9 +35,9 @@ enum JSONFieldRedactor {
         let count = bytes.count
         var tokens = JSONTokenizer(bytes)
         while true {
-            let token = tokens.next()
+            // Only strings can be keys: the tokens between them are skipped as one scan for the next quote.
+            let token = tokens.nextString()
             guard token.kind != .end else { break }
-            guard token.kind == .string else { continue }
             let stringEnd = stringEnd(token, &tokens)
             let next = JSONTokenizer.skipWhitespace(bytes, from: stringEnd)
             guard next < count, bytes[next] == colon else { continue }

@@ -1,5 +1,5 @@
 import Foundation
-@testable import LoupeTrace
+@_spi(JSON) @testable import LoupeTrace
 @testable import LoupeFormats
 import Testing
 

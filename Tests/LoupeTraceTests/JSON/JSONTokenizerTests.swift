@@ -1,5 +1,5 @@
 import Foundation
-@testable import LoupeTrace
+@_spi(JSON) @testable import LoupeTrace
 import Testing
 
 /// The one JSON tokenizer (DECISIONS 210–219): offsets out, never a failure, never recursion.
@@ -104,6 +104,70 @@ struct JSONTokenizerTests {
         #expect(scan([0x22, 0x5C, 0x75, 0x31, 0x22, 0x32, 0x33]) == (3, .badUnicodeEscape))
     }
 
+    /// Each token `nextStrict()` reads from `text`, as ``tokens(_:)`` writes them.
+    static func strictTokens(_ bytes: [UInt8]) -> [String] {
+        bytes.withUnsafeBufferPointer { buffer in
+            var tokenizer = JSONTokenizer(buffer)
+            var out: [String] = []
+            while true {
+                let token = tokenizer.nextStrict()
+                if token.kind == .end { return out }
+                let text = String(decoding: UnsafeBufferPointer(rebasing: buffer[token.start..<token.end]), as: UTF8.self)
+                out.append("\(token.kind) \(text)\(token.isCut ? "…" : "")")
+            }
+        }
+    }
+
+    @Test("strict tokens: a string RFC 8259 refuses is an invalid token up to the byte at fault; the rest as next() reads them")
+    func strictTokens() {
+        #expect(Self.strictTokens(Array(#"{"caf\#u{e9}": "\u00e9\n", "n": [1, true]}"#.utf8))
+            == Self.tokens(#"{"caf\#u{e9}": "\u00e9\n", "n": [1, true]}"#))
+        #expect(Self.strictTokens([0x5B, 0x22, 0x61, 0x01, 0x22, 0x5D]) == ["beginArray [", "invalid \"a", "invalid \u{1}", "string \"]…"])
+        #expect(Self.strictTokens([0x22, 0xC0, 0xAF, 0x22]).first == "invalid \"")  // overlong
+        #expect(Self.strictTokens(Array(#""\u12"]"#.utf8)).first == #"invalid "\u"#)
+        // Cut inside a string (or a UTF-8 sequence) is a cut string, as next() has it.
+        #expect(Self.strictTokens([0x22, 0x61, 0xE2, 0x82]) == ["string \"a\u{FFFD}…"])
+        #expect(Self.strictTokens(Array(#""ab\"#.utf8)) == ["string \"ab\\…"])
+    }
+
+    @Test("only strings: nextString() finds the strings next() finds, the tokens between skipped")
+    func onlyStrings() {
+        let documents = [
+            #"{"a": [1.5e3, "v\"\u00e9", {"n": null}], "t": true, "x": tr"y", "z": -0}"#,
+            #"["\u12"]", "last"#, #"nul"x" 12"y"#, "", "  ", #"""#,
+        ]
+        for document in documents {
+            let bytes = Array(document.utf8)
+            let strings = bytes.withUnsafeBufferPointer { buffer in
+                var tokenizer = JSONTokenizer(buffer)
+                var out: [String] = []
+                while true {
+                    let token = tokenizer.nextString()
+                    if token.kind == .end { return out }
+                    #expect(token.kind == .string)
+                    let text = String(decoding: UnsafeBufferPointer(rebasing: buffer[token.start..<token.end]), as: UTF8.self)
+                    out.append("\(token.kind) \(text)\(token.isCut ? "…" : "")")
+                }
+            }
+            #expect(strings == Self.tokens(bytes).filter { $0.hasPrefix("string ") }, "\(document)")
+        }
+    }
+
+    @Test("plain tokens: a string without a backslash, a number of digits alone")
+    func plainTokens() {
+        let text = Array(#"["a", "b\"", "\u00e9", 12, -3, 0, 1.5, 2e3, -, true]"#.utf8)
+        let plain = text.withUnsafeBufferPointer { buffer in
+            var tokenizer = JSONTokenizer(buffer)
+            var out: [Bool] = []
+            while true {
+                let token = tokenizer.next()
+                if token.kind == .end { return out }
+                if token.kind == .string || token.kind == .number { out.append(token.isPlain) }
+            }
+        }
+        #expect(plain == [true, false, false, true, true, true, false, false, true])
+    }
+
     @Test(arguments: [
         ("0", JSONTokenizer.NumberVerdict.valid), ("-0.0e-0", .valid), ("12345678901234567890", .valid), ("-7", .valid),
         ("1E5", .valid), ("-", .prefix), ("1.", .prefix), ("2e+", .prefix), ("01", .invalid), ("1.2.3", .invalid),
@@ -112,5 +176,24 @@ struct JSONTokenizerTests {
     func numberGrammar(_ token: String, _ verdict: JSONTokenizer.NumberVerdict) {
         let bytes = Array(token.utf8)
         #expect(bytes.withUnsafeBufferPointer { JSONTokenizer.numberVerdict($0) } == verdict)
+        // The same verdict from the token, whether it is plain (digits alone) or not.
+        let fromToken = bytes.withUnsafeBufferPointer { buffer in
+            var tokenizer = JSONTokenizer(buffer)
+            let number = tokenizer.next()
+            return number.kind == .number && number.end == buffer.count ? tokenizer.numberVerdict(number) : nil
+        }
+        #expect(fromToken == (token.first == "+" ? nil : verdict))
+    }
+
+    @Test(arguments: ["-", "-0", "-01", "-12", "0", "00", "01", "10", "7", "-7", "123456789"])
+    func plainNumberVerdicts(_ token: String) {
+        let bytes = Array(token.utf8)
+        let (plain, fromToken) = bytes.withUnsafeBufferPointer { buffer in
+            var tokenizer = JSONTokenizer(buffer)
+            let number = tokenizer.next()
+            return (number.isPlain, tokenizer.numberVerdict(number))
+        }
+        #expect(plain)
+        #expect(fromToken == bytes.withUnsafeBufferPointer { JSONTokenizer.classifyNumber($0) })
     }
 }
