@@ -9,6 +9,7 @@ permessage-deflate is offered as the package does by default.
 /close       closes at once with 4001 "bye from server"
 /drop        sends "going" then drops the TCP connection without a close frame
 /headers     sends the request's Authorization header back as one text message
+/unanswered  sends "not listening" then stops reading, so a client's close is never answered
 """
 import asyncio
 import sys
@@ -42,6 +43,10 @@ async def handler(ws):
     elif path == "/drop":
         await ws.send("going")
         ws.transport.abort()
+    elif path == "/unanswered":
+        await ws.send("not listening")
+        ws.transport.pause_reading()
+        await asyncio.sleep(3600)
     elif path == "/headers":
         await ws.send(ws.request.headers.get("Authorization", "none"))
         await echo_loop(ws)
