@@ -70,6 +70,9 @@ if __name__ == "__main__":
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", int(sys.argv[1]) if len(sys.argv) > 1 else 0))
+    # Listening before the port is printed: a client that connects before uvicorn has started waits in the backlog
+    # instead of being refused (a refused first attempt made the client wait its default retry, 3 s).
+    sock.listen(128)
     print(sock.getsockname()[1], flush=True)
     config = uvicorn.Config(app, log_level="warning", lifespan="off")
     uvicorn.Server(config).run(sockets=[sock])

@@ -7,8 +7,9 @@ permessage-deflate is offered as the package does by default.
 /fragmented  sends "abc" * 1000 in fragments of 100 characters, then one binary message in 3 fragments, then echoes
 /ping        pings the client with b"are you there" and sends "pong: <hex of its payload>" once answered, then echoes
 /close       closes at once with 4001 "bye from server"
-/drop        sends "going" then drops the TCP connection without a close frame
+/drop        sends "going", then 0.2 s later drops the TCP connection without a close frame
 /headers     sends the request's Authorization header back as one text message
+/unanswered  sends "not listening" then stops reading, so a client's close is never answered
 """
 import asyncio
 import sys
@@ -41,7 +42,15 @@ async def handler(ws):
         await ws.close(4001, "bye from server")
     elif path == "/drop":
         await ws.send("going")
+        # A moment first: a connection that ends while the client is still installing its WebSocket handlers
+        # (upgrade response, message and EOF in one read) is never seen to end by hummingbird-websocket 2.8.1's
+        # client, which then waits forever (DECISIONS 248). A drop after the connection opened is what this tests.
+        await asyncio.sleep(0.2)
         ws.transport.abort()
+    elif path == "/unanswered":
+        await ws.send("not listening")
+        ws.transport.pause_reading()
+        await asyncio.sleep(3600)
     elif path == "/headers":
         await ws.send(ws.request.headers.get("Authorization", "none"))
         await echo_loop(ws)

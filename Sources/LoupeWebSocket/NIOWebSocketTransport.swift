@@ -42,12 +42,15 @@ public struct NIOWebSocketTransport: WebSocketTransport {
         let url = "\(wsScheme)://\(request.authority ?? "")\(request.path ?? "/")"
         var headers = HTTPFields()
         for field in request.headerFields where !Self.owned.contains(field.name.canonicalName) { headers.append(field) }
+        // The library's own wait for a close's answer runs only after a failure (our close unanswered, a message too
+        // large): ours (`options.closeTimeout`, below) has run by then, so it is short.
         let configuration = WebSocketClientConfiguration(
             maxFrameSize: max(maxFrameSize, options.maxMessageBytes), additionalHeaders: headers,
             extensions: options.compression ? [.perMessageDeflate(maxDecompressedFrameSize: options.maxMessageBytes)] : [],
-            closeTimeout: .seconds(5))
+            closeTimeout: .milliseconds(250))
         let maxMessage = options.maxMessageBytes
         let outboundFrameSize = maxFrameSize
+        let closeTimeout = options.closeTimeout
         context.attempt?.markRequestSent()
         let client = WebSocketClient(
             url: url, configuration: configuration, tlsConfiguration: tlsConfiguration, logger: Self.logger
@@ -55,6 +58,17 @@ public struct NIOWebSocketTransport: WebSocketTransport {
             context.attempt?.markFirstByte()
             link.opened(HTTPResponse(status: .switchingProtocols), extensions: options.compression ? "permessage-deflate (offered)" : nil)
             try await withThrowingTaskGroup(of: Void.self) { group in
+                // The reader: the connection lasts as long as it reads. After our close it goes on reading, so the
+                // messages the server sent before it saw the close are delivered and recorded, until its answer.
+                group.addTask {
+                    for try await message in inbound.messages(maxSize: maxMessage) {
+                        switch message {
+                        case .text(let text): link.received(.text(text))
+                        case .binary(let buffer): link.received(.binary(Data(buffer.readableBytesView)))
+                        }
+                    }
+                }
+                // The writer: once it has sent the close it waits at most `closeTimeout` for the reader to end.
                 group.addTask {
                     for await command in link.commands {
                         switch command {
@@ -66,26 +80,28 @@ public struct NIOWebSocketTransport: WebSocketTransport {
                             try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer(bytes: data))))
                         case .close(let code, let reason):
                             try await outbound.close(WebSocketErrorCode(codeNumber: code), reason: reason.isEmpty ? nil : reason)
-                            return
+                            try await Task.sleep(for: closeTimeout)
+                            throw CloseUnanswered(timeout: closeTimeout)
                         }
                     }
                     // Cancelled: the server closed first and reading ended. Otherwise the app dropped the socket.
                     if Task.isCancelled { return }
                     link.clientIsClosing()
                     try await outbound.close(.normalClosure, reason: nil)
+                    try await Task.sleep(for: closeTimeout)
+                    throw CloseUnanswered(timeout: closeTimeout)
                 }
-                for try await message in inbound.messages(maxSize: maxMessage) {
-                    switch message {
-                    case .text(let text): link.received(.text(text))
-                    case .binary(let buffer): link.received(.binary(Data(buffer.readableBytesView)))
-                    }
-                }
+                // The first to end ends the connection: the reader (the server closed or dropped), or the writer
+                // (its close went unanswered: thrown here).
+                try await group.next()
                 group.cancelAll()
             }
         }
         do {
             let close = try await client.run()
             link.closed(code: close.map { Self.number($0.closeCode) }, reason: close?.reason)
+        } catch let unanswered as CloseUnanswered {
+            link.closed(code: nil, reason: unanswered.description)
         } catch {
             // Before the connection opened it is the handshake's failure: thrown, so retry and the breaker see it.
             guard link.hasOpened else { throw Self.transportError(error) }
@@ -129,4 +145,11 @@ public struct NIOWebSocketTransport: WebSocketTransport {
     }
 
     static let logger = Logger(label: "Loupe.WebSocket")
+
+    /// The server did not answer the client's close within ``WebSocketOptions/closeTimeout``: the connection is
+    /// dropped, recorded as 1006 by the client with this reason.
+    struct CloseUnanswered: Error, CustomStringConvertible {
+        let timeout: Duration
+        var description: String { "no close from the server within \(Quantity.duration(timeout))" }
+    }
 }

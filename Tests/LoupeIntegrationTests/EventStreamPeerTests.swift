@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import HTTPTypes
 import Loupe
 import LoupeAsyncHTTPClient
@@ -9,10 +12,10 @@ import Testing
 /// `client.events` over AsyncHTTPClient against an `sse-starlette` app on uvicorn (.ci/sse-server.py): ids, the
 /// server's retry, two-line data, and a stream cut mid-event that the client resumes with `Last-Event-ID`; all
 /// recorded into a real SQLite store.
-@Suite(.serialized, .enabled(if: PythonPeer.available, PythonPeer.skipReason))
+@Suite(.serialized, .enabled(if: PythonPeer.available, PythonPeer.skipReason), .timeLimit(.minutes(2)))
 struct EventStreamPeerTests {
     @Test func aStreamCutMidEventResumesAfterTheLastWholeEventAndIsRecordedAsOneExchange() async throws {
-        let peer = try PythonPeer("sse-server.py")
+        let peer = try await PythonPeer.start("sse-server.py")
         defer { peer.stop() }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-sse-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -31,7 +34,9 @@ struct EventStreamPeerTests {
         #expect(events.map(\.id) == ["1", "2", "3", "4", "5", "6"], "event 4, cut in half, arrives whole once")
         #expect(events.allSatisfy { $0.type == "token" })
         #expect(events[1].data == "token 2\nsecond line 2" && events[0].data == "token 1")
-        let seen = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(string: "http://127.0.0.1:\(peer.port)/seen")!)) as? [Any]
+        // Asked without `Data(contentsOf:)`, which blocks a thread of the cooperative pool.
+        let (seenBody, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(peer.port)/seen")!)
+        let seen = try JSONSerialization.jsonObject(with: seenBody) as? [Any]
         #expect(seen?.map { $0 as? String } == [nil, "3", "6"], "resumed after 3 (not the cut 4), then told to stop at 6")
 
         let summary = try #require(try store.recent(limit: 5).first)
@@ -45,7 +50,7 @@ struct EventStreamPeerTests {
     }
 
     @Test func aResponseThatIsNotAnEventStreamFails() async throws {
-        let peer = try PythonPeer("sse-server.py")
+        let peer = try await PythonPeer.start("sse-server.py")
         defer { peer.stop() }
         let transport = AsyncHTTPClientTransport()
         let client = Client(baseURL: URL(string: "http://127.0.0.1:\(peer.port)")!, transport: transport)

@@ -9,7 +9,7 @@ import Testing
 /// `client.webSocket` over hummingbird-websocket's client against the `websockets` package's server
 /// (.ci/ws-server.py): echo, fragmented messages, ping, close codes both ways, a server that drops, auth headers on
 /// the handshake; recorded message by message into a real SQLite store.
-@Suite(.serialized, .enabled(if: PythonPeer.available, PythonPeer.skipReason))
+@Suite(.serialized, .enabled(if: PythonPeer.available, PythonPeer.skipReason), .timeLimit(.minutes(2)))
 struct WebSocketPeerTests {
     final class Recording {
         let folder: URL
@@ -17,8 +17,8 @@ struct WebSocketPeerTests {
         let inspector: NetworkTraceInspector
         let peer: PythonPeer
 
-        init() throws {
-            peer = try PythonPeer("ws-server.py")
+        init() async throws {
+            peer = try await PythonPeer.start("ws-server.py")
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-ws-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             store = try SQLiteTraceStore(path: folder.appendingPathComponent("traces.sqlite").path, bounds: nil)
@@ -70,7 +70,7 @@ struct WebSocketPeerTests {
     }
 
     @Test func echoTextAndBinaryThenTheClientClosesWithACodeAndReason() async throws {
-        let recording = try Recording()
+        let recording = try await Recording()
         let socket = try await recording.client().webSocket(recording.request("/echo"), transport: NIOWebSocketTransport())
         let big = String(repeating: "é", count: 40_000)  // 80,000 bytes: sent in fragments, echoed back whole
         try socket.send("hello")
@@ -95,7 +95,7 @@ struct WebSocketPeerTests {
     }
 
     @Test func fragmentedMessagesArriveReassembled() async throws {
-        let recording = try Recording()
+        let recording = try await Recording()
         let socket = try await recording.client().webSocket(recording.request("/fragmented"), transport: NIOWebSocketTransport())
         var iterator = socket.messages.makeAsyncIterator()
         #expect(try await iterator.next() == .text(String(repeating: "abc", count: 1000)))
@@ -106,7 +106,7 @@ struct WebSocketPeerTests {
     }
 
     @Test func theServersPingIsAnsweredAndItsCloseCodeRecorded() async throws {
-        let recording = try Recording()
+        let recording = try await Recording()
         let pinged = try await recording.client().webSocket(recording.request("/ping"), transport: NIOWebSocketTransport())
         var iterator = pinged.messages.makeAsyncIterator()
         #expect(try await iterator.next() == .text("pong: " + Data("are you there".utf8).map { String(format: "%02x", $0) }.joined()))
@@ -114,7 +114,7 @@ struct WebSocketPeerTests {
         _ = try await iterator.next()
         try await recording.finish()
 
-        let closing = try Recording()
+        let closing = try await Recording()
         let socket = try await closing.client().webSocket(closing.request("/close"), transport: NIOWebSocketTransport())
         #expect(try await Self.drain(socket).isEmpty)
         #expect(socket.closeInfo == WebSocketClose(code: 4001, reason: "bye from server", byClient: false))
@@ -123,8 +123,22 @@ struct WebSocketPeerTests {
         try await closing.finish()
     }
 
+    @Test func aCloseTheServerNeverAnswersEndsTheConnectionAfterTheCloseTimeout() async throws {
+        let recording = try await Recording()
+        let socket = try await recording.client().webSocket(
+            recording.request("/unanswered"), transport: NIOWebSocketTransport(), webSocket: WebSocketOptions(closeTimeout: .milliseconds(300)))
+        var iterator = socket.messages.makeAsyncIterator()
+        #expect(try await iterator.next() == .text("not listening"))
+        try socket.close(code: 1000, reason: "")
+        #expect(try await iterator.next() == nil, "the wait for the server's answer is bounded")
+        #expect(socket.closeInfo == WebSocketClose(code: 1006, reason: "no close from the server within 300 ms", byClient: true))
+        let trace = try await Self.waitForExchange(recording)
+        #expect(trace.stream?.closedBy == "client" && trace.stream?.closeCode == 1006)
+        try await recording.finish()
+    }
+
     @Test func aServerThatDropsEndsTheStreamWith1006() async throws {
-        let recording = try Recording()
+        let recording = try await Recording()
         let socket = try await recording.client().webSocket(recording.request("/drop"), transport: NIOWebSocketTransport())
         var received: [WebSocketMessage] = []
         do {
@@ -138,7 +152,7 @@ struct WebSocketPeerTests {
     }
 
     @Test func theHandshakeCarriesTheMiddlewaresHeadersAndTheRecordRedactsThem() async throws {
-        let recording = try Recording()
+        let recording = try await Recording()
         let auth = HeaderMiddleware(name: .authorization, value: "Bearer WS-7788-token")
         let socket = try await recording.client(middlewares: [auth]).webSocket(recording.request("/headers"), transport: NIOWebSocketTransport())
         var iterator = socket.messages.makeAsyncIterator()

@@ -32,6 +32,14 @@ public enum DemoEndpoints {
         public var operationName: String { "flaky" }
     }
 
+    /// `/completions`: a model-like answer streamed token by token (read with `client.events`).
+    public struct Completion: Endpoint {
+        public typealias Response = Data
+        public init() {}
+        public var path: String { "/completions" }
+        public var operationName: String { "completion" }
+    }
+
     public struct Slow: Endpoint {
         public typealias Response = Data
         public let milliseconds: Int

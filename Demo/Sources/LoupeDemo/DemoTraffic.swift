@@ -13,10 +13,14 @@ public struct DemoTraffic: Sendable {
     /// retries, more than the client's retry budget (20% of its requests) allows, so some are denied.
     public var burstSize: Int
     public var burstInterval: Duration
+    /// A model-like answer streamed from `/completions` (server-sent events, one in three cut mid-way and resumed
+    /// with `Last-Event-ID`) every this often; nil for none.
+    public var completionInterval: Duration?
 
     public init(client: Client, workers: Int = 3, pause: Duration = .milliseconds(250), burstSize: Int = 40,
-                burstInterval: Duration = .seconds(10)) {
+                burstInterval: Duration = .seconds(10), completionInterval: Duration? = nil) {
         self.client = client
+        self.completionInterval = completionInterval
         self.workers = workers
         self.pause = pause
         self.burstSize = burstSize
@@ -43,6 +47,9 @@ public struct DemoTraffic: Sendable {
             if burstSize > 0 {
                 group.addTask { await bursts(until: deadline) }
             }
+            if let completionInterval {
+                group.addTask { await completions(every: completionInterval, until: deadline) }
+            }
             return await group.reduce(0, +)
         }
     }
@@ -62,6 +69,29 @@ public struct DemoTraffic: Sendable {
             sent += burstSize
             next += burstInterval
         }
+    }
+
+    /// Streams `/completions` to its end, then waits `interval`, until the deadline; returns how many streams ran.
+    private func completions(every interval: Duration, until deadline: ContinuousClock.Instant?) async -> Int {
+        var sent = 0
+        while !Task.isCancelled, deadline.map({ ContinuousClock.now < $0 }) ?? true {
+            _ = await streamCompletion()
+            sent += 1
+            do { try await Task.sleep(for: interval) } catch { return sent }
+        }
+        return sent
+    }
+
+    /// One streamed answer from `/completions`, read to its end: its tokens, in order (a cut stream resumes).
+    public func streamCompletion() async -> [String] {
+        var tokens: [String] = []
+        do {
+            for try await event in client.events(DemoEndpoints.Completion(),
+                                                 stream: EventStreamOptions(reconnectDelay: .milliseconds(300))) {
+                tokens.append(event.data)
+            }
+        } catch {}  // failures are recorded; the demo goes on
+        return tokens
     }
 
     /// One call of the mix; failures are expected (that is the point) and end up in the recorder.

@@ -89,6 +89,7 @@ extension FlakyAPI {
             Response(status: .ok, headers: [.contentType: "application/octet-stream"],
                      body: .init(byteBuffer: ByteBuffer(bytes: (0..<64).map { UInt8($0 * 7 % 256) })))
         }
+        addCompletions(to: router)
         for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete] {
             router.on("/echo", method: method) { request, _ in try await echo(request) }
         }

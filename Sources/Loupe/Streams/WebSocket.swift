@@ -53,10 +53,14 @@ public struct WebSocketOptions: Sendable {
     public var compression: Bool
     /// A received message larger than this fails the connection (close 1009). Default 16 MiB.
     public var maxMessageBytes: Int
+    /// How long the client waits for the server's answer to its close frame, reading (and recording) the messages
+    /// that still arrive meanwhile, before it drops the connection (recorded as 1006 by the client). Default 5 s.
+    public var closeTimeout: Duration
 
-    public init(compression: Bool = true, maxMessageBytes: Int = 16 << 20) {
+    public init(compression: Bool = true, maxMessageBytes: Int = 16 << 20, closeTimeout: Duration = .seconds(5)) {
         self.compression = compression
         self.maxMessageBytes = max(1, maxMessageBytes)
+        self.closeTimeout = max(.milliseconds(1), closeTimeout)
     }
 }
 
@@ -84,6 +88,8 @@ public final class WebSocketLink: Sendable {
         var close: WebSocketClose?
         var closeRequested = false
         var hasOpened = false
+        var exchangeEnded = false
+        var endWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     /// What the app asked to send, in order; ends when the app closed or dropped the socket.
@@ -111,6 +117,26 @@ public final class WebSocketLink: Sendable {
                 return nil
             }
             if let ready { continuation.resume(returning: ready) }
+        }
+    }
+
+    /// The exchange has ended: its record is with the observer.
+    func endExchange() {
+        let waiters = state.withLock { state in
+            state.exchangeEnded = true
+            defer { state.endWaiters = [] }
+            return state.endWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func waitUntilExchangeEnded() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ended = state.withLock { state in
+                if !state.exchangeEnded { state.endWaiters.append(continuation) }
+                return state.exchangeEnded
+            }
+            if ended { continuation.resume() }
         }
     }
 
@@ -226,10 +252,17 @@ public final class WebSocket: Sendable {
     public func send(_ data: Data) throws { try link.send(.message(.binary(data))) }
     /// Sends a ping (the server's pong is handled by the transport).
     public func ping(_ data: Data = Data()) throws { try link.send(.ping(data)) }
-    /// Starts the closing handshake with `code` and `reason`; ``messages`` ends once the server answers.
+    /// Starts the closing handshake with `code` and `reason`. Messages the server sent before it saw the close still
+    /// arrive; ``messages`` ends once the server answers, or after ``WebSocketOptions/closeTimeout`` without one.
     public func close(code: Int = 1000, reason: String = "") throws { try link.send(.close(code: code, reason: reason)) }
     /// How the connection ended, once it has.
     public var closeInfo: WebSocketClose? { link.close }
+
+    /// Returns once the connection has closed and its exchange has ended, its record handed to the client's observer:
+    /// await it after ``messages`` ends and before shutting a recorder down, or the exchange may come after the
+    /// shutdown. Waits as long as the connection stays open (a close is answered or times out:
+    /// ``WebSocketOptions/closeTimeout``).
+    public func exchangeEnded() async { await link.waitUntilExchangeEnded() }
 
     deinit {
         // Dropped without a close: the transport closes it (1000) when the commands end.
@@ -263,6 +296,7 @@ extension Client {
             } catch {
                 link.failBeforeOpen(error)
             }
+            link.endExchange()
         }
         // The reader was cancelled: so is the connection. (Finishing, which the close does, is not a cancel.)
         link.messageInput.onTermination = { termination in

@@ -18,6 +18,9 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "The trace store to record into (default: demo.sqlite beside the default store).")
     var store: String?
 
+    @Flag(help: "Also stream a model-like answer every 2 s (server-sent events from /completions; one in three cut mid-way and resumed with Last-Event-ID).")
+    var streams = false
+
     @Flag(help: "Record without the terminal UI (for scripts).")
     var headless = false
 
@@ -81,7 +84,8 @@ struct DemoCommand: AsyncParsableCommand {
         let client = DemoClient.make(
             baseURL: server.baseURL, observer: inspector,
             transport: rules.map { RulesTransport(wrapping: AsyncHTTPClientTransport(), book: $0.book) }, breakers: breakers)
-        let traffic = DemoTraffic(client: client, workers: workers.value, pause: .milliseconds(pause.value))
+        let traffic = DemoTraffic(client: client, workers: workers.value, pause: .milliseconds(pause.value),
+                                  completionInterval: streams ? .seconds(2) : nil)
         if headless {
             StandardStreams.error("loupe demo: API on \(server.baseURL), recording into \(path) for \(duration) s\n")
             let sent = await traffic.run(until: .now + duration.duration)

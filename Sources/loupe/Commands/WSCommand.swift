@@ -6,18 +6,23 @@ import Loupe
 import LoupeLink
 import LoupeTrace
 import LoupeWebSocket
+import Synchronization
 
 /// `loupe ws URL`: a WebSocket client like websocat. Each line of standard input is sent as a text message; each
 /// message received is printed on a line of its own (binary ones as `<binary N bytes: base64>`). The connection is
-/// one exchange in the store, recorded message by message both ways. End of input closes it (1000).
+/// one exchange in the store, recorded message by message both ways. End of input closes it (1000) once the server
+/// has been quiet for `--linger` (so the replies to the last lines are printed), then waits for the server's close.
 struct WSCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ws",
         abstract: "Open a WebSocket: standard input lines out as text messages, messages in printed; all recorded.",
         discussion: """
             Like websocat: each line read is sent as a text message, each message received is printed on its own line \
-            (binary as <binary N bytes: BASE64>). End of input closes the connection with 1000. Exits 0 when it \
-            closed normally (1000, 1001 or 1005), 1 when the handshake failed or the server closed it otherwise.
+            (binary as <binary N bytes: BASE64>). At the end of input, messages still arriving are printed until \
+            the server has been quiet for --linger seconds (at most --close-timeout), then the connection is closed \
+            with 1000 and loupe waits up to --close-timeout for the server's close. Exits 0 when it closed \
+            normally (1000, 1001 or 1005), 1 when the handshake failed, the close went unanswered or the server \
+            closed it otherwise.
             """
     )
 
@@ -34,6 +39,16 @@ struct WSCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Also stream the exchange to a listener (`loupe listen` prints the link; default: $LOUPE_LINK).",
                                valueName: "LINK"), transform: LinkOption.parse)
     var link: LinkAddress?
+
+    @Option(help: ArgumentHelp(
+        "After the end of input, close once nothing has arrived for this long, in seconds (0.001 to 86400; default: 0.5).",
+        valueName: "SECONDS"), transform: DurationArgument.seconds)
+    var linger = DurationArgument(seconds: 0.5)
+
+    @Option(help: ArgumentHelp(
+        "The longest wait for the server to go quiet after the end of input, and for its answer to the close, in seconds (0.001 to 86400; default: 5).",
+        valueName: "SECONDS"), transform: DurationArgument.seconds)
+    var closeTimeout = DurationArgument(seconds: 5)
 
     @Flag(help: "Do not ask the server for permessage-deflate compression.")
     var noCompression = false
@@ -62,8 +77,13 @@ struct WSCommand: AsyncParsableCommand {
         do {
             let socket = try await client.webSocket(
                 request, transport: NIOWebSocketTransport(), options: RequestOptions(operation: "ws"),
-                webSocket: WebSocketOptions(compression: !noCompression))
-            outcome = .success(try await Self.run(socket))
+                webSocket: WebSocketOptions(compression: !noCompression, closeTimeout: closeTimeout.duration))
+            let close = try await Self.run(socket, lines: Self.standardInputLines(),
+                                           end: WSInputEnd(linger: linger.duration, limit: closeTimeout.duration))
+            // The messages end at the close, a moment before the exchange does: shutting the recorder down
+            // before that lost the whole exchange ("the recorder fell behind").
+            await socket.exchangeEnded()
+            outcome = .success(close)
         } catch {
             outcome = .failure(error)
         }
@@ -85,18 +105,31 @@ struct WSCommand: AsyncParsableCommand {
         }
     }
 
-    /// Sends standard input's lines and prints what arrives until the connection ends; returns how it ended.
-    static func run(_ socket: WebSocket) async throws -> WebSocketClose? {
-        let lines = standardInputLines()
+    /// Sends `lines` and prints what arrives until the connection ends; returns how it ended. After the last line
+    /// the close waits for the server to go quiet, as `end` schedules it.
+    static func run(_ socket: WebSocket, lines: AsyncStream<String>, end: WSInputEnd,
+                    clock: ContinuousClock = ContinuousClock()) async throws -> WebSocketClose? {
+        let start = clock.now
+        let schedule = Mutex(end)
         let sender = Task {
             for await line in lines {
                 do { try socket.send(line) } catch { return }
             }
-            try? socket.close(code: 1000, reason: "")
+            schedule.withLock { $0.inputEnded(at: clock.now - start) }
+            while true {
+                switch schedule.withLock({ $0.action(at: clock.now - start) }) {
+                case .keepOpen, .close:
+                    try? socket.close(code: 1000, reason: "")
+                    return
+                case .wait(let until):
+                    do { try await clock.sleep(until: start + until) } catch { return }
+                }
+            }
         }
         defer { sender.cancel() }
         do {
             for try await message in socket.messages {
+                schedule.withLock { $0.received(at: clock.now - start) }
                 switch message {
                 case .text(let text): try StandardStreams.output(Data((text + "\n").utf8))
                 case .binary(let data):
