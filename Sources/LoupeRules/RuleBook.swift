@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Logging
 import Loupe
 import LoupeTrace
@@ -22,6 +23,10 @@ public final class RuleBook: Sendable {
     private let state = Mutex(RuleBookState())
     /// `RuleBookState.hasRequestRules`, mirrored so the transport's fast path takes no lock.
     private let active = Atomic<Bool>(false)
+    /// The live request rules compiled (``RuleIndex``), replaced whole under `state`'s lock whenever the rules
+    /// change or one is spent. A request reads it with one short lock (a reference copied out) and, when no rule
+    /// can match, never takes `state`'s lock, reads the clock or builds the URL.
+    private let index = Mutex(RuleIndex.empty)
     private let holds = Mutex(Holds())
     private let listeners = Mutex<[@Sendable (Change) -> Void]>([])
     private let breakers = Mutex<CircuitBreakerRegistry?>(nil)
@@ -119,19 +124,48 @@ public final class RuleBook: Sendable {
     /// Whether any enabled rule may act on a request: one atomic load, so an idle book costs a request nothing more.
     public var isActive: Bool { active.load(ordering: .relaxed) }
 
-    /// Decides for one request; counts hits.
+    /// Decides for one request about to be sent; counts hits. `nil` when no rule acts on it.
+    ///
+    /// The compiled index answers first whether any live rule could match; only then is the full decision made
+    /// under the lock with ``RuleSubject`` (the reference matcher), so its outcome is exactly that of deciding
+    /// every request in full.
+    func decide(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) -> RuleBookState.Decision? {
+        let index = self.index.withLock { $0 }
+        let bodyData = body?.bufferedData
+        var facts = RequestFacts(request: request, operation: context.operation, body: bodyData,
+                                 attempt: index.readsAttempt ? context.attemptsSoFar : 0)
+        guard index.mayMatch(&facts) else { return nil }
+        return decide(RuleSubject(request: request, body: bodyData, operation: context.operation,
+                                  attempt: context.attemptsSoFar))
+    }
+
+    /// Decides for one request in full; counts hits.
     func decide(_ subject: RuleSubject) -> RuleBookState.Decision? {
         let now = now()
-        let decision = state.withLock { $0.decide(subject, now: now, draw: random) }
+        let decision = state.withLock { state in
+            let decision = state.decide(subject, now: now, draw: random)
+            // A rule that fired its last time leaves the index.
+            if !decision.isEmpty, state.entries.count(where: \.isLive) != index.withLock({ $0.live }) {
+                reindex(state)
+            }
+            return decision
+        }
         if decision.isEmpty { return nil }
         notify(.rules(entries))
         return decision
+    }
+
+    /// Called with `state`'s lock held, so indexes are replaced in the order the states were made.
+    private func reindex(_ state: RuleBookState) {
+        let fresh = RuleIndex(state.entries)
+        index.withLock { $0 = fresh }
     }
 
     private func mutate<T>(_ body: (inout RuleBookState) -> T) -> T {
         let (result, entries) = state.withLock { state -> (T, [RuleBookState.Entry]) in
             let result = body(&state)
             active.store(state.hasRequestRules, ordering: .relaxed)
+            reindex(state)
             return (result, state.entries)
         }
         notify(.rules(entries))

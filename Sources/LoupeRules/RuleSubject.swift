@@ -7,6 +7,8 @@ import LoupeTrace
 /// Only the terms about the request mean anything here; terms about the response or the recorded exchange
 /// (`~c`, `~dur`, `~e`, `~cb`, `~replay`, `~src`, `~rule`) are false, since a rule decides before any of them exist.
 /// Text (the URL, header lines) is built only when a term needs it, so a rule on `~op` or `~m` costs a comparison.
+/// This is the reference matcher: the book decides with it, once ``RuleIndex`` (the compiled form, which must agree
+/// with it) has said that some rule may match.
 public struct RuleSubject: Sendable {
     public var request: HTTPRequest
     public var body: Data?
@@ -21,11 +23,17 @@ public struct RuleSubject: Sendable {
         self.attempt = attempt
     }
 
-    var url: String {
+    var url: String { Self.url(of: request) }
+
+    var host: String { Self.host(of: request) }
+
+    /// The URL `~u` searches.
+    static func url(of request: HTTPRequest) -> String {
         "\(request.scheme ?? "http")://\(request.authority ?? "")\(request.path ?? "/")"
     }
 
-    var host: String {
+    /// The host `~d` searches: the authority without its port (inside the brackets of an IPv6 literal).
+    static func host(of request: HTTPRequest) -> String {
         let authority = request.authority ?? ""
         if authority.hasPrefix("[") { return String(authority.prefix { $0 != "]" }.dropFirst()) }
         return String(authority.prefix { $0 != ":" })

@@ -13,8 +13,8 @@ import LoupeTrace
 /// usual and marked mocked. Rewrites see the request as the middleware made it (with its credential), which is
 /// what goes on the wire.
 ///
-/// With no enabled rule the cost is one atomic load; with rules that match nothing, one lock and the filter
-/// comparisons (Benchmarks/README.md, "Rules").
+/// With no enabled rule the cost is one atomic load; with rules that match nothing, a short lock to read the
+/// compiled ``RuleIndex`` and a few byte comparisons (Benchmarks/README.md, "Rules").
 public struct RulesTransport: ClientTransport {
     public let base: any ClientTransport
     public let book: RuleBook
@@ -26,9 +26,7 @@ public struct RulesTransport: ClientTransport {
     }
 
     public func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> RawResponse {
-        guard book.isActive, let decision = book.decide(RuleSubject(
-            request: request, body: body?.bufferedData, operation: context.operation, attempt: context.attemptsSoFar))
-        else {
+        guard book.isActive, let decision = book.decide(request, body: body, context: context) else {
             return try await base.send(request, body: body, context: context)
         }
         var request = request

@@ -90,13 +90,25 @@ if shape.hasPrefix("loopback-") {
 let client: Client
 switch shape {
 case "bare": client = Client(baseURL: baseURL, transport: transport)
-case "bare-rules", "bare-rules-idle":
+case "bare-rules", "bare-rules-idle", "bare-rules-mock", "bare-rules-delay":
     // Rules enabled but none matching (issue 29's budget: ≤ 1 µs more than `bare`), and a book with none.
+    // `-mock` and `-delay` add, after the same five, a rule matching every request: a mock answering as the canned
+    // transport does, or a fault delaying each request LOUPE_RULE_DELAY_MS (1 ms by default) before sending (the
+    // second budget: a matching mock or fault adds no more than its own delay).
     let book = RuleBook()
-    if shape == "bare-rules" {
+    if shape != "bare-rules-idle" {
         for (index, match) in ["~op getUser", "~m DELETE", "~op createOrder & ~m POST", "~d other.example", "~op listOrders"].enumerated() {
             book.put(try Rule(name: "rule \(index)", match: match, action: .fault(.status(503))), origin: .code)
         }
+    }
+    if shape == "bare-rules-mock" {
+        let mock = RuleMock(status: 200, headers: [TraceHeader(name: "content-type", value: "application/json")],
+                            body: Data(#"{"ok":true,"id":42,"name":"loupe"}"#.utf8))
+        book.put(try Rule(name: "mock", match: "~op \"GET /v1/ping\"", action: .mock(mock)), origin: .code)
+    }
+    if shape == "bare-rules-delay" {
+        let millis = ProcessInfo.processInfo.environment["LOUPE_RULE_DELAY_MS"].flatMap(Int.init) ?? 1
+        book.put(try Rule(name: "delay", match: "~m GET", action: .fault(.latency(.milliseconds(millis)))), origin: .code)
     }
     client = Client(baseURL: baseURL, transport: RulesTransport(wrapping: transport, book: book))
 case "resilient": client = Client.resilient(baseURL: baseURL, transport: transport, options: options)
