@@ -2,7 +2,8 @@
 # Issue 28's three budgets for the live link, on release builds, every budget once per round (ratios in one run):
 #  (a) what the link costs the app per exchange beyond recording: the process CPU (getrusage, user + system, from the
 #      first request until the last exchange is recorded and, linked, acknowledged by the viewer) per exchange of
-#      LoupeProfile's `recording` and `recording-linked` shapes, paced at RATE_A exchanges/s (at full speed the
+#      link-profile's `recording` and `recording-linked` shapes (Tools/LinkProfile: LoupeProfile's `recording`, the
+#      canned transport into the recorder, with and without a link), paced at RATE_A exchanges/s (at full speed the
 #      recorder's writer falls behind the canned transport and drops), the linked one linked over TLS to a real
 #      `loupe listen` on 127.0.0.1 that stores into SQLite;
 #  (b) what one listener ingests from APPS linked apps at once: APPS `recording-linked` processes of N_B exchanges
@@ -21,7 +22,7 @@
 #        (defaults: 3 rounds; (a) 10,000/s × 100,000; (b) 10 apps, 25,000/s in all, 30,000 each; (c) 5,000/s × 50,000)
 #        LOUPE_BINARY: the listener: a release `loupe` (`nice -n 15 swift build -c release --product loupe` in the root
 #        package, or the same in Benchmarks/, which reuses this package's modules), or Benchmarks' own release
-#        LoupeProfile, whose `listen ADDR:PORT --store PATH` is `loupe listen` on the same parts (no TUI step then).
+#        link-profile, whose `listen ADDR:PORT --store PATH` is `loupe listen` on the same parts (no TUI step then).
 set -euo pipefail
 
 loupe=$(realpath "$1"); shift
@@ -48,10 +49,10 @@ command -v tmux >/dev/null || tui=0
 
 here=$(cd "$(dirname "$0")" && pwd)
 if [ "$build" = 1 ]; then
-  echo "== building LoupeProfile (release)"
-  (cd "$here" && swift build -c release --product LoupeProfile 2>&1 | tail -1)
+  echo "== building link-profile (release)"
+  (cd "$here" && swift build -c release --product link-profile 2>&1 | tail -1)
 fi
-profile=${LOUPE_PROFILE:-"$here/.build/release/LoupeProfile"}  # LOUPE_PROFILE: another build of it
+profile=${LOUPE_PROFILE:-"$here/.build/release/link-profile"}  # LOUPE_PROFILE: another build of it
 watch="$here/Tools/link_watch.py"
 work=$(mktemp -d "${TMPDIR:-/tmp}/link-budget.XXXXXX")
 listener= session=

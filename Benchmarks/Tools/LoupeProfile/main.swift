@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Loupe
-import LoupeLink
 import LoupeRules
 import LoupeTesting
 import LoupeTrace
@@ -17,13 +16,6 @@ struct Ping: Endpoint {
 
 let arguments = CommandLine.arguments.dropFirst()
 let shape = arguments.first ?? "resilient-recording"
-if shape == "listen" {
-    // `LoupeProfile listen ADDR:PORT --store PATH`: what `loupe listen` does (ListenCommand: the same identity, store
-    // and `LinkListener`, the same lines), built in this package's release build, so the link's budgets can run
-    // without a second release build of the whole graph for the `loupe` binary (link-budget.sh takes either).
-    try await ProfileListener.run(Array(arguments.dropFirst()))
-    exit(0)
-}
 let count = arguments.dropFirst().first.flatMap(Int.init) ?? 200_000
 let baseURL = URL(string: "https://api.example.com")!
 let transport: any ClientTransport = CannedTransport(json: #"{"ok":true,"id":42,"name":"loupe"}"#)
@@ -31,29 +23,8 @@ var options = ResilienceOptions()
 options.tokenProvider = StaticTokenProvider()
 
 let store = InMemoryTraceStore(bounds: TraceStoreBounds(maxCount: 1_000))
-let environment = ProcessInfo.processInfo.environment
-// `recording-linked`: the same recorder, linked to the listener in LOUPE_LINK (`Benchmarks/link-budget.sh` starts a
-// `loupe listen` in another process, so only the app's side is counted here). LOUPE_LINK_BUFFER_MB sets the link's
-// buffer (default: the link's own, 16 MiB).
-let link: LoupeLink?
-if shape == "recording-linked" {
-    guard let address = try LinkAddress.fromEnvironment(environment) else {
-        print("recording-linked needs LOUPE_LINK (the line `loupe listen` prints)")
-        exit(2)
-    }
-    var linkConfiguration = LoupeLink.Configuration(appName: "loupe-profile")
-    if let megabytes = environment["LOUPE_LINK_BUFFER_MB"].flatMap(Int.init) {
-        linkConfiguration = LoupeLink.Configuration(bufferBytes: megabytes << 20, appName: "loupe-profile")
-    }
-    link = try LoupeLink(address, configuration: linkConfiguration)
-} else {
-    link = nil
-}
-let inspector = NetworkTraceInspector(store: store, configuration: .init(link: link))
-/// LOUPE_RATE=R paces the `bare`/`recording` loops at R exchanges a second (each millisecond's share, then a sleep
-/// to its due time): at full speed the recorder's writer falls behind a canned transport and drops, so the link's
-/// cost is compared at a rate where nothing is dropped.
-let rate = environment["LOUPE_RATE"].flatMap(Double.init).flatMap { $0 > 0 ? $0 : nil }
+// (The live link's shapes, `recording` paced and `recording-linked`, are in Tools/LinkProfile: link-budget.sh.)
+let inspector = NetworkTraceInspector(store: store)
 /// Everything off but one component of the resilient stack (`only-retry`, `loopback-only-breaker`, …).
 func onlyOptions(_ component: Substring, from options: ResilienceOptions) -> ResilienceOptions {
     var one = ResilienceOptions()
@@ -125,7 +96,7 @@ case "bare-rules", "bare-rules-idle":
     }
     client = Client(baseURL: baseURL, transport: RulesTransport(wrapping: transport, book: book))
 case "resilient": client = Client.resilient(baseURL: baseURL, transport: transport, options: options)
-case "recording", "recording-linked": client = Client(baseURL: baseURL, transport: transport, observer: inspector)
+case "recording": client = Client(baseURL: baseURL, transport: transport, observer: inspector)
 case "resilient-empty-observer":
     client = Client.resilient(baseURL: baseURL, transport: transport, observer: EmptyObserver(), options: options)
 case let chain where chain.hasPrefix("chain-"):
@@ -138,15 +109,9 @@ default: client = Client.resilient(baseURL: baseURL, transport: transport, obser
 }
 /// Off the main actor, as the benchmarks run: top-level code is main-actor isolated, and every `await` from there
 /// would add two executor hops per request.
-@concurrent func sendAll(_ client: Client, count: Int, rate: Double?) async -> Duration {
+@concurrent func sendAll(_ client: Client, count: Int) async -> Duration {
     let start = ContinuousClock.now
-    // Paced: each millisecond's share is sent, then the loop sleeps until the next share is due.
-    let share = rate.map { max(1, Int($0 / 1_000)) } ?? Int.max
-    for index in 0..<count {
-        if let rate, index % share == 0 {
-            let due = start.advanced(by: .seconds(Double(index) / rate))
-            if ContinuousClock.now < due { try? await Task.sleep(until: due, clock: .continuous) }
-        }
+    for _ in 0..<count {
         _ = try? await client.send(Ping())
     }
     let sent = start.duration(to: .now)
@@ -154,30 +119,9 @@ default: client = Client.resilient(baseURL: baseURL, transport: transport, obser
     print("sending took \(sent / count) per request before the flush")
     return start.duration(to: .now)
 }
-if let link {
-    // Linked before the first request, so the TLS handshake is not counted and nothing waits for a connection.
-    let deadline = ContinuousClock.now.advanced(by: .seconds(10))
-    while link.counts.links == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-    guard link.counts.links > 0 else {
-        print("link: not linked to \(link.address.redacted) within 10 s")
-        exit(1)
-    }
-}
-let cpuBefore = processCPUMicroseconds()
-let elapsed = await sendAll(client, count: count, rate: rate)
+let elapsed = await sendAll(client, count: count)
 let micros = Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12
-// What the link still holds goes out within its drain time (every exchange acknowledged by the viewer, or 3 s).
-await inspector.shutdown()
-// The whole process (request loop, recorder's writer, the link's encoding, TLS and socket writes), from the first
-// request to the last exchange recorded and, when linked, acknowledged: the CPU budget's figure.
-let cpu = (processCPUMicroseconds() - cpuBefore) / Double(count)
-let paced = rate.map { ", paced at \(Int($0))/s" } ?? ""
-print("\(shape): \(count) requests\(paced), \(String(format: "%.2f", micros / Double(count))) µs each, \(String(format: "%.2f", cpu)) µs CPU each, recorder dropped \(inspector.droppedCount)")
-if let link {
-    // The counts say whether the viewer kept up.
-    let counts = link.counts
-    print("link: \(counts.acknowledged) of \(counts.sent) acknowledged, \(counts.dropped) dropped, \(counts.pending) pending")
-}
+print("\(shape): \(count) requests, \(String(format: "%.2f", micros / Double(count))) µs each, recorder dropped \(inspector.droppedCount)")
 
 /// The benchmark's bearer credential: always valid, never refreshed.
 struct StaticTokenProvider: TokenProvider {

@@ -3,13 +3,13 @@ import Foundation
 import LoupeLink
 import LoupeTrace
 
-/// `LoupeProfile listen ADDR:PORT --store PATH`: `loupe listen`'s collector (Sources/loupe/Commands/ListenCommand.swift)
+/// `link-profile listen ADDR:PORT --store PATH`: `loupe listen`'s collector (Sources/loupe/Commands/ListenCommand.swift)
 /// on the same parts: the listener identity from Loupe's state folder, a SQLite store with the default bounds, one
 /// `LinkListener`; it prints the `LOUPE_LINK=` line on start and the same closing line on SIGTERM or SIGINT.
 enum ProfileListener {
     static func run(_ arguments: [String]) async throws {
         guard arguments.count == 3, arguments[1] == "--store" else {
-            print("usage: LoupeProfile listen ADDR:PORT --store PATH")
+            print("usage: link-profile listen ADDR:PORT --store PATH")
             exit(2)
         }
         let address = try ListenAddress(parsing: arguments[0])
