@@ -125,12 +125,23 @@ let package = Package(
                 .product(name: "LoupeTrace", package: "Loupe"),
                 .product(name: "LoupeTesting", package: "Loupe"),
                 .product(name: "LoupeAsyncHTTPClient", package: "Loupe"),
-                .product(name: "LoupeLink", package: "Loupe"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 "LoopbackServer",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Tools/LoupeProfile"
+        ),
+        // The live link's budgets (issue 28, link-budget.sh): the app's side with and without a link, and the
+        // listener as `loupe listen` runs it. No HTTP client or server, so a release build needs only the link's parts.
+        .executableTarget(
+            name: "link-profile",
+            dependencies: [
+                .product(name: "Loupe", package: "Loupe"),
+                .product(name: "LoupeTrace", package: "Loupe"),
+                .product(name: "LoupeTesting", package: "Loupe"),
+                .product(name: "LoupeLink", package: "Loupe"),
+            ],
+            path: "Tools/LinkProfile"
         ),
         // The adapters' CPU per request under callgrind (issue 31): in-process transports, no network.
         .executableTarget(

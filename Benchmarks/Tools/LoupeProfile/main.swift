@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Loupe
-import LoupeLink
 import LoupeRules
 import LoupeTesting
 import LoupeTrace
@@ -24,11 +23,8 @@ var options = ResilienceOptions()
 options.tokenProvider = StaticTokenProvider()
 
 let store = InMemoryTraceStore(bounds: TraceStoreBounds(maxCount: 1_000))
-// `recording-linked`: the same recorder, linked to the listener in LOUPE_LINK (`Benchmarks/link-budget.sh` starts a
-// `loupe listen` in another process, so only the app's side is counted here).
-let link: LoupeLink? = shape == "recording-linked" ? try LoupeLink.fromEnvironment() : nil
-if shape == "recording-linked", link == nil { fatalError("recording-linked needs LOUPE_LINK") }
-let inspector = NetworkTraceInspector(store: store, configuration: .init(link: link))
+// (The live link's shapes, `recording` paced and `recording-linked`, are in Tools/LinkProfile: link-budget.sh.)
+let inspector = NetworkTraceInspector(store: store)
 /// Everything off but one component of the resilient stack (`only-retry`, `loopback-only-breaker`, …).
 func onlyOptions(_ component: Substring, from options: ResilienceOptions) -> ResilienceOptions {
     var one = ResilienceOptions()
@@ -112,7 +108,7 @@ case "bare-rules", "bare-rules-idle", "bare-rules-mock", "bare-rules-delay":
     }
     client = Client(baseURL: baseURL, transport: RulesTransport(wrapping: transport, book: book))
 case "resilient": client = Client.resilient(baseURL: baseURL, transport: transport, options: options)
-case "recording", "recording-linked": client = Client(baseURL: baseURL, transport: transport, observer: inspector)
+case "recording": client = Client(baseURL: baseURL, transport: transport, observer: inspector)
 case "resilient-empty-observer":
     client = Client.resilient(baseURL: baseURL, transport: transport, observer: EmptyObserver(), options: options)
 case let chain where chain.hasPrefix("chain-"):
@@ -138,12 +134,6 @@ default: client = Client.resilient(baseURL: baseURL, transport: transport, obser
 let elapsed = await sendAll(client, count: count)
 let micros = Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12
 print("\(shape): \(count) requests, \(String(format: "%.2f", micros / Double(count))) µs each, recorder dropped \(inspector.droppedCount)")
-if let link {
-    // What the link still holds goes out within its drain time; the counts say whether the viewer kept up.
-    await inspector.shutdown()
-    let counts = link.counts
-    print("link: \(counts.acknowledged) of \(counts.sent) acknowledged, \(counts.dropped) dropped, \(counts.pending) pending")
-}
 
 /// The benchmark's bearer credential: always valid, never refreshed.
 struct StaticTokenProvider: TokenProvider {
