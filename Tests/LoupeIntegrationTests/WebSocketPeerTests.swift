@@ -57,16 +57,14 @@ struct WebSocketPeerTests {
         return messages
     }
 
-    /// Waits for the exchange to be written (it ends after the close handshake, a moment after the messages end).
-    static func waitForExchange(_ recording: Recording) async throws -> TraceExchange {
-        for _ in 0..<500 {
-            await recording.inspector.flush()
-            if let summary = try recording.store.recent(limit: 1).first, let trace = try recording.store.exchange(id: summary.id) {
-                return trace
-            }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        throw PythonPeer.PeerError("the WebSocket exchange was never recorded")
+    /// The exchange as written: it ends after the close handshake, a moment after the messages end, so this waits
+    /// for the socket's exchange to end and the recorder to write it, not on a clock.
+    static func waitForExchange(_ recording: Recording, _ socket: WebSocket) async throws -> TraceExchange {
+        await socket.exchangeEnded()
+        await recording.inspector.flush()
+        guard let summary = try recording.store.recent(limit: 1).first, let trace = try recording.store.exchange(id: summary.id)
+        else { throw PythonPeer.PeerError("the WebSocket exchange was never recorded") }
+        return trace
     }
 
     @Test func echoTextAndBinaryThenTheClientClosesWithACodeAndReason() async throws {
@@ -85,7 +83,7 @@ struct WebSocketPeerTests {
         #expect(try await iterator.next() == nil)
         #expect(socket.closeInfo?.code == 4000 && socket.closeInfo?.byClient == true)
 
-        let trace = try await Self.waitForExchange(recording)
+        let trace = try await Self.waitForExchange(recording, socket)
         let stream = try #require(trace.stream)
         #expect(stream.kind == .webSocket && trace.status == 101 && trace.outcome == .success)
         #expect(stream.messages.filter { $0.direction == .sent }.map(\.type) == ["text", "binary", "text", "ping", "close"])
@@ -118,7 +116,7 @@ struct WebSocketPeerTests {
         let socket = try await closing.client().webSocket(closing.request("/close"), transport: NIOWebSocketTransport())
         #expect(try await Self.drain(socket).isEmpty)
         #expect(socket.closeInfo == WebSocketClose(code: 4001, reason: "bye from server", byClient: false))
-        let trace = try await Self.waitForExchange(closing)
+        let trace = try await Self.waitForExchange(closing, socket)
         #expect(trace.stream?.closedBy == "server" && trace.stream?.closeCode == 4001)
         try await closing.finish()
     }
@@ -132,7 +130,7 @@ struct WebSocketPeerTests {
         try socket.close(code: 1000, reason: "")
         #expect(try await iterator.next() == nil, "the wait for the server's answer is bounded")
         #expect(socket.closeInfo == WebSocketClose(code: 1006, reason: "no close from the server within 300 ms", byClient: true))
-        let trace = try await Self.waitForExchange(recording)
+        let trace = try await Self.waitForExchange(recording, socket)
         #expect(trace.stream?.closedBy == "client" && trace.stream?.closeCode == 1006)
         try await recording.finish()
     }
@@ -146,7 +144,7 @@ struct WebSocketPeerTests {
         } catch {}
         #expect(received == [.text("going")])
         #expect(socket.closeInfo?.code == 1006 && socket.closeInfo?.byClient == false)
-        let trace = try await Self.waitForExchange(recording)
+        let trace = try await Self.waitForExchange(recording, socket)
         #expect(trace.stream?.receivedCount == 1 && trace.stream?.closeCode == 1006)
         try await recording.finish()
     }
@@ -159,7 +157,7 @@ struct WebSocketPeerTests {
         #expect(try await iterator.next() == .text("Bearer WS-7788-token"))
         try socket.close()
         _ = try await iterator.next()
-        let trace = try await Self.waitForExchange(recording)
+        let trace = try await Self.waitForExchange(recording, socket)
         let payload = String(decoding: trace.stream?.messages.first { $0.direction == .received }?.payload ?? Data(), as: UTF8.self)
         #expect(!payload.contains("WS-7788-token"), "the token the server echoed is scrubbed by value")
         #expect(!trace.requestHeaders.contains { $0.value.contains("WS-7788-token") })
