@@ -101,7 +101,7 @@
         case .cut:
             position = bytes.count
             return JSONToken(.string, start, bytes.count, cut: true)
-        case .badUnicodeEscape, .control, .invalidUTF8:
+        case .badUnicodeEscape, .unknownEscape, .control, .invalidUTF8:
             let end = max(scan.index, start + 1)
             position = end
             return JSONToken(.invalid, start, end)
@@ -233,10 +233,14 @@
         case control
         /// (Only when validating.) A malformed UTF-8 sequence (Unicode's table 3-7), whose first byte is at the index.
         case invalidUTF8
+        /// (Only when validating.) A backslash before a byte that starts none of JSON's escapes (`\s`), at the
+        /// index of the backslash.
+        case unknownEscape
     }
 
     /// Reads a string's contents from `start` (just past its opening quote, or where an earlier call stopped
-    /// `.cut`) to its closing quote. `validatingUTF8` stops at raw control characters and malformed UTF-8 too.
+    /// `.cut`) to its closing quote. `validatingUTF8` stops at raw control characters, malformed UTF-8 and escapes
+    /// JSON does not have too.
     @inlinable
     public static func scanString(
         _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, validatingUTF8: Bool = false
@@ -266,6 +270,7 @@
                 escaped = true
                 guard index + 1 < count else { return (index, .cut, true) }
                 guard bytes[index + 1] == 0x75 else {  // u
+                    if validatingUTF8, !Self.isEscapeLetter(bytes[index + 1]) { return (index, .unknownEscape, true) }
                     index += 2
                     continue
                 }
@@ -293,6 +298,15 @@
                     return (index, length == 0 ? .invalidUTF8 : .cut, escaped)
                 }
             }
+        }
+    }
+
+    /// `"`, `\\`, `/`, `b`, `f`, `n`, `r`, `t`: what may follow a backslash, apart from `u` (read on its own).
+    @inlinable
+    static func isEscapeLetter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x22, 0x5C, 0x2F, 0x62, 0x66, 0x6E, 0x72, 0x74: true
+        default: false
         }
     }
 
