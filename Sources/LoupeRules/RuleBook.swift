@@ -20,7 +20,14 @@ public final class RuleBook: Sendable {
         var waiting: [UUID: (held: HeldRequest, resume: CheckedContinuation<HoldDecision, Never>)] = [:]
     }
 
-    private let state = Mutex(RuleBookState())
+    /// The rules, and a count of their changes: an index made from another generation is not asked for
+    /// positions.
+    private struct Locked {
+        var state = RuleBookState()
+        var generation = 0
+    }
+
+    private let state = Mutex(Locked())
     /// `RuleBookState.hasRequestRules`, mirrored so the transport's fast path takes no lock.
     private let active = Atomic<Bool>(false)
     /// The live request rules compiled (``RuleIndex``), replaced whole under `state`'s lock whenever the rules
@@ -73,7 +80,7 @@ public final class RuleBook: Sendable {
     // MARK: The rules
 
     /// The rules, in order, with their origins and hit counts.
-    public var entries: [RuleBookState.Entry] { state.withLock { $0.entries } }
+    public var entries: [RuleBookState.Entry] { state.withLock { $0.state.entries } }
 
     /// Adds `rule` or replaces the one of the same name.
     public func put(_ rule: Rule, origin: RuleOrigin) {
@@ -124,49 +131,69 @@ public final class RuleBook: Sendable {
     /// Whether any enabled rule may act on a request: one atomic load, so an idle book costs a request nothing more.
     public var isActive: Bool { active.load(ordering: .relaxed) }
 
+    /// What the book decided for a request, with the terminal rule's answer built when the book last changed.
+    struct Verdict {
+        var decision: RuleBookState.Decision
+        var answer: PreparedAnswer?
+    }
+
     /// Decides for one request about to be sent; counts hits. `nil` when no rule acts on it.
     ///
-    /// The compiled index answers first whether any live rule could match; only then is the full decision made
-    /// under the lock with ``RuleSubject`` (the reference matcher), so its outcome is exactly that of deciding
-    /// every request in full.
-    func decide(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) -> RuleBookState.Decision? {
+    /// The compiled index finds the live rules whose filters match; only then is the lock taken, to apply
+    /// limits, probability and order to those rules and count hits. If the book changed since the index was
+    /// made, the decision is made in full with ``RuleSubject`` (the reference matcher) instead, so the outcome is
+    /// always that of deciding every request in full.
+    func decide(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) -> Verdict? {
         let index = self.index.withLock { $0 }
         let bodyData = body?.bufferedData
         var facts = RequestFacts(request: request, operation: context.operation, body: bodyData,
                                  attempt: index.readsAttempt ? context.attemptsSoFar : 0)
-        guard index.mayMatch(&facts) else { return nil }
-        return decide(RuleSubject(request: request, body: bodyData, operation: context.operation,
-                                  attempt: context.attemptsSoFar))
+        let positions = index.matching(&facts)
+        guard !positions.isEmpty else { return nil }
+        let now = index.readsClock ? now() : Date.distantPast
+        let verdict = state.withLock { locked -> Verdict in
+            guard locked.generation == index.generation else {
+                let subject = RuleSubject(request: request, body: bodyData, operation: context.operation,
+                                          attempt: context.attemptsSoFar)
+                return Verdict(decision: decide(subject, in: &locked), answer: nil)
+            }
+            let decision = locked.state.decide(positions: positions, now: now, draw: random) { _ in true }
+            // A rule that fired its last time leaves the index.
+            if decision.spent { reindex(&locked) }
+            return Verdict(decision: decision, answer: decision.terminalPosition.flatMap { index.answers[$0] })
+        }
+        if verdict.decision.isEmpty { return nil }
+        notify(.rules(entries))
+        return verdict
     }
 
     /// Decides for one request in full; counts hits.
     func decide(_ subject: RuleSubject) -> RuleBookState.Decision? {
-        let now = now()
-        let decision = state.withLock { state in
-            let decision = state.decide(subject, now: now, draw: random)
-            // A rule that fired its last time leaves the index.
-            if !decision.isEmpty, state.entries.count(where: \.isLive) != index.withLock({ $0.live }) {
-                reindex(state)
-            }
-            return decision
-        }
+        let decision = state.withLock { decide(subject, in: &$0) }
         if decision.isEmpty { return nil }
         notify(.rules(entries))
         return decision
     }
 
+    private func decide(_ subject: RuleSubject, in locked: inout Locked) -> RuleBookState.Decision {
+        let decision = locked.state.decide(subject, now: now(), draw: random)
+        if decision.spent { reindex(&locked) }
+        return decision
+    }
+
     /// Called with `state`'s lock held, so indexes are replaced in the order the states were made.
-    private func reindex(_ state: RuleBookState) {
-        let fresh = RuleIndex(state.entries)
+    private func reindex(_ locked: inout Locked) {
+        locked.generation += 1
+        let fresh = RuleIndex(locked.state.entries, generation: locked.generation)
         index.withLock { $0 = fresh }
     }
 
     private func mutate<T>(_ body: (inout RuleBookState) -> T) -> T {
-        let (result, entries) = state.withLock { state -> (T, [RuleBookState.Entry]) in
-            let result = body(&state)
-            active.store(state.hasRequestRules, ordering: .relaxed)
-            reindex(state)
-            return (result, state.entries)
+        let (result, entries) = state.withLock { locked -> (T, [RuleBookState.Entry]) in
+            let result = body(&locked.state)
+            active.store(locked.state.hasRequestRules, ordering: .relaxed)
+            reindex(&locked)
+            return (result, locked.state.entries)
         }
         notify(.rules(entries))
         return result
@@ -184,8 +211,12 @@ public final class RuleBook: Sendable {
         }
     }
 
-    private func notify(_ change: Change) {
-        for listener in listeners.withLock({ $0 }) { listener(change) }
+    /// The change is made only when someone listens: a mock answering every request builds nothing for nobody.
+    private func notify(_ change: @autoclosure () -> Change) {
+        let listeners = listeners.withLock { $0 }
+        if listeners.isEmpty { return }
+        let change = change()
+        for listener in listeners { listener(change) }
     }
 
     // MARK: Held requests

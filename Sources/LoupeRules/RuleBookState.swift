@@ -36,6 +36,11 @@ public struct RuleBookState: Sendable, Hashable {
             case fault(name: String, TransportFault)
         }
 
+        /// The terminal rule's position in the book.
+        var terminalPosition: Int?
+        /// Whether a rule fired its last time (it leaves the index).
+        var spent = false
+
         public var isEmpty: Bool { rewrites.isEmpty && breakpoint == nil && terminal == nil }
     }
 
@@ -45,25 +50,44 @@ public struct RuleBookState: Sendable, Hashable {
     /// Decides for `subject` at `now`, drawing from `draw` (numbers in `0..<1`) for rules with a probability
     /// under 1, and counts the hits.
     public mutating func decide(_ subject: RuleSubject, now: Date, draw: () -> Double) -> Decision {
+        decide(positions: entries.indices, now: now, draw: draw) { subject.matches($0.filter) }
+    }
+
+    /// Decides among the rules at `positions` (in book order) for which `matches` holds: the reference matcher
+    /// over every rule, or ``RuleIndex``'s compiled tests, which found the matching positions already.
+    mutating func decide(
+        positions: some Sequence<Int>, now: Date, draw: () -> Double, matches: (Rule) -> Bool
+    ) -> Decision {
         var decision = Decision()
-        for index in entries.indices {
-            let rule = entries[index].rule
-            guard rule.limits.enabled, !rule.action.isBreaker else { continue }
-            if let times = rule.limits.times, entries[index].hits >= times { continue }
-            if let until = rule.limits.until, now >= until { continue }
-            switch rule.action {
-            case .mock, .fault: if decision.terminal != nil { continue }
+        // Fields are read through `entries[index]` in place: binding the whole `Rule` would copy (retain and
+        // release) its name, filter and action for every rule considered.
+        for index in positions {
+            let limits = entries[index].rule.limits
+            guard limits.enabled else { continue }
+            let kind = entries[index].rule.action.kind
+            if kind == .breaker { continue }
+            if let times = limits.times, entries[index].hits >= times { continue }
+            if let until = limits.until, now >= until { continue }
+            switch kind {
+            case .terminal: if decision.terminal != nil { continue }
             case .breakpoint: if decision.breakpoint != nil { continue }
             case .rewrite, .breaker: break
             }
-            guard subject.matches(rule.filter) else { continue }
-            if rule.limits.probability < 1, draw() >= rule.limits.probability { continue }
+            guard matches(entries[index].rule) else { continue }
+            if limits.probability < 1, draw() >= limits.probability { continue }
             entries[index].hits += 1
-            switch rule.action {
-            case .mock(let mock): decision.terminal = .mock(name: rule.name, mock)
-            case .fault(let fault): decision.terminal = .fault(name: rule.name, fault)
-            case .rewrite(let rewrite): decision.rewrites.append(NamedRewrite(name: rule.name, rewrite: rewrite))
-            case .breakpoint(let breakpoint): decision.breakpoint = NamedBreakpoint(name: rule.name, breakpoint: breakpoint)
+            if let times = limits.times, entries[index].hits >= times { decision.spent = true }
+            switch entries[index].rule.action {
+            case .mock(let mock):
+                decision.terminal = .mock(name: entries[index].rule.name, mock)
+                decision.terminalPosition = index
+            case .fault(let fault):
+                decision.terminal = .fault(name: entries[index].rule.name, fault)
+                decision.terminalPosition = index
+            case .rewrite(let rewrite):
+                decision.rewrites.append(NamedRewrite(name: entries[index].rule.name, rewrite: rewrite))
+            case .breakpoint(let breakpoint):
+                decision.breakpoint = NamedBreakpoint(name: entries[index].rule.name, breakpoint: breakpoint)
             case .breaker: break
             }
         }
@@ -129,6 +153,18 @@ public struct RuleBookState: Sendable, Hashable {
 
 extension RuleAction {
     var isBreaker: Bool { if case .breaker = self { true } else { false } }
+
+    /// Which slot of a decision an action fills, without copying its payload.
+    enum Kind { case terminal, rewrite, breakpoint, breaker }
+
+    var kind: Kind {
+        switch self {
+        case .mock, .fault: .terminal
+        case .rewrite: .rewrite
+        case .breakpoint: .breakpoint
+        case .breaker: .breaker
+        }
+    }
 }
 
 /// Where a rule came from: code, a rules file, or a viewer over the live link.

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import Loupe
 import LoupeTrace
 
 /// What a request must be for a rule to possibly match it: the operations and methods its filter allows.
@@ -279,13 +280,17 @@ enum RuleText {
 }
 
 /// The rules that may act on a request, compiled, as one immutable value the transport reads without the book's
-/// lock: enabled, not a breaker, not spent. It answers one question, "could any of them match?"; only when the
-/// answer is yes does the book take its lock and decide in full (limits, probability, order, hits), so a
-/// request that no rule matches costs a lookup and a few byte comparisons.
+/// lock: enabled, not a breaker, not spent. It answers "which of them match?" with their positions in the book it
+/// was made from; the book then applies limits, probability, order and hits under its lock to those rules only,
+/// so a request that no rule matches costs a lookup and a few byte comparisons, and one that a rule matches never
+/// runs the reference matcher over every rule. Each mock and fault also has its answer built here once
+/// (``PreparedAnswer``): the event's text and, for a mock, the response.
 final class RuleIndex: Sendable {
     struct Entry: Sendable {
         let precheck: RulePrecheck
         let test: RuleTest
+        /// The rule's position in the book's entries this index was made from.
+        let position: Int
     }
 
     /// Rules that allow only some operations, by each operation they allow (a rule may sit under several).
@@ -296,31 +301,58 @@ final class RuleIndex: Sendable {
     let count: Int
     /// Whether any rule reads `~att`.
     let readsAttempt: Bool
-    /// How many live rules it was made from (the book compares it to know when a rule was spent).
+    /// Whether any live rule has an `until` (only then is the wall clock read for a request).
+    let readsClock: Bool
+    /// How many live rules it was made from.
     let live: Int
+    /// The book's generation it was made from: positions mean something only in that book.
+    let generation: Int
+    /// The answers of the mocks and faults, by position.
+    let answers: [Int: PreparedAnswer]
 
     static let empty = RuleIndex([])
 
     /// The index of `entries`' live request rules.
-    convenience init(_ entries: [RuleBookState.Entry]) {
-        self.init(filters: entries.filter(\.isLive).map(\.rule.filter))
+    convenience init(_ entries: [RuleBookState.Entry], generation: Int = 0) {
+        var live: [(Int, TraceFilter)] = []
+        var answers: [Int: PreparedAnswer] = [:]
+        var readsClock = false
+        for (position, entry) in entries.enumerated() where entry.isLive {
+            live.append((position, entry.rule.filter))
+            readsClock = readsClock || entry.rule.limits.until != nil
+            switch entry.rule.action {
+            case .mock(let mock): answers[position] = .mock(entry.rule.name, mock)
+            case .fault(let fault): answers[position] = .fault(entry.rule.name, fault)
+            case .rewrite, .breakpoint, .breaker: break
+            }
+        }
+        self.init(positioned: live, readsClock: readsClock, generation: generation, answers: answers)
     }
 
-    init(filters: [TraceFilter]) {
+    /// An index of `filters` alone, each at its position in the array.
+    convenience init(filters: [TraceFilter]) {
+        self.init(positioned: Array(filters.enumerated()), readsClock: false, generation: 0, answers: [:])
+    }
+
+    private init(positioned filters: [(Int, TraceFilter)], readsClock: Bool, generation: Int, answers: [Int: PreparedAnswer]) {
         var byOperation: [String: [Entry]] = [:]
         var anyOperation: [Entry] = []
         var count = 0
         var readsAttempt = false
-        for filter in filters {
+        for (position, filter) in filters {
             let precheck = RulePrecheck(filter)
             let test = RuleTest(filter)
             if precheck.never { continue }
             if case .constant(false) = test { continue }
             count += 1
             readsAttempt = readsAttempt || test.readsAttempt
-            let entry = Entry(precheck: precheck, test: test)
+            let entry = Entry(precheck: precheck, test: test, position: position)
             if let operations = precheck.operations {
-                for operation in operations { byOperation[operation, default: []].append(entry) }
+                // Under each key once: two spellings of one name that are canonically equal share a key.
+                var keys: Set<String> = []
+                for operation in operations where keys.insert(operation).inserted {
+                    byOperation[operation, default: []].append(entry)
+                }
             } else {
                 anyOperation.append(entry)
             }
@@ -329,22 +361,101 @@ final class RuleIndex: Sendable {
         self.anyOperation = anyOperation
         self.count = count
         self.readsAttempt = readsAttempt
+        self.readsClock = readsClock
         self.live = filters.count
+        self.generation = generation
+        self.answers = answers
     }
 
     /// Whether some indexed rule matches the request (its limits and probability aside).
     func mayMatch(_ facts: inout RequestFacts) -> Bool {
-        if count == 0 { return false }
+        !matching(&facts, first: true).isEmpty
+    }
+
+    /// The positions of the indexed rules that match the request (limits and probability aside), in book order.
+    func matching(_ facts: inout RequestFacts) -> RulePositions {
+        matching(&facts, first: false)
+    }
+
+    private func matching(_ facts: inout RequestFacts, first: Bool) -> RulePositions {
+        var positions = RulePositions()
+        if count == 0 { return positions }
         let method = facts.request.method.rawValue
         for entry in anyOperation where entry.precheck.admits(operation: facts.operation, method: method) {
-            if entry.test.matches(&facts) { return true }
+            if entry.test.matches(&facts) {
+                positions.append(entry.position)
+                if first { return positions }
+            }
         }
         // A dictionary finds names canonically equal; the precheck and test then compare bytes.
-        guard !byOperation.isEmpty, let keyed = byOperation[facts.operation] else { return false }
+        guard !byOperation.isEmpty, let keyed = byOperation[facts.operation] else { return positions }
+        let unkeyed = positions.count
         for entry in keyed where entry.precheck.admits(operation: facts.operation, method: method) {
-            if entry.test.matches(&facts) { return true }
+            if entry.test.matches(&facts) {
+                positions.append(entry.position)
+                if first { return positions }
+            }
         }
-        return false
+        // Both runs are in book order and a rule sits in one of them only: sorting merges them.
+        if unkeyed > 0, unkeyed < positions.count { positions.sort() }
+        return positions
+    }
+}
+
+/// Positions in the book, in order: the first kept inline, so the usual request that one rule matches allocates
+/// nothing.
+struct RulePositions: Sequence, Equatable {
+    private var first = -1
+    private var more: [Int] = []
+
+    var isEmpty: Bool { first < 0 }
+    var count: Int { isEmpty ? 0 : 1 + more.count }
+
+    mutating func append(_ position: Int) {
+        if first < 0 { first = position } else { more.append(position) }
+    }
+
+    mutating func sort() {
+        let all = ([first] + more).sorted()
+        first = all[0]
+        more = Array(all.dropFirst())
+    }
+
+    struct Iterator: IteratorProtocol {
+        let positions: RulePositions
+        var offset = -1
+
+        mutating func next() -> Int? {
+            defer { offset += 1 }
+            if offset == -1 { return positions.first < 0 ? nil : positions.first }
+            return offset < positions.more.count ? positions.more[offset] : nil
+        }
+    }
+
+    func makeIterator() -> Iterator { Iterator(positions: self) }
+}
+
+/// What a matching mock or fault records, and a mock's response: built once per rule when the book changes, not
+/// on every request it answers. The one place these events are worded.
+struct PreparedAnswer: Sendable {
+    let message: String
+    let attributes: [String: String]
+    /// The mock's response; `nil` for a fault.
+    let response: RawResponse?
+
+    static func mock(_ name: String, _ mock: RuleMock) -> PreparedAnswer {
+        var attributes = ["rule": name, "action": "mock", "mocked": "true", "status": "\(mock.status)"]
+        if let recorded = mock.recordedFrom { attributes["from"] = "#\(recorded)" }
+        return PreparedAnswer(
+            message: "rule \(name): mocked response \(mock.status)"
+                + (mock.recordedFrom.map { " (recorded #\($0))" } ?? "") + ", not from the server",
+            attributes: attributes, response: mock.response)
+    }
+
+    static func fault(_ name: String, _ fault: TransportFault) -> PreparedAnswer {
+        var attributes = ["rule": name, "action": "fault", "fault": fault.description]
+        if case .status = fault { attributes["mocked"] = "true" }
+        return PreparedAnswer(message: "rule \(name): fault, \(fault)", attributes: attributes, response: nil)
     }
 }
 

@@ -26,9 +26,10 @@ public struct RulesTransport: ClientTransport {
     }
 
     public func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> RawResponse {
-        guard book.isActive, let decision = book.decide(request, body: body, context: context) else {
+        guard book.isActive, let verdict = book.decide(request, body: body, context: context) else {
             return try await base.send(request, body: body, context: context)
         }
+        let decision = verdict.decision
         var request = request
         var body = body
         for rewrite in decision.rewrites {
@@ -39,7 +40,7 @@ public struct RulesTransport: ClientTransport {
         if let breakpoint = decision.breakpoint, breakpoint.breakpoint.request {
             (request, body) = try await holdRequest(request, body: body, rule: breakpoint.name, context: context)
         }
-        let response = try await answer(request, body: body, decision: decision, context: context)
+        let response = try await answer(request, body: body, decision: decision, prepared: verdict.answer, context: context)
         if let breakpoint = decision.breakpoint, breakpoint.breakpoint.response {
             return try await holdResponse(response, request: request, rule: breakpoint.name, context: context)
         }
@@ -47,23 +48,21 @@ public struct RulesTransport: ClientTransport {
     }
 
     private func answer(
-        _ request: HTTPRequest, body: RequestBody?, decision: RuleBookState.Decision, context: RequestContext
+        _ request: HTTPRequest, body: RequestBody?, decision: RuleBookState.Decision, prepared: PreparedAnswer?,
+        context: RequestContext
     ) async throws -> RawResponse {
         switch decision.terminal {
         case nil:
             return try await base.send(request, body: body, context: context)
         case .mock(let name, let mock)?:
-            var attributes = ["rule": name, "action": "mock", "mocked": "true", "status": "\(mock.status)"]
-            if let recorded = mock.recordedFrom { attributes["from"] = "#\(recorded)" }
-            context.record(.rule, "rule \(name): mocked response \(mock.status)"
-                + (mock.recordedFrom.map { " (recorded #\($0))" } ?? "") + ", not from the server", attributes: attributes)
+            let answer = prepared ?? .mock(name, mock)
+            context.record(.rule, answer.message, attributes: answer.attributes)
             context.attempt?.markRequestSent()
             context.attempt?.markFirstByte()
-            return mock.response
+            return answer.response ?? mock.response
         case .fault(let name, let fault)?:
-            var attributes = ["rule": name, "action": "fault", "fault": fault.description]
-            if case .status = fault { attributes["mocked"] = "true" }
-            context.record(.rule, "rule \(name): fault, \(fault)", attributes: attributes)
+            let answer = prepared ?? .fault(name, fault)
+            context.record(.rule, answer.message, attributes: answer.attributes)
             return try await fault.perform(request, body: body, context: context, clock: book.clock) { request, body, context in
                 try await base.send(request, body: body, context: context)
             }

@@ -80,11 +80,69 @@ import Testing
                 }
                 var fresh = RequestFacts(subject)
                 #expect(index.mayMatch(&fresh) == filters.contains { subject.matches($0) }, "\(filters)")
+                var again = RequestFacts(subject)
+                #expect(Array(index.matching(&again)) == filters.indices.filter { subject.matches(filters[$0]) },
+                        "every matching position once, in order: \(filters) on \(subject.operation)")
             }
         }
         // The draws cover both answers, and the precheck does turn requests away.
         #expect(matched > checked / 20 && matched < checked - checked / 20, "matched \(matched) of \(checked)")
         #expect(admitted < checked, "the precheck admitted everything")
+    }
+
+    /// The book decides from the index's positions (no reference matcher) when its generation is the index's:
+    /// the same decisions, hits and spent rules as deciding every rule in full, with limits and seeded
+    /// probabilities in play, request after request on one evolving book.
+    @Test(arguments: [UInt64(5), 6, 7])
+    func decidingFromTheIndexsPositionsIsDecidingInFull(seed: UInt64) throws {
+        let draw = Draw(source: SeededRandomSource(seed: seed))
+        let actions: [RuleAction] = [
+            .mock(RuleMock(status: 200)), .fault(.status(503)), .fault(.timeout),
+            .rewrite(RuleRewrite(setHeaders: [TraceHeader(name: "x-b", value: "1")])), .breakpoint(RuleBreakpoint()),
+            .breaker(key: "k", override: .open),
+        ]
+        var decided = 0, spent = 0
+        for _ in 0..<100 {
+            var full = RuleBookState()
+            for number in 0..<Int(draw.source.next() % 6 + 1) {
+                let limits = RuleLimits(times: draw.chance(40) ? Int(draw.source.next() % 3) + 1 : nil,
+                                        enabled: !draw.chance(15), probability: draw.chance(30) ? 0.5 : 1)
+                full.put(try Rule(name: "r\(number)", match: Self.filterText(draw, depth: 2), action: draw.pick(actions),
+                                  limits: limits), origin: .code)
+            }
+            var fromIndex = full
+            var index = RuleIndex(fromIndex.entries)
+            let fullDraws = SeededRandomSource(seed: seed), indexDraws = SeededRandomSource(seed: seed)
+            for _ in 0..<30 {
+                let subject = Self.subject(draw)
+                let expected = full.decide(subject, now: Date(), draw: fullDraws.nextUnit)
+                var facts = RequestFacts(subject)
+                let positions = index.matching(&facts)
+                let decision = fromIndex.decide(positions: positions, now: Date(), draw: indexDraws.nextUnit) { _ in true }
+                #expect(decision == expected && fromIndex == full, "\(full.entries.map(\.rule.match)) on \(subject.request)")
+                if decision.spent { index = RuleIndex(fromIndex.entries); spent += 1 }
+                if !decision.isEmpty { decided += 1 }
+            }
+        }
+        #expect(decided > 100 && spent > 10, "decided \(decided), spent \(spent)")
+    }
+
+    @Test func aPreparedAnswerIsWordedOnceAndAMocksResponseBuiltOnce() throws {
+        let mock = RuleMock(status: 201, headers: [TraceHeader(name: "content-type", value: "text/plain")],
+                            body: Data("hi".utf8), recordedFrom: 7)
+        var state = RuleBookState()
+        state.put(try Rule(name: "m", match: "~op a", action: .mock(mock)), origin: .code)
+        state.put(try Rule(name: "f", match: "~op b", action: .fault(.status(503))), origin: .code)
+        state.put(try Rule(name: "w", match: "~op c", action: .rewrite(RuleRewrite())), origin: .code)
+        let index = RuleIndex(state.entries, generation: 3)
+        #expect(index.generation == 3 && index.answers.count == 2, "mocks and faults only")
+        let answer = try #require(index.answers[0])
+        #expect(answer.message == "rule m: mocked response 201 (recorded #7), not from the server")
+        #expect(answer.attributes == ["rule": "m", "action": "mock", "mocked": "true", "status": "201", "from": "#7"])
+        #expect(answer.response?.head.status.code == 201 && answer.response?.body == Data("hi".utf8))
+        #expect(answer.response?.head.headerFields[.contentType] == "text/plain")
+        #expect(index.answers[1]?.message == "rule f: fault, \(TransportFault.status(503))")
+        #expect(index.answers[1]?.attributes["mocked"] == "true" && index.answers[1]?.response == nil)
     }
 
     @Test func thePrecheckNarrowsByOperationAndMethod() throws {

@@ -107,6 +107,11 @@ case "bare-rules", "bare-rules-idle", "bare-rules-mock", "bare-rules-delay":
         book.put(try Rule(name: "delay", match: "~m GET", action: .fault(.latency(.milliseconds(millis)))), origin: .code)
     }
     client = Client(baseURL: baseURL, transport: RulesTransport(wrapping: transport, book: book))
+case "bare-sleep":
+    // The baseline of `bare-rules-delay`: the canned transport behind the same clock's sleep of the same length, no
+    // rules. What the delay fault adds beyond its own delay is the difference of the two wall times.
+    let millis = ProcessInfo.processInfo.environment["LOUPE_RULE_DELAY_MS"].flatMap(Int.init) ?? 1
+    client = Client(baseURL: baseURL, transport: SleepingTransport(base: transport, delay: .milliseconds(millis)))
 case "resilient": client = Client.resilient(baseURL: baseURL, transport: transport, options: options)
 case "recording": client = Client(baseURL: baseURL, transport: transport, observer: inspector)
 case "resilient-empty-observer":
@@ -139,6 +144,17 @@ print("\(shape): \(count) requests, \(String(format: "%.2f", micros / Double(cou
 struct StaticTokenProvider: TokenProvider {
     func currentCredential() async throws -> Credential { Credential(token: "profile-token") }
     func refresh(_ rejected: Credential) async throws -> Credential { Credential(token: "profile-token") }
+}
+
+/// Sleeps on a `ContinuousClock`, as a delay fault does, then sends.
+struct SleepingTransport: ClientTransport {
+    let base: any ClientTransport
+    let delay: Duration
+
+    func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> RawResponse {
+        try await ContinuousClock().sleep(for: delay)
+        return try await base.send(request, body: body, context: context)
+    }
 }
 
 /// Observes everything and does nothing: what building the observer payloads costs, apart from recording them.
