@@ -10,11 +10,11 @@ enum OpenAPIRequest {
     /// conversion: both sides speak swift-http-types).
     static func absolute(_ request: HTTPRequest, baseURL: URL, cache: BaseURLCache? = nil) -> HTTPRequest {
         let parts = cache?.parts(of: baseURL) ?? BaseURLCache.Parts(baseURL)
-        var absolute = request
-        absolute.scheme = parts.scheme
-        if let authority = parts.authority { absolute.authority = authority }
-        if !parts.prefix.isEmpty { absolute.path = parts.prefix + (request.path ?? "") }
-        return absolute
+        // Made in one go: each pseudo-header set on a copy of `request` copied its storage again.
+        return HTTPRequest(
+            method: request.method, scheme: parts.scheme, authority: parts.authority ?? request.authority,
+            path: parts.prefix.isEmpty ? request.path : parts.prefix + (request.path ?? ""),
+            headerFields: request.headerFields)
     }
 
     /// The body's bytes when its length is known and at most `cap`: read once (a generated client's JSON body is

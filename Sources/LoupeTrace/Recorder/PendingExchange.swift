@@ -58,13 +58,12 @@ struct PendingExchange: Sendable {
         // attempt was made; a short-circuited exchange only has the app's own.
         let requestFields = attempts.last?.request.headerFields ?? appHeaders
         var events = events
-        if let adapter {
-            // Made here, on the writer's task, not by the adapter on the request path (one lock fewer per request).
-            events.insert(TraceEvent(
-                kind: .adapter, at: startedAt,
-                message: "Recorded by Loupe's \(adapter) adapter around the app's own networking stack, not sent by Loupe's client.",
-                attributes: ["adapter": adapter]), at: 0)
-        }
+        // Made here, on the writer's task, not by the adapter on the request path (one lock fewer per request). A
+        // built-in adapter's event is fixed text made in Loupe's code, with nothing from the traffic or the app, so
+        // it is added after redaction (scanning its sentence for credentials and URLs cost ≈ 0.4 µs an exchange);
+        // another adapter's name is the app's text and is redacted with the rest.
+        let fixedAdapterEvent = adapter.flatMap { Self.builtInAdapterEvent($0, at: startedAt) }
+        if let adapter, fixedAdapterEvent == nil { events.insert(Self.adapterEvent(adapter, at: startedAt), at: 0) }
         if droppedBefore > 0 {
             events.insert(TraceEvent(
                 kind: .recorderDrop, at: startedAt,
@@ -85,10 +84,31 @@ struct PendingExchange: Sendable {
             fields.filter { policy.headerNames.contains($0.name.rawName) }.map { TraceHeader(name: $0.name.rawName, value: $0.value) }
         }
         var trace = policy.redact(exchange: raw, alsoSent: alsoSent)
+        if let fixedAdapterEvent { trace.events.insert(fixedAdapterEvent, at: droppedBefore > 0 ? 1 : 0) }
         trace.requestBody = Self.capped(trace.requestBody, cap: bodyCap)
         trace.responseBody = Self.capped(trace.responseBody, cap: bodyCap)
         return trace
     }
+
+    /// The event saying which adapter recorded the exchange.
+    static func adapterEvent(_ adapter: String, at: Date) -> TraceEvent {
+        TraceEvent(
+            kind: .adapter, at: at,
+            message: "Recorded by Loupe's \(adapter) adapter around the app's own networking stack, not sent by Loupe's client.",
+            attributes: ["adapter": adapter])
+    }
+
+    /// The built-in adapters' events, worded once; `nil` for an adapter of the app's own.
+    static func builtInAdapterEvent(_ adapter: String, at: Date) -> TraceEvent? {
+        guard let event = builtInAdapterEvents[adapter] else { return nil }
+        var timed = event
+        timed.at = at
+        return timed
+    }
+
+    private static let builtInAdapterEvents: [String: TraceEvent] = Dictionary(uniqueKeysWithValues: [
+        RecordingAdapter.openAPIMiddleware, RecordingAdapter.asyncHTTPClient, RecordingAdapter.urlSession,
+    ].map { ($0, adapterEvent($0, at: Date(timeIntervalSince1970: 0))) })
 
     /// The stream as recorded (before redaction): its kept messages, counts, and how it closed, from the last
     /// `stream-close` event.
