@@ -194,8 +194,10 @@ let package = Package(
                 "Loupe", "LoupeAsyncHTTPClient", "LoupeTrace",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
             ],
             path: "Demo/Sources/LoupeDemo"
         ),

@@ -123,6 +123,21 @@ run 0 "show imported" "$loupe" show "$work/again.sqlite" 2 --json
 grep -q '"kind" : "websocket"' "$work/out.txt" || grep -q '"kind":"websocket"' "$work/out.txt" || fail "import lost the stream: $(head -c 400 "$work/out.txt")"
 ok "the HAR imports back with its streams"
 
+# The demo's own streams: `loupe demo --streams` drives /completions (SSE) and /ticker (WebSocket) on its API.
+demo="$work/demo.sqlite"
+run 0 "demo --streams" "$loupe" demo --headless --streams --duration 5 --store "$demo"
+tickers=$(sqlite3 "$demo" "SELECT count(*) FROM exchange WHERE operation = 'ticker'")
+[ "$tickers" -ge 1 ] || fail "the demo recorded no /ticker WebSocket: $(cat "$work/out.txt")"
+"$loupe" list "$demo" --filter '~op ticker' --json >"$work/ticker.json" || fail "list ~op ticker"
+"$python" - "$work/ticker.json" <<'PY' || fail "the ticker's stream: $(head -c 600 "$work/ticker.json")"
+import json, sys
+rows = json.load(open(sys.argv[1]))
+first = rows[-1]["stream"]
+assert first["kind"] == "websocket", first
+assert first["received"] >= 25 and first["sent"] >= 2, first
+PY
+ok "demo --streams records its WebSocket feed ($tickers /ticker sessions, ↑↓ counted)"
+
 echo "-- the inspector's Messages tab"
 cat > "$work/run.sh" <<EOF2
 #!/bin/sh

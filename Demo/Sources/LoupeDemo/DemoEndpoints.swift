@@ -40,6 +40,14 @@ public enum DemoEndpoints {
         public var operationName: String { "completion" }
     }
 
+    /// `/ticker`: a WebSocket price feed (opened with `client.webSocket`).
+    public struct Ticker: Endpoint {
+        public typealias Response = Data
+        public init() {}
+        public var path: String { "/ticker" }
+        public var operationName: String { "ticker" }
+    }
+
     public struct Slow: Endpoint {
         public typealias Response = Data
         public let milliseconds: Int

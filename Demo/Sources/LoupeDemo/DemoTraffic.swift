@@ -16,11 +16,19 @@ public struct DemoTraffic: Sendable {
     /// A model-like answer streamed from `/completions` (server-sent events, one in three cut mid-way and resumed
     /// with `Last-Event-ID`) every this often; nil for none.
     public var completionInterval: Duration?
+    /// A `/ticker` WebSocket session (subscribe, ticks, a ping, a close; one in three closed by the server) every
+    /// this often, over `webSocketTransport`; nil for none.
+    public var tickerInterval: Duration?
+    /// The WebSocket protocol's transport (the demo's is `NIOWebSocketTransport`, from `LoupeWebSocket`).
+    public var webSocketTransport: (any WebSocketTransport)?
 
     public init(client: Client, workers: Int = 3, pause: Duration = .milliseconds(250), burstSize: Int = 40,
-                burstInterval: Duration = .seconds(10), completionInterval: Duration? = nil) {
+                burstInterval: Duration = .seconds(10), completionInterval: Duration? = nil,
+                tickerInterval: Duration? = nil, webSocketTransport: (any WebSocketTransport)? = nil) {
         self.client = client
         self.completionInterval = completionInterval
+        self.tickerInterval = tickerInterval
+        self.webSocketTransport = webSocketTransport
         self.workers = workers
         self.pause = pause
         self.burstSize = burstSize
@@ -49,6 +57,9 @@ public struct DemoTraffic: Sendable {
             }
             if let completionInterval {
                 group.addTask { await completions(every: completionInterval, until: deadline) }
+            }
+            if let tickerInterval, let webSocketTransport {
+                group.addTask { await tickers(every: tickerInterval, over: webSocketTransport, until: deadline) }
             }
             return await group.reduce(0, +)
         }
@@ -92,6 +103,56 @@ public struct DemoTraffic: Sendable {
             }
         } catch {}  // failures are recorded; the demo goes on
         return tokens
+    }
+
+    /// A `/ticker` session, then a wait of `interval`, until the deadline; returns how many sessions ran.
+    private func tickers(every interval: Duration, over transport: any WebSocketTransport,
+                         until deadline: ContinuousClock.Instant?) async -> Int {
+        var sessions = 0
+        while !Task.isCancelled, deadline.map({ ContinuousClock.now < $0 }) ?? true {
+            _ = await streamTicker(over: transport)
+            sessions += 1
+            do { try await Task.sleep(for: interval) } catch { return sessions }
+        }
+        return sessions
+    }
+
+    /// What one `/ticker` session received, and how it closed.
+    public struct TickerSession: Sendable {
+        /// Every text message after the greeting, in order.
+        public var ticks: [String] = []
+        /// The binary snapshots received.
+        public var snapshots = 0
+        /// The close, when the connection closed.
+        public var close: WebSocketClose?
+        /// Why it could not open or broke, when it did.
+        public var error: String?
+    }
+
+    /// One `/ticker` session as an app would run it: subscribe after the greeting, a ping halfway, close with 1000
+    /// after the last tick (unless the server closes first, as it does every third time).
+    public func streamTicker(over transport: any WebSocketTransport, symbol: String = "LOUPE") async -> TickerSession {
+        var session = TickerSession()
+        do {
+            let socket = try await client.webSocket(DemoEndpoints.Ticker(), transport: transport)
+            for try await message in socket.messages {
+                switch message {
+                case .text(let text) where text == FlakyAPI.tickerHello:
+                    try socket.send(#"{"subscribe":"\#(symbol)"}"#)
+                case .text(let text):
+                    session.ticks.append(text)
+                    if session.ticks.count == FlakyAPI.tickCount / 2 { try socket.ping(Data("halfway".utf8)) }
+                    if session.ticks.count == FlakyAPI.tickCount { try socket.close(code: 1000, reason: "enough ticks") }
+                case .binary:
+                    session.snapshots += 1
+                }
+            }
+            await socket.exchangeEnded()
+            session.close = socket.closeInfo
+        } catch {
+            session.error = String(describing: error)  // recorded too; the demo goes on
+        }
+        return session
     }
 
     /// One call of the mix; failures are expected (that is the point) and end up in the recorder.

@@ -30,9 +30,12 @@ public enum FlakyAPI {
                              accessLog: String? = nil) async throws -> RunningServer {
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         // The server's own log of what reached it (`LOUPE_DEMO_API_LOG`): tests tell a mock from a real answer by it.
-        let router = makeRouter(accessLog: accessLog.flatMap(AccessLog.init(path:)))
+        let log = accessLog.flatMap(AccessLog.init(path:))
+        let router = makeRouter(accessLog: log)
         let app = Application(
             router: router,
+            // `/ticker` upgrades to a WebSocket before routing; every other request goes to the router.
+            server: .http1WebSocketUpgrade(shouldUpgrade: tickerUpgrade(accessLog: log)),
             configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "loupe-demo"),
             onServerRunning: { channel in
                 continuation.yield(channel.localAddress?.port ?? port)
@@ -70,8 +73,13 @@ struct AccessLog: RouterMiddleware {
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let line = Data("\(request.method) \(request.uri.path)\n".utf8)
-        file.handle.withLock { $0.write(line) }
+        record("\(request.method) \(request.uri.path)")
         return try await next(request, context)
+    }
+
+    /// Appends `line` (a WebSocket upgrade, which never reaches the router, is logged this way).
+    func record(_ line: String) {
+        let bytes = Data((line + "\n").utf8)
+        file.handle.withLock { $0.write(bytes) }
     }
 }

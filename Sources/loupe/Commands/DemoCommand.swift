@@ -7,6 +7,7 @@ import LoupeLink
 import LoupeRules
 import LoupeTUI
 import LoupeTrace
+import LoupeWebSocket
 
 /// `loupe demo`: a flaky API on loopback, traffic through the client, recorded and shown live.
 struct DemoCommand: AsyncParsableCommand {
@@ -18,7 +19,7 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "The trace store to record into (default: demo.sqlite beside the default store).")
     var store: String?
 
-    @Flag(help: "Also stream a model-like answer every 2 s (server-sent events from /completions; one in three cut mid-way and resumed with Last-Event-ID).")
+    @Flag(help: "Also stream: a model-like answer every 2 s (server-sent events from /completions; one in three cut mid-way and resumed with Last-Event-ID) and a WebSocket price feed every 3 s (/ticker; one in three closed by the server).")
     var streams = false
 
     @Flag(help: "Record without the terminal UI (for scripts).")
@@ -85,7 +86,9 @@ struct DemoCommand: AsyncParsableCommand {
             baseURL: server.baseURL, observer: inspector,
             transport: rules.map { RulesTransport(wrapping: AsyncHTTPClientTransport(), book: $0.book) }, breakers: breakers)
         let traffic = DemoTraffic(client: client, workers: workers.value, pause: .milliseconds(pause.value),
-                                  completionInterval: streams ? .seconds(2) : nil)
+                                  completionInterval: streams ? .seconds(2) : nil,
+                                  tickerInterval: streams ? .seconds(3) : nil,
+                                  webSocketTransport: streams ? NIOWebSocketTransport() : nil)
         if headless {
             StandardStreams.error("loupe demo: API on \(server.baseURL), recording into \(path) for \(duration) s\n")
             let sent = await traffic.run(until: .now + duration.duration)
