@@ -33,21 +33,21 @@
     /// Always inlined, with the rare cases (a `\u` escape, a literal cut or misspelt, the grammar of a number
     /// that is not an integer) out of line: each consumer's loop then compares bytes in place, as the hand-written
     /// scanners it replaced did, instead of calling a function and returning a token through memory per token.
-    @inlinable @inline(__always)
+    @inlinable @inline(always)
     public mutating func next() -> JSONToken { token(strict: false) }
 
     /// ``next()`` with strings read as RFC 8259 has them, for a reader that refuses what it does not (the diff's
     /// parser): a string holding a raw control character, malformed UTF-8 (Unicode's table 3-7) or a `\u` whose
     /// four bytes hold a quote is an ``JSONToken/Kind/invalid`` token from its opening quote to the byte at fault,
     /// so a string is read once, not once here and once again to check it.
-    @inlinable @inline(__always)
+    @inlinable @inline(always)
     public mutating func nextStrict() -> JSONToken { token(strict: true) }
 
     /// The next string token, every token before it skipped, or ``JSONToken/Kind/end``: for a consumer that only
     /// wants strings (the field redactor's keys). No other token holds a quote (a number or a literal stops at
     /// one, an invalid token is one byte or a misspelt literal's letters), so this is the next `"`, found eight
     /// bytes a step, read as ``next()`` reads a string.
-    @inlinable @inline(__always)
+    @inlinable @inline(always)
     public mutating func nextString() -> JSONToken {
         let quote = JSONByteScan.firstQuote(in: bytes, from: position, orBackslash: false)
         guard quote < bytes.count else {
@@ -57,7 +57,7 @@
         return string(at: quote, strict: false)
     }
 
-    @inlinable @inline(__always)
+    @inlinable @inline(always)
     mutating func token(strict: Bool) -> JSONToken {
         let count = bytes.count
         var index = position
@@ -89,7 +89,7 @@
     }
 
     /// The string whose opening quote is at `start`.
-    @inlinable @inline(__always)
+    @inlinable @inline(always)
     mutating func string(at start: Int, strict: Bool) -> JSONToken {
         // Not strict, a `\u` holding a quote ends at that quote, as `\` and one byte would (the redactor and the
         // layout always read it so); strict, it is an invalid token.
@@ -111,7 +111,7 @@
     /// The number at `start` (a `-` or a digit): digits in a tight loop, and only when another number byte
     /// follows them the lax rest (``numberEnd(_:from:)``); a token of digits alone is marked plain, so that
     /// `numberVerdict(_:)` needs no second look at it.
-    @inlinable @inline(__always)
+    @inlinable @inline(always)
     mutating func number(at start: Int) -> JSONToken {
         let count = bytes.count
         var index = start + 1
@@ -131,7 +131,7 @@
 
     /// `true`, `false` or `null` at `start`: whole words compared as one four-byte load; the rest (a literal cut
     /// or misspelt) out of line.
-    @inlinable @inline(__always)
+    @inlinable @inline(always)
     mutating func literal(at start: Int) -> JSONToken {
         if start + 4 <= bytes.count, let base = bytes.baseAddress {
             let word = UInt32(littleEndian: UnsafeRawPointer(base + start).loadUnaligned(as: UInt32.self))
@@ -176,7 +176,7 @@
 
     /// `numberVerdict(_:)` of a number token this tokenizer returned: one of digits alone
     /// (``JSONToken/isPlain``) is judged from its first two bytes, the rest by the grammar's state machine.
-    @inlinable @inline(__always)
+    @inlinable @inline(always)
     public func numberVerdict(_ token: JSONToken) -> NumberVerdict {
         if token.isPlain {
             let first = bytes[token.start]
@@ -252,7 +252,7 @@
     /// ``scanString(_:from:validatingUTF8:)``'s loop, the one set of string rules: `resumingBadEscape` reads on
     /// after a `\u` whose four bytes hold a quote (from just after the `u`, so that quote ends the string) instead
     /// of stopping there; `escaped` says whether the string held a backslash.
-    @inlinable @inline(__always)
+    @inlinable @inline(always)
     static func scan(
         _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, validatingUTF8: Bool, resumingBadEscape: Bool
     ) -> (index: Int, stop: StringStop, escaped: Bool) {
