@@ -10,7 +10,8 @@
 # Usage: Benchmarks/json-callgrind.sh [--rounds N] [--build-only] REV...    e.g.  Benchmarks/json-callgrind.sh 477c3f9 .
 #        Benchmarks/json-callgrind.sh --rounds N --binary FILE LABEL   (count a binary built before, kept aside)
 # Each build is also copied to $work/bin/json-workloads-REV. Needs valgrind. Prints one line per REV and workload:
-# instructions (Ir) of the whole process (start-up and the bodies' generation included: the same in every REV).
+# instructions (Ir) of the whole process (start-up and the bodies' generation included), and of one round alone
+# (see `count`).
 set -euo pipefail
 
 rounds=5 build_only=0 binary=
@@ -32,16 +33,29 @@ mkdir -p "$work/tree" "$work/out" "$work/bin"
 workloads="import export redact diff detail search"
 spi_files="Sources/LoupeReplay/Benchmarks.swift Sources/LoupeTUI/Benchmarks.swift"
 
-# `count LABEL BINARY`: every workload of BINARY under callgrind.
+# `instructions BINARY WORKLOAD ROUNDS OUT`: the instructions of one run under callgrind (its profile in OUT).
+instructions() {
+  # Swift seeds its hashing at random per process, so dictionary and set work (the diff's objects, the
+  # redactor's names) would vary from run to run: made deterministic, the counts repeat exactly.
+  SWIFT_DETERMINISTIC_HASHING=1 valgrind --tool=callgrind --callgrind-out-file="$4" "$1" "$2" "$3" >/dev/null 2>"$4.log"
+  grep -o 'Collected : [0-9]*' "$4.log" | grep -o '[0-9]*$'
+}
+
+# `count LABEL BINARY`: every workload of BINARY under callgrind: the whole process (start-up and the bodies'
+# generation included), and one round alone, (Ir(N rounds) - Ir(1 round)) / (N - 1), which leaves out what a
+# process does once: loading the binary, the Swift runtime's first lookups of each conformance (a scan of every
+# conformance record in the binary, so it grows with code that has nothing to do with the workload), the bodies.
 count() {
   for workload in $workloads; do
     out="$work/out/$1-$workload.callgrind"
-    # Swift seeds its hashing at random per process, so dictionary and set work (the diff's objects, the
-    # redactor's names) would vary from run to run: made deterministic, the counts repeat exactly.
-    SWIFT_DETERMINISTIC_HASHING=1 valgrind --tool=callgrind --callgrind-out-file="$out" "$2" "$workload" "$rounds" \
-      >/dev/null 2>"$out.log"
-    ir=$(grep -o 'Collected : [0-9]*' "$out.log" | grep -o '[0-9]*$')
-    printf '%-10s %-8s %16s Ir (%s rounds)\n' "$1" "$workload" "$ir" "$rounds"
+    ir=$(instructions "$2" "$workload" "$rounds" "$out")
+    if [ "$rounds" -gt 1 ]; then
+      one=$(instructions "$2" "$workload" 1 "$work/out/$1-$workload-1.callgrind")
+      printf '%-10s %-8s %16s Ir (%s rounds) %14s Ir a round\n' "$1" "$workload" "$ir" "$rounds" \
+        $(( (ir - one) / (rounds - 1) ))
+    else
+      printf '%-10s %-8s %16s Ir (%s rounds)\n' "$1" "$workload" "$ir" "$rounds"
+    fi
   done
 }
 

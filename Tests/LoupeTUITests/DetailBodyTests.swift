@@ -33,6 +33,21 @@ import Testing
             == ["  (not valid JSON at byte 0: shown as text)", "  <html>oops</html>"])
     }
 
+    /// A tab appends its body's lines to its own (DECISIONS 271): what the body laid out before an error goes, and
+    /// "no JSON at all" is judged on the body's lines, not on the lines already there.
+    @Test(arguments: [
+        (#"{"a":[1,2]}"#, true), (#"{"a":1} x"#, true), ("   ", true), (#"{"a":"#, true), ("[not json", false),
+    ])
+    func aBodyAppendedAfterOtherLinesReadsAsItDoesAlone(_ text: String, declaredJSON: Bool) {
+        let headers = declaredJSON ? Self.json : []
+        var appended = [StyledLine("head")]
+        BodyFormatter.append(Fixture.body(text), headers: headers, view: .pretty, to: &appended)
+        #expect(appended.map(\.text) == ["head"] + lines(Fixture.body(text), headers: headers))
+        var jsonLines = [StyledLine("head")]
+        let outcome = JSONReindenter.reindent(Data(text.utf8), indent: "", appendingTo: &jsonLines)
+        #expect(outcome == JSONReindenter.reindent(Data(text.utf8), indent: "").outcome)
+    }
+
     @Test func truncatedJSONIsIndentedWithANoteAndUnmarkedShortJSONSaysItEndsEarly() {
         #expect(lines(Fixture.body(#"{"a":[1,"#, truncatedFrom: 4096), headers: Self.json)
             == ["  {", #"    "a": ["#, "      1,", "  (truncated: 8 of 4,096 bytes stored)"])

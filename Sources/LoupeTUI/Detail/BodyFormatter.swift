@@ -11,22 +11,28 @@ enum BodyFormatter {
     static let indent = "  "
 
     static func lines(_ body: TraceBody?, headers: [TraceHeader], view: BodyView) -> [StyledLine] {
-        guard let body else { return [dim("(none)")] }
-        var lines: [StyledLine]
+        var lines: [StyledLine] = []
+        append(body, headers: headers, view: view, to: &lines)
+        return lines
+    }
+
+    /// ``lines(_:headers:view:)`` appended to `lines` (a detail tab's), so that a large JSON body's lines are laid
+    /// into that array as they are found instead of into one of their own copied after it (DECISIONS 271).
+    static func append(_ body: TraceBody?, headers: [TraceHeader], view: BodyView, to lines: inout [StyledLine]) {
+        guard let body else { return lines.append(dim("(none)")) }
         if body.data.isEmpty {
-            lines = [dim(body.size == 0 ? "(empty)" : "(no bytes stored)")]
+            lines.append(dim(body.size == 0 ? "(empty)" : "(no bytes stored)"))
         } else {
             switch view {
-            case .pretty: lines = pretty(body, contentType: contentType(headers))
-            case .raw: lines = TextLines.lines(body.data, indent: indent)
-            case .hex: lines = HexDump.lines(body.data, indent: indent)
+            case .pretty: pretty(body, contentType: contentType(headers), to: &lines)
+            case .raw: lines += TextLines.lines(body.data, indent: indent)
+            case .hex: lines += HexDump.lines(body.data, indent: indent)
             }
         }
         if body.isTruncated {
             lines.append(dim("(truncated: \(Quantity.count(body.data.count)) of "
                              + "\(Quantity.count(body.size)) bytes stored)"))
         }
-        return lines
     }
 
     /// The body's size, as a section heading suffix (`23 B`, `1.2 KB (1,234 bytes)`, `…, truncated`).
@@ -37,33 +43,37 @@ enum BodyFormatter {
         return Quantity.bytes(size) + exact + (body.isTruncated ? ", truncated" : "")
     }
 
-    private static func pretty(_ body: TraceBody, contentType: String) -> [StyledLine] {
-        var notes: [StyledLine] = []
+    private static func pretty(_ body: TraceBody, contentType: String, to lines: inout [StyledLine]) {
+        var note: StyledLine?
         let declaredJSON = contentType.contains("json")
         if declaredJSON || startsLikeJSON(body.data) {
-            let (lines, outcome) = JSONReindenter.reindent(body.data, indent: indent)
-            switch outcome {
+            let first = lines.count
+            switch JSONReindenter.reindent(body.data, indent: indent, appendingTo: &lines) {
             case .complete:
-                return lines
+                return
             case .incomplete:
-                return lines + (body.isTruncated ? [] : [dim("(the JSON ends early)")])
-            case .invalid(let offset) where declaredJSON:
-                notes = [dim("(not valid JSON at byte \(Quantity.count(offset)): shown as text)")]
-            case .invalid:
-                break
+                if !body.isTruncated { lines.append(dim("(the JSON ends early)")) }
+                return
+            case .invalid(let offset):
+                // Shown as text instead: the lines laid out before the error go.
+                lines.removeSubrange(first...)
+                if declaredJSON { note = dim("(not valid JSON at byte \(Quantity.count(offset)): shown as text)") }
             }
         }
         let textLength = body.data.withUnsafeBytes {
             Self.textLength($0.bindMemory(to: UInt8.self), truncated: body.isTruncated)
         }
         guard let textLength else {
-            return [dim("<binary, \(Quantity.count(max(body.size, body.data.count))) bytes>")]
-                + HexDump.lines(body.data, indent: indent)
+            lines.append(dim("<binary, \(Quantity.count(max(body.size, body.data.count))) bytes>"))
+            lines += HexDump.lines(body.data, indent: indent)
+            return
         }
         if contentType.contains("x-www-form-urlencoded"), let fields = FormBody.lines(body.data.prefix(textLength), indent: indent) {
-            return fields
+            lines += fields
+            return
         }
-        return notes + TextLines.lines(body.data, length: textLength, indent: indent)
+        if let note { lines.append(note) }
+        lines += TextLines.lines(body.data, length: textLength, indent: indent)
     }
 
     /// How many leading bytes are UTF-8 text without binary control bytes; nil for binary. A truncated body may

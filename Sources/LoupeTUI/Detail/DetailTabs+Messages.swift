@@ -13,7 +13,9 @@ extension DetailTabs {
             lines += query.map { StyledLine([.init("  " + $0.name + ": ", .label), .init($0.value ?? "")]) }
         }
         lines += headerSection("Request headers", exchange.requestHeaders)
-        return Self.safe(lines) + bodySection("Request body", exchange.requestBody, headers: exchange.requestHeaders, view)
+        lines = Self.safe(lines)
+        appendBodySection("Request body", exchange.requestBody, headers: exchange.requestHeaders, view, to: &lines)
+        return lines
     }
 
     func responseLines(_ view: BodyView) -> [StyledLine] {
@@ -25,7 +27,9 @@ extension DetailTabs {
         let hasResponse = exchange.status != nil || !exchange.responseHeaders.isEmpty || exchange.responseBody != nil
         guard hasResponse else { return Self.safe(lines) }
         lines += headerSection("Response headers", exchange.responseHeaders)
-        return Self.safe(lines) + bodySection("Response body", exchange.responseBody, headers: exchange.responseHeaders, view)
+        lines = Self.safe(lines)
+        appendBodySection("Response body", exchange.responseBody, headers: exchange.responseHeaders, view, to: &lines)
+        return lines
     }
 
     /// What identifies the exchange: operation, start, outcome, id, trace.
@@ -62,9 +66,12 @@ extension DetailTabs {
         return [.empty, heading] + (lines.isEmpty ? [StyledLine("  (none)", style: .dim)] : lines)
     }
 
-    /// The body's lines come out of ``BodyFormatter`` already safe for a terminal.
-    private func bodySection(_ title: String, _ body: TraceBody?, headers: [TraceHeader], _ view: BodyView) -> [StyledLine] {
-        [.empty, Self.heading(title, note: BodyFormatter.sizeNote(body))]
-            + BodyFormatter.lines(body, headers: headers, view: view)
+    /// The body's lines come out of ``BodyFormatter`` already safe for a terminal, appended to the tab's own
+    /// `lines` (a large body's lines are not built apart and copied: DECISIONS 271).
+    private func appendBodySection(
+        _ title: String, _ body: TraceBody?, headers: [TraceHeader], _ view: BodyView, to lines: inout [StyledLine]
+    ) {
+        lines += [.empty, Self.heading(title, note: BodyFormatter.sizeNote(body))]
+        BodyFormatter.append(body, headers: headers, view: view, to: &lines)
     }
 }

@@ -38,6 +38,8 @@ struct JSONReindenter {
     private var top: UInt8 = 0
     private var expect = Expect.value
     private var lines: [StyledLine] = []
+    /// How many lines `lines` held before this text's (it appends to its caller's array).
+    private var firstLine = 0
     /// Where the current line's first token starts (-1 before it has one) and its last one ends.
     private var lineStart = -1
     private var lineEnd = 0
@@ -48,13 +50,26 @@ struct JSONReindenter {
     /// The lines of `data` re-indented by two spaces a level below `indent`, styled by token, and how far the
     /// text was JSON. On `.invalid` the lines are those before the error (callers show the text instead).
     static func reindent(_ data: Data, indent: String) -> (lines: [StyledLine], outcome: Outcome) {
+        var lines: [StyledLine] = []
+        let outcome = reindent(data, indent: indent, appendingTo: &lines)
+        return (lines, outcome)
+    }
+
+    /// ``reindent(_:indent:)`` with the lines appended to `lines`, the detail tab's own array: a 1 MiB body has
+    /// some 65,000 lines, and an array of its own would be copied whole into the tab's (a retain and a release a
+    /// line, each time) — more than the layout itself costs (DECISIONS 271).
+    static func reindent(_ data: Data, indent: String, appendingTo lines: inout [StyledLine]) -> Outcome {
         let source = JSONLineSource(data: data, indent: indent)
         return data.withUnsafeBytes { raw in
             var reindenter = JSONReindenter(bytes: raw.bindMemory(to: UInt8.self), source: source)
-            reindenter.lines.reserveCapacity(data.count / 16)
+            // The caller's array is moved in and back out (a swap of two references), never copied.
+            swap(&reindenter.lines, &lines)
+            reindenter.firstLine = reindenter.lines.count
+            reindenter.lines.reserveCapacity(reindenter.firstLine + data.count / 16)
             let outcome = reindenter.run()
             reindenter.newline()
-            return (reindenter.lines, outcome)
+            swap(&reindenter.lines, &lines)
+            return outcome
         }
     }
 
@@ -80,7 +95,7 @@ struct JSONReindenter {
             switch token.kind {
             case .end:
                 if case .next = expect, top == 0 { return .complete }
-                return lines.isEmpty && lineStart < 0 ? .invalid(offset: 0) : .incomplete
+                return lines.count == firstLine && lineStart < 0 ? .invalid(offset: 0) : .incomplete
             case .beginObject, .beginArray:
                 guard expectsValue else { return .invalid(offset: start) }
                 open(start, &tokens)

@@ -10,7 +10,10 @@
 ///   own, nesting is the consumer's (a stack of its own, or a depth count), and a token the text ends inside is
 ///   returned with ``JSONToken/isCut`` set, so a body cut at a cap reads as far as it goes;
 /// - strings are scanned eight bytes a step (``JSONByteScan``), the pieces below are `@inlinable` so the consumers
-///   in other modules inline them into their loops, and nothing allocates.
+///   in other modules inline them into their loops, and nothing allocates. The hot path is `@inline(always)`
+///   (Swift 6.3, SE-0496), not `@inline(__always)`: the optimizer drops the latter when both the caller and the
+///   callee pass 64 blocks, which left the detail view's layout calling `next()` per token (DECISIONS 270); older
+///   compilers, which do not parse the new spelling, get the old one.
 ///
 /// Lexical rules, which every consumer shares: whitespace is space, tab, CR and LF; a string ends at the first
 /// unescaped quote, `\` escapes the byte after it and `\u` needs four more bytes that are not quotes; a number is
@@ -33,21 +36,36 @@
     /// Always inlined, with the rare cases (a `\u` escape, a literal cut or misspelt, the grammar of a number
     /// that is not an integer) out of line: each consumer's loop then compares bytes in place, as the hand-written
     /// scanners it replaced did, instead of calling a function and returning a token through memory per token.
-    @inlinable @inline(__always)
+    #if compiler(>=6.3)
+    @inline(always)
+    #else
+    @inline(__always)
+    #endif
+    @inlinable
     public mutating func next() -> JSONToken { token(strict: false) }
 
     /// ``next()`` with strings read as RFC 8259 has them, for a reader that refuses what it does not (the diff's
     /// parser): a string holding a raw control character, malformed UTF-8 (Unicode's table 3-7) or a `\u` whose
     /// four bytes hold a quote is an ``JSONToken/Kind/invalid`` token from its opening quote to the byte at fault,
     /// so a string is read once, not once here and once again to check it.
-    @inlinable @inline(__always)
+    #if compiler(>=6.3)
+    @inline(always)
+    #else
+    @inline(__always)
+    #endif
+    @inlinable
     public mutating func nextStrict() -> JSONToken { token(strict: true) }
 
     /// The next string token, every token before it skipped, or ``JSONToken/Kind/end``: for a consumer that only
     /// wants strings (the field redactor's keys). No other token holds a quote (a number or a literal stops at
     /// one, an invalid token is one byte or a misspelt literal's letters), so this is the next `"`, found eight
     /// bytes a step, read as ``next()`` reads a string.
-    @inlinable @inline(__always)
+    #if compiler(>=6.3)
+    @inline(always)
+    #else
+    @inline(__always)
+    #endif
+    @inlinable
     public mutating func nextString() -> JSONToken {
         let quote = JSONByteScan.firstQuote(in: bytes, from: position, orBackslash: false)
         guard quote < bytes.count else {
@@ -57,7 +75,12 @@
         return string(at: quote, strict: false)
     }
 
-    @inlinable @inline(__always)
+    #if compiler(>=6.3)
+    @inline(always)
+    #else
+    @inline(__always)
+    #endif
+    @inlinable
     mutating func token(strict: Bool) -> JSONToken {
         let count = bytes.count
         var index = position
@@ -89,7 +112,12 @@
     }
 
     /// The string whose opening quote is at `start`.
-    @inlinable @inline(__always)
+    #if compiler(>=6.3)
+    @inline(always)
+    #else
+    @inline(__always)
+    #endif
+    @inlinable
     mutating func string(at start: Int, strict: Bool) -> JSONToken {
         // Not strict, a `\u` holding a quote ends at that quote, as `\` and one byte would (the redactor and the
         // layout always read it so); strict, it is an invalid token.
@@ -111,7 +139,12 @@
     /// The number at `start` (a `-` or a digit): digits in a tight loop, and only when another number byte
     /// follows them the lax rest (``numberEnd(_:from:)``); a token of digits alone is marked plain, so that
     /// `numberVerdict(_:)` needs no second look at it.
-    @inlinable @inline(__always)
+    #if compiler(>=6.3)
+    @inline(always)
+    #else
+    @inline(__always)
+    #endif
+    @inlinable
     mutating func number(at start: Int) -> JSONToken {
         let count = bytes.count
         var index = start + 1
@@ -131,7 +164,12 @@
 
     /// `true`, `false` or `null` at `start`: whole words compared as one four-byte load; the rest (a literal cut
     /// or misspelt) out of line.
-    @inlinable @inline(__always)
+    #if compiler(>=6.3)
+    @inline(always)
+    #else
+    @inline(__always)
+    #endif
+    @inlinable
     mutating func literal(at start: Int) -> JSONToken {
         if start + 4 <= bytes.count, let base = bytes.baseAddress {
             let word = UInt32(littleEndian: UnsafeRawPointer(base + start).loadUnaligned(as: UInt32.self))
@@ -176,7 +214,12 @@
 
     /// `numberVerdict(_:)` of a number token this tokenizer returned: one of digits alone
     /// (``JSONToken/isPlain``) is judged from its first two bytes, the rest by the grammar's state machine.
-    @inlinable @inline(__always)
+    #if compiler(>=6.3)
+    @inline(always)
+    #else
+    @inline(__always)
+    #endif
+    @inlinable
     public func numberVerdict(_ token: JSONToken) -> NumberVerdict {
         if token.isPlain {
             let first = bytes[token.start]
@@ -252,7 +295,12 @@
     /// ``scanString(_:from:validatingUTF8:)``'s loop, the one set of string rules: `resumingBadEscape` reads on
     /// after a `\u` whose four bytes hold a quote (from just after the `u`, so that quote ends the string) instead
     /// of stopping there; `escaped` says whether the string held a backslash.
-    @inlinable @inline(__always)
+    #if compiler(>=6.3)
+    @inline(always)
+    #else
+    @inline(__always)
+    #endif
+    @inlinable
     static func scan(
         _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, validatingUTF8: Bool, resumingBadEscape: Bool
     ) -> (index: Int, stop: StringStop, escaped: Bool) {
