@@ -138,6 +138,27 @@ assert first["received"] >= 25 and first["sent"] >= 2, first
 PY
 ok "demo --streams records its WebSocket feed ($tickers /ticker sessions, ↑↓ counted)"
 
+# Replaying a recorded WebSocket against a fresh demo API (no stream traffic of its own, so its /ticker connections
+# are only the replays': the 1st and 2nd answer as recorded, the 3rd is closed by the server after 10 ticks).
+api_port=$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$loupe" demo --headless --duration 120 --port "$api_port" --workers 1 --pause 5000 --store "$work/api.sqlite" \
+  >"$work/api.out" 2>&1 & pids+=($!)
+for _ in $(seq 100); do "$python" -c "import socket; socket.create_connection(('127.0.0.1', $api_port), 0.2)" 2>/dev/null && break; sleep 0.1; done
+ticker=$(sqlite3 "$demo" "SELECT id FROM exchange WHERE operation = 'ticker' ORDER BY sequence LIMIT 1")
+run 2 "replay of a WebSocket without --yes" "$loupe" replay "$demo" --id "$ticker" --base-url "http://127.0.0.1:$api_port"
+grep -q "a WebSocket replay sends 1 recorded client message again" "$work/err.txt" \
+  || fail "the question does not say the client's messages are sent again: $(cat "$work/err.txt")"
+run 0 "replay --fast --diff of a WebSocket" "$loupe" replay "$demo" --id "$ticker" --fast --diff --yes \
+  --base-url "http://127.0.0.1:$api_port"
+grep -q "answers as recorded" "$work/out.txt" || fail "the replay's diff: $(cat "$work/out.txt")"
+run 1 "replay --times 2 --diff of a WebSocket" "$loupe" replay "$demo" --id "$ticker" --fast --diff --yes --times 2 \
+  --base-url "http://127.0.0.1:$api_port"
+grep -q "closed by the client 1000 → closed by the server 1011" "$work/out.txt" \
+  || fail "the diff does not show the server's close: $(cat "$work/out.txt")"
+replayed=$(sqlite3 "$demo" "SELECT count(*) FROM exchange WHERE operation = 'ticker' AND replay_of IS NOT NULL")
+[ "$replayed" = 3 ] || fail "$replayed WebSocket replays recorded, want 3"
+ok "a WebSocket replay asks first, sends the client's messages again (--fast) and --diff sees the server's own close"
+
 echo "-- the inspector's Messages tab"
 cat > "$work/run.sh" <<EOF2
 #!/bin/sh

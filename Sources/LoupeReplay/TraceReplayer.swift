@@ -14,9 +14,15 @@ public struct TraceReplayer: Sendable {
     }
 
     public let client: Client
+    /// Opens the replays of recorded WebSockets; without one they cannot be replayed.
+    public var webSocketTransport: (any WebSocketTransport)?
+    /// How a stream's recorded client messages are paced.
+    public var pacing: StreamPacing
 
-    public init(client: Client) {
+    public init(client: Client, webSocketTransport: (any WebSocketTransport)? = nil, pacing: StreamPacing = .recorded) {
         self.client = client
+        self.webSocketTransport = webSocketTransport
+        self.pacing = pacing
     }
 
     /// The request the recording describes, with redacted headers removed.
@@ -73,6 +79,23 @@ public struct TraceReplayer: Sendable {
     ///
     /// `baseURL` and `headers` change the request as in ``request(for:baseURL:headers:)``; `timeout` bounds each
     /// attempt.
+    /// Sends `exchange` again, whatever it carried: a recorded WebSocket is opened again and its client messages
+    /// sent (``StreamPacing``); anything else as ``replay(_:baseURL:headers:timeout:)``. Returns the new exchange's
+    /// id and its status (a WebSocket's handshake status, 101).
+    public func replayAny(_ exchange: TraceExchange, baseURL: URL? = nil, headers: HTTPFields = [:],
+                          timeout: Duration? = nil) async throws -> (exchangeID: UUID?, status: Int) {
+        guard exchange.stream?.kind == .webSocket else {
+            let response = try await replay(exchange, baseURL: baseURL, headers: headers, timeout: timeout)
+            return (response.exchangeID, Int(response.status.code))
+        }
+        guard let webSocketTransport else {
+            throw ReplayError(description: "replaying a WebSocket needs a WebSocket transport (LoupeWebSocket's NIOWebSocketTransport)")
+        }
+        let (request, _) = try Self.request(for: exchange, baseURL: baseURL, headers: headers)
+        let replay = WebSocketReplay(client: client, transport: webSocketTransport, pacing: pacing)
+        return try await replay.replay(exchange, request: request, timeout: timeout)
+    }
+
     public func replay(_ exchange: TraceExchange, baseURL: URL? = nil, headers: HTTPFields = [:],
                        timeout: Duration? = nil) async throws -> ClientResponse<Data> {
         let (request, body) = try Self.request(for: exchange, baseURL: baseURL, headers: headers)

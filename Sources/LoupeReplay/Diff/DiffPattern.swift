@@ -52,6 +52,9 @@ package struct DiffPattern: Sendable, Hashable, CustomStringConvertible {
         case (.status, .status), (.body, .body), (.body, .json): true
         case (.header(let glob), .header(let name)): Self.glob(Array(glob.unicodeScalars), matches: Array(name.lowercased().unicodeScalars))
         case (.json(let segments), .json(let path)): Self.match(segments[...], path.components[...])
+        // A stream's messages: `body` is every payload, a JSON path a place in every JSON payload.
+        case (.body, .message): true
+        case (.json(let segments), .message(_, let path?)): Self.match(segments[...], path.components[...])
         default: false
         }
     }

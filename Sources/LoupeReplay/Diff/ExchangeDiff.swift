@@ -63,6 +63,10 @@ package struct ExchangeDiff: Sendable, Equatable {
         var result: [Difference] = []
         if oldStatus != newStatus { result.append(Difference(.status, .changed(from: "\(oldStatus)", to: "\(newStatus)"))) }
         result += HeaderDiff.differences(old.responseHeaders, new.responseHeaders, ignoring: volatileHeaders)
+        if let oldStream = old.stream, let newStream = new.stream {
+            // A stream's answer is its messages, not a body.
+            return result + StreamDiff.differences(oldStream, newStream)
+        }
         result += BodyDiff.differences(
             old.responseBody?.data ?? Data(), new.responseBody?.data ?? Data(),
             oldType: contentType(old), newType: contentType(new))

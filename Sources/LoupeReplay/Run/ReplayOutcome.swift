@@ -39,9 +39,9 @@ extension TraceReplayer {
         let start = clock.now
         var outcome = ReplayOutcome(originalID: exchange.id, replayID: nil, isNoiseRun: isNoiseRun, duration: 0)
         do {
-            let response = try await replay(exchange, baseURL: baseURL, headers: headers, timeout: timeout)
-            outcome.replayID = response.exchangeID
-            outcome.status = Int(response.status.code)
+            let (id, status) = try await replayAny(exchange, baseURL: baseURL, headers: headers, timeout: timeout)
+            outcome.replayID = id
+            outcome.status = status
         } catch let error as ClientError {
             outcome.replayID = error.exchangeID
             outcome.status = error.response.map { Int($0.status.code) }

@@ -5,6 +5,7 @@ import Loupe
 import LoupeAsyncHTTPClient
 import LoupeTrace
 import LoupeReplay
+import LoupeWebSocket
 
 /// `loupe replay [STORE | FILE.har] (--id ID | --filter EXPR) …`: sends recorded requests again, each recorded as a
 /// new exchange marked as a replay of its original, and optionally compares the answers with the recorded ones.
@@ -59,8 +60,11 @@ struct ReplayCommand: AsyncParsableCommand {
     @Flag(help: "Send through the bare client: no middleware (only --timeout and --pin-cert apply).")
     var raw = false
 
-    @Flag(help: "Compare each replay's response with the recorded one.")
+    @Flag(help: "Compare each replay's response with the recorded one (a stream's: the server's messages).")
     var diff = false
+
+    @Flag(help: "Send a recorded WebSocket's client messages one after another, not at their recorded offsets.")
+    var fast = false
 
     @Option(help: "With --diff: leave out this part (a JSON path, header:NAME, status or body; repeatable).")
     var ignore: [String] = []
@@ -116,7 +120,8 @@ struct ReplayCommand: AsyncParsableCommand {
             middlewares: raw ? [] : resilience.makeMiddlewares(), observer: inspector)
         let showProgress = isatty(STDERR_FILENO) == 1
         let session = Task {
-            await ReplaySession.run(plan, client: client, recorder: inspector, store: destination, showProgress: showProgress)
+            await ReplaySession.run(plan, client: client, recorder: inspector, store: destination,
+                                    webSocketTransport: NIOWebSocketTransport(), showProgress: showProgress)
         }
         let interrupt = ReplayInterrupt { session.cancel() }
         let result = await session.value
@@ -155,6 +160,7 @@ struct ReplayCommand: AsyncParsableCommand {
         plan.timeout = resilience.attemptTimeout
         plan.diff = diff
         plan.ignore = try ignorePatterns()
+        plan.pacing = fast ? .fast : .recorded
         guard plan.requestCount <= ReplayPlan.maximumRequests else {
             throw CommandFailure.badInput("\(originals.count) exchange(s) × \(plan.times + plan.noiseRuns) is more than \(ReplayPlan.maximumRequests) requests; lower --times or narrow the filter")
         }

@@ -25,6 +25,8 @@ struct ReplayPlan: Sendable {
     var timeout: Duration?
     var diff = false
     var ignore: [DiffPattern] = []
+    /// A recorded WebSocket's client messages at their recorded offsets, or at once (`--fast`).
+    var pacing: StreamPacing = .recorded
 
     /// Each original `times` times, then its noise runs, original by original.
     var jobs: [Job] {
@@ -51,9 +53,9 @@ enum ReplaySession {
     /// Cancelling the calling task stops the run: no new requests, those in flight cancelled; what was sent is
     /// still recorded and compared. `showProgress` draws the progress line on stderr.
     static func run(_ plan: ReplayPlan, client: Client, recorder: NetworkTraceInspector, store: any TraceStore,
-                    showProgress: Bool = false) async -> ReplayResult {
+                    webSocketTransport: (any WebSocketTransport)? = nil, showProgress: Bool = false) async -> ReplayResult {
         var progress = showProgress ? ReplayProgress(total: plan.requestCount) : nil
-        let replayer = TraceReplayer(client: client)
+        let replayer = TraceReplayer(client: client, webSocketTransport: webSocketTransport, pacing: plan.pacing)
         let jobs = plan.jobs
         let clock = ContinuousClock()
         let scheduler = ReplayScheduler(concurrency: plan.concurrency, rate: plan.rate, clock: clock)

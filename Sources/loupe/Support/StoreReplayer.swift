@@ -4,6 +4,7 @@ import Loupe
 import LoupeAsyncHTTPClient
 import LoupeTUI
 import LoupeTrace
+import LoupeWebSocket
 import LoupeReplay
 import Synchronization
 
@@ -55,6 +56,18 @@ final class StoreReplayer: ExchangeReplaying {
             var headers = HTTPFields()
             for (name, value) in ReplayCredentials.supplied(for: exchange, environment: environment) {
                 if let field = HTTPField.Name(name) { headers.append(HTTPField(name: field, value: value)) }
+            }
+            if exchange.stream?.kind == .webSocket {
+                // The client's recorded messages go out again at their recorded offsets (ReplaySafety asked first).
+                let started = ContinuousClock.now
+                let replayer = TraceReplayer(client: client, webSocketTransport: NIOWebSocketTransport())
+                let (_, status) = try await replayer.replayAny(exchange, headers: headers)
+                await inspector.flush()
+                let elapsed = started.duration(to: .now)
+                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                return ExchangeReplayResult(
+                    message: "replayed the WebSocket \(exchange.pathAndQuery) → \(status), closed after \(Quantity.duration(seconds))",
+                    status: status, duration: elapsed)
             }
             let response = try await TraceReplayer(client: client).replay(exchange, headers: headers)
             await inspector.flush()
