@@ -7,7 +7,8 @@ import NIOCore
 /// (DECISIONS 226).
 ///
 /// The bytes are what `JSONEncoder` writes with sorted keys and dates as seconds since 1970 (the golden test holds
-/// them equal), so the listener reads them with the same `Codable` decoder; only the work differs. `JSONEncoder`
+/// them equal, a streamed exchange's messages included), so the listener's reader (``LinkExchangeReader``, by hand,
+/// or `JSONDecoder` for what it leaves) reads them back; only the work differs. `JSONEncoder`
 /// builds a tree of boxed values per exchange and then serializes it, and the frame copied its `Data` once more;
 /// here each field is appended once to a buffer sized for the whole exchange, and the length is patched in at the
 /// end. Fails (nil) exactly where `JSONEncoder` throws: a number that is not finite.
@@ -35,8 +36,9 @@ enum LinkExchangeJSON {
         let headers = (exchange.requestHeaders + exchange.responseHeaders).reduce(0) {
             $0 + $1.name.utf8.count + $1.value.utf8.count + 24
         }
+        let messages = exchange.stream?.messages.reduce(0) { $0 + $1.payload.count * 4 / 3 + 160 } ?? 0
         return 512 + bodies * 4 / 3 + headers + exchange.url.utf8.count + exchange.attempts.count * 160
-            + exchange.events.count * 160
+            + exchange.events.count * 160 + messages
     }
 
     struct Writer {
@@ -87,7 +89,44 @@ enum LinkExchangeJSON {
             }
             guard date("startedAt", e.startedAt) else { return false }
             if let status = e.status { integer("status", status) }
+            if let stream = e.stream { guard self.stream(stream) else { return false } }
             string("url", e.url)
+            close()
+            return true
+        }
+
+        /// A streamed exchange's messages and counts (server-sent events, WebSocket), keys in `JSONEncoder`'s order.
+        private mutating func stream(_ s: TraceStream) -> Bool {
+            key("stream")
+            open()
+            integer("byteCount", s.byteCount)
+            if let closeCode = s.closeCode { integer("closeCode", closeCode) }
+            if let closeReason = s.closeReason { string("closeReason", closeReason) }
+            if let closedBy = s.closedBy { string("closedBy", closedBy) }
+            string("kind", s.kind.rawValue)
+            key("messages")
+            buffer.writeInteger(UInt8(ascii: "["))
+            for (index, message) in s.messages.enumerated() {
+                if index > 0 { buffer.writeInteger(UInt8(ascii: ",")) }
+                open()
+                guard date("at", message.at) else { return false }
+                string("direction", message.direction.rawValue)
+                if let eventID = message.eventID { string("eventID", eventID) }
+                integer("index", message.index)
+                key("isTruncated")
+                buffer.writeStaticString(message.isTruncated ? "true" : "false")
+                key("payload")
+                buffer.writeInteger(UInt8(ascii: "\""))
+                buffer.writeString(message.payload.base64EncodedString())
+                buffer.writeInteger(UInt8(ascii: "\""))
+                integer("size", message.size)
+                string("type", message.type)
+                close()
+            }
+            buffer.writeInteger(UInt8(ascii: "]"))
+            integer("omittedCount", s.omittedCount)
+            integer("receivedCount", s.receivedCount)
+            integer("sentCount", s.sentCount)
             close()
             return true
         }

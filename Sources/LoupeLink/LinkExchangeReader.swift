@@ -57,6 +57,7 @@ enum LinkExchangeReader {
             var events: [TraceEvent]?
             var replayOf: UUID?
             var source: TraceSource?
+            var stream: TraceStream?
             var seen = Seen()
             try object { (reader: inout Reader, key: UnsafeBufferPointer<UInt8>) throws(NotSimple) in
                 switch key.count {
@@ -81,6 +82,9 @@ enum LinkExchangeReader {
                 case 6 where Self.is(key, "events"):
                     try seen.first(6)
                     events = try reader.array { (reader: inout Reader) throws(NotSimple) in try reader.event() }
+                case 6 where Self.is(key, "stream"):
+                    try seen.first(18)
+                    stream = try reader.stream()
                 case 7 where Self.is(key, "endedAt"):
                     try seen.first(7)
                     endedAt = try reader.date()
@@ -117,7 +121,7 @@ enum LinkExchangeReader {
                     try seen.first(17)
                     responseHeaders = try reader.headers()
                 default:
-                    // `stream`, or a key this version does not know: `JSONDecoder` reads (or skips) it.
+                    // A key this version does not know: `JSONDecoder` skips it.
                     throw NotSimple()
                 }
             }
@@ -128,7 +132,108 @@ enum LinkExchangeReader {
                 id: id, sequence: sequence, operation: operation, method: method, url: url, startedAt: startedAt,
                 endedAt: endedAt, outcome: outcome, status: status, error: error, requestHeaders: requestHeaders,
                 requestBody: requestBody, responseHeaders: responseHeaders, responseBody: responseBody,
-                attempts: attempts, events: events, replayOf: replayOf, source: source)
+                attempts: attempts, events: events, replayOf: replayOf, source: source, stream: stream)
+        }
+
+        mutating func stream() throws(NotSimple) -> TraceStream {
+            var byteCount: Int?
+            var closeCode: Int?
+            var closeReason: String?
+            var closedBy: String?
+            var kind: ExchangeStreamKind?
+            var messages: [TraceMessage]?
+            var omittedCount: Int?
+            var receivedCount: Int?
+            var sentCount: Int?
+            var seen = Seen()
+            try object { (reader: inout Reader, key: UnsafeBufferPointer<UInt8>) throws(NotSimple) in
+                switch key.count {
+                case 4 where Self.is(key, "kind"):
+                    try seen.first(0)
+                    guard let value = ExchangeStreamKind(rawValue: try reader.string()) else { throw NotSimple() }
+                    kind = value
+                case 8 where Self.is(key, "closedBy"):
+                    try seen.first(1)
+                    closedBy = try reader.string()
+                case 8 where Self.is(key, "messages"):
+                    try seen.first(2)
+                    messages = try reader.array { (reader: inout Reader) throws(NotSimple) in try reader.message() }
+                case 9 where Self.is(key, "byteCount"):
+                    try seen.first(3)
+                    byteCount = try reader.integer()
+                case 9 where Self.is(key, "closeCode"):
+                    try seen.first(4)
+                    closeCode = try reader.integer()
+                case 9 where Self.is(key, "sentCount"):
+                    try seen.first(5)
+                    sentCount = try reader.integer()
+                case 11 where Self.is(key, "closeReason"):
+                    try seen.first(6)
+                    closeReason = try reader.string()
+                case 12 where Self.is(key, "omittedCount"):
+                    try seen.first(7)
+                    omittedCount = try reader.integer()
+                case 13 where Self.is(key, "receivedCount"):
+                    try seen.first(8)
+                    receivedCount = try reader.integer()
+                default:
+                    throw NotSimple()
+                }
+            }
+            guard let byteCount, let kind, let messages, let omittedCount, let receivedCount, let sentCount else {
+                throw NotSimple()
+            }
+            return TraceStream(kind: kind, messages: messages, sentCount: sentCount, receivedCount: receivedCount,
+                               omittedCount: omittedCount, byteCount: byteCount, closeCode: closeCode,
+                               closeReason: closeReason, closedBy: closedBy)
+        }
+
+        mutating func message() throws(NotSimple) -> TraceMessage {
+            var at: Date?
+            var direction: MessageDirection?
+            var eventID: String?
+            var index: Int?
+            var isTruncated: Bool?
+            var payload: Data?
+            var size: Int?
+            var type: String?
+            var seen = Seen()
+            try object { (reader: inout Reader, key: UnsafeBufferPointer<UInt8>) throws(NotSimple) in
+                switch key.count {
+                case 2 where Self.is(key, "at"):
+                    try seen.first(0)
+                    at = try reader.date()
+                case 4 where Self.is(key, "size"):
+                    try seen.first(1)
+                    size = try reader.integer()
+                case 4 where Self.is(key, "type"):
+                    try seen.first(2)
+                    type = try reader.string()
+                case 5 where Self.is(key, "index"):
+                    try seen.first(3)
+                    index = try reader.integer()
+                case 7 where Self.is(key, "eventID"):
+                    try seen.first(4)
+                    eventID = try reader.string()
+                case 7 where Self.is(key, "payload"):
+                    try seen.first(5)
+                    payload = try reader.data()
+                case 9 where Self.is(key, "direction"):
+                    try seen.first(6)
+                    guard let value = MessageDirection(rawValue: try reader.string()) else { throw NotSimple() }
+                    direction = value
+                case 11 where Self.is(key, "isTruncated"):
+                    try seen.first(7)
+                    isTruncated = try reader.bool()
+                default:
+                    throw NotSimple()
+                }
+            }
+            guard let at, let direction, let index, let isTruncated, let payload, let size, let type else {
+                throw NotSimple()
+            }
+            return TraceMessage(index: index, direction: direction, at: at, type: type, size: size, payload: payload,
+                                isTruncated: isTruncated, eventID: eventID)
         }
 
         mutating func attempt() throws(NotSimple) -> TraceAttempt {
@@ -227,9 +332,7 @@ enum LinkExchangeReader {
                 switch key.count {
                 case 4 where Self.is(key, "data"):
                     try seen.first(0)
-                    // `JSONDecoder`'s default for `Data`: base64, read by the same initializer.
-                    guard let decoded = Data(base64Encoded: try reader.string()) else { throw NotSimple() }
-                    data = decoded
+                    data = try reader.data()
                 case 4 where Self.is(key, "size"):
                     try seen.first(1)
                     size = try reader.integer()
@@ -403,6 +506,12 @@ enum LinkExchangeReader {
                 if byte > UInt8(ascii: "0"), byte <= UInt8(ascii: "9") { return false }
             }
             return true
+        }
+
+        /// Bytes in base64: `JSONDecoder`'s default for `Data`, read by the same initializer.
+        mutating func data() throws(NotSimple) -> Data {
+            guard let data = Data(base64Encoded: try string()) else { throw NotSimple() }
+            return data
         }
 
         /// Seconds since 1970, as the link's `JSONDecoder` reads dates.

@@ -23,6 +23,7 @@ import Testing
     static func full(_ number: Int = 1) -> TraceExchange {
         var exchange = LinkExchangeJSONTests.full(number)
         exchange.error = "line one\nline\ttwo \\ \"q\" / é ✓ 😀"
+        exchange.stream = LinkExchangeJSONTests.streamed().stream
         return exchange
     }
 
@@ -63,6 +64,18 @@ import Testing
         #expect(byHand.events[0].kind == .retryScheduled)
         #expect(byHand.events[0].message == "retry in 500 ms")
         #expect(byHand.events[0].attributes == exchange.events[0].attributes)
+        let stream = try #require(byHand.stream)
+        let written = try #require(exchange.stream)
+        #expect(stream.kind == .webSocket)
+        #expect((stream.sentCount, stream.receivedCount, stream.omittedCount, stream.byteCount) == (3, 6, 7, 9_000))
+        #expect(stream.closeCode == 1000 && stream.closeReason == "bye\n" && stream.closedBy == "server")
+        #expect(stream.messages.count == 2)
+        for (read, sent) in zip(stream.messages, written.messages) {
+            #expect(read.index == sent.index && read.direction == sent.direction && read.type == sent.type)
+            #expect(read.size == sent.size && read.payload == sent.payload && read.isTruncated == sent.isTruncated)
+            #expect(read.eventID == sent.eventID)
+            #expect(read.at.timeIntervalSince1970 == sent.at.timeIntervalSince1970)
+        }
     }
 
     @Test func theLeastExchangeReadsBackByHand() throws {
