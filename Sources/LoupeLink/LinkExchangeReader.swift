@@ -491,12 +491,50 @@ enum LinkExchangeReader {
             let token = tokenizer.nextStrict()
             guard token.kind == .number, !token.isCut, tokenizer.numberVerdict(token) == .valid else { throw NotSimple() }
             let text = UnsafeBufferPointer(rebasing: bytes[token.start..<token.end])
+            if let value = Self.exactDouble(text) { return value }
             guard let value = Double(String(decoding: text, as: UTF8.self)), value.isFinite else { throw NotSimple() }
             // A number too small for a normal `Double` (`1e-400`, a subnormal) is `JSONDecoder`'s to refuse or read.
             guard value == 0 ? Self.mantissaIsZero(text) : value.magnitude >= Double.leastNormalMagnitude else {
                 throw NotSimple()
             }
             return value
+        }
+
+        /// Powers of ten a `Double` holds exactly.
+        static let exactPowersOfTen: [Double] = [
+            1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18,
+            1e19, 1e20, 1e21, 1e22,
+        ]
+
+        /// A number written `-?digits(.digits)?` with at most 2⁵³ as its digits and at most 22 after the point, by
+        /// one division of two `Double`s that are both exact: IEEE 754 rounds that quotient correctly, so it is
+        /// the value a correctly rounded parser (the standard library's, `JSONDecoder`'s) reads, without making a
+        /// `String` of the text. Dates as seconds since 1970 with up to six decimals are of this form; nil for the
+        /// rest (an exponent, more digits), which the caller parses the general way.
+        static func exactDouble(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
+            var index = 0
+            let negative = text[0] == UInt8(ascii: "-")
+            if negative { index = 1 }
+            var mantissa: UInt64 = 0
+            var decimals = -1  // digits after the point, once there is one
+            while index < text.count {
+                let byte = text[index]
+                if byte == UInt8(ascii: ".") {
+                    guard decimals < 0 else { return nil }
+                    decimals = 0
+                } else {
+                    let digit = byte &- 0x30
+                    guard digit < 10 else { return nil }  // an exponent
+                    mantissa = mantissa &* 10 &+ UInt64(digit)
+                    guard mantissa <= 1 << 53 else { return nil }
+                    if decimals >= 0 { decimals += 1 }
+                }
+                index += 1
+            }
+            let places = max(0, decimals)
+            guard places < exactPowersOfTen.count else { return nil }
+            let value = Double(mantissa) / exactPowersOfTen[places]
+            return negative ? -value : value
         }
 
         /// Whether a number's digits before its exponent are all zeros (`-0.0e5`: a zero written, not an underflow).

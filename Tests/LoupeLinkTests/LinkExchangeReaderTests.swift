@@ -134,6 +134,36 @@ import Testing
         #expect(byHandCount >= 270)
     }
 
+    /// The short way to a `Double` (exact mantissa, exact power of ten, one division) reads what the standard
+    /// library's correctly rounded parser reads, and declines what it cannot be sure of.
+    @Test func numbersReadTheShortWayAreTheCorrectlyRoundedOnes() {
+        func short(_ text: String) -> Double? {
+            Array(text.utf8).withUnsafeBufferPointer { LinkExchangeReader.Reader.exactDouble($0) }
+        }
+        var random = LinkFuzzTests.SeededRandom(state: 0xD0_0B1E)
+        var taken = 0
+        for round in 0..<20_000 {
+            let value: Double = switch round % 4 {
+            case 0: Double.random(in: 1.6e9...1.8e9, using: &random)  // dates now
+            case 1: Double.random(in: 0...1, using: &random)
+            case 2: Double(Int.random(in: -1_000_000...1_000_000, using: &random)) / 1_000
+            default: Double.random(in: -1e10...1e10, using: &random)
+            }
+            var text = value.description
+            if text.hasSuffix(".0") { text.removeLast(2) }
+            if let read = short(text) {
+                taken += 1
+                #expect(read == Double(text) && read.sign == Double(text)!.sign, "\(text)")
+            }
+        }
+        #expect(taken > 10_000, "most dates and short decimals are read the short way")
+        #expect(short("0") == 0 && short("-0")?.sign == .minus && short("1700000000.125") == 1_700_000_000.125)
+        #expect(short("9007199254740992") == 9_007_199_254_740_992)
+        #expect(short("9007199254740993") == nil, "past 2⁵³: the general parser")
+        #expect(short("1.0000000000000000000001") == nil, "23 decimals: the general parser")
+        #expect(short("1e5") == nil && short("1.5E-3") == nil, "an exponent: the general parser")
+    }
+
     // MARK: Hostile and unusual payloads: the codec answers exactly as with JSONDecoder alone.
 
     /// What `JSONDecoder` alone answers for `bytes`: the exchange, or the one line the listener refuses with.
