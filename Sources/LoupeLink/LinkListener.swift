@@ -291,13 +291,12 @@ public final class LinkListener: Sendable {
 
         /// Queues `batch` for the store's thread; the future completes on `eventLoop` once the transaction that
         /// holds it committed (or failed).
-        func write(_ batch: [TraceExchange], from app: LinkHello, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+        /// `batch` holds their source already (``LinkSessionMachine`` sets it from the hello as it reads each one).
+        func write(_ batch: [TraceExchange], on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
             writes.withLock { $0 += 1 }
-            let source = TraceSource(app: app.app, host: app.host, pid: app.pid)
-            var stamped = batch
-            for index in stamped.indices { stamped[index].source = source }
+            let count = batch.count
             let promise = eventLoop.makePromise(of: Void.self)
-            let action = storeQueue.withLock { $0.enqueue(PendingWrite(exchanges: stamped, promise: promise), count: batch.count) }
+            let action = storeQueue.withLock { $0.enqueue(PendingWrite(exchanges: batch, promise: promise), count: count) }
             if action == .startWriter {
                 pool.submit { [self] state in
                     guard case .active = state else {
@@ -312,7 +311,7 @@ public final class LinkListener: Sendable {
             let future = promise.futureResult
             future.whenComplete { [self] result in
                 writes.withLock { $0 -= 1 }
-                if case .success = result { counts.withLock { $0.stored += batch.count } }
+                if case .success = result { counts.withLock { $0.stored += count } }
             }
             return future
         }
@@ -482,18 +481,20 @@ final class LinkServerHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func startWriting(context: ChannelHandlerContext) {
-        guard !writing, !pending.isEmpty, case .linked(let app) = machine.state else { return }
+        guard !writing, !pending.isEmpty, case .linked = machine.state else { return }
         writing = true
         let batch = pending
+        let count = batch.count
         pending = []
+        pending.reserveCapacity(count)
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        shared.write(batch, from: app, on: context.eventLoop).whenComplete { result in
+        shared.write(batch, on: context.eventLoop).whenComplete { result in
             let (handler, context) = bound.value
             handler.writing = false
             switch result {
             case .success:
-                handler.stored += batch.count
-                if context.channel.isActive, let bytes = try? LinkFrameCodec.encode(.ack(batch.count)) {
+                handler.stored += count
+                if context.channel.isActive, let bytes = try? LinkFrameCodec.encode(.ack(count)) {
                     context.writeAndFlush(handler.wrapOutboundOut(bytes), promise: nil)
                 }
                 if handler.heldRead, handler.pending.count < handler.shared.settings.maxPendingPerConnection {

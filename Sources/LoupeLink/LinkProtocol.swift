@@ -159,7 +159,8 @@ public struct LinkFrameCodec: Sendable {
 
     /// The bytes of `frame`. Fails only for an exchange that JSON cannot encode (a non-finite number).
     public static func encode(_ frame: LinkFrame) throws -> ByteBuffer {
-        let encoder = LinkProtocol.makeEncoder()
+        // Made only for the messages that need one: not for an exchange (written by hand) or an ack.
+        var encoder: JSONEncoder { LinkProtocol.makeEncoder() }
         switch frame {
         case .hello(let hello): return Self.frame(.hello, payload: try encoder.encode(hello))
         case .exchange(let exchange):

@@ -99,16 +99,15 @@ import Testing
             at: ListenAddress(host: "127.0.0.1", port: 0), identity: try LinkIdentity.loadOrCreate(in: folder),
             store: store, events: { _ in })
         let shared = listener.sharedForTests
-        let app = LinkHello(app: "a", executable: "a", host: "h", pid: 1, secret: "")
         let loop = MultiThreadedEventLoopGroup.singleton.next()
         var started = store.started.makeAsyncIterator()
 
-        let first = shared.write(Self.batch(3), from: app, on: loop)
+        let first = shared.write(Self.batch(3), on: loop)
         #expect(await started.next() == 3, "an idle writer writes the first batch at once")
         // Held in the store: the next three batches (one refused) queue behind it.
-        let second = shared.write(Self.batch(4), from: app, on: loop)
-        let refused = shared.write(Self.batch(1, operation: "refuse"), from: app, on: loop)
-        let third = shared.write(Self.batch(5), from: app, on: loop)
+        let second = shared.write(Self.batch(4), on: loop)
+        let refused = shared.write(Self.batch(1, operation: "refuse"), on: loop)
+        let third = shared.write(Self.batch(5), on: loop)
         #expect(shared.storeQueue.withLock { $0.queued.count } == 3)
         store.open()
         try await first.get()
