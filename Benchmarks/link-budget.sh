@@ -10,7 +10,9 @@
 #      each, paced at RATE_B/APPS exchanges/s each, against one `loupe listen --store`: exchanges stored per second
 #      (rows visible to a reader of the store, from the first exchange's end in an app to the last row), the
 #      listener's CPU per exchange, and whether received = sent with nothing dropped (the apps' link counts and
-#      the listener's closing line);
+#      the listener's closing line); each app's shutdown waits up to DRAIN_B seconds for the viewer to acknowledge
+#      everything it still buffers (the link's own default is 3 s), so that "nothing dropped" is checked on every
+#      exchange: acknowledged + dropped = sent, nothing left pending, and the listener received the acknowledged sum;
 #  (c) from an exchange's end in the app (its `ended_at`, stamped by the app's client) to the moment its row is
 #      visible to a reader of the viewer's store (Tools/link_watch.py polls every 2 ms, as the inspector reads it
 #      after the listener's wake-up), one app at RATE_C exchanges/s; measured against `loupe listen` and, when tmux
@@ -18,8 +20,10 @@
 #      inspector, which redraws after each commit).
 #
 # Usage: Benchmarks/link-budget.sh LOUPE_BINARY [--rounds R] [--no-build] [--no-tui]
-#          [--rate-a R] [--exchanges-a N] [--apps A] [--rate-b R] [--exchanges-b N] [--rate-c R] [--exchanges-c N]
-#        (defaults: 3 rounds; (a) 10,000/s × 100,000; (b) 10 apps, 25,000/s in all, 30,000 each; (c) 5,000/s × 50,000)
+#          [--rate-a R] [--exchanges-a N] [--apps A] [--rate-b R] [--exchanges-b N] [--drain-b S] [--rate-c R]
+#          [--exchanges-c N]
+#        (defaults: 3 rounds; (a) 10,000/s × 100,000; (b) 10 apps, 25,000/s in all, 30,000 each, drain 120 s;
+#        (c) 5,000/s × 50,000)
 #        LOUPE_BINARY: the listener: a release `loupe` (`nice -n 15 swift build -c release --product loupe` in the root
 #        package, or the same in Benchmarks/, which reuses this package's modules), or Benchmarks' own release
 #        link-profile, whose `listen ADDR:PORT --store PATH` is `loupe listen` on the same parts (no TUI step then).
@@ -27,7 +31,7 @@ set -euo pipefail
 
 loupe=$(realpath "$1"); shift
 rounds=3 build=1 tui=1
-rate_a=10000 n_a=100000 apps=10 rate_b=25000 n_b=30000 rate_c=5000 n_c=50000
+rate_a=10000 n_a=100000 apps=10 rate_b=25000 n_b=30000 drain_b=120 rate_c=5000 n_c=50000
 while [ $# -gt 0 ]; do
   case "$1" in
     --rounds) rounds=$2; shift ;;
@@ -38,6 +42,7 @@ while [ $# -gt 0 ]; do
     --apps) apps=$2; shift ;;
     --rate-b) rate_b=$2; shift ;;
     --exchanges-b) n_b=$2; shift ;;
+    --drain-b) drain_b=$2; shift ;;
     --rate-c) rate_c=$2; shift ;;
     --exchanges-c) n_c=$2; shift ;;
     *) echo "link-budget.sh: unknown argument $1" >&2; exit 2 ;;
@@ -117,34 +122,40 @@ for round in $(seq "$rounds"); do
   cpu0=$(cpu_seconds "$listener")
   pids=()
   for n in $(seq "$apps"); do
-    LOUPE_RATE=$((rate_b / apps)) LOUPE_LINK=$link "$profile" recording-linked "$n_b" >"$work/b$round-app$n.out" 2>&1 &
+    LOUPE_RATE=$((rate_b / apps)) LOUPE_LINK_DRAIN_S=$drain_b LOUPE_LINK=$link "$profile" recording-linked "$n_b" \
+      >"$work/b$round-app$n.out" 2>&1 &
     pids+=($!)
   done
   for pid in "${pids[@]}"; do wait "$pid" || true; done
   wait "$watcher" || true
   cpu1=$(cpu_seconds "$listener")
   stop_listener
-  sent=0 acked=0 linkdrops=0 recdrops=0
+  sent=0 acked=0 linkdrops=0 recdrops=0 pending=0 drainmax=0
   for n in $(seq "$apps"); do
     f="$work/b$round-app$n.out"
-    read -r a s d < <(sed -nE 's/^link: ([0-9]+) of ([0-9]+) acknowledged, ([0-9]+) dropped.*/\1 \2 \3/p' "$f") || { cat "$f"; exit 1; }
-    acked=$((acked + a)); sent=$((sent + s)); linkdrops=$((linkdrops + d))
+    read -r a s d p t < <(sed -nE 's/^link: ([0-9]+) of ([0-9]+) acknowledged, ([0-9]+) dropped, ([0-9]+) pending after a drain of ([0-9.]+) s.*/\1 \2 \3 \4 \5/p' "$f") \
+      || { cat "$f"; exit 1; }
+    acked=$((acked + a)); sent=$((sent + s)); linkdrops=$((linkdrops + d)); pending=$((pending + p))
+    drainmax=$(awk -v a="$drainmax" -v b="$t" 'BEGIN { print (b > a ? b : a) }')
     recdrops=$((recdrops + $(field 'recorder dropped ([0-9]+)' "$f")))
   done
   received=$(sed -nE 's/^received ([0-9]+) exchange.*/\1/p' "$work/b$round.out")
   python3 - "$work/b$round.watch" "$cpu0" "$cpu1" "$sent" "$acked" "$linkdrops" "$recdrops" "$received" "$total" "$round" \
-    "$results" <<'EOF'
+    "$results" "$pending" "$drainmax" <<'EOF'
 import json, sys
 w = json.load(open(sys.argv[1]))
 cpu0, cpu1 = float(sys.argv[2]), float(sys.argv[3])
 sent, acked, linkdrops, recdrops, received, total, rnd = (int(x) for x in sys.argv[4:11])
+pending, drainmax = int(sys.argv[12]), float(sys.argv[13])
 cpu_us = (cpu1 - cpu0) * 1e6 / max(1, w["rows"])
 print(f"   (b) {w['rows']} of {total} rows seen; {w['rate_from_first_end']:.0f} exchanges/s stored (first end in an app "
       f"to the last row), listener {cpu_us:.1f} µs CPU per exchange ({1e6 / cpu_us:.0f}/s per core); apps sent {sent}, "
-      f"acknowledged {acked}, link dropped {linkdrops}, recorder dropped {recdrops}; listener received {received}; "
+      f"acknowledged {acked}, link dropped {linkdrops}, recorder dropped {recdrops}, {pending} still pending after "
+      f"the apps' drains (longest {drainmax:.1f} s); listener received {received}; "
       f"latency p50 {w['p50_ms']:.0f} ms, p95 {w['p95_ms']:.0f} ms")
 with open(sys.argv[11], "a") as out:
-    out.write(f"b {rnd} {w['rate_from_first_end']:.0f} {cpu_us:.2f} {sent} {received} {linkdrops + recdrops} {w['rows']}\n")
+    out.write(f"b {rnd} {w['rate_from_first_end']:.0f} {cpu_us:.2f} {sent} {received} {linkdrops + recdrops} {w['rows']} "
+              f"{acked} {pending}\n")
 EOF
 
   # (c) One app at RATE_C, against `loupe listen`, then against `loupe tui --listen` in tmux.
@@ -210,8 +221,11 @@ print(f"(a) at {sys.argv[2]}/s: recording " + ", ".join(f"{v['recording']:.2f}" 
       + f" µs per exchange (median {statistics.median(deltas):+.2f}; budget ≤ 5 µs)")
 b = [r for r in rows if r[0] == "b"]
 print(f"(b) {sys.argv[4]} apps offering {sys.argv[3]}/s: " + ", ".join(f"{float(r[2]):.0f}/s" for r in b)
-      + "; listener CPU " + ", ".join(f"{float(r[3]):.1f}" for r in b) + " µs per exchange; received = sent: "
-      + ", ".join("yes" if r[4] == r[5] and r[5] == r[7] else f"NO ({r[5]} of {r[4]})" for r in b)
+      + "; listener CPU " + ", ".join(f"{float(r[3]):.1f}" for r in b) + " µs per exchange ("
+      + ", ".join(f"{float(r[3]) * 20000 / 1e6:.2f}" for r in b) + " of one core at 20,000/s); "
+      + "acknowledged = received = stored = sent: "
+      + ", ".join("yes" if r[4] == r[5] == r[7] == r[8] and r[9] == "0" else f"NO (sent {r[4]}, acknowledged {r[8]}, "
+                  f"received {r[5]}, stored {r[7]}, pending {r[9]})" for r in b)
       + "; dropped " + ", ".join(r[6] for r in b) + " (budget ≥ 20,000/s, none dropped)")
 for kind in ("listen", "tui"):
     c = [r for r in rows if r[0] == "c" and r[2] == kind]

@@ -7,7 +7,8 @@ import NIOCore
 /// (DECISIONS 226).
 ///
 /// The bytes are what `JSONEncoder` writes with sorted keys and dates as seconds since 1970 (the golden test holds
-/// them equal), so the listener reads them with the same `Codable` decoder; only the work differs. `JSONEncoder`
+/// them equal, a streamed exchange's messages included), so the listener's reader (``LinkExchangeReader``, by hand,
+/// or `JSONDecoder` for what it leaves) reads them back; only the work differs. `JSONEncoder`
 /// builds a tree of boxed values per exchange and then serializes it, and the frame copied its `Data` once more;
 /// here each field is appended once to a buffer sized for the whole exchange, and the length is patched in at the
 /// end. Fails (nil) exactly where `JSONEncoder` throws: a number that is not finite.
@@ -35,8 +36,9 @@ enum LinkExchangeJSON {
         let headers = (exchange.requestHeaders + exchange.responseHeaders).reduce(0) {
             $0 + $1.name.utf8.count + $1.value.utf8.count + 24
         }
+        let messages = exchange.stream?.messages.reduce(0) { $0 + $1.payload.count * 4 / 3 + 160 } ?? 0
         return 512 + bodies * 4 / 3 + headers + exchange.url.utf8.count + exchange.attempts.count * 160
-            + exchange.events.count * 160
+            + exchange.events.count * 160 + messages
     }
 
     struct Writer {
@@ -51,70 +53,107 @@ enum LinkExchangeJSON {
         // Keys in sorted order, as `JSONEncoder` with `.sortedKeys` writes them; absent optionals are left out.
         mutating func exchange(_ e: TraceExchange) -> Bool {
             open()
-            key("attempts")
+            key(#""attempts":"#)
             buffer.writeInteger(UInt8(ascii: "["))
             for (index, attempt) in e.attempts.enumerated() {
                 if index > 0 { buffer.writeInteger(UInt8(ascii: ",")) }
                 guard self.attempt(attempt) else { return false }
             }
             buffer.writeInteger(UInt8(ascii: "]"))
-            if let endedAt = e.endedAt { guard date("endedAt", endedAt) else { return false } }
-            if let error = e.error { string("error", error) }
-            key("events")
+            if let endedAt = e.endedAt { guard date(#""endedAt":"#, endedAt) else { return false } }
+            if let error = e.error { string(#""error":"#, error) }
+            key(#""events":"#)
             buffer.writeInteger(UInt8(ascii: "["))
             for (index, event) in e.events.enumerated() {
                 if index > 0 { buffer.writeInteger(UInt8(ascii: ",")) }
                 guard self.event(event) else { return false }
             }
             buffer.writeInteger(UInt8(ascii: "]"))
-            string("id", e.id.uuidString)
-            string("method", e.method)
-            string("operation", e.operation)
-            string("outcome", e.outcome.rawValue)
-            if let replayOf = e.replayOf { string("replayOf", replayOf.uuidString) }
-            if let body = e.requestBody { self.body("requestBody", body) }
-            headers("requestHeaders", e.requestHeaders)
-            if let body = e.responseBody { self.body("responseBody", body) }
-            headers("responseHeaders", e.responseHeaders)
-            if let sequence = e.sequence { integer("sequence", Int(sequence)) }
+            string(#""id":"#, e.id.uuidString)
+            string(#""method":"#, e.method)
+            string(#""operation":"#, e.operation)
+            string(#""outcome":"#, e.outcome.rawValue)
+            if let replayOf = e.replayOf { string(#""replayOf":"#, replayOf.uuidString) }
+            if let body = e.requestBody { self.body(#""requestBody":"#, body) }
+            headers(#""requestHeaders":"#, e.requestHeaders)
+            if let body = e.responseBody { self.body(#""responseBody":"#, body) }
+            headers(#""responseHeaders":"#, e.responseHeaders)
+            if let sequence = e.sequence { integer(#""sequence":"#, Int(sequence)) }
             if let source = e.source {
-                key("source")
+                key(#""source":"#)
                 open()
-                string("app", source.app)
-                string("host", source.host)
-                integer("pid", source.pid)
+                string(#""app":"#, source.app)
+                string(#""host":"#, source.host)
+                integer(#""pid":"#, source.pid)
                 close()
             }
-            guard date("startedAt", e.startedAt) else { return false }
-            if let status = e.status { integer("status", status) }
-            string("url", e.url)
+            guard date(#""startedAt":"#, e.startedAt) else { return false }
+            if let status = e.status { integer(#""status":"#, status) }
+            if let stream = e.stream { guard self.stream(stream) else { return false } }
+            string(#""url":"#, e.url)
+            close()
+            return true
+        }
+
+        /// A streamed exchange's messages and counts (server-sent events, WebSocket), keys in `JSONEncoder`'s order.
+        private mutating func stream(_ s: TraceStream) -> Bool {
+            key(#""stream":"#)
+            open()
+            integer(#""byteCount":"#, s.byteCount)
+            if let closeCode = s.closeCode { integer(#""closeCode":"#, closeCode) }
+            if let closeReason = s.closeReason { string(#""closeReason":"#, closeReason) }
+            if let closedBy = s.closedBy { string(#""closedBy":"#, closedBy) }
+            string(#""kind":"#, s.kind.rawValue)
+            key(#""messages":"#)
+            buffer.writeInteger(UInt8(ascii: "["))
+            for (index, message) in s.messages.enumerated() {
+                if index > 0 { buffer.writeInteger(UInt8(ascii: ",")) }
+                open()
+                guard date(#""at":"#, message.at) else { return false }
+                string(#""direction":"#, message.direction.rawValue)
+                if let eventID = message.eventID { string(#""eventID":"#, eventID) }
+                integer(#""index":"#, message.index)
+                key(#""isTruncated":"#)
+                buffer.writeStaticString(message.isTruncated ? "true" : "false")
+                key(#""payload":"#)
+                buffer.writeInteger(UInt8(ascii: "\""))
+                buffer.writeString(message.payload.base64EncodedString())
+                buffer.writeInteger(UInt8(ascii: "\""))
+                integer(#""size":"#, message.size)
+                string(#""type":"#, message.type)
+                close()
+            }
+            buffer.writeInteger(UInt8(ascii: "]"))
+            integer(#""omittedCount":"#, s.omittedCount)
+            integer(#""receivedCount":"#, s.receivedCount)
+            integer(#""sentCount":"#, s.sentCount)
             close()
             return true
         }
 
         private mutating func attempt(_ a: TraceAttempt) -> Bool {
             open()
-            if let circuitState = a.circuitState { string("circuitState", circuitState) }
-            if let endedAt = a.endedAt { guard date("endedAt", endedAt) else { return false } }
-            if let error = a.error { string("error", error) }
-            if let firstByteAt = a.firstByteAt { guard date("firstByteAt", firstByteAt) else { return false } }
-            if !a.notes.isEmpty { dictionary("notes", a.notes) }
-            integer("number", a.number)
-            if let requestSentAt = a.requestSentAt { guard date("requestSentAt", requestSentAt) else { return false } }
-            if let retryDelay = a.retryDelay { guard double("retryDelay", retryDelay) else { return false } }
-            if let retryReason = a.retryReason { string("retryReason", retryReason) }
-            guard date("startedAt", a.startedAt) else { return false }
-            if let status = a.status { integer("status", status) }
+            if let circuitState = a.circuitState { string(#""circuitState":"#, circuitState) }
+            if let endedAt = a.endedAt { guard date(#""endedAt":"#, endedAt) else { return false } }
+            if let error = a.error { string(#""error":"#, error) }
+            if let firstByteAt = a.firstByteAt { guard date(#""firstByteAt":"#, firstByteAt) else { return false } }
+            if !a.notes.isEmpty { dictionary(#""notes":"#, a.notes) }
+            integer(#""number":"#, a.number)
+            if let requestSentAt = a.requestSentAt { guard date(#""requestSentAt":"#, requestSentAt) else { return false } }
+            if let retryDelay = a.retryDelay { guard double(#""retryDelay":"#, retryDelay) else { return false } }
+            if let retryReason = a.retryReason { string(#""retryReason":"#, retryReason) }
+            guard date(#""startedAt":"#, a.startedAt) else { return false }
+            if let status = a.status { integer(#""status":"#, status) }
             close()
             return true
         }
 
         private mutating func event(_ e: TraceEvent) -> Bool {
             open()
-            guard date("at", e.at) else { return false }
-            dictionary("attributes", e.attributes)
-            string("kind", e.kind.rawValue)
-            string("message", e.message)
+            guard date(#""at":"#, e.at) else { return false }
+            dictionary(#""attributes":"#, e.attributes)
+            string(#""kind":"#, e.kind.rawValue)
+            string(#""message":"#, e.message)
             close()
             return true
         }
@@ -122,13 +161,13 @@ enum LinkExchangeJSON {
         private mutating func body(_ name: StaticString, _ body: TraceBody) {
             key(name)
             open()
-            key("data")
+            key(#""data":"#)
             buffer.writeInteger(UInt8(ascii: "\""))
             buffer.writeString(body.data.base64EncodedString())
             buffer.writeInteger(UInt8(ascii: "\""))
-            key("isTruncated")
+            key(#""isTruncated":"#)
             buffer.writeStaticString(body.isTruncated ? "true" : "false")
-            integer("size", body.size)
+            integer(#""size":"#, body.size)
             close()
         }
 
@@ -138,8 +177,8 @@ enum LinkExchangeJSON {
             for (index, header) in headers.enumerated() {
                 if index > 0 { buffer.writeInteger(UInt8(ascii: ",")) }
                 open()
-                string("name", header.name)
-                string("value", header.value)
+                string(#""name":"#, header.name)
+                string(#""value":"#, header.value)
                 close()
             }
             buffer.writeInteger(UInt8(ascii: "]"))
@@ -174,11 +213,10 @@ enum LinkExchangeJSON {
             needsComma = true
         }
 
+        /// `name` is the key as written, quotes and colon included (`"url":`): one write per key.
         private mutating func key(_ name: StaticString) {
             comma()
-            buffer.writeInteger(UInt8(ascii: "\""))
             buffer.writeStaticString(name)
-            buffer.writeStaticString("\":")
             // The value follows; whatever it is, the next key needs a comma.
             needsComma = true
         }
@@ -201,8 +239,11 @@ enum LinkExchangeJSON {
         private mutating func double(_ name: StaticString, _ value: Double) -> Bool {
             guard value.isFinite else { return false }
             key(name)
-            let text = value.description
-            buffer.writeString(text.hasSuffix(".0") ? String(text.dropLast(2)) : text)
+            var text = value.description
+            text.withUTF8 { bytes in
+                let whole = bytes.count >= 2 && bytes[bytes.count - 2] == UInt8(ascii: ".") && bytes[bytes.count - 1] == UInt8(ascii: "0")
+                buffer.writeBytes(UnsafeBufferPointer(rebasing: bytes[..<(whole ? bytes.count - 2 : bytes.count)]))
+            }
             return true
         }
 

@@ -280,23 +280,67 @@ public final class LinkListener: Sendable {
             if let shown = refusals.withLock({ $0.admit(line, at: now) }) { events(.refused(shown)) }
         }
 
-        /// Writes `batch` on the store's thread; the future completes on `eventLoop`.
-        func write(_ batch: [TraceExchange], from app: LinkHello, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+        /// One connection's batch waiting for its transaction, and the promise its ack waits on.
+        struct PendingWrite: Sendable {
+            var exchanges: [TraceExchange]
+            var promise: EventLoopPromise<Void>
+        }
+
+        /// Batches of every connection waiting for the store's thread, written many to a transaction.
+        let storeQueue = Mutex(LinkStoreQueue<PendingWrite>(maxExchanges: 4_096))
+
+        /// Queues `batch` for the store's thread; the future completes on `eventLoop` once the transaction that
+        /// holds it committed (or failed).
+        /// `batch` holds their source already (``LinkSessionMachine`` sets it from the hello as it reads each one).
+        func write(_ batch: [TraceExchange], on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
             writes.withLock { $0 += 1 }
-            let store = store
-            let source = TraceSource(app: app.app, host: app.host, pid: app.pid)
-            let onStored = settings.onStored
-            let future = pool.runIfActive(eventLoop: eventLoop) {
-                var stamped = batch
-                for index in stamped.indices { stamped[index].source = source }
-                try store.write(stamped)
-                onStored?(batch.count)
+            let count = batch.count
+            let promise = eventLoop.makePromise(of: Void.self)
+            let action = storeQueue.withLock { $0.enqueue(PendingWrite(exchanges: batch, promise: promise), count: count) }
+            if action == .startWriter {
+                pool.submit { [self] state in
+                    guard case .active = state else {
+                        for entry in storeQueue.withLock({ $0.takeAll() }) {
+                            entry.batch.promise.fail(NIOThreadPoolError.ThreadPoolInactive())
+                        }
+                        return
+                    }
+                    runWriter()
+                }
             }
+            let future = promise.futureResult
             future.whenComplete { [self] result in
                 writes.withLock { $0 -= 1 }
-                if case .success = result { counts.withLock { $0.stored += batch.count } }
+                if case .success = result { counts.withLock { $0.stored += count } }
             }
             return future
+        }
+
+        /// The store's thread: one transaction for everything queued, until the queue is empty.
+        private func runWriter() {
+            while let entries = storeQueue.withLock({ $0.nextWrite() }) {
+                let exchanges = entries.count == 1 ? entries[0].batch.exchanges : entries.flatMap(\.batch.exchanges)
+                do {
+                    try store.write(exchanges)
+                    settings.onStored?(exchanges.count)
+                    for entry in entries { entry.batch.promise.succeed() }
+                } catch {
+                    guard entries.count > 1 else {
+                        entries[0].batch.promise.fail(error)
+                        continue
+                    }
+                    // One batch the store refuses must not fail the others': each alone then, as before batching.
+                    for entry in entries {
+                        do {
+                            try store.write(entry.batch.exchanges)
+                            settings.onStored?(entry.count)
+                            entry.batch.promise.succeed()
+                        } catch {
+                            entry.batch.promise.fail(error)
+                        }
+                    }
+                }
+            }
         }
 
         func drainWrites() async {
@@ -437,18 +481,20 @@ final class LinkServerHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func startWriting(context: ChannelHandlerContext) {
-        guard !writing, !pending.isEmpty, case .linked(let app) = machine.state else { return }
+        guard !writing, !pending.isEmpty, case .linked = machine.state else { return }
         writing = true
         let batch = pending
+        let count = batch.count
         pending = []
+        pending.reserveCapacity(count)
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        shared.write(batch, from: app, on: context.eventLoop).whenComplete { result in
+        shared.write(batch, on: context.eventLoop).whenComplete { result in
             let (handler, context) = bound.value
             handler.writing = false
             switch result {
             case .success:
-                handler.stored += batch.count
-                if context.channel.isActive, let bytes = try? LinkFrameCodec.encode(.ack(batch.count)) {
+                handler.stored += count
+                if context.channel.isActive, let bytes = try? LinkFrameCodec.encode(.ack(count)) {
                     context.writeAndFlush(handler.wrapOutboundOut(bytes), promise: nil)
                 }
                 if handler.heldRead, handler.pending.count < handler.shared.settings.maxPendingPerConnection {

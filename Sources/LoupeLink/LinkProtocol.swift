@@ -159,7 +159,8 @@ public struct LinkFrameCodec: Sendable {
 
     /// The bytes of `frame`. Fails only for an exchange that JSON cannot encode (a non-finite number).
     public static func encode(_ frame: LinkFrame) throws -> ByteBuffer {
-        let encoder = LinkProtocol.makeEncoder()
+        // Made only for the messages that need one: not for an exchange (written by hand) or an ack.
+        var encoder: JSONEncoder { LinkProtocol.makeEncoder() }
         switch frame {
         case .hello(let hello): return Self.frame(.hello, payload: try encoder.encode(hello))
         case .exchange(let exchange):
@@ -202,12 +203,17 @@ public struct LinkFrameCodec: Sendable {
     }
 
     static func decode(_ type: LinkMessageType, payload: ByteBuffer) throws(LinkProtocolError) -> LinkFrame {
-        let decoder = LinkProtocol.makeDecoder()
-        let bytes = Data(payload.readableBytesView)
+        // Made only for the frames that need them: an exchange is read by hand (DECISIONS 280).
+        var decoder: JSONDecoder { LinkProtocol.makeDecoder() }
+        var bytes: Data { Data(payload.readableBytesView) }
         do {
             switch type {
             case .hello: return .hello(try decoder.decode(LinkHello.self, from: bytes))
-            case .exchange: return .exchange(try decoder.decode(TraceExchange.self, from: bytes))
+            case .exchange:
+                // The form apps write, read by hand; anything else is `JSONDecoder`'s, which reads or refuses it
+                // as it always did.
+                if let exchange = payload.withUnsafeReadableBytes(LinkExchangeReader.exchange) { return .exchange(exchange) }
+                return .exchange(try decoder.decode(TraceExchange.self, from: bytes))
             case .drops:
                 let count = try decoder.decode([String: Int].self, from: bytes)["dropped"]
                 guard let count, count >= 0 else { throw LinkProtocolError.badPayload(type) }

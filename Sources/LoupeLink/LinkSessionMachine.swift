@@ -14,7 +14,7 @@ struct LinkSessionMachine: Sendable {
         case none
         /// A good hello: answer with a welcome; the app is now a source.
         case welcome(LinkHello)
-        /// Store this exchange (and ack it once stored).
+        /// Store this exchange (and ack it once stored): numbered by the store, its source the app linked.
         case store(TraceExchange)
         /// The app reports this many drops in all.
         case drops(Int)
@@ -28,6 +28,8 @@ struct LinkSessionMachine: Sendable {
 
     private let secret: [UInt8]
     private(set) var state: State = .awaitingHello
+    /// The linked app as each of its exchanges records it (made once, not per exchange).
+    private var source: TraceSource?
 
     init(secret: String) {
         self.secret = Array(secret.utf8)
@@ -45,6 +47,7 @@ struct LinkSessionMachine: Sendable {
             var shown = hello
             shown.secret = ""
             state = .linked(shown)
+            source = TraceSource(app: shown.app, host: shown.host, pid: shown.pid)
             return .welcome(shown)
         case (.awaitingHello, .refuse(let reason)):
             state = .closed
@@ -52,7 +55,9 @@ struct LinkSessionMachine: Sendable {
         case (.awaitingHello, let other):
             return refuse(LinkProtocolError.unexpected(other.type, expected: "a hello").description)
         case (.linked, .exchange(var exchange)):
+            // Whatever the app says of these, the store numbers it and the hello names its source.
             exchange.sequence = nil
+            exchange.source = source
             return .store(exchange)
         case (.linked, .drops(let count)):
             return .drops(count)

@@ -93,6 +93,46 @@ import Testing
         }
     }
 
+    /// A streamed exchange (WebSocket, server-sent events): its stream with every field, in `JSONEncoder`'s bytes.
+    static func streamed() -> TraceExchange {
+        var exchange = full()
+        let at = Date(timeIntervalSince1970: 1_700_000_000.5)
+        exchange.stream = TraceStream(
+            kind: .webSocket,
+            messages: [
+                TraceMessage(index: 0, direction: .sent, at: at, type: "text", size: 5, payload: Data("hello".utf8)),
+                TraceMessage(index: 7, direction: .received, at: at.addingTimeInterval(0.25), type: "binary", size: 4_096,
+                             payload: Data([0, 255, 1]), isTruncated: true, eventID: "e\"1\""),
+            ],
+            sentCount: 3, receivedCount: 6, omittedCount: 7, byteCount: 9_000, closeCode: 1000,
+            closeReason: "bye\n", closedBy: "server")
+        return exchange
+    }
+
+    @Test func aStreamedExchangeIsWrittenAsJSONEncoderWritesIt() throws {
+        var sse = Self.streamed()
+        sse.stream = TraceStream(kind: .eventStream, messages: [
+            TraceMessage(index: 0, direction: .received, at: Date(timeIntervalSince1970: 2), type: "message", size: 0, payload: Data()),
+        ])
+        for exchange in [Self.streamed(), sse] {
+            let expected = try Self.encoder().encode(exchange)
+            let written = try #require(LinkExchangeJSON.json(exchange))
+            #expect(String(decoding: written, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
+            var frame = try #require(LinkExchangeJSON.frame(exchange))
+            guard case .exchange(let read)? = try LinkFrameCodec.next(from: &frame) else {
+                Issue.record("not an exchange")
+                continue
+            }
+            #expect(read.stream == exchange.stream.map { stream in
+                var stream = stream
+                for index in stream.messages.indices {
+                    stream.messages[index].at = Date(timeIntervalSince1970: stream.messages[index].at.timeIntervalSince1970)
+                }
+                return stream
+            })
+        }
+    }
+
     @Test func aNumberJSONCannotHoldFailsAsJSONEncoderDoes() {
         var exchange = Self.full()
         exchange.attempts[0].retryDelay = .nan

@@ -78,8 +78,12 @@ import Testing
                                      startedAt: Date(), outcome: .success)
         var stored = exchange
         stored.sequence = nil
+        stored.source = TraceSource(app: "a", host: "h", pid: 1)
         let store = machine.received(.exchange(exchange))
-        #expect(store == .store(stored), "the listener's store numbers it")
+        #expect(store == .store(stored), "the listener's store numbers it, and its source is the app that linked")
+        var claimed = exchange
+        claimed.source = TraceSource(app: "someone else", host: "x", pid: 2)
+        #expect(machine.received(.exchange(claimed)) == .store(stored), "whatever source the app claims")
         let drops = machine.received(.drops(4))
         #expect(drops == .drops(4))
         let backwards = machine.received(.welcome(LinkWelcome()))

@@ -30,7 +30,9 @@ let environment = ProcessInfo.processInfo.environment
 let transport: any ClientTransport = CannedTransport(json: #"{"ok":true,"id":42,"name":"loupe"}"#)
 let store = InMemoryTraceStore(bounds: TraceStoreBounds(maxCount: 1_000))
 // `recording-linked`: the same recorder, linked to the listener in LOUPE_LINK (link-budget.sh starts it in another
-// process, so only the app's side is counted here). LOUPE_LINK_BUFFER_MB sets the link's buffer (default 16 MiB).
+// process, so only the app's side is counted here). LOUPE_LINK_BUFFER_MB sets the link's buffer (default 16 MiB),
+// LOUPE_LINK_DRAIN_S how long the shutdown waits for the viewer to acknowledge what is still buffered (default the
+// link's 3 s): link-budget.sh's ingest step sets it long enough that every exchange is acknowledged or counted.
 let link: LoupeLink?
 if shape == "recording-linked" {
     guard let address = try LinkAddress.fromEnvironment(environment) else {
@@ -39,7 +41,10 @@ if shape == "recording-linked" {
     }
     var configuration = LoupeLink.Configuration(appName: "link-profile")
     if let megabytes = environment["LOUPE_LINK_BUFFER_MB"].flatMap(Int.init) {
-        configuration = LoupeLink.Configuration(bufferBytes: megabytes << 20, appName: "link-profile")
+        configuration.bufferBytes = max(1, megabytes << 20)
+    }
+    if let seconds = environment["LOUPE_LINK_DRAIN_S"].flatMap(Double.init), seconds >= 0 {
+        configuration.drainTimeout = .seconds(seconds)
     }
     link = try LoupeLink(address, configuration: configuration)
 } else {
@@ -78,8 +83,11 @@ if let link {
 }
 let cpuBefore = processCPUMicroseconds()
 let elapsed = await sendAll(client, count: count, rate: rate)
-// What the link still holds goes out within its drain time (every exchange acknowledged by the viewer, or 3 s).
+// What the link still holds goes out within its drain time (every exchange acknowledged by the viewer, or
+// LOUPE_LINK_DRAIN_S, 3 s by default).
+let drainStart = ContinuousClock.now
 await inspector.shutdown()
+let drained = drainStart.duration(to: .now)
 // The whole process (request loop, the recorder's writer, the link's encoding, TLS and socket writes), from the first
 // request to the last exchange recorded and, when linked, acknowledged: the CPU budget's figure.
 let cpu = (processCPUMicroseconds() - cpuBefore) / Double(count)
@@ -89,7 +97,8 @@ print("\(shape): \(count) requests\(paced), \(String(format: "%.2f", micros / Do
     + "\(String(format: "%.2f", cpu)) µs CPU each, recorder dropped \(inspector.droppedCount)")
 if let link {
     let counts = link.counts
-    print("link: \(counts.acknowledged) of \(counts.sent) acknowledged, \(counts.dropped) dropped, \(counts.pending) pending")
+    print("link: \(counts.acknowledged) of \(counts.sent) acknowledged, \(counts.dropped) dropped, \(counts.pending) pending"
+        + String(format: " after a drain of %.2f s", Double(drained.components.seconds) + Double(drained.components.attoseconds) / 1e18))
 }
 
 /// User and system CPU time of this process so far, in microseconds.

@@ -16,10 +16,7 @@ public struct TraceSource: Sendable, Codable, Hashable, CustomStringConvertible 
     /// `app (pid N on host)`; print it through ``TerminalText`` (the names come from the peer).
     public var description: String { "\(app) (pid \(pid) on \(host))" }
 
-    /// The store's column text: JSON with sorted keys.
-    var storedText: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-    }
+    /// The store's column text: JSON with sorted keys, as `JSONEncoder` writes it (written by hand: every linked
+    /// exchange stored has one).
+    var storedText: String { StoredJSON.text(of: self) }
 }

@@ -38,6 +38,22 @@ extension StoredJSON {
         return String(decoding: json.bytes, as: UTF8.self)
     }
 
+    /// A linked exchange's source as `JSONEncoder` writes it with the same options: `{"app":"…","host":"…","pid":N}`.
+    /// Every exchange the live link's listener stores has one, and an encoder per row was a tenth of the listener's
+    /// CPU (DECISIONS 282).
+    static func text(of source: TraceSource) -> String {
+        var json = PrettyJSON()
+        json.bytes.reserveCapacity(source.app.utf8.count + source.host.utf8.count + 48)
+        append(#"{"app":"#, to: &json)
+        json.string(source.app)
+        append(#","host":"#, to: &json)
+        json.string(source.host)
+        append(#","pid":"#, to: &json)
+        json.bytes.append(contentsOf: String(source.pid).utf8)
+        json.bytes.append(UInt8(ascii: "}"))
+        return String(decoding: json.bytes, as: UTF8.self)
+    }
+
     private static func append(_ text: StaticString, to json: inout PrettyJSON) {
         text.withUTF8Buffer { json.bytes.append(contentsOf: $0) }
     }

@@ -31,23 +31,26 @@ package enum StoredUUID {
 
     static func parse(_ text: String) -> UUID? {
         var text = text
-        return text.withUTF8 { bytes -> UUID? in
-            guard bytes.count == 36 else { return nil }
-            var value: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-            var index = 0
-            let parsed = withUnsafeMutableBytes(of: &value) { out -> Bool in
-                for offset in 0..<16 {
-                    if index == 8 || index == 13 || index == 18 || index == 23 {
-                        guard bytes[index] == UInt8(ascii: "-") else { return false }
-                        index += 1
-                    }
-                    guard let high = ASCIIBytes.hexValue(bytes[index]), let low = ASCIIBytes.hexValue(bytes[index + 1]) else { return false }
-                    out[offset] = high << 4 | low
-                    index += 2
+        return text.withUTF8 { bytes in parse(bytes) }
+    }
+
+    /// ``parse(_:)`` of text as bytes (the live link's listener reads ids straight from a frame's JSON).
+    package static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> UUID? {
+        guard bytes.count == 36 else { return nil }
+        var value: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var index = 0
+        let parsed = withUnsafeMutableBytes(of: &value) { out -> Bool in
+            for offset in 0..<16 {
+                if index == 8 || index == 13 || index == 18 || index == 23 {
+                    guard bytes[index] == UInt8(ascii: "-") else { return false }
+                    index += 1
                 }
-                return true
+                guard let high = ASCIIBytes.hexValue(bytes[index]), let low = ASCIIBytes.hexValue(bytes[index + 1]) else { return false }
+                out[offset] = high << 4 | low
+                index += 2
             }
-            return parsed ? UUID(uuid: value) : nil
+            return true
         }
+        return parsed ? UUID(uuid: value) : nil
     }
 }

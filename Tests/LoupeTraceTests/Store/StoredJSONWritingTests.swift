@@ -35,6 +35,20 @@ struct StoredJSONWritingTests {
         }
     }
 
+    @Test("a linked exchange's source is written byte for byte as JSONEncoder writes it, and reads back the same")
+    func sourceMatchesTheEncoder() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let everyASCII = String(decoding: Array(0..<0x80 as Range<UInt8>), as: UTF8.self)
+        for source in [TraceSource(app: "checkout", host: "box.local", pid: 7), TraceSource(app: "", host: "", pid: 0),
+                       TraceSource(app: Self.awkward, host: everyASCII, pid: -1),
+                       TraceSource(app: "é😀/\u{2028}", host: "日本", pid: Int.max), TraceSource(app: "a", host: "b", pid: Int.min)] {
+            let written = StoredJSON.text(of: source)
+            #expect(written == String(decoding: try encoder.encode(source), as: UTF8.self))
+            #expect(try JSONDecoder().decode(TraceSource.self, from: Data(written.utf8)) == source)
+        }
+    }
+
     @Test("a map is written byte for byte as JSONEncoder writes it, keys in its order, and reads back the same")
     func mapMatchesTheEncoder() throws {
         let encoder = JSONEncoder()
