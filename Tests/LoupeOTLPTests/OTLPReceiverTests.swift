@@ -24,14 +24,15 @@ final class OTLPReceiver {
         (self.port, self.output, self.process) = (port, output, process)
     }
 
-    static func start(arguments: [String] = []) async throws -> OTLPReceiver {
+    /// Starts the receiver on `port` (0: a free one) and waits for it to listen.
+    static func start(port: Int = 0, arguments: [String] = []) async throws -> OTLPReceiver {
         let python = try #require(ProcessInfo.processInfo.environment["LOUPE_CI_PYTHON"])
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-otlp-\(UUID().uuidString).jsonl")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [root.appendingPathComponent(".ci/otlp-receiver.py").path, "0", output.path] + arguments
+        process.arguments = [root.appendingPathComponent(".ci/otlp-receiver.py").path, String(port), output.path] + arguments
         let stdout = Pipe()
         process.standardOutput = stdout
         process.standardError = FileHandle.nullDevice
@@ -47,7 +48,7 @@ final class OTLPReceiver {
         }
         guard let port = Int(line) else {
             kill(process.processIdentifier, SIGKILL)
-            throw ReceiverError(description: "otlp-receiver.py did not print its port")
+            throw ReceiverError(description: "otlp-receiver.py did not print its port (is \(port) taken?)")
         }
         return OTLPReceiver(port: port, output: output, process: process)
     }
