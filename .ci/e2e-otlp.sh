@@ -3,7 +3,8 @@
 # opentelemetry-proto package (issue 32): a headless demo store arrives whole (every exchange and attempt once,
 # parents, times and attributes as stored, checked by .ci/otlp-check.py); again with the receiver answering 503 with
 # Retry-After for its first requests; again with the receiver killed and restarted mid-export; then with no
-# receiver at all (exit 1 and the count). The store stays byte for byte as it was.
+# receiver at all (exit 1 and the count). The store stays byte for byte as it was. Live: `loupe demo --otlp` delivers
+# what its recorder stored, and with no collector records as usual, counts the loss and logs it once.
 set -uo pipefail
 loupe="$1"
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -113,6 +114,24 @@ grep -qE "^loupe: $spans of $spans spans were not delivered \(last failure: .*[C
 grep -q "^Sent 0 spans" "$work/out.txt" || fail "summary: $(cat "$work/out.txt")"
 ok "$(cat "$work/err.txt")"
 
+echo "-- live: loupe demo --otlp, every exchange the recorder stored also reached the collector once"
+receive "$port" "$work/live.jsonl"
+run 0 "demo --otlp" "${demo_env[@]}" "$loupe" demo --headless --duration 3 --store "$work/live.sqlite" --otlp "$url"
+live_spans=$(( $(sqlite3 "$work/live.sqlite" "SELECT COUNT(*) FROM exchange") + $(sqlite3 "$work/live.sqlite" "SELECT COUNT(*) FROM attempt") ))
+grep -qE "^loupe: otlp to $url: $live_spans of $live_spans spans delivered$" "$work/err.txt" || fail "the demo's report: $(cat "$work/err.txt")"
+"$python" "$here/otlp-check.py" "$work/live.sqlite" "$work/live.jsonl" >"$work/check.txt" || fail "$(cat "$work/check.txt")"
+ok "live: $(cat "$work/check.txt")"
+stop
+
+echo "-- live, the collector gone: the demo's requests are unaffected, the loss is counted and logged once"
+run 0 "demo --otlp to nothing" "${demo_env[@]}" "$loupe" demo --headless --duration 3 --store "$work/lost.sqlite" \
+  --otlp "http://127.0.0.1:$(free_port)/v1/traces"
+grep -q "^recorded [1-9][0-9]* of " "$work/out.txt" || fail "the demo did not record: $(cat "$work/out.txt")"
+lost=$(( $(sqlite3 "$work/lost.sqlite" "SELECT COUNT(*) FROM exchange") + $(sqlite3 "$work/lost.sqlite" "SELECT COUNT(*) FROM attempt") ))
+grep -qE "^loupe: otlp to .*: 0 of $lost spans delivered, $lost not delivered$" "$work/err.txt" || fail "the report: $(cat "$work/err.txt")"
+[ "$(grep -c 'not reaching the collector' "$work/err.txt")" -eq 1 ] || fail "the loss was not logged exactly once: $(cat "$work/err.txt")"
+ok "$(sqlite3 "$work/lost.sqlite" "SELECT COUNT(*) FROM exchange") exchanges recorded as usual; $lost spans counted as lost, one warning"
+
 echo "-- bad input: one line, exit 2, nothing sent"
 for bad in "ftp://127.0.0.1/v1/traces" "not a url" "http:///v1/traces" "http://user:pw@127.0.0.1:$port/v1/traces"; do
   run 2 "--otlp '$bad'" "$loupe" export "$store" --otlp "$bad"
@@ -124,6 +143,8 @@ run 2 "bad filter" "$loupe" export "$store" --otlp "$url" --filter '~c'
 run 2 "both" "$loupe" export "$store" --otlp "$url" --har "$work/x.har"
 run 2 "batch 0" "$loupe" export "$store" --otlp "$url" --otlp-batch 0
 run 2 "--header without --otlp" "$loupe" export "$store" --har "$work/x.har" --header 'A: b'
+run 2 "demo --otlp ftp://" "${demo_env[@]}" "$loupe" demo --headless --duration 1 --store "$work/never.sqlite" --otlp ftp://x/v1/traces
+[ ! -e "$work/never.sqlite" ] || fail "a demo with a bad --otlp created its store"
 [ ! -e "$work/x.har" ] || fail "a refused export wrote a file"
 ok "bad URLs, headers, filters and combinations: one 'loupe:' line, exit 2"
 [ "$(sha256sum "$store" | cut -d' ' -f1)" = "$before" ] || fail "the store file changed"

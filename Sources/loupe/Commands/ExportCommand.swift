@@ -56,13 +56,7 @@ struct ExportCommand: AsyncParsableCommand {
         if let otlp {
             guard har == nil else { throw CommandFailure.badInput("--har and --otlp cannot be used together") }
             guard !force else { throw CommandFailure.badInput("--force applies to --har, not --otlp") }
-            let endpoint: OTLPEndpoint
-            do {
-                endpoint = try OTLPEndpoint(otlp, headers: HeaderArgument.fields(headers))
-            } catch {
-                throw CommandFailure.badInput("--otlp: \(error.description)")
-            }
-            return try await exportOTLP(to: endpoint, filter: filter)
+            return try await exportOTLP(to: try OTLPOption.endpoint(otlp, headers: headers), filter: filter)
         }
         guard headers.isEmpty else { throw CommandFailure.badInput("--header applies to --otlp") }
         guard let har else { throw CommandFailure.badInput("missing --har FILE or --otlp URL") }
