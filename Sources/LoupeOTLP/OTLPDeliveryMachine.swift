@@ -177,11 +177,14 @@ public struct OTLPDeliveryCounts: Sendable, Equatable {
     public var retries = 0
     /// Spans dropped unsent because the exporter's memory was full.
     public var droppedSpans = 0
+    /// Requests dropped unsent for room.
     public var droppedBatches = 0
     /// Spans given up on: refused by the collector, or not delivered after every retry.
     public var failedSpans = 0
+    /// Requests given up on.
     public var failedBatches = 0
 
+    /// All zero.
     public init() {}
 
     /// Spans that did not reach the collector, for whatever reason.

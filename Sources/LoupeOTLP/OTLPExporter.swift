@@ -39,6 +39,7 @@ public final class OTLPExporter: TraceForwarding {
         /// A forwarder that gets every batch too, such as a live link (the recorder takes only one).
         public var forwardingTo: (any TraceForwarding)?
 
+        /// Settings with the defaults above; numbers out of range are brought into it.
         public init(capacityBytes: Int = 16 << 20, exchangesPerRequest: Int = 256, finishTimeout: Duration = .seconds(5),
                     requestTimeout: Duration = .seconds(10), logger: Logger = Logger(label: "loupe.otlp"),
                     forwardingTo: (any TraceForwarding)? = nil) {
@@ -94,6 +95,8 @@ public final class OTLPExporter: TraceForwarding {
     /// What became of every span handed over so far.
     public var counts: OTLPDeliveryCounts { delivery.counts }
 
+    /// Encodes `exchanges` into requests of at most ``Configuration/exchangesPerRequest`` and queues them
+    /// (dropping the oldest queued past ``Configuration/capacityBytes``), then wakes the sender. Never waits.
     public func forward(_ exchanges: [TraceExchange]) {
         configuration.forwardingTo?.forward(exchanges)
         var start = exchanges.startIndex
@@ -106,6 +109,8 @@ public final class OTLPExporter: TraceForwarding {
         wakeups.yield()
     }
 
+    /// Delivers what is queued within ``Configuration/finishTimeout``, counts the rest as failed, then finishes
+    /// the forwarder behind it. Called by `NetworkTraceInspector.shutdown()`.
     public func finish() async {
         wakeups.finish()
         let sender = self.sender

@@ -12,6 +12,7 @@ public struct OTLPBatch: Sendable, Hashable {
     /// Exchanges in it.
     public var exchangeCount: Int
 
+    /// A batch of already encoded spans.
     public init(body: [UInt8], spanCount: Int, exchangeCount: Int) {
         self.body = body
         self.spanCount = spanCount

@@ -47,6 +47,7 @@ public struct OTLPEndpoint: Sendable, Hashable {
 
 /// Why an OTLP endpoint was refused.
 public struct OTLPEndpointError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What is wrong, in one line.
     public var description: String
     init(_ description: String) { self.description = description }
 }
