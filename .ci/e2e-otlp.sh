@@ -101,7 +101,7 @@ wait "$exporter"; code=$?
 [ "$code" -eq 0 ] || fail "export across a restart: exit $code; $(cat "$work/out.txt")"
 grep -qE "^Sent $spans spans to .*, [1-9][0-9]* retr(y|ies)$" "$work/out.txt" || fail "summary: $(cat "$work/out.txt")"
 # One request (one exchange's spans, --otlp-batch 1) may have been stored just before the kill and sent again.
-"$python" "$here/otlp-check.py" "$store" "$work/restarted.jsonl" --duplicates-up-to 30 >"$work/check.txt" \
+"$python" "$here/otlp-check.py" "$store" "$work/restarted.jsonl" --duplicates-up-to 10 >"$work/check.txt" \
   || fail "$(cat "$work/check.txt")"
 ok "killed after $cut_at spans, $(grep -oE '[0-9]+ retr(y|ies)' "$work/out.txt") across the outage; $(cat "$work/check.txt")"
 stop
