@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "LoupeTUI", targets: ["LoupeTUI"]),
         .library(name: "LoupeRules", targets: ["LoupeRules"]),
         .library(name: "LoupeWebSocket", targets: ["LoupeWebSocket"]),
+        .library(name: "LoupeOTLP", targets: ["LoupeOTLP"]),
         .executable(name: "loupe", targets: ["loupe"]),
     ],
     dependencies: [
@@ -206,6 +207,7 @@ let package = Package(
             dependencies: [
                 "Loupe", "LoupeAsyncHTTPClient", "LoupeTrace", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeBoard",
                 "LoupeTUI", "LoupeDemo", "LoupeLink", "LoupeConfig", "LoupeRules", "LoupeWebSocket", "CNcurses", "CMalloc", "CStdio",
+                "LoupeOTLP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
@@ -227,6 +229,23 @@ let package = Package(
             name: "LoupeDemoAPIClient",
             dependencies: [.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
             path: "Examples/Sources/DemoAPI"
+        ),
+        // OpenTelemetry export: recorded exchanges as OTLP/HTTP protobuf, delivered with retries and bounded memory,
+        // from a store (`loupe export --otlp`) or live beside the recorder (issue 32, DECISIONS 260-269). Its own
+        // protobuf writer and AsyncHTTPClient (already in the graph): no swift-otel, no swift-protobuf.
+        .target(
+            name: "LoupeOTLP",
+            dependencies: [
+                "Loupe", "LoupeTrace",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]
         ),
         .testTarget(
             name: "LoupeTests",
@@ -317,6 +336,17 @@ let package = Package(
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+            // OTLP encoding (golden bytes), the delivery machine on a manual clock, and exports to a real receiver
+        // (.ci/otlp-receiver.py, decoding with opentelemetry-proto) when LOUPE_CI_PYTHON is set.
+        .testTarget(
+            name: "LoupeOTLPTests",
+            dependencies: [
+                "Loupe", "LoupeTrace", "LoupeOTLP", "LoupeTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
     ]

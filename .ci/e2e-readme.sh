@@ -25,6 +25,15 @@ commands="$(awk '
   }' README.md)"
 [ -n "$commands" ] || fail "no commands found in README.md"
 
+# The OpenTelemetry collector the README exports to (127.0.0.1:4318, OTLP's port): .ci/otlp-receiver.py, which
+# decodes every request with opentelemetry-proto; checked after the commands ran.
+[ -n "${LOUPE_CI_PYTHON:-}" ] || fail "LOUPE_CI_PYTHON is unset (.ci/run sets it): the README's OTLP export needs a receiver"
+"$LOUPE_CI_PYTHON" .ci/otlp-receiver.py 4318 "$work/otlp.jsonl" > "$work/otlp.port" 2> "$work/otlp.err" &
+otlp_receiver=$!
+trap 'kill -9 $otlp_receiver 2>/dev/null || true; wait $otlp_receiver 2>/dev/null || true; tmux kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
+for _ in $(seq 100); do [ -s "$work/otlp.port" ] && break; sleep 0.05; done
+[ -s "$work/otlp.port" ] || fail "the OTLP receiver did not start on 4318: $(cat "$work/otlp.err")"
+
 ran=0
 while IFS= read -r cmd; do
   case "$cmd" in
@@ -58,6 +67,11 @@ while IFS= read -r cmd; do
   fi
   ran=$((ran + 1))
 done <<< "$commands"
+
+if grep -q -- '--otlp' README.md; then
+  [ -s "$work/otlp.jsonl" ] || fail "the README's loupe export --otlp sent no span to the receiver"
+  echo "  (the receiver on 4318 decoded $(wc -l < "$work/otlp.jsonl") spans)"
+fi
 
 # Each Swift example, word for word in a test.
 examples=0

@@ -38,65 +38,24 @@ public struct TraceSpanExporter: Sendable {
     /// Emits one exchange span with a child span per attempt, each a top-level trace unless `context` says
     /// otherwise.
     public func export(_ exchange: TraceExchange, context: ServiceContext = .topLevel) {
-        let lastEnd = exchange.attempts.compactMap(\.endedAt).max()
-        let end = exchange.endedAt ?? lastEnd ?? exchange.startedAt
-        let span = tracer.startSpan(
-            exchange.operation, context: context, ofKind: .client, at: RecordedInstant(exchange.startedAt))
-        span.updateAttributes { attributes in
-            SpanHTTPAttributes.setRequest(method: exchange.method, url: exchange.url, on: &attributes)
-            if let status = exchange.status { attributes["http.response.status_code"] = status }
-            if let errorType = SpanHTTPAttributes.errorType(status: exchange.status, outcome: exchange.outcome) {
-                attributes["error.type"] = errorType
-            }
-            attributes["loupe.exchange_id"] = exchange.id.uuidString
-            attributes["loupe.operation"] = exchange.operation
-            attributes["loupe.outcome"] = exchange.outcome.rawValue
-            attributes["loupe.attempts"] = exchange.attempts.count
-            if let replayOf = exchange.replayOf { attributes["loupe.replay_of"] = replayOf.uuidString }
+        let spans = exchange.recordedSpans
+        guard let exchangeSpan = spans.first else { return }
+        let parent = start(exchangeSpan, context: context)
+        for attempt in spans.dropFirst() {
+            start(attempt, context: parent.context).end(at: RecordedInstant(attempt.end))
         }
-        if exchange.outcome != .success {
-            span.setStatus(SpanStatus(code: .error, message: exchange.error ?? exchange.status.map { "HTTP \($0)" }))
-        }
-        for event in exchange.events {
-            var attributes = SpanAttributes()
-            attributes["message"] = event.message
-            for (key, value) in event.attributes.sorted(by: { $0.key < $1.key }) { attributes[key] = value }
-            span.addEvent(SpanEvent(name: "loupe.\(event.kind)", at: RecordedInstant(event.at), attributes: attributes))
-        }
-        for attempt in exchange.attempts {
-            exportAttempt(attempt, of: exchange, parent: span.context, fallbackEnd: end)
-        }
-        span.end(at: RecordedInstant(end))
+        parent.end(at: RecordedInstant(exchangeSpan.end))
     }
 
-    private func exportAttempt(_ attempt: TraceAttempt, of exchange: TraceExchange, parent: ServiceContext,
-                               fallbackEnd: Date) {
-        let span = tracer.startSpan(
-            exchange.method, context: parent, ofKind: .client, at: RecordedInstant(attempt.startedAt))
-        span.updateAttributes { attributes in
-            SpanHTTPAttributes.setRequest(method: exchange.method, url: exchange.url, on: &attributes)
-            if let status = attempt.status { attributes["http.response.status_code"] = status }
-            if let status = attempt.status, status >= 400 {
-                attributes["error.type"] = String(status)
-            } else if attempt.error != nil {
-                attributes["error.type"] = ExchangeOutcome.transportError.rawValue
-            }
-            if attempt.number > 1 { attributes["http.request.resend_count"] = attempt.number - 1 }
-            attributes["loupe.exchange_id"] = exchange.id.uuidString
-            attributes["loupe.attempt"] = attempt.number
-            if let reason = attempt.retryReason { attributes["loupe.retry.reason"] = reason }
-            if let delay = attempt.retryDelay { attributes["loupe.retry.delay_ms"] = (delay * 1_000_000).rounded() / 1000 }
-            if let state = attempt.circuitState { attributes["loupe.circuit.state"] = state }
-            for (key, value) in attempt.notes { attributes["loupe.note.\(key)"] = value }
+    /// Starts `recorded` as a client span with its attributes, status and events; the caller ends it.
+    private func start(_ recorded: RecordedSpan, context: ServiceContext) -> any Span {
+        let span = tracer.startSpan(recorded.name, context: context, ofKind: .client, at: RecordedInstant(recorded.start))
+        span.updateAttributes { $0.merge(recorded.attributes) }
+        if let message = recorded.errorMessage { span.setStatus(SpanStatus(code: .error, message: message)) }
+        for event in recorded.events {
+            span.addEvent(SpanEvent(name: event.name, at: RecordedInstant(event.at), attributes: event.attributes))
         }
-        if let error = attempt.error {
-            span.setStatus(SpanStatus(code: .error, message: error))
-        } else if let status = attempt.status, status >= 400 {
-            span.setStatus(SpanStatus(code: .error, message: "HTTP \(status)"))
-        }
-        if let sent = attempt.requestSentAt { span.addEvent(SpanEvent(name: "loupe.request_sent", at: RecordedInstant(sent))) }
-        if let first = attempt.firstByteAt { span.addEvent(SpanEvent(name: "loupe.first_byte", at: RecordedInstant(first))) }
-        span.end(at: RecordedInstant(attempt.endedAt ?? fallbackEnd))
+        return span
     }
 }
 
@@ -105,34 +64,8 @@ struct RecordedInstant: TracerInstant {
     var nanosecondsSinceEpoch: UInt64
 
     init(_ date: Date) {
-        let nanoseconds = (date.timeIntervalSince1970 * 1e9).rounded()
-        nanosecondsSinceEpoch = nanoseconds.isFinite && nanoseconds > 0 ? UInt64(min(nanoseconds, 1.8e19)) : 0
+        nanosecondsSinceEpoch = RecordedSpan.unixNanoseconds(date)
     }
 
     static func < (lhs: Self, rhs: Self) -> Bool { lhs.nanosecondsSinceEpoch < rhs.nanosecondsSinceEpoch }
-}
-
-/// OpenTelemetry's HTTP client attributes from a recorded method and URL.
-enum SpanHTTPAttributes {
-    static func setRequest(method: String, url: String, on attributes: inout SpanAttributes) {
-        attributes["http.request.method"] = method
-        guard var components = URLComponents(string: url) else {
-            attributes["url.full"] = url
-            return
-        }
-        components.user = nil
-        components.password = nil
-        attributes["url.full"] = components.string ?? url
-        if let scheme = components.scheme { attributes["url.scheme"] = scheme }
-        if let host = components.host, !host.isEmpty { attributes["server.address"] = host }
-        if let port = components.port ?? (components.scheme == "https" ? 443 : components.scheme == "http" ? 80 : nil) {
-            attributes["server.port"] = port
-        }
-    }
-
-    /// The status for 4xx and 5xx; otherwise, when the exchange failed, its outcome.
-    static func errorType(status: Int?, outcome: ExchangeOutcome) -> String? {
-        if let status, status >= 400 { return String(status) }
-        return outcome == .success ? nil : outcome.rawValue
-    }
 }

@@ -26,18 +26,7 @@ extension SQLiteTraceStore {
     package func forEachBatch(matching filter: TraceFilter?, batchSize: Int, byteBudget: Int, keepingStoredHeaders: Bool,
                               _ body: ([TraceExchange], [StoredHeaderPair]) throws -> Void) throws {
         let limit = max(1, batchSize)
-        let condition = filter.map { SQLFilter($0) }
-        let plan: BatchPlan = try guarded {
-            try pool.read { db in
-                guard let newest = try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM exchange") else { return .none }
-                guard let condition else { return .range(after: Int64.min, through: newest) }
-                return try condition.withFunction(in: db) {
-                    let sql = "SELECT sequence FROM exchange WHERE (\(condition.sql)) AND sequence <= ? ORDER BY sequence"
-                    return .listed(try Int64.fetchAll(db, sql: sql, arguments: condition.arguments + [newest])[...])
-                }
-            }
-        }
-        var remaining = plan
+        var remaining = try batchPlan(matching: filter)
         while true {
             let (batch, headers) = try guarded {
                 try pool.read { db in
@@ -47,6 +36,52 @@ extension SQLiteTraceStore {
             }
             guard !batch.isEmpty else { return }
             try body(batch, headers)
+        }
+    }
+
+    /// A cursor over the exchanges ``forEachBatch(matching:batchSize:byteBudget:_:)`` would hand over, for a caller
+    /// that must await between batches (an export over the network): the same plan, read one batch per
+    /// ``ExchangeBatchCursor/next()``.
+    package func batchCursor(matching filter: TraceFilter?, batchSize: Int = 500, byteBudget: Int = 8 << 20) throws
+        -> ExchangeBatchCursor {
+        ExchangeBatchCursor(store: self, remaining: try batchPlan(matching: filter), limit: max(1, batchSize),
+                            byteBudget: byteBudget)
+    }
+
+    /// Exchanges read a batch at a time; see ``SQLiteTraceStore/batchCursor(matching:batchSize:byteBudget:)``.
+    package struct ExchangeBatchCursor {
+        let store: SQLiteTraceStore
+        var remaining: BatchPlan
+        let limit: Int
+        let byteBudget: Int
+
+        /// The next batch, oldest first; empty when every matching exchange was read.
+        package mutating func next() throws -> [TraceExchange] {
+            var remaining = self.remaining
+            let (limit, byteBudget) = (self.limit, self.byteBudget)
+            let batch = try store.guarded {
+                try store.pool.read { db in
+                    try SQLiteTraceStore.readBatch(&remaining, limit: limit, byteBudget: byteBudget,
+                                                   keepingStoredHeaders: false, in: db).0
+                }
+            }
+            self.remaining = remaining
+            return batch
+        }
+    }
+
+    /// The sequences matching `filter` among those stored now: all of them as a range, or listed.
+    private func batchPlan(matching filter: TraceFilter?) throws -> BatchPlan {
+        let condition = filter.map { SQLFilter($0) }
+        return try guarded {
+            try pool.read { db in
+                guard let newest = try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM exchange") else { return .none }
+                guard let condition else { return .range(after: Int64.min, through: newest) }
+                return try condition.withFunction(in: db) {
+                    let sql = "SELECT sequence FROM exchange WHERE (\(condition.sql)) AND sequence <= ? ORDER BY sequence"
+                    return .listed(try Int64.fetchAll(db, sql: sql, arguments: condition.arguments + [newest])[...])
+                }
+            }
         }
     }
 
@@ -78,9 +113,11 @@ extension SQLiteTraceStore {
                 rowsSQL = "sequence IN (SELECT value FROM json_each(?)) ORDER BY sequence"
                 arguments = [jsonList(sequences.prefix(limit))]
             }
+            // The linked app's name (schema v6) after the usual columns; none in an older store opened read-only.
+            let hasSource = try db.columns(in: "exchange").contains { $0.name == "source" }
             let (rows, headers) = try readRows(
-                "SELECT \(RowReader.positionalExchangeColumns) FROM exchange WHERE \(rowsSQL)", arguments,
-                byteBudget: byteBudget, keepingStoredHeaders: keepingStoredHeaders, in: db)
+                "SELECT \(RowReader.positionalExchangeColumns)\(hasSource ? ", source" : "") FROM exchange WHERE \(rowsSQL)",
+                arguments, byteBudget: byteBudget, keepingStoredHeaders: keepingStoredHeaders, hasSource: hasSource, in: db)
             var exchanges = rows
             switch plan {
             case .none:
@@ -104,7 +141,7 @@ extension SQLiteTraceStore {
     /// are held (after at least one row). With `keepingStoredHeaders`, header lists in the exact form are returned
     /// unparsed beside them.
     private static func readRows(_ sql: String, _ arguments: StatementArguments, byteBudget: Int,
-                                 keepingStoredHeaders: Bool, in db: Database)
+                                 keepingStoredHeaders: Bool, hasSource: Bool, in db: Database)
         throws -> ([TraceExchange], [StoredHeaderPair]) {
         let statement = try db.cachedStatement(sql: sql)
         let rows = try Row.fetchCursor(statement, arguments: arguments)
@@ -112,7 +149,7 @@ extension SQLiteTraceStore {
         var storedHeaders: [StoredHeaderPair] = []
         var bytes = 0
         while bytes < byteBudget, try rows.next() != nil {
-            let exchange: TraceExchange
+            var exchange: TraceExchange
             if keepingStoredHeaders {
                 var pair: StoredHeaderPair = (nil, nil)
                 exchange = try RowReader.positionalExchange(statement, attempts: [], events: []) { text, isRequest in
@@ -124,6 +161,9 @@ extension SQLiteTraceStore {
                 storedHeaders.append(pair)
             } else {
                 exchange = try RowReader.positionalExchange(statement, attempts: [], events: [])
+            }
+            if hasSource {
+                exchange.source = RowReader.source(String.fromDatabaseValue(RowReader.column(19, of: statement)))
             }
             bytes += (exchange.requestBody?.data.count ?? 0) + (exchange.responseBody?.data.count ?? 0)
                 + exchange.requestHeaders.count * 64 + exchange.responseHeaders.count * 64

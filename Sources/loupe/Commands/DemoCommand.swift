@@ -4,6 +4,7 @@ import Loupe
 import LoupeAsyncHTTPClient
 import LoupeDemo
 import LoupeLink
+import LoupeOTLP
 import LoupeRules
 import LoupeTUI
 import LoupeTrace
@@ -54,9 +55,14 @@ struct DemoCommand: AsyncParsableCommand {
         valueName: "MB"), transform: { try ByteSizeArgument.megabytes($0) })
     var linkBuffer: ByteSizeArgument?
 
+    @Option(help: ArgumentHelp("Also send spans live to this OpenTelemetry collector's OTLP/HTTP traces endpoint.",
+                               valueName: "URL"))
+    var otlp: String?
+
     func run() async throws {
         // A mistake in keys.toml is reported before anything starts.
         let keymap = headless ? Keymap.standard : try TUICommand.keymap()
+        let endpoint = try otlp.map { try OTLPOption.endpoint($0) }
         // The API first: a port in use is refused before a store is created for nothing.
         let server: FlakyAPI.RunningServer
         do {
@@ -79,7 +85,9 @@ struct DemoCommand: AsyncParsableCommand {
             throw error
         }
         defer { StoreAccess.reportPrunes(store, path: path) }  // what keeping the store within its bounds removed
-        let inspector = NetworkTraceInspector(store: store, configuration: .init(link: link))
+        // Live export sits on the recorder's one forwarding slot and passes each batch on to the link.
+        let exporter = endpoint.map { OTLPExporter(endpoint: $0, configuration: .init(forwardingTo: link)) }
+        let inspector = NetworkTraceInspector(store: store, configuration: .init(link: exporter ?? link))
         let breakers = DemoClient.breakerRegistry()
         rules?.book.attach(breakers: breakers)
         let client = DemoClient.make(
@@ -96,6 +104,7 @@ struct DemoCommand: AsyncParsableCommand {
             await server.stop()
             RecorderReport.warnIfLost(inspector, path: path)
             LinkOption.report(link)
+            OTLPOption.report(exporter, endpoint: endpoint)
             // What reached the store, not what was sent: a full disk must not read as a complete recording.
             print("recorded \(inspector.writtenCount) of \(sent) exchanges into \(path)")
             return
@@ -110,6 +119,7 @@ struct DemoCommand: AsyncParsableCommand {
         await server.stop()
         RecorderReport.warnIfLost(inspector, path: path)
         LinkOption.report(link)
+        OTLPOption.report(exporter, endpoint: endpoint)
         try result.get()
         print("recorded into \(path); inspect again with `loupe tui \(path)`")
     }

@@ -3,18 +3,25 @@ import Foundation
 import Loupe
 import LoupeTrace
 import LoupeFormats
+import LoupeOTLP
 
-/// `loupe export [STORE] --har FILE [--filter EXPR]`: the matching exchanges as a HAR 1.2 file, oldest first.
+/// `loupe export [STORE] --har FILE [--filter EXPR]`: the matching exchanges as a HAR 1.2 file, oldest first; or
+/// `--otlp URL [--header 'Name: value']…`: as OpenTelemetry spans to a collector (`LoupeOTLP`).
 ///
 /// The file is written beside its final place and renamed over it at the end, so a reader never sees half a file
 /// and a failed export leaves any previous file as it was. Exchanges are read in batches (a few queries per
 /// batch, none per exchange) and written entry by entry, so memory does not grow with the store.
 struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "export", abstract: "Export recorded exchanges as a HAR 1.2 file.",
+        commandName: "export", abstract: "Export recorded exchanges as a HAR 1.2 file or to an OpenTelemetry collector.",
         discussion: """
             Loupe's own data (attempts, breaker states, retries, events, replay links) travels in `_loupe` fields that
             other tools ignore and `loupe import` reads back. Values redacted when recording stay redacted.
+
+            With --otlp, each exchange becomes a span with a child span per attempt, sent as OTLP/HTTP protobuf \
+            to URL (the collector's traces endpoint, e.g. http://127.0.0.1:4318/v1/traces). A collector that is \
+            down or answers 429/502/503/504 is retried with backoff, honouring Retry-After. Exits 1 saying how \
+            many spans were not delivered, if any.
 
             \(FilterOption.help)
             """)
@@ -23,7 +30,19 @@ struct ExportCommand: AsyncParsableCommand {
     var store: String?
 
     @Option(help: ArgumentHelp("Where to write the HAR file ('-' for standard output).", valueName: "FILE"))
-    var har: String
+    var har: String?
+
+    @Option(help: ArgumentHelp("Send spans to this OTLP/HTTP traces endpoint instead.", valueName: "URL"))
+    var otlp: String?
+
+    @Option(name: [.customShort("H"), .customLong("header")],
+            help: "With --otlp: a header sent to the collector, 'Name: value' (repeatable).",
+            transform: HeaderArgument.parse)
+    var headers: [HeaderArgument] = []
+
+    @Option(help: ArgumentHelp("With --otlp: exchanges per request, 1 to 10000 (default 200).", valueName: "N"),
+            transform: CountArgument.parser(in: 1...10_000))
+    var otlpBatch: CountArgument = 200
 
     @Option(help: "Only exchanges matching EXPR, e.g. '~c 5xx | ~dur >1s'.")
     var filter: String?
@@ -34,6 +53,13 @@ struct ExportCommand: AsyncParsableCommand {
     func run() async throws {
         MallocTuning.keepFreedMemory()  // bodies of up to a megabyte, read and freed one by one
         let filter = try FilterOption.parse(self.filter)
+        if let otlp {
+            guard har == nil else { throw CommandFailure.badInput("--har and --otlp cannot be used together") }
+            guard !force else { throw CommandFailure.badInput("--force applies to --har, not --otlp") }
+            return try await exportOTLP(to: try OTLPOption.endpoint(otlp, headers: headers), filter: filter)
+        }
+        guard headers.isEmpty else { throw CommandFailure.badInput("--header applies to --otlp") }
+        guard let har else { throw CommandFailure.badInput("missing --har FILE or --otlp URL") }
         // Decided before the store opens: a refused path is left exactly as it was.
         let destination = har == "-" ? nil : try OutputDestination.check(
             StoreAccess.expandTilde(har), flag: "--har", force: force, stores: [StoreAccess.path(store)])
@@ -60,6 +86,25 @@ struct ExportCommand: AsyncParsableCommand {
             return
         }
         print(TerminalText.line("Exported \(Quantity.count(count, "exchange")) to \(path)"))
+    }
+
+    /// Sends the matching exchanges' spans to `endpoint`; prints what was sent, and fails (exit 1) when any span
+    /// was not delivered.
+    private func exportOTLP(to endpoint: OTLPEndpoint, filter: TraceFilter?) async throws {
+        let (store, _) = try StoreAccess.openForReading(store)
+        let report: OTLPStoreExport.Report
+        do {
+            report = try await OTLPStoreExport.run(
+                from: store, to: endpoint, matching: filter, exchangesPerRequest: otlpBatch.value)
+        } catch let error as TraceStoreError {
+            throw StoreAccess.readFailure(error)
+        } catch let error as TraceFilterError {
+            throw StoreAccess.readFailure(error)
+        }
+        print(TerminalText.line(OTLPStoreExport.summary(report.counts, endpoint: endpoint)))
+        if report.counts.undeliveredSpans > 0 {
+            throw CommandFailure.failed(OTLPStoreExport.failureLine(report))
+        }
     }
 
     /// Streams the matching exchanges into `sink`; returns how many.

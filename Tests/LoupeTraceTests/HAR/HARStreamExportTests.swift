@@ -129,6 +129,28 @@ struct HARStreamExportTests {
         #expect(try Self.streamed(batched) == HARStreamFixtures.wholeDocument(one))
     }
 
+    @Test("batches and the cursor keep a linked exchange's source (a listener's store exports one app per source)")
+    func batchesKeepTheSource() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        var exchanges = HARStreamFixtures.exchanges(count: 30, seed: 5)
+        for index in stride(from: 0, to: 30, by: 4) {
+            exchanges[index].source = TraceSource(app: "app-\(index % 3)", host: "host", pid: index)
+        }
+        let store = try Self.store(with: exchanges, in: folder)
+        let one = try store.exchanges(matching: nil, limit: .max)
+        #expect(one.filter { $0.source != nil }.count == 8)
+        #expect(try Self.batched(store, batchSize: 7, byteBudget: 8 << 20) == one)
+        var cursor = try store.batchCursor(matching: nil, batchSize: 7)
+        var read: [TraceExchange] = []
+        while case let batch = try cursor.next(), !batch.isEmpty { read += batch }
+        #expect(read == one)
+        var filtered = try store.batchCursor(matching: try TraceFilter.parse("~m GET"), batchSize: 3)
+        var gets: [TraceExchange] = []
+        while case let batch = try filtered.next(), !batch.isEmpty { gets += batch }
+        #expect(gets == one.filter { $0.method == "GET" })
+    }
+
     @Test("a filtered export reads the matching exchanges only, in order, whatever the batch size")
     func filtered() throws {
         let folder = try TemporaryFolder()
