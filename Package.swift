@@ -273,7 +273,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LoupeTUITests",
-            dependencies: ["Loupe", "LoupeTrace", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeTUI", "LoupeRules"]
+            dependencies: ["Loupe", "LoupeTrace", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeTUI", "LoupeRules", "LoupeBoard"]
         ),
         // Framing and state machines in-process; the listener and the app's side on 127.0.0.1.
         .testTarget(

@@ -175,6 +175,47 @@ keys ':' ; tm send-keys -t "$session" -l -- "tab messages"; keys Enter
 wait_for any "Server-sent events"
 wait_for any "token 4"
 ok "the Messages tab lists the stream's events"
+wait_for any "Payload of #0"
+keys j
+wait_for any "Payload of #1"
+wait_for any "^  second line 2" regex
+ok "j selects the next event and shows its payload, its two data lines as two lines"
+keys / ; tm send-keys -t "$session" -l -- "token 4"; keys Enter
+wait_for any "Payload of #3"
+ok "/ selects the event holding the text"
+keys q
+tm kill-session -t "$session" 2>/dev/null || true
+
+echo "-- the demo's /completions streams on the timeline, the metrics and the Messages tab"
+timeout 120 "$loupe" demo --headless --streams --duration 7 --store "$work/demo.sqlite" >/dev/null 2>"$work/demo.err" \
+  || fail "loupe demo --headless --streams: $(head -c 400 "$work/demo.err")"
+cat > "$work/demo.sh" <<EOF2
+#!/bin/sh
+env -u LOUPE_STORE HOME=$(printf %q "$work") TERM=xterm-256color $(printf %q "$loupe") tui $(printf %q "$work/demo.sqlite")
+exec sleep 600
+EOF2
+tm new-session -d -s "$session" -x 120 -y 40 "sh $(printf %q "$work/demo.sh")" || fail "tmux could not start"
+wait_for 0 "Loupe │ flows │"
+keys f; tm send-keys -t "$session" -l -- "completions"; keys Enter
+wait_for any "/completions"
+keys 2
+wait_for 0 "timeline"
+wait_for any "/completions *│.*↓" regex
+ok "the timeline draws a completion as a bar with ↓ ticks"
+keys 4
+wait_for any "STREAMS .*COUNT .*FIRST P50 .*FIRST P95 .*MSG/S .*GAP P50 .*GAP P95" regex
+pane
+grep -A1 "STREAMS" "$work/pane.txt" | tail -1 | grep -qE "^op .* [0-9]+ +[0-9.]+ ms +[0-9.]+ ms +[0-9.]+/s +[0-9.]+ ms +[0-9.]+ ms" \
+  || fail "the metrics' streams row: $(grep -A3 STREAMS "$work/pane.txt")"
+ok "the metrics show time to first message, messages per second and gaps for the completions"
+keys 1
+wait_for 0 "flows"
+keys g Enter
+wait_for any "Request"
+keys BTab
+wait_for any "Server-sent events"
+wait_for any "Payload of #0"
+ok "a completion's Messages tab opens on its first event"
 keys q
 
 echo "e2e-streams: $passed passed, 0 failed ($((SECONDS - started)) s)"

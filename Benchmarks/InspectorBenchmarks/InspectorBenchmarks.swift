@@ -13,6 +13,7 @@ let benchmarks: @Sendable () -> Void = {
     registerSortBenchmarks()
     registerFilterBenchmarks()
     registerSQLBaselines()
+    registerStreamBenchmarks()
 }
 
 enum InspectorStore {

@@ -16,6 +16,8 @@ struct ExchangeFacts: Sendable {
     var requestBytes: Int
     var responseBytes: Int
     var transitions: Int
+    /// The stream's figures, for an exchange that streamed.
+    var stream: StreamFacts?
 
     /// The reason ``ExchangeEventKind/retryGivenUp`` carries when the retry budget refused a retry.
     static let budgetReason = "retry budget exhausted"
@@ -31,6 +33,7 @@ struct ExchangeFacts: Sendable {
         requestBytes = max(0, exchange.requestBody?.size ?? 0)
         responseBytes = max(0, exchange.responseBody?.size ?? 0)
         transitions = exchange.events.count { $0.kind == .circuitTransition }
+        stream = StreamFacts(exchange)
     }
 
     static func isBudgetDenial(_ event: TraceEvent) -> Bool {

@@ -18,4 +18,6 @@ public struct MetricsRow: Sendable, Equatable {
     public var p95Series: [TimeInterval?]
     /// Every duration of the window, for the histogram of the selected row.
     public var latency: LatencyHistogram
+    /// The window's streams (time to first message, gaps, messages per second); nil when none streamed.
+    public var streams: StreamFigures? = nil
 }

@@ -13,6 +13,8 @@ struct MetricsSlots: Sendable {
         var number: Int64
         var counts = MetricsCounts()
         var latency = LatencyHistogram()
+        /// The slot's streams, once one lands in it.
+        var streams: StreamFigures?
         /// The slot's p95, worked out once a newer slot began (its sparkline point); `nil` while it may change.
         var settledP95: TimeInterval??
 
@@ -59,6 +61,7 @@ struct MetricsSlots: Sendable {
         if let existing = slots[index], existing.number > number { return }
         if slots[index]?.number != number { slots[index] = Slot(number: number) }
         slots[index]!.counts.add(facts)
+        if let stream = facts.stream { slots[index]!.streams.include(stream) }
         if let duration = facts.duration {
             slots[index]!.latency.record(duration)
             // A late exchange in a settled slot: its p95 is worked out again when asked.

@@ -13,6 +13,8 @@ public struct TrafficMetrics: Sendable {
     private struct GroupState: Sendable {
         var total = MetricsCounts()
         var latency = LatencyHistogram()
+        /// The group's streams for all time, once one is added.
+        var streams: StreamFigures?
         var first: Date?
         var last: Date?
         var fine = MetricsSlots(width: MetricsSlots.fine, count: 90)
@@ -23,6 +25,7 @@ public struct TrafficMetrics: Sendable {
         mutating func add(_ facts: ExchangeFacts, age: TimeInterval?) {
             total.add(facts)
             if let duration = facts.duration { latency.record(duration) }
+            if let stream = facts.stream { streams.include(stream) }
             first = min(first ?? facts.startedAt, facts.startedAt)
             last = max(last ?? facts.startedAt, facts.startedAt)
             if age.map({ $0 <= fine.span }) ?? true { fine.add(facts) }
@@ -84,6 +87,7 @@ public struct TrafficMetrics: Sendable {
         let slots: [MetricsSlots.Slot?]
         var counts: MetricsCounts
         var latency: LatencyHistogram
+        var streams: StreamFigures?
         let rate: Double
         if let seconds = window.seconds {
             let ring = window.slotSeconds == MetricsSlots.fine ? state.fine : state.coarse
@@ -95,11 +99,13 @@ public struct TrafficMetrics: Sendable {
             // The first slot's histogram copied, then the others added: a new histogram costs more than a copy.
             latency = filled.first?.latency ?? LatencyHistogram()
             filled.dropFirst().forEach { latency.add($0.latency) }
+            for slot in filled { if let figures = slot.streams { streams.include(figures) } }
             rate = Double(counts.requests) / Double(seconds)
         } else {
             slots = state.coarse.last(60, now: now)
             counts = state.total
             latency = state.latency
+            streams = state.streams
             let span = (state.last ?? now).timeIntervalSince(state.first ?? now)
             rate = span > 0 ? Double(counts.requests) / span : 0
         }
@@ -110,6 +116,6 @@ public struct TrafficMetrics: Sendable {
             group: group, counts: counts, rate: rate, p50: percentiles[0], p95: percentiles[1],
             p99: percentiles[2], max: percentiles[3],
             rateSeries: slots.map { Double($0?.counts.requests ?? 0) / width },
-            p95Series: slots.map { $0?.p95 }, latency: latency)
+            p95Series: slots.map { $0?.p95 }, latency: latency, streams: streams)
     }
 }

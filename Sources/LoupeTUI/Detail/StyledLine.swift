@@ -70,6 +70,12 @@ package struct StyledLine: Hashable, Sendable {
         }
     }
 
+    /// Whether the line is still unbuilt: a source and where it is in it (tests check that opening a long stream or
+    /// body builds only what is drawn).
+    package var isDeferred: Bool {
+        if case .deferred = storage { true } else { false }
+    }
+
     /// An empty line.
     package static let empty = StyledLine([])
 

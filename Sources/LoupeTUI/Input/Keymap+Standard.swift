@@ -71,6 +71,7 @@ extension Keymap {
         KeyBinding([.tab], .nextTab, "tab", footer: true, in: [.detail]),
         KeyBinding([.backTab], .previousTab, "previous tab", in: [.detail]),
         KeyBinding(["b"], .cycleBody, "body view", footer: true, in: [.detail]),
+        KeyBinding(["F"], .toggleFollow, "follow", help: "Keep a stream's newest message selected as messages arrive (Messages tab)", in: [.detail]),
         // Everywhere.
         KeyBinding(["1"], .flows, "flows", in: [.flows, .timeline, .detail, .diff, .help, .circuits, .circuitHistory, .metrics, .rules]),
         KeyBinding(["2"], .timeline, "timeline", in: [.flows, .timeline, .detail, .diff, .help, .circuits, .circuitHistory, .metrics, .rules]),

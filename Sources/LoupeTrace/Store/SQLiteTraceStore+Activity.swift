@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
 
-/// Exchanges for the aggregating screens: rows after a sequence with their attempts and events, but no headers
-/// or bodies (the columns are read as empty), so catching up with a large store reads only what the figures use.
+/// Exchanges for the aggregating screens: rows after a sequence with their attempts and events, and a stream's
+/// messages without their payloads, but no headers or bodies (the columns are read as empty), so catching up with a
+/// large store reads only what the figures use.
 extension SQLiteTraceStore {
     /// The columns of ``RowReader/positionalExchange(_:attempts:events:)`` with headers and bodies left out
     /// (their sizes kept).
@@ -23,6 +24,7 @@ extension SQLiteTraceStore {
                 }
                 guard let first = exchanges.first?.sequence, let last = exchanges.last?.sequence else { return [] }
                 try Self.attachAttemptsAndEvents(to: &exchanges, from: first, through: last, in: db)
+                try Self.attachStreamTimes(to: &exchanges, from: first, through: last, in: db)
                 return exchanges
             }
         }
@@ -39,6 +41,7 @@ extension SQLiteTraceStore {
                     """), arguments: [list]).map { try RowReader.positionalExchange($0, attempts: [], events: []) }
                 guard !exchanges.isEmpty else { return [] }
                 try Self.attachAttemptsAndEvents(to: &exchanges, sequencesJSON: list, in: db)
+                try Self.attachStreamTimes(to: &exchanges, sequencesJSON: list, in: db)
                 return exchanges
             }
         }

@@ -198,15 +198,44 @@ extension SQLiteTraceStore {
         let rows = try Row.fetchAll(db, sql: """
             SELECT sequence, stream FROM exchange WHERE sequence BETWEEN ? AND ? AND stream IS NOT NULL
             """, arguments: [first, last])
+        try attachStreams(rows, to: &exchanges, columns: RowReader.messageColumns, in: db)
+    }
+
+    /// The messages without their payloads and event ids (``RowReader/messageColumns`` with those read as
+    /// empty): what the timeline's ticks and the metrics' stream figures use, a few bytes a message.
+    static let messageTimeColumns = "idx, direction, at, type, size, NULL, truncated, NULL"
+
+    /// Attaches the streams of exactly the exchanges whose sequences `sequencesJSON` lists, their messages
+    /// without payloads (``messageTimeColumns``): for the activity reads.
+    static func attachStreamTimes(to exchanges: inout [TraceExchange], sequencesJSON: String, in db: Database) throws {
+        guard try db.columns(in: "exchange").contains(where: { $0.name == "stream" }) else { return }
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT sequence, stream FROM exchange
+            WHERE sequence IN (SELECT value FROM json_each(?)) AND stream IS NOT NULL
+            """, arguments: [sequencesJSON])
+        try attachStreams(rows, to: &exchanges, columns: messageTimeColumns, in: db)
+    }
+
+    /// As ``attachStreamTimes(to:sequencesJSON:in:)`` for the exchanges in `first...last`.
+    static func attachStreamTimes(to exchanges: inout [TraceExchange], from first: Int64, through last: Int64,
+                                  in db: Database) throws {
+        guard try db.columns(in: "exchange").contains(where: { $0.name == "stream" }) else { return }
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT sequence, stream FROM exchange WHERE sequence BETWEEN ? AND ? AND stream IS NOT NULL
+            """, arguments: [first, last])
+        try attachStreams(rows, to: &exchanges, columns: messageTimeColumns, in: db)
+    }
+
+    /// Reads the messages (`columns` of them) of each `(sequence, stream)` row into its exchange.
+    private static func attachStreams(_ rows: [Row], to exchanges: inout [TraceExchange], columns: String,
+                                      in db: Database) throws {
         guard !rows.isEmpty else { return }
         var positions: [Int64: Int] = [:]
         for (position, exchange) in exchanges.enumerated() { if let sequence = exchange.sequence { positions[sequence] = position } }
         for row in rows {
             guard let sequence = row[0] as Int64?, let position = positions[sequence],
                   let header = RowReader.streamHeader(row[1]) else { continue }
-            let messages = try Row.fetchAll(
-                db, sql: "SELECT \(RowReader.messageColumns) FROM message WHERE exchange_sequence = ? ORDER BY idx",
-                arguments: [sequence]).map(RowReader.message)
+            let messages = try RowReader.messages(of: sequence, columns: columns, in: db)
             exchanges[position].stream = TraceStream(header, messages: messages)
         }
     }

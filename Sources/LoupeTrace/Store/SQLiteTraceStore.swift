@@ -150,9 +150,7 @@ public final class SQLiteTraceStore: TraceStore {
             arguments: [sequence]).map(RowReader.event)
         var exchange = try RowReader.exchange(row, attempts: attempts, events: events)
         if exchange.stream != nil {
-            exchange.stream?.messages = try Row.fetchAll(
-                db, sql: "SELECT \(RowReader.messageColumns) FROM message WHERE exchange_sequence = ? ORDER BY idx",
-                arguments: [sequence]).map(RowReader.message)
+            exchange.stream?.messages = try RowReader.messages(of: sequence, in: db)
         }
         return exchange
     }

@@ -56,7 +56,8 @@ public protocol TraceStore: Sendable {
     /// A token that changes when the store does (see ``StoreChangeMarker``).
     func changeMarker() throws -> StoreChangeMarker
     /// At most `limit` exchanges stored after `sequence`, oldest first, with attempts and events but without
-    /// headers and bodies (body sizes kept): what the circuits and metrics aggregators read as a store grows.
+    /// headers and bodies (body sizes kept), a stream's messages without payloads: what the circuits and metrics
+    /// aggregators read as a store grows.
     func activity(after sequence: Int64, limit: Int) throws -> [TraceExchange]
     /// The exchanges stored with these sequences (those still there), by sequence, as ``activity(after:limit:)``
     /// reads them: what the timeline draws for the rows in view.

@@ -1,8 +1,8 @@
 import Foundation
 import LoupeTrace
 
-/// One exchange in tabs (Request, Response, Attempts, Events, Timing), opened from the flows list with Enter.
-/// Only the visible lines of a tab are drawn, however long its body.
+/// One exchange in tabs (Request, Response, Attempts, Events, Timing, and Messages for a stream), opened from the
+/// flows list with Enter. Only the visible lines of a tab are drawn, however long its body or stream.
 package struct DetailScreen: InspectorScreen {
     /// The row it was opened from.
     package let summary: TraceSummary
@@ -23,6 +23,10 @@ package struct DetailScreen: InspectorScreen {
     private var pageHeight = 1
     /// The line the last search hit, so `n` goes on from it even where the page cannot scroll that far.
     private var searchLine: Int?
+    /// The Messages tab of a stream with messages: its rows, selection and payload (``MessagesPane``).
+    package private(set) var messages: MessagesPane?
+    /// The area the tab's content is drawn in (below the header and the tab bar), as last laid out.
+    private var contentArea = Rect(x: 0, y: 0, width: 1, height: 1)
 
     /// Opens `summary`'s exchange, reading it from the store.
     package init(summary: TraceSummary, context: inout ScreenContext) {
@@ -42,11 +46,13 @@ package struct DetailScreen: InspectorScreen {
     package var selection: TraceSummary? { summary }
 
     package var position: String {
+        if let pane = shownPane { return pane.position }
         guard !lines.isEmpty else { return "" }
         return "lines \(scroll + 1)–\(min(lines.count, scroll + pageHeight)) of \(lines.count)"
     }
 
     package mutating func perform(_ command: InspectorCommand, argument: String?, context: inout ScreenContext) -> Bool {
+        if shownPane != nil, performOnMessages(command, context: &context) { return true }
         switch command {
         case .moveUp: scroll(to: scroll - 1)
         case .moveDown: scroll(to: scroll + 1)
@@ -70,6 +76,8 @@ package struct DetailScreen: InspectorScreen {
             bodyView = views[((views.firstIndex(of: bodyView) ?? 0) + 1) % views.count]
             context.status = StatusMessage("body view: \(bodyView.rawValue)")
             layout(in: context.area, calendar: context.calendar)
+        case .toggleFollow:
+            context.status = .error("follow: only a stream's Messages tab follows new messages")
         default:
             return false
         }
@@ -77,10 +85,22 @@ package struct DetailScreen: InspectorScreen {
     }
 
     package mutating func refresh(_ reason: RefreshReason, context: inout ScreenContext) {
-        if reason == .resized { layout(in: context.area, calendar: context.calendar) }
+        switch reason {
+        case .resized: layout(in: context.area, calendar: context.calendar)
+        case .storeChanged: readAgainIfOpen(context: &context)
+        default: break
+        }
     }
 
     package mutating func search(_ text: String, forward: Bool, fromCurrent: Bool, context: inout ScreenContext) -> Bool {
+        if var pane = shownPane {
+            guard let hit = pane.search(text, forward: forward, fromCurrent: fromCurrent) else { return false }
+            pane.select(hit.index, rowsHeight: pane.rowsHeight(in: contentArea.height))
+            pane.preparePayload(bodyView)
+            messages = pane
+            context.status = RowSearch.message(hit, text)
+            return true
+        }
         let shown = scroll..<(scroll + pageHeight)
         let current = searchLine.flatMap { shown.contains($0) ? $0 : nil } ?? scroll
         guard let hit = RowSearch.find(text, in: lines.map(\.text), from: current, forward: forward,
@@ -92,9 +112,20 @@ package struct DetailScreen: InspectorScreen {
     }
 
     package mutating func mouse(_ event: MouseEvent, double: Bool, context: inout ScreenContext) {
+        if var pane = shownPane {
+            let height = pane.rowsHeight(in: contentArea.height)
+            switch event.kind {
+            case .wheelUp: pane.select(pane.selected - 3, rowsHeight: height)
+            case .wheelDown: pane.select(pane.selected + 3, rowsHeight: height)
+            case .press:
+                if let row = pane.row(atY: event.y, in: contentArea) { pane.select(row, rowsHeight: height) }
+            }
+            pane.preparePayload(bodyView)
+            messages = pane
+        }
         switch event.kind {
-        case .wheelUp: scroll(to: scroll - 3)
-        case .wheelDown: scroll(to: scroll + 3)
+        case .wheelUp: if shownPane == nil { scroll(to: scroll - 3) }
+        case .wheelDown: if shownPane == nil { scroll(to: scroll + 3) }
         case .press:
             guard event.y == context.area.y + header.count else { return }
             if let hit = TabBar(labels: tabLabels, selected: tabIndex).tab(atColumn: event.x - context.area.x) {
@@ -113,6 +144,11 @@ package struct DetailScreen: InspectorScreen {
         TabBar(labels: tabLabels, selected: tabIndex).render(in: Rect(x: area.x, y: y, width: area.width, height: 1),
                                                               into: &buffer, trailing: bodyHint)
         y += 1
+        if let pane = shownPane {
+            pane.render(in: Rect(x: area.x, y: y, width: area.width, height: max(0, area.maxY - y)), into: &buffer,
+                        search: context.search, view: bodyView)
+            return
+        }
         for line in lines.dropFirst(scroll).prefix(max(0, area.maxY - y)) {
             buffer.write(styled: line, x: area.x, y: y, maxX: area.maxX)
             if let search = context.search {
@@ -141,7 +177,48 @@ package struct DetailScreen: InspectorScreen {
     }
 
     private var bodyHint: String? {
-        tab == .request || tab == .response ? "body: \(bodyView.rawValue)" : nil
+        if shownPane != nil { return "payload: \(bodyView.rawValue)" }
+        return tab == .request || tab == .response ? "body: \(bodyView.rawValue)" : nil
+    }
+
+    /// The Messages pane when it is the tab shown.
+    private var shownPane: MessagesPane? { tab == .messages ? messages : nil }
+
+    /// The Messages tab's keys: the selection moves instead of the page.
+    private mutating func performOnMessages(_ command: InspectorCommand, context: inout ScreenContext) -> Bool {
+        guard var pane = messages else { return false }
+        let height = pane.rowsHeight(in: contentArea.height)
+        switch command {
+        case .moveUp: pane.select(pane.selected - 1, rowsHeight: height)
+        case .moveDown: pane.select(pane.selected + 1, rowsHeight: height)
+        case .pageUp: pane.select(pane.selected - height, rowsHeight: height)
+        case .pageDown: pane.select(pane.selected + height, rowsHeight: height)
+        case .top: pane.select(0, rowsHeight: height)
+        case .bottom: pane.select(pane.messages.count - 1, rowsHeight: height)
+        case .toggleFollow:
+            pane.toggleFollow(rowsHeight: height)
+            context.status = StatusMessage(pane.follows ? "follow: on" : "follow: off")
+        default: return false
+        }
+        pane.preparePayload(bodyView)
+        messages = pane
+        return true
+    }
+
+    /// A stream still open grows: it is read again after each poll that found the store changed, until it ends.
+    private mutating func readAgainIfOpen(context: inout ScreenContext) {
+        guard let shown = exchange, shown.endedAt == nil, shown.stream != nil else { return }
+        guard let read = context.read("the exchange", { try $0.exchange(id: summary.id) }), let read else { return }
+        guard read != shown else { return }
+        exchange = read
+        let tabs = DetailTabs(exchange: read, calendar: context.calendar, numbers: numbers)
+        if messages == nil {
+            messages = MessagesPane(tabs)
+        } else {
+            messages?.update(tabs)
+        }
+        madeFor = nil
+        layout(in: context.area, calendar: context.calendar)
     }
 
     private mutating func show(_ tab: DetailTab, context: ScreenContext) {
@@ -167,6 +244,16 @@ package struct DetailScreen: InspectorScreen {
         let tabs = DetailTabs(exchange: exchange, calendar: calendar, numbers: numbers)
         header = tabs.header().flatMap { $0.wrapped(to: width) }.prefix(2).map { $0 }
         pageHeight = max(1, area.height - header.count - 1)
+        contentArea = Rect(x: area.x, y: area.y + header.count + 1, width: width, height: pageHeight)
+        if tab == .messages, var pane = messages ?? MessagesPane(tabs) {
+            // The pane's rows are never wrapped, so a long stream stays unbuilt but for the rows drawn.
+            pane.select(pane.selected, rowsHeight: pane.rowsHeight(in: pageHeight))
+            pane.preparePayload(bodyView)
+            messages = pane
+            lines = []
+            madeFor = nil
+            return
+        }
         if madeFor?.tab != tab || madeFor?.body != bodyView || madeFor?.width != width {
             lines = tabs.lines(tab, bodyView: bodyView, width: width).flatMap { $0.wrapped(to: width) }
             madeFor = (tab, bodyView, width)
@@ -178,6 +265,6 @@ package struct DetailScreen: InspectorScreen {
 extension DetailScreen: Equatable {
     package static func == (lhs: DetailScreen, rhs: DetailScreen) -> Bool {
         lhs.summary == rhs.summary && lhs.tab == rhs.tab && lhs.bodyView == rhs.bodyView && lhs.scroll == rhs.scroll
-            && lhs.lines == rhs.lines
+            && lhs.lines == rhs.lines && lhs.messages == rhs.messages
     }
 }

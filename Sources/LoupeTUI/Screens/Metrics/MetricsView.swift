@@ -4,7 +4,8 @@ import LoupeTrace
 import LoupeBoard
 import LoupeFormats
 
-/// Draws the metrics table and, under it, the selected row's rate and p95 sparklines and latency histogram.
+/// Draws the metrics table, the streams of the operations that streamed, and under them the selected row's rate and
+/// p95 sparklines and latency histogram.
 struct MetricsView {
     let rows: [MetricsRow]
     let selected: Int
@@ -43,7 +44,10 @@ struct MetricsView {
             return
         }
         let panelHeight = area.height >= 16 ? 8 : 4
-        let tableHeight = max(1, area.height - 1 - panelHeight)
+        // Operations that streamed get a table of their own under this one, at most half the room left.
+        let streaming = MetricsStreamsTable.streaming(rows)
+        let streamsHeight = streaming.isEmpty ? 0 : min(2 + streaming.count, max(0, (area.height - 1 - panelHeight) / 2))
+        let tableHeight = max(1, area.height - 1 - panelHeight - streamsHeight)
         let first = max(0, min(selected - tableHeight + 1, rows.count - tableHeight))
         for (offset, row) in rows.dropFirst(first).prefix(tableHeight).enumerated() {
             let y = area.y + 1 + offset
@@ -64,6 +68,12 @@ struct MetricsView {
             }
             if first + offset == selected { buffer.setStyle(.selection, in: Rect(x: area.x, y: y, width: x - area.x, height: 1)) }
             RowSearch.highlight(search, in: Self.name(row.group), x: area.x, y: y, maxX: area.x + nameWidth, into: &buffer)
+        }
+        if streamsHeight > 2 {
+            // One blank line between the tables.
+            let y = area.y + 1 + min(tableHeight, rows.count) + 1
+            MetricsStreamsTable(rows: streaming, nameWidth: nameWidth, search: search)
+                .render(in: Rect(x: area.x, y: y, width: area.width, height: streamsHeight - 1), into: &buffer)
         }
         if rows.indices.contains(selected) {
             let panel = Rect(x: area.x, y: area.y + area.height - panelHeight, width: area.width, height: panelHeight)

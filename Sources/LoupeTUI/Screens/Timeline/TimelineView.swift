@@ -2,7 +2,8 @@ import Foundation
 import LoupeTrace
 
 /// Draws the timeline: an axis heading (the left edge's clock time, offsets at quarters), one row per visible
-/// exchange (status and request on the left, its attempts on the shared axis in eighth blocks), and a legend.
+/// exchange (status and request on the left, its attempts on the shared axis in eighth blocks, a stream's messages as
+/// ticks over its bar), and a legend.
 struct TimelineView {
     let window: FlowWindow
     let axis: TimelineAxis
@@ -86,6 +87,17 @@ struct TimelineView {
                 drawn = true
             }
         }
+        if track.hasMessages {
+            // A tick per cell holding messages (many in one cell make one), over the bar: the cell's time range
+            // is asked of the track, never each message placed.
+            let cellSeconds = axis.span / Double(cells)
+            for x in 0..<cells {
+                let from = axis.start.addingTimeInterval(Double(x) * cellSeconds)
+                guard let tick = track.tick(from: from, to: from.addingTimeInterval(cellSeconds)) else { continue }
+                buffer.write(String(tick), x: barX + x, y: y, style: .label)
+                drawn = true
+            }
+        }
         for placed in track.marks {
             let column = axis.column(placed.at, cells: cells)
             guard column >= 0, column < Double(cells) else { continue }
@@ -103,7 +115,10 @@ struct TimelineView {
             ("✕ error", .error), ("⊘ refused by breaker", .statusClientError), ("┈ backoff", .dim),
         ]
         var x = area.x + 1
-        for (text, style) in entries where x + DisplayWidth.of(text) < area.maxX {
+        let streams = window.rows.prefix(area.height).contains { tracks[$0.id]?.hasMessages == true }
+        var shown = entries
+        if streams { shown.insert(("↑↓ message", .label), at: 4) }
+        for (text, style) in shown where x + DisplayWidth.of(text) < area.maxX {
             x = buffer.write(text, x: x, y: y, style: style) + 2
         }
         if context.session.follow, x + 8 < area.maxX {
