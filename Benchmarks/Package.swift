@@ -131,6 +131,18 @@ let package = Package(
             ],
             path: "Tools/LoupeProfile"
         ),
+        // Streams' recording budget (issue 30, stream-budget.sh): one event stream from an in-process transport, with
+        // and without the recorder.
+        .executableTarget(
+            name: "StreamProfile",
+            dependencies: [
+                .product(name: "Loupe", package: "Loupe"),
+                .product(name: "LoupeTrace", package: "Loupe"),
+                .product(name: "LoupeTesting", package: "Loupe"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Tools/StreamProfile"
+        ),
         // The live link's budgets (issue 28, link-budget.sh): the app's side with and without a link, and the
         // listener as `loupe listen` runs it. No HTTP client or server, so a release build needs only the link's parts.
         .executableTarget(
