@@ -217,5 +217,19 @@ wait_for any "Server-sent events"
 wait_for any "Payload of #0"
 ok "a completion's Messages tab opens on its first event"
 keys q
+tm kill-session -t "$session" 2>/dev/null || true
+
+echo "-- loupe demo --streams: open streams are live rows under the flows list"
+cat > "$work/live.sh" <<EOF2
+#!/bin/sh
+env -u LOUPE_STORE HOME=$(printf %q "$work") TERM=xterm-256color $(printf %q "$loupe") demo --streams --store $(printf %q "$work/live.sqlite")
+exec sleep 600
+EOF2
+tm new-session -d -s "$session" -x 160 -y 40 "sh $(printf %q "$work/live.sh")" || fail "tmux could not start"
+wait_for 0 "Loupe │ flows │"
+wait_for any "⇅ open [0-9.]+ m?s  ↑ [0-9]+ ↓ [0-9,]+  (events  completion|WebSocket  ticker)" regex
+row=$(grep -m1 -oE "⇅ open [^│]*" "$work/pane.txt" | cut -c1-100)
+ok "an open stream is a live row: $row"
+keys q
 
 echo "e2e-streams: $passed passed, 0 failed ($((SECONDS - started)) s)"

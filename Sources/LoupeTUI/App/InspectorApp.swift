@@ -73,11 +73,14 @@ public final class InspectorApp {
                  size: Size = Size(width: 80, height: 24),
                  now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now },
                  editor: ExternalEditor = .system(), wallClock: @escaping @Sendable () -> Date = { Date() },
-                 rules: (any RulesControl)? = nil) {
+                 rules: (any RulesControl)? = nil, openStreams: (@Sendable () -> [OpenStream])? = nil) {
         self.editor = editor
         var environment = InspectorEnvironment(store: store, history: history)
         environment.wallClock = wallClock
         environment.rules = rules
+        // The streams this process's recorder has open (`loupe demo`): live rows under the flows list, their
+        // duration and message counts redrawn on every poll while any is open.
+        environment.openStreams = openStreams
         self.environment = environment
         self.replayer = replayer
         self.pollInterval = pollInterval
@@ -189,6 +192,8 @@ public final class InspectorApp {
             lastRulesVersion = version
             return true
         }
+        // An open stream's duration and counts move without the store changing.
+        if environment.openStreams?().isEmpty == false { return true }
         let marker = try? environment.store.changeMarker()
         defer { lastMarker = marker }
         return marker == nil || marker != lastMarker

@@ -33,6 +33,8 @@ package struct ScreenContext {
     package var now = Date(timeIntervalSince1970: 0)
     /// The linked apps' rules (`loupe tui --listen`), for the rules screen.
     package var rules: (any RulesControl)?
+    /// The streams open now in this process's recorder, oldest first (not in the store until they end).
+    package var openStreams: [OpenStream] = []
 
     package init(store: any TraceStore, session: InspectorSession, area: Rect, calendar: Calendar, keymap: Keymap) {
         self.store = store

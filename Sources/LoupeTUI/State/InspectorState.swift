@@ -115,6 +115,7 @@ package struct InspectorState: Sendable {
                                     keymap: keymap)
         context.now = environment.wallClock()
         context.rules = environment.rules
+        context.openStreams = environment.openStreams?() ?? []
         return context
     }
 
@@ -180,6 +181,8 @@ package struct InspectorEnvironment {
     package var wallClock: @Sendable () -> Date = { Date() }
     /// The linked apps' rules, when the inspector listens for apps (`--listen`).
     package var rules: (any RulesControl)?
+    /// The streams open now in this process's recorder (`loupe demo`): live rows under the flows list.
+    package var openStreams: (@Sendable () -> [OpenStream])?
 
     package init(store: any TraceStore, history: any PromptHistoryStore) {
         self.store = store

@@ -38,6 +38,11 @@ public final class NetworkTraceInspector: ClientObserver {
     private let state = Mutex(State())
     private let writer: TraceWriter<PendingExchange>
 
+    /// The in-flight exchanges that carry a stream (for ``openStreams``).
+    func inFlightStreams() -> [PendingExchange] {
+        state.withLock { state in state.inFlight.values.filter { $0.stream != nil && $0.endedAt == nil } }
+    }
+
     /// Records into `store` with the given settings; starts one background writer.
     public init(store: any TraceStore, configuration: Configuration = Configuration()) {
         self.configuration = configuration

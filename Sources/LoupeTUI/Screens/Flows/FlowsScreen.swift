@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 import LoupeRules
 import LoupeTrace
 
@@ -31,8 +32,13 @@ package struct FlowsScreen: InspectorScreen {
     static let maxHeldRows = 3
 
     private var heldLines: Int { held.isEmpty ? 0 : held.count + (heldCount > held.count ? 1 : 0) }
+    /// Streams open now (not in the store until they end), shown live above the held requests.
+    package private(set) var streams: [OpenStream] = []
+    package private(set) var streamCount = 0
+    private var streamLines: Int { streams.isEmpty ? 0 : streams.count + (streamCount > streams.count ? 1 : 0) }
+    static let maxStreamRows = 3
 
-    private func pageHeight(_ area: Rect) -> Int { max(1, area.height - 1 - heldLines) }
+    private func pageHeight(_ area: Rect) -> Int { max(1, area.height - 1 - heldLines - streamLines) }
 
     package mutating func perform(_ command: InspectorCommand, argument: String?, context: inout ScreenContext) -> Bool {
         let query = context.session.query
@@ -76,6 +82,8 @@ package struct FlowsScreen: InspectorScreen {
         let allHeld = (context.rules?.apps().flatMap(\.held) ?? []).sorted { $0.since < $1.since }
         heldCount = allHeld.count
         held = Array(allHeld.prefix(Self.maxHeldRows))
+        streamCount = context.openStreams.count
+        streams = Array(context.openStreams.prefix(Self.maxStreamRows))
         if !window.refresh(reason, height: pageHeight(context.area), context: &context),
            reason == .marksChanged, context.session.showsMarkedOnly {
             refresh(.queryChanged, context: &context)
@@ -117,9 +125,19 @@ package struct FlowsScreen: InspectorScreen {
     }
 
     package func render(in area: Rect, into buffer: inout Buffer, context: RenderContext) {
-        let lines = min(heldLines, max(0, area.height - 2))
+        let open = min(streamLines, max(0, area.height - 2))
+        let lines = min(heldLines, max(0, area.height - 2 - open))
         FlowsView(window: window, context: context).render(
-            in: Rect(x: area.x, y: area.y, width: area.width, height: area.height - lines), into: &buffer)
+            in: Rect(x: area.x, y: area.y, width: area.width, height: area.height - lines - open), into: &buffer)
+        let top = area.maxY - lines - open
+        for (offset, stream) in streams.prefix(open).enumerated() {
+            _ = buffer.write(Self.text(of: stream, now: context.now), x: area.x, y: top + offset, maxWidth: area.width,
+                             style: .label)
+        }
+        if streamCount > streams.count, open > streams.count {
+            _ = buffer.write("  … \(streamCount - streams.count) more streams open", x: area.x, y: top + open - 1,
+                             maxWidth: area.width, style: .dim)
+        }
         guard lines > 0 else { return }
         for (offset, request) in held.prefix(lines).enumerated() {
             let text = RulesScreen.text(of: .held(app: "", request), now: context.now)
@@ -129,5 +147,16 @@ package struct FlowsScreen: InspectorScreen {
             _ = buffer.write("  … \(heldCount - held.count) more held: 5 shows them all", x: area.x, y: area.maxY - 1,
                              maxWidth: area.width, style: .dim)
         }
+    }
+}
+
+extension FlowsScreen {
+    /// One live row: `⇅ open 12.3 s  ↑ 2 ↓ 14  WebSocket  ticker  GET http://…/ticker`: what moves first, so a
+    /// narrow terminal cuts the URL, not the counts.
+    package static func text(of stream: OpenStream, now: Date) -> String {
+        let kind = stream.kind == .webSocket ? "WebSocket" : "events"
+        let age = Quantity.duration(max(0, now.timeIntervalSince(stream.startedAt)))
+        return "  ⇅ open \(age)  ↑ \(Quantity.count(stream.sent)) ↓ \(Quantity.count(stream.received))  \(kind)  "
+            + "\(TerminalText.line(stream.operation))  \(TerminalText.line(stream.method)) \(TerminalText.line(stream.url))"
     }
 }
