@@ -158,6 +158,12 @@ grep -q "closed by the client 1000 → closed by the server 1011" "$work/out.txt
 replayed=$(sqlite3 "$demo" "SELECT count(*) FROM exchange WHERE operation = 'ticker' AND replay_of IS NOT NULL")
 [ "$replayed" = 3 ] || fail "$replayed WebSocket replays recorded, want 3"
 ok "a WebSocket replay asks first, sends the client's messages again (--fast) and --diff sees the server's own close"
+completion=$(sqlite3 "$demo" "SELECT id FROM exchange WHERE operation = 'completion' AND replay_of IS NULL ORDER BY sequence LIMIT 1")
+run 0 "replay --diff of an event stream" "$loupe" replay "$demo" --id "$completion" --diff --base-url "http://127.0.0.1:$api_port"
+grep -q "answers as recorded" "$work/out.txt" || fail "the event stream's replay diff: $(cat "$work/out.txt")"
+events=$(sqlite3 "$demo" "SELECT count(*) FROM message JOIN exchange ON message.exchange_sequence = exchange.sequence WHERE exchange.replay_of = '$completion'")
+[ "$events" = 21 ] || fail "the event stream's replay recorded $events events, want 21"
+ok "an event stream's replay is recorded event by event (21) and --diff compares the events"
 
 echo "-- the inspector's Messages tab"
 cat > "$work/run.sh" <<EOF2

@@ -80,10 +80,15 @@ public struct TraceReplayer: Sendable {
     /// `baseURL` and `headers` change the request as in ``request(for:baseURL:headers:)``; `timeout` bounds each
     /// attempt.
     /// Sends `exchange` again, whatever it carried: a recorded WebSocket is opened again and its client messages
-    /// sent (``StreamPacing``); anything else as ``replay(_:baseURL:headers:timeout:)``. Returns the new exchange's
+    /// sent (``StreamPacing``); a server-sent event stream is read again as a stream, reconnecting as the server
+    /// says, to its end; anything else as ``replay(_:baseURL:headers:timeout:)``. Returns the new exchange's
     /// id and its status (a WebSocket's handshake status, 101).
     public func replayAny(_ exchange: TraceExchange, baseURL: URL? = nil, headers: HTTPFields = [:],
                           timeout: Duration? = nil) async throws -> (exchangeID: UUID?, status: Int) {
+        if exchange.stream?.kind == .eventStream {
+            let (request, body) = try Self.request(for: exchange, baseURL: baseURL, headers: headers)
+            return try await EventStreamReplay(client: client).replay(exchange, request: request, body: body, timeout: timeout)
+        }
         guard exchange.stream?.kind == .webSocket else {
             let response = try await replay(exchange, baseURL: baseURL, headers: headers, timeout: timeout)
             return (response.exchangeID, Int(response.status.code))
