@@ -233,7 +233,9 @@ struct URLSessionAdapterTests {
             URLQueryItem(name: "ms", value: "10000")])) { _, _, error in answer.yield(error) }
         task.resume()
         while (try? String(contentsOfFile: accessLog, encoding: .utf8))?.contains("GET /slow") != true {
-            try await Task.sleep(for: .milliseconds(10))  // polling for the server's access log line, not a delay
+            // The demo server writes this line on its own event loop when the request arrives; nothing in this
+            // process can await it, so its file is polled (a poll, not a delay: it ends at the line).
+            try await Task.sleep(for: .milliseconds(10))
         }
         let clock = ContinuousClock()
         let cancelledAt = clock.now
