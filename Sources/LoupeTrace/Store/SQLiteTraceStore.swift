@@ -31,7 +31,8 @@ public final class SQLiteTraceStore: TraceStore {
     /// Whether this read-only store reads the file as an immutable snapshot (SQLite could not share it: the file
     /// and its folder are not writable); commits made later by others are not seen.
     public let isSnapshot: Bool
-    let pool: any DatabaseWriter
+    /// The connections, behind the gate that ``close()`` shuts (see ``GatedDatabase``).
+    let pool: GatedDatabase
     /// Tells when to prune automatically (writable stores opened with bounds only).
     let autoPruner: AutoPruner?
     /// The clock for `stored_at` and for the age bound.
@@ -67,9 +68,10 @@ public final class SQLiteTraceStore: TraceStore {
         self.autoPruner = readOnly ? nil : bounds.map { _ in AutoPruner(interval: pruneEvery) }
         do {
             if readOnly {
-                (pool, isSnapshot) = try Self.openReader(path, openShared: openSharedReader)
+                let (reader, snapshot) = try Self.openReader(path, openShared: openSharedReader)
+                (pool, isSnapshot) = (GatedDatabase(reader), snapshot)
             } else {
-                pool = try Self.openWriter(path, bounds: bounds)
+                pool = GatedDatabase(try Self.openWriter(path, bounds: bounds))
                 isSnapshot = false
             }
         } catch {
@@ -83,7 +85,8 @@ public final class SQLiteTraceStore: TraceStore {
         OpenStoreFiles.release(openFile)
     }
 
-    /// Closes the database connections; later calls throw.
+    /// Closes the database connections once the reads and writes under way have finished; later reads and writes
+    /// throw, and closing again does nothing.
     public func close() throws {
         try guarded { try pool.close() }
     }
