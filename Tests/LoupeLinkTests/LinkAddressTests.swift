@@ -106,12 +106,16 @@ import Testing
     @Test func aPlainLoopbackLinkDeliversAndATLSAppIsRefusedByIt() async throws {
         var settings = LinkListener.Settings()
         settings.insecureLoopback = true
-        settings.helloTimeout = .milliseconds(500)
+        // Short enough that the TLS app below is refused quickly, long enough for a hello on a loaded machine (at
+        // 500 ms this test failed in a full suite run at load 20).
+        settings.helloTimeout = .seconds(3)
         let harness = try await LinkLoopbackTests.Harness(settings: settings)
         #expect(harness.listener.link.description.hasPrefix("loupe+tcp://"))
-        let link = try LoupeLink(harness.listener.link, configuration: LinkLoopbackTests.configuration(LinkLoopbackTests.LogBox()))
+        let plainLogs = LinkLoopbackTests.LogBox()
+        let link = try LoupeLink(harness.listener.link, configuration: LinkLoopbackTests.configuration(plainLogs))
         link.forward(LinkLoopbackTests.exchanges(10))
-        #expect(await LinkLoopbackTests.eventually(60) { link.counts.acknowledged == 10 })
+        #expect(await LinkLoopbackTests.eventually(60) { link.counts.acknowledged == 10 },
+                "acknowledged \(link.counts.acknowledged); listener refused \(harness.listener.counts.refused); app said \(plainLogs.lines.withLock { $0 })")
         await link.finish()
         // An app that expects TLS gets no certificate from a plain listener: refused on both sides, nothing stored.
         let logs = LinkLoopbackTests.LogBox()
