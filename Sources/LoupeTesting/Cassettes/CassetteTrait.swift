@@ -3,7 +3,8 @@ import LoupeTrace
 import Testing
 
 /// A Swift Testing trait that opens a cassette for one test, makes it ``Cassette/current`` while the test runs,
-/// and afterwards fails the test if recorded interactions were never played.
+/// and afterwards waits for its streams to end (``Cassette/streamsEnded()``) and fails the test if recorded
+/// interactions were never played.
 ///
 /// Create it with ``Testing/Trait/cassette(_:mode:matching:allowPlaybackRepeats:requireAllPlayed:secrets:redaction:maxAge:onExpiry:directory:filePath:)``.
 /// Every case of a parameterized test opens the same file, one after another or at once: give such tests a
@@ -22,6 +23,8 @@ public struct CassetteTrait: TestTrait, TestScoping {
     ) async throws {
         let cassette = try open(path)
         try await Cassette.$current.withValue(cassette) { try await function() }
+        // A stream the test stopped reading ends (and is saved) on its own task.
+        await cassette.streamsEnded()
         if requireAllPlayed { try cassette.assertAllPlayed() }
     }
 
