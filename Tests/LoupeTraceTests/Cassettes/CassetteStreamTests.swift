@@ -429,3 +429,44 @@ extension CassetteStreamTests {
         #expect(open.closeInfo?.byClient == true)
     }
 }
+
+extension CassetteStreamTests {
+    @Test func secretsInMessagesAreSavedAsPlaceholdersAndPutBackWhenPlayed() async throws {
+        let path = Self.path("secret")
+        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+        let secret = "sk-live-5f1e9c2d7a"
+        let server = Server([{ Self.stream(["id: 1\ndata: key \(secret)\n\n"]) }, { Self.stream([], status: .noContent) }])
+        let clock = ManualClock()
+        let recorder = try Cassette(path: path, secrets: ["KEY": secret])
+        let recorded = try await Self.read(Self.client(recorder.transport(upstream: server.transport), clock: clock), clock: clock,
+                                           waits: [.seconds(3)])
+        let socket = try await Self.client(recorder.transport(), clock: clock)
+            .webSocket(Self.socketRequest, transport: recorder.webSocketTransport(upstream: EchoWebSocketServer()))
+        var messages = socket.messages.makeAsyncIterator()
+        _ = try await messages.next()
+        try socket.send("auth \(secret)")
+        let echo = try await messages.next()
+        try socket.close()
+        while try await messages.next() != nil {}
+        await socket.exchangeEnded()
+        await recorder.streamsEnded()
+
+        let file = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(!file.contains(secret) && file.contains("key <KEY>") && file.contains("auth <KEY>"))
+
+        let player = try Cassette(path: path, mode: .none, secrets: ["KEY": secret])
+        let playingClock = ManualClock()
+        let played = try await Self.read(Self.client(player.transport(), clock: playingClock), clock: playingClock, waits: [.seconds(3)])
+        #expect(played == recorded && played.first?.data == "key \(secret)")
+        let replayed = try await Self.client(player.transport(), clock: playingClock)
+            .webSocket(Self.socketRequest, transport: player.webSocketTransport())
+        var replies = replayed.messages.makeAsyncIterator()
+        _ = try await replies.next()
+        try replayed.send("auth \(secret)")
+        #expect(try await replies.next() == echo && echo == .text("echo: auth \(secret)"))
+        try replayed.close()
+        while try await replies.next() != nil {}
+        await player.streamsEnded()
+        try player.assertAllPlayed()
+    }
+}
