@@ -18,10 +18,10 @@ struct CassetteStreamTests {
     static let lastEventID = HTTPField.Name("Last-Event-ID")!
 
     /// A HAR path in a new folder of its own.
-    static func path(_ name: String = "stream") -> String {
+    static func path(_ name: String = "stream", as format: String = "har") -> String {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-cassette-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return folder.appendingPathComponent("\(name).har").path
+        return folder.appendingPathComponent("\(name).\(format)").path
     }
 
     static func client(_ transport: any ClientTransport, clock: ManualClock) -> Client {
@@ -68,8 +68,9 @@ struct CassetteStreamTests {
 
     // MARK: Server-sent events
 
-    @Test func anEventStreamWithIDsRetryMultiLineDataAndAReconnectPlaysBackAsRecorded() async throws {
-        let path = Self.path()
+    @Test(arguments: ["har", "sqlite"])
+    func anEventStreamWithIDsRetryMultiLineDataAndAReconnectPlaysBackAsRecorded(format: String) async throws {
+        let path = Self.path(as: format)
         defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
         let server = Server([
             { Self.stream(["\u{FEFF}retry: 1500\nid: 1\nevent: token\ndata: a\ndata: b\n\n", "id: 2\ndata: c\n\n: note\nid: 3\nda"],
@@ -89,9 +90,10 @@ struct CassetteStreamTests {
         #expect(server.lastEventIDs == [nil, "2", nil])
 
         // One interaction in the file: the stream, with its three connections.
-        let stored = try HARImporter(redaction: .none).exchanges(contentsOf: URL(fileURLWithPath: path))
+        let stored = try Self.stored(path)
         let interaction = try #require(stored.first)
         #expect(stored.count == 1 && interaction.attempts.map(\.status) == [200, 200, 204])
+        #expect(interaction.events.filter { $0.kind.rawValue == "stream-retry" }.map { $0.attributes["retryMs"] } == ["1500", "700"])
         #expect(interaction.stream?.kind == .eventStream && interaction.stream?.messages.map(\.eventID) == ["1", "2", "2", nil])
 
         let playingClock = ManualClock()
@@ -309,8 +311,17 @@ extension CassetteStreamTests {
         return (received, socket.closeInfo)
     }
 
-    @Test func aWebSocketConversationPlaysBackAsRecorded() async throws {
-        let path = Self.path("chat")
+    /// What the cassette file at `path` holds (a HAR file or a Loupe store).
+    static func stored(_ path: String) throws -> [TraceExchange] {
+        if path.hasSuffix(".har") { return try HARImporter(redaction: .none).exchanges(contentsOf: URL(fileURLWithPath: path)) }
+        let store = try SQLiteTraceStore(path: path, readOnly: true)
+        defer { try? store.close() }
+        return try store.summaries(after: .min, limit: .max).compactMap { try store.exchange(id: $0.id) }
+    }
+
+    @Test(arguments: ["har", "sqlite"])
+    func aWebSocketConversationPlaysBackAsRecorded(format: String) async throws {
+        let path = Self.path("chat", as: format)
         defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
         let recorder = try Cassette(path: path)
         let (recorded, recordedClose) = try await Self.converse(
@@ -318,12 +329,17 @@ extension CassetteStreamTests {
         #expect(recorded == [.text("welcome"), .text("echo: hello"), .binary(Data([3, 2, 1])), .text("late")])
         #expect(recordedClose == WebSocketClose(code: 4001, reason: "done here", byClient: true))
 
-        // Chrome's `_webSocketMessages`, as any HAR tool reads them.
-        let har = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
-        let entries = (har?["log"] as? [String: Any])?["entries"] as? [[String: Any]]
-        let frames = try #require(entries?.first?["_webSocketMessages"] as? [[String: Any]])
-        #expect(frames.map { $0["type"] as? String } == ["receive", "send", "receive", "send", "receive", "send", "send", "receive"])
-        #expect(frames.map { $0["opcode"] as? Int } == [1, 1, 1, 2, 2, 9, 8, 1])
+        let stream = try #require(try Self.stored(path).first?.stream)
+        #expect(stream.messages.map(\.type) == ["text", "text", "text", "binary", "binary", "ping", "close", "text"])
+        #expect(stream.closeCode == 4001 && stream.closeReason == "done here" && stream.closedBy == "client")
+        if format == "har" {
+            // Chrome's `_webSocketMessages`, as any HAR tool reads them.
+            let har = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
+            let entries = (har?["log"] as? [String: Any])?["entries"] as? [[String: Any]]
+            let frames = try #require(entries?.first?["_webSocketMessages"] as? [[String: Any]])
+            #expect(frames.map { $0["type"] as? String } == ["receive", "send", "receive", "send", "receive", "send", "send", "receive"])
+            #expect(frames.map { $0["opcode"] as? Int } == [1, 1, 1, 2, 2, 9, 8, 1])
+        }
 
         let player = try Cassette(path: path, mode: .none)
         let (played, playedClose) = try await Self.converse(
