@@ -120,14 +120,26 @@ public final class Cassette: Sendable {
     ///
     /// A stream ends on its own task after the code reading it stops (the client cancels the connection when the
     /// loop over `client.events` is left): await this before the test reads the file or the process ends. The
-    /// `.cassette(…)` trait awaits it after the test.
+    /// `.cassette(…)` trait awaits it after the test (for up to 10 s, then it fails the test).
     public func streamsEnded() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        _ = await streamsEnded(within: nil)
+    }
+
+    /// ``streamsEnded()`` for at most `timeout`: whether every stream ended in time.
+    func streamsEnded(within timeout: Duration?) async -> Bool {
+        let id = UUID()
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             let ended = streams.withLock { table in
-                if table.open > 0 { table.waiters.append(continuation) }
+                if table.open > 0 { table.waiters[id] = continuation }
                 return table.open == 0
             }
-            if ended { continuation.resume() }
+            if ended { return continuation.resume(returning: true) }
+            guard let timeout else { return }
+            Task { [weak self] in
+                try? await Task.sleep(for: timeout)
+                guard let waiter = self?.streams.withLock({ $0.waiters.removeValue(forKey: id) }) else { return }
+                waiter.resume(returning: false)
+            }
         }
     }
 

@@ -20,16 +20,17 @@ struct CassetteStreamTable {
     var entries: [UUID: Entry] = [:]
     /// Connections open (recording or playing).
     var open = 0
-    var waiters: [CheckedContinuation<Void, Never>] = []
+    /// Who waits for every connection to close: resumed with `true` then, or `false` by its timer.
+    var waiters: [UUID: CheckedContinuation<Bool, Never>] = [:]
     /// Played streams that departed from their recording, for ``Cassette/assertAllPlayed()``.
     var failures: [CassetteError] = []
 
     /// A connection ended: the waiters to resume when none is left open.
-    mutating func close() -> [CheckedContinuation<Void, Never>] {
+    mutating func close() -> [CheckedContinuation<Bool, Never>] {
         open -= 1
         guard open == 0 else { return [] }
-        defer { waiters = [] }
-        return waiters
+        defer { waiters = [:] }
+        return Array(waiters.values)
     }
 }
 
@@ -84,7 +85,7 @@ extension Cassette {
             if let recording { table.entries[exchangeID]?.recording = recording }
             return table.close()
         }
-        for waiter in waiters { waiter.resume() }
+        for waiter in waiters { waiter.resume(returning: true) }
     }
 
     /// Notes a played stream that departed from its recording and returns the error to end it with.

@@ -486,3 +486,24 @@ extension CassetteStreamTests {
         try player.assertAllPlayed()
     }
 }
+
+extension CassetteStreamTests {
+    @Test func theTraitWaitsForAStreamTheTestStoppedReadingAndItsRecordingIsSaved() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let trait: CassetteTrait = .cassette("tokens", directory: folder.path)
+        let (body, source) = AsyncThrowingStream.makeStream(of: Data.self)
+        source.yield(Data("id: 1\ndata: first\n\nid: 2\ndata: second\n\n".utf8))
+        let upstream = StreamingMockTransport { _, _, _ in
+            StreamedResponse(head: HTTPResponse(status: .ok, headerFields: [.contentType: "text/event-stream"]), body: body)
+        }
+        try await trait.provideScope(for: try #require(Test.current), testCase: nil) {
+            let cassette = try #require(Cassette.current)
+            // Leaves the loop after two events: the stream closes on its own task, after the body returns.
+            #expect(try await Self.firstTwo(Self.client(cassette.transport(upstream: upstream), clock: ManualClock())) == ["first", "second"])
+        }
+        let stream = try #require(try Self.stored(trait.path).first?.stream)
+        #expect(stream.closedBy == "client" && stream.messages.map(\.eventID) == ["1", "2"])
+        #expect(try Self.stored(trait.path).first?.attempts.first?.notes["end"] == "client", "saved after the connection closed")
+    }
+}
