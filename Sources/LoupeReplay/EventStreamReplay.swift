@@ -37,10 +37,17 @@ struct EventStreamReplay {
         var request = request
         // The replay starts the stream from its beginning, as the original did.
         request.headerFields[HTTPField.Name("Last-Event-ID")!] = nil
-        // A failure (a refused stream, a status the stream could not take) is the outcome's to record.
-        for try await _ in replaying.events(
-            request, body: body,
-            options: RequestOptions(operation: exchange.operation, timeout: timeout, replayOf: exchange.id)) {}
+        // A failure (a refused stream, a dropped one that never came back) is the outcome's to record. An error
+        // status is an answer, as it is for any replayed request: returned, so the report counts it among the
+        // statuses (and a plain replay fails on it, a diff compares it), not as an error without a status.
+        do {
+            for try await _ in replaying.events(
+                request, body: body,
+                options: RequestOptions(operation: exchange.operation, timeout: timeout, replayOf: exchange.id)) {}
+        } catch let error as ClientError where error.stage == .validation {
+            guard let status = (error.underlyingError as? UnacceptableStatusError)?.status else { throw error }
+            return (captured.value.withLock { $0 }, status)
+        }
         return (captured.value.withLock { $0 }, 200)
     }
 }

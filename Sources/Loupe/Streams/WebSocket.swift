@@ -90,6 +90,7 @@ public final class WebSocketLink: Sendable {
         var hasOpened = false
         var exchangeEnded = false
         var endWaiters: [CheckedContinuation<Void, Never>] = []
+        var tap: (@Sendable (WebSocketTap) -> Void)?
     }
 
     /// What the app asked to send, in order; ends when the app closed or dropped the socket.
@@ -103,6 +104,15 @@ public final class WebSocketLink: Sendable {
         (commands, commandInput) = AsyncStream.makeStream(of: WebSocketCommand.self)
         (messages, messageInput) = AsyncThrowingStream.makeStream(of: WebSocketMessage.self)
     }
+
+    /// Sees everything that passes, as the observer does, but whole and in order: what `LoupeTesting`'s cassettes
+    /// record a conversation from (they sit where the transport does, so they never see the app's side otherwise).
+    /// Set before the connection opens; called on the paths of the messages, so it must return at once.
+    package func setTap(_ tap: @escaping @Sendable (WebSocketTap) -> Void) {
+        state.withLock { $0.tap = tap }
+    }
+
+    private var tap: (@Sendable (WebSocketTap) -> Void)? { state.withLock { $0.tap } }
 
     /// The exchange the connection belongs to: set before the transport is called.
     func attach(_ context: RequestContext) {
@@ -160,6 +170,7 @@ public final class WebSocketLink: Sendable {
         var attributes = ["attempt": String(context?.attempt?.number ?? 0)]
         if let extensions { attributes["extensions"] = extensions }
         context?.record(.streamOpen, "WebSocket opened", attributes: attributes)
+        tap?(.opened(response))
         waiter?.resume(returning: socket)
     }
 
@@ -167,6 +178,7 @@ public final class WebSocketLink: Sendable {
     public func received(_ message: WebSocketMessage) {
         let context = state.withLock { $0.context }
         context?.recordMessage(.received, type: message.type, payload: message.data, stream: .webSocket)
+        tap?(.message(.received, type: message.type, payload: message.data))
         messageInput.yield(message)
     }
 
@@ -174,11 +186,22 @@ public final class WebSocketLink: Sendable {
     public func receivedControl(_ type: String, payload: Data = Data()) {
         let context = state.withLock { $0.context }
         context?.recordMessage(.received, type: type, payload: payload, stream: .webSocket)
+        tap?(.message(.received, type: type, payload: payload))
     }
 
     /// The connection closed; `code` nil when no close frame said one (recorded as 1006). Who closed is known here:
     /// the client if it asked to close first.
     public func closed(code: Int?, reason: String?, error: (any Error)? = nil) {
+        finish(code: code, reason: reason, error: error, failing: false)
+    }
+
+    /// The conversation cannot go on (a cassette's recording and the app's messages differ): closed with `code`
+    /// and ``WebSocket/messages`` ends throwing `error` whoever asked to close, so the app's reader sees why.
+    package func fail(_ error: any Error, code: Int, reason: String) {
+        finish(code: code, reason: reason, error: error, failing: true)
+    }
+
+    private func finish(code: Int?, reason: String?, error: (any Error)?, failing: Bool) {
         let (context, byClient) = state.withLock { state -> (RequestContext?, Bool) in
             let byClient = state.closeRequested || Task.isCancelled
             state.close = WebSocketClose(code: code ?? 1006, reason: reason ?? "", byClient: byClient)
@@ -187,8 +210,9 @@ public final class WebSocketLink: Sendable {
         let close = WebSocketClose(code: code ?? 1006, reason: reason ?? "", byClient: byClient)
         context?.record(.streamClose, "WebSocket closed by the \(byClient ? "client" : "server"): \(close.code)\(close.reason.isEmpty ? "" : " \(close.reason)")",
                         attributes: ["by": byClient ? "client" : "server", "code": String(close.code), "reason": close.reason])
+        tap?(.closed(close))
         commandInput.finish()
-        if let error, code == nil, !byClient { messageInput.finish(throwing: error) } else { messageInput.finish() }
+        if let error, failing || (code == nil && !byClient) { messageInput.finish(throwing: error) } else { messageInput.finish() }
     }
 
     var close: WebSocketClose? { state.withLock { $0.close } }
@@ -207,18 +231,31 @@ public final class WebSocketLink: Sendable {
             return state.context
         }
         guard state.withLock({ $0.close == nil }) else { throw WebSocketClosedError() }
+        let (type, payload): (String, Data)
         switch command {
-        case .message(let message): context?.recordMessage(.sent, type: message.type, payload: message.data, stream: .webSocket)
-        case .ping(let data): context?.recordMessage(.sent, type: "ping", payload: data, stream: .webSocket)
-        case .close(let code, let reason): context?.recordMessage(.sent, type: "close", payload: Self.closePayload(code, reason), stream: .webSocket)
+        case .message(let message): (type, payload) = (message.type, message.data)
+        case .ping(let data): (type, payload) = ("ping", data)
+        case .close(let code, let reason): (type, payload) = ("close", Self.closePayload(code, reason))
         }
+        context?.recordMessage(.sent, type: type, payload: payload, stream: .webSocket)
+        tap?(.message(.sent, type: type, payload: payload))
         if case .terminated = commandInput.yield(command) { throw WebSocketClosedError() }
     }
 
     /// A close frame's payload: the code in two bytes, then the reason.
-    static func closePayload(_ code: Int, _ reason: String) -> Data {
+    package static func closePayload(_ code: Int, _ reason: String) -> Data {
         Data([UInt8(truncatingIfNeeded: code >> 8), UInt8(truncatingIfNeeded: code)]) + Data(reason.utf8)
     }
+}
+
+/// What a ``WebSocketLink``'s tap sees (`package`: for `LoupeTesting`'s cassettes).
+package enum WebSocketTap: Sendable {
+    /// The connection opened with this handshake response.
+    case opened(HTTPResponse?)
+    /// A message or control frame passed, as recorded: type word and payload (a close's is code then reason).
+    case message(MessageDirection, type: String, payload: Data)
+    /// The connection closed.
+    case closed(WebSocketClose)
 }
 
 /// The connection was already closed.

@@ -8,7 +8,8 @@ import Synchronization
 extension Cassette {
     /// What the transport does with a request.
     enum Plan {
-        case play(TraceExchange)
+        /// The interaction at this index (0-based, recorded order).
+        case play(Int, TraceExchange)
         case record
         case fail(CassetteError)
     }
@@ -31,7 +32,10 @@ extension Cassette {
         let decision = playlist.withLock { $0.take(request, matchers: matchers, allowRepeats: allowPlaybackRepeats && !records) }
         switch decision {
         case .play(let index, let exchange):
-            guard let body = exchange.responseBody, body.isTruncated else { return .play(exchange) }
+            if let stream = exchange.stream, let refusal = Self.unplayable(stream, number: index + 1, path: path) {
+                return .fail(CassetteError(.unreadable, path: path, message: refusal))
+            }
+            guard exchange.stream == nil, let body = exchange.responseBody, body.isTruncated else { return .play(index, exchange) }
             return .fail(CassetteError(.unreadable, path: path, message: """
                 interaction #\(index + 1) of \(path) holds only the first \(body.data.count) of \(body.size) bytes of its \
                 response body; it cannot be replayed faithfully
@@ -39,6 +43,26 @@ extension Cassette {
         case .miss where records: return .record
         case .miss(let miss): return .fail(CassetteError(.noMatch, path: path, message: miss.message))
         }
+    }
+
+    /// Why a recorded stream cannot be played as it happened: messages dropped past the recorder's cap (a flight
+    /// recorder's export keeps the first and last of a long stream), or a payload kept only in part.
+    static func unplayable(_ stream: TraceStream, number: Int, path: String) -> String? {
+        let what = stream.kind == .webSocket ? "a WebSocket" : "a server-sent event stream"
+        if stream.omittedCount > 0 || stream.messages.count < stream.messageCount {
+            return """
+                interaction #\(number) of \(path) is \(what) whose recording kept \(stream.messages.count) of its \
+                \(stream.messageCount) messages (\(stream.omittedCount) dropped in the middle past the recorder's cap); \
+                it cannot be played faithfully: record it again with the cassette
+                """
+        }
+        if let cut = stream.messages.first(where: \.isTruncated) {
+            return """
+                interaction #\(number) of \(path) is \(what) whose message #\(cut.index) was recorded only in part \
+                (\(cut.payload.count) of \(cut.size) bytes); it cannot be played faithfully: record it again with the cassette
+                """
+        }
+        return nil
     }
 
     /// Stores a new interaction (redacted) and saves the whole cassette.

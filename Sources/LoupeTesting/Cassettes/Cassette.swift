@@ -3,6 +3,7 @@ import HTTPTypes
 import Loupe
 import LoupeTrace
 import LoupeFormats
+import LoupeReplay
 import Synchronization
 
 /// Recorded HTTP interactions used as a test fixture, VCR-style: the first run records real responses into a file,
@@ -37,7 +38,14 @@ public final class Cassette: Sendable {
     /// Whether an interaction may answer again once every matching one has been played (only when not recording).
     public let allowPlaybackRepeats: Bool
 
+    /// How a played stream's messages are timed: ``LoupeReplay/StreamPacing/fast`` (the default) delivers them at
+    /// once; ``LoupeReplay/StreamPacing/recorded`` waits the recorded gaps on the client's clock (its
+    /// `ClientConfiguration.clock`, so a test with a `ManualClock` decides when time passes).
+    public let streamPacing: StreamPacing
+
     let redactor: CassetteRedactor
+    /// The streams being recorded or played, by exchange: a reconnection continues its stream's interaction.
+    let streams = Mutex(CassetteStreamTable())
     let now: @Sendable () -> Date
     /// The interactions and what has been played (the transport decides through it, under the lock).
     let playlist: Mutex<CassettePlaylist>
@@ -54,13 +62,17 @@ public final class Cassette: Sendable {
     ///     values at least the policy's `minimumScrubLength` (6) bytes, or empty (nothing to hide).
     ///   - redaction: the policy applied before anything is saved (by default the recorder's default lists).
     ///   - maxAge: how old the recording may be (from its oldest interaction), and `onExpiry` what then.
+    ///   - streamPacing: how a played stream's messages are timed: at once (`.fast`, the default) or with the
+    ///     recorded gaps on the client's clock (`.recorded`).
     ///   - now: the clock for recording times and age.
     public init(
         path: String, mode: CassetteMode = .once, matching: [CassetteMatcher] = .default,
         allowPlaybackRepeats: Bool = false, secrets: [String: String] = [:], redaction: RedactionPolicy = RedactionPolicy(),
-        maxAge: Duration? = nil, onExpiry: CassetteExpiry = .warn, now: @escaping @Sendable () -> Date = Date.init
+        maxAge: Duration? = nil, onExpiry: CassetteExpiry = .warn, streamPacing: StreamPacing = .fast,
+        now: @escaping @Sendable () -> Date = Date.init
     ) throws(CassetteError) {
         self.path = path
+        self.streamPacing = streamPacing
         self.matchers = matching
         self.allowPlaybackRepeats = allowPlaybackRepeats
         self.now = now
@@ -98,6 +110,39 @@ public final class Cassette: Sendable {
         CassetteTransport(cassette: self, upstream: upstream)
     }
 
+    /// A WebSocket transport that plays this cassette's recorded conversations and, when the mode records or
+    /// passes through, connects with `upstream` (`NIOWebSocketTransport` on Linux); pass it to `client.webSocket`.
+    public func webSocketTransport(upstream: (any WebSocketTransport)? = nil) -> CassetteWebSocketTransport {
+        CassetteWebSocketTransport(cassette: self, upstream: upstream)
+    }
+
+    /// Returns once no stream this cassette records or plays has a connection open, every recorded one saved.
+    ///
+    /// A stream ends on its own task after the code reading it stops (the client cancels the connection when the
+    /// loop over `client.events` is left): await this before the test reads the file or the process ends. The
+    /// `.cassette(…)` trait awaits it after the test (for up to 10 s, then it fails the test).
+    public func streamsEnded() async {
+        _ = await streamsEnded(within: nil)
+    }
+
+    /// ``streamsEnded()`` for at most `timeout`: whether every stream ended in time.
+    func streamsEnded(within timeout: Duration?) async -> Bool {
+        let id = UUID()
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let ended = streams.withLock { table in
+                if table.open > 0 { table.waiters[id] = continuation }
+                return table.open == 0
+            }
+            if ended { return continuation.resume(returning: true) }
+            guard let timeout else { return }
+            Task { [weak self] in
+                try? await Task.sleep(for: timeout)
+                guard let waiter = self?.streams.withLock({ $0.waiters.removeValue(forKey: id) }) else { return }
+                waiter.resume(returning: false)
+            }
+        }
+    }
+
     /// The interactions as stored, in recorded order (new recordings included).
     public var interactions: [TraceExchange] { playlist.withLock { $0.interactions } }
 
@@ -108,7 +153,11 @@ public final class Cassette: Sendable {
 
     /// Throws ``CassetteError/Code/unplayedInteractions`` listing every interaction no request played: a recording
     /// the code under test no longer makes is a fixture that no longer describes it.
+    ///
+    /// A played stream that departed from its recording (``CassetteError/Code/noMatch``) is thrown first, even if
+    /// the code under test swallowed the error its stream ended with.
     public func assertAllPlayed() throws(CassetteError) {
+        if let failure = streams.withLock({ $0.failures.first }) { throw failure }
         let unplayed = playlist.withLock { list in list.unplayed.map { ($0 + 1, CassetteRequest(list.interactions[$0])) } }
         guard !unplayed.isEmpty else { return }
         let lines = unplayed.map { number, request in

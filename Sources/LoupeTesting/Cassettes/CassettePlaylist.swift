@@ -56,6 +56,13 @@ struct CassettePlaylist {
         playCounts.append(1)
     }
 
+    /// Puts a newer form of the interaction at `index` in its place (a stream being recorded, connection by
+    /// connection), keeping its play count.
+    mutating func replace(at index: Int, with interaction: TraceExchange) {
+        interactions[index] = interaction
+        requests[index] = CassetteRequest(interaction)
+    }
+
     /// The indices of the interactions never played, in order.
     var unplayed: [Int] { playCounts.indices.filter { playCounts[$0] == 0 } }
 }

@@ -39,6 +39,13 @@ struct CassetteRedactor: Sendable {
             let kept = Self.keepingPlaceholders([UInt8](body.data), original: [UInt8](original.data), placeholders: placeholders)
             redacted[keyPath: keyPath]?.data = Data(kept)
         }
+        if let messages = redacted.stream?.messages, let original = hidden.stream?.messages, messages.count == original.count {
+            for index in messages.indices {
+                let kept = Self.keepingPlaceholders([UInt8](messages[index].payload), original: [UInt8](original[index].payload),
+                                                    placeholders: placeholders)
+                redacted.stream!.messages[index].payload = Data(kept)
+            }
+        }
         return Self.sized(redacted)
     }
 

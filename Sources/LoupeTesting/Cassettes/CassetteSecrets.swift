@@ -75,6 +75,15 @@ struct CassetteSecrets: Sendable {
             guard let body = exchange[keyPath: keyPath] else { continue }
             exchange[keyPath: keyPath]?.data = hide(data: body.data)
         }
+        if let stream = exchange.stream {
+            // A stream's messages like bodies, and the texts around them.
+            for index in stream.messages.indices {
+                exchange.stream!.messages[index].payload = hide(data: stream.messages[index].payload)
+                exchange.stream!.messages[index].size = exchange.stream!.messages[index].payload.count
+                exchange.stream!.messages[index].eventID = stream.messages[index].eventID.map(hide(text:))
+            }
+            exchange.stream!.closeReason = stream.closeReason.map(hide(text:))
+        }
         return exchange
     }
 
@@ -122,6 +131,21 @@ struct CassetteSecrets: Sendable {
         response.head.headerFields = fields
         response.body = Data(bytes)
         return response
+    }
+
+    /// A stream message's payload with every placeholder replaced by the secret's value.
+    func restore(data: Data) -> Data {
+        guard !secrets.isEmpty else { return data }
+        var bytes = [UInt8](data)
+        for secret in secrets {
+            bytes = CassetteBytes.replacing(Array(secret.placeholder.utf8), with: Array(secret.value.utf8), in: bytes)
+        }
+        return Data(bytes)
+    }
+
+    /// A text (an event ID, a close reason) with every placeholder replaced by the secret's value.
+    func restore(text: String) -> String {
+        secrets.reduce(text) { $0.replacingOccurrences(of: $1.placeholder, with: $1.value) }
     }
 
     private static func isNameScalar(_ scalar: Unicode.Scalar) -> Bool {

@@ -1,9 +1,11 @@
 import Foundation
+import Loupe
 import LoupeTrace
 import Testing
 
 /// A Swift Testing trait that opens a cassette for one test, makes it ``Cassette/current`` while the test runs,
-/// and afterwards fails the test if recorded interactions were never played.
+/// and afterwards waits for its streams to end (``Cassette/streamsEnded()``) and fails the test if recorded
+/// interactions were never played.
 ///
 /// Create it with ``Testing/Trait/cassette(_:mode:matching:allowPlaybackRepeats:requireAllPlayed:secrets:redaction:maxAge:onExpiry:directory:filePath:)``.
 /// Every case of a parameterized test opens the same file, one after another or at once: give such tests a
@@ -22,8 +24,19 @@ public struct CassetteTrait: TestTrait, TestScoping {
     ) async throws {
         let cassette = try open(path)
         try await Cassette.$current.withValue(cassette) { try await function() }
+        // A stream the test stopped reading ends (and is saved) on its own task; one still open well after the test
+        // (a reading task never cancelled) is reported rather than waited for forever.
+        if await !cassette.streamsEnded(within: Self.streamGrace) {
+            Issue.record(Comment(rawValue: """
+                a stream recorded or played by cassette \(path) was still open \(Quantity.duration(Self.streamGrace)) after \
+                the test ended: cancel the task reading it (what it recorded since its last connection began is not saved)
+                """))
+        }
         if requireAllPlayed { try cassette.assertAllPlayed() }
     }
+
+    /// How long a stream may stay open after the test.
+    static let streamGrace: Duration = .seconds(10)
 
     fileprivate init(path: String, requireAllPlayed: Bool, open: @escaping @Sendable (String) throws -> Cassette) {
         self.path = path

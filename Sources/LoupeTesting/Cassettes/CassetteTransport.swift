@@ -31,34 +31,32 @@ public struct CassetteTransport: ClientTransport {
         let data = try await body?.collect()
         let live = cassette.storedRequest(request, body: data, operation: context.operation)
         switch cassette.plan(for: live) {
-        case .play(let exchange):
-            guard exchange.status != nil else {
-                context.attempt?.markRequestSent()
-                throw TransportError(.other, "the recording has no response: \(exchange.error ?? "it failed on the wire")")
-            }
-            context.attempt?.markRequestSent()
-            context.attempt?.markFirstByte()
-            return cassette.response(for: exchange)
+        case .play(_, let exchange):
+            return try played(exchange, context: context)
         case .fail(let error):
             throw error
         case .record:
             let upstream = try requireUpstream(for: "\(live.method) \(TerminalText.line(live.url))")
             let startedAt = cassette.now()
             let response = try await upstream.send(request, body: data.map(RequestBody.data), context: context)
-            try cassette.record(TraceExchange(
-                id: UUID(), operation: context.operation, method: request.method.rawValue, url: Cassette.url(of: request),
-                startedAt: startedAt, endedAt: cassette.now(),
-                outcome: response.status.code < 400 ? .success : .httpError, status: response.status.code,
-                requestHeaders: Cassette.headers(request.headerFields),
-                requestBody: data.map { TraceBody(data: $0, size: $0.count, isTruncated: false) },
-                responseHeaders: Cassette.headers(response.head.headerFields),
-                responseBody: TraceBody(data: response.body, size: response.body.count, isTruncated: false)))
+            try cassette.record(cassette.exchange(request, body: data, response: response, operation: context.operation, startedAt: startedAt))
             return response
         }
     }
 
+    /// A recorded interaction's response, as played.
+    func played(_ exchange: TraceExchange, context: RequestContext) throws -> RawResponse {
+        guard exchange.status != nil else {
+            context.attempt?.markRequestSent()
+            throw TransportError(.other, "the recording has no response: \(exchange.error ?? "it failed on the wire")")
+        }
+        context.attempt?.markRequestSent()
+        context.attempt?.markFirstByte()
+        return cassette.response(for: exchange)
+    }
+
     /// `request` names the request in the error (in stored form: nothing secret).
-    private func requireUpstream(for request: String) throws(CassetteError) -> any ClientTransport {
+    func requireUpstream(for request: String) throws(CassetteError) -> any ClientTransport {
         guard let upstream else {
             throw CassetteError(.noUpstream, path: cassette.path, message: """
                 cassette \(cassette.path) (mode .\(cassette.mode.rawValue)) must send \(request) but has no upstream \
