@@ -9,7 +9,7 @@ import LoupeTrace
 /// only when its fixture is missing wants ``Cassette`` in ``CassetteMode/once``, or the `.cassette(…)` trait.
 /// Requests are saved redacted, with the named `secrets` as placeholders; the client still receives the live
 /// response unchanged.
-public struct RecordingTransport: ClientTransport {
+public struct RecordingTransport: StreamingClientTransport {
     /// The cassette being recorded.
     public let cassette: Cassette
     private let transport: CassetteTransport
@@ -38,5 +38,11 @@ public struct RecordingTransport: ClientTransport {
 
     public func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> RawResponse {
         try await transport.send(request, body: body, context: context)
+    }
+
+    /// Streams as the cassette's transport does: a server-sent event stream (`client.events`) is recorded or played
+    /// event by event, connection by connection. For WebSocket, use `cassette.webSocketTransport(…)`.
+    public func stream(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> StreamedResponse {
+        try await transport.stream(request, body: body, context: context)
     }
 }

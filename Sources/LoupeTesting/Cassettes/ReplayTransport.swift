@@ -7,7 +7,7 @@ import LoupeTrace
 ///
 /// A request that matches no recorded interaction fails with ``CassetteError/Code/noMatch``, whose message lists
 /// the closest recordings with each matcher's verdict. Identical requests are answered in recorded order.
-public struct ReplayTransport: ClientTransport {
+public struct ReplayTransport: StreamingClientTransport {
     /// The cassette being played.
     public let cassette: Cassette
     private let transport: CassetteTransport
@@ -36,5 +36,11 @@ public struct ReplayTransport: ClientTransport {
 
     public func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> RawResponse {
         try await transport.send(request, body: body, context: context)
+    }
+
+    /// Streams as the cassette's transport does: a server-sent event stream (`client.events`) is recorded or played
+    /// event by event, connection by connection. For WebSocket, use `cassette.webSocketTransport(…)`.
+    public func stream(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> StreamedResponse {
+        try await transport.stream(request, body: body, context: context)
     }
 }

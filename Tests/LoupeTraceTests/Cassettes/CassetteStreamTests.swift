@@ -507,3 +507,21 @@ extension CassetteStreamTests {
         #expect(try Self.stored(trait.path).first?.attempts.first?.notes["end"] == "client", "saved after the connection closed")
     }
 }
+
+extension CassetteStreamTests {
+    @Test func theRecordingAndReplayPairRecordAndPlayAnEventStreamToo() async throws {
+        let path = Self.path()
+        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+        let server = Server([{ Self.stream(["id: 7\nevent: token\ndata: x\ndata: y\n\n"]) }, { Self.stream([], status: .noContent) }])
+        let clock = ManualClock()
+        let recording = try RecordingTransport(path: path, upstream: server.transport)
+        let recorded = try await Self.read(Self.client(recording, clock: clock), clock: clock, waits: [.seconds(3)])
+        await recording.cassette.streamsEnded()
+        #expect(recorded == [ServerSentEvent(type: "token", data: "x\ny", id: "7")])
+
+        let replay = try ReplayTransport(path: path)
+        let playing = ManualClock()
+        #expect(try await Self.read(Self.client(replay, clock: playing), clock: playing, waits: [.seconds(3)]) == recorded)
+        try replay.cassette.assertAllPlayed()
+    }
+}
