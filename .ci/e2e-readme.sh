@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 bin_dir="$(dirname "$1")"
 export PATH="$bin_dir:$PATH"
 work="$(mktemp -d)"
+# A tmux server of this script's own (its socket under $work), so "tmux kill-server" ends only it.
+export TMUX_TMPDIR="$work"
 trap 'tmux kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
 export LOUPE_STORE="$work/default.sqlite" XDG_STATE_HOME="$work/state" XDG_CONFIG_HOME="$work/config"
 
