@@ -155,6 +155,18 @@ let package = Package(
             ],
             path: "Tools/LinkProfile"
         ),
+        // Issue 32's instructions per request under callgrind (cpu-callgrind.sh): the client, the resilient stack and
+        // the recorder over an in-process transport. Loupe's dependencies only (no NIO, no TLS): a quick release build.
+        .executableTarget(
+            name: "cpu-profile",
+            dependencies: [
+                .product(name: "Loupe", package: "Loupe"),
+                .product(name: "LoupeTrace", package: "Loupe"),
+                .product(name: "LoupeTesting", package: "Loupe"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Tools/CPUProfile"
+        ),
         // The adapters' CPU per request under callgrind (issue 31): in-process transports, no network.
         .executableTarget(
             name: "AdapterProfile",

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import HTTPTypes
 import Loupe
 import LoupeRules
@@ -62,12 +63,14 @@ if shape.hasPrefix("loopback-") {
         loopShape = "resilient-recording"
     }
     let cpuBefore = processCPUMicroseconds()
-    let elapsed = try await Loopback.run(loopShape, count: count, options: loopOptions, observer: recorder)
+    let (elapsed, flushed) = try blocking { [loopShape, loopOptions, recorder] in
+        let elapsed = try await Loopback.run(loopShape, count: count, options: loopOptions, observer: recorder)
+        // The wall time above ends at the last response; what the recorder still had queued then is written here.
+        let flushStart = ContinuousClock.now
+        await recorder.flush()
+        return (elapsed, flushStart.duration(to: .now).components)
+    }
     let micros = Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12
-    // The wall time above ends at the last response; what the recorder still had queued then is written here.
-    let flushStart = ContinuousClock.now
-    await recorder.flush()
-    let flushed = flushStart.duration(to: .now).components
     let flushMillis = Double(flushed.seconds) * 1e3 + Double(flushed.attoseconds) / 1e15
     // Server, client and recorder together, warm-up and the recorder's last flush included: what a request costs the
     // machine, which other processes on it disturb much less than the wall clock.
@@ -136,7 +139,7 @@ default: client = Client.resilient(baseURL: baseURL, transport: transport, obser
     print("sending took \(sent / count) per request before the flush")
     return start.duration(to: .now)
 }
-let elapsed = await sendAll(client, count: count)
+let elapsed = try blocking { [client] in await sendAll(client, count: count) }
 let micros = Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12
 print("\(shape): \(count) requests, \(String(format: "%.2f", micros / Double(count))) µs each, recorder dropped \(inspector.droppedCount)")
 
@@ -173,6 +176,28 @@ struct PassThrough: ClientMiddleware {
 }
 
 final class PassThroughState: Sendable {}
+
+/// Runs `work` on the global executor and blocks the main thread until it ends. The tool has no async main (no
+/// top-level `await`) because valgrind 3.19 dies on one: an async main ends in `dispatch_main`, which parks the main
+/// thread with `pthread_exit` and a key destructor looping in `sigsuspend`, and callgrind crashes there (issue 32).
+/// The requests run on the same cooperative pool either way; only the idle main thread waits differently.
+func blocking<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
+    let outcome = BlockingOutcome<T>()
+    Task.detached {
+        let result: Result<T, any Error>
+        do { result = .success(try await work()) } catch { result = .failure(error) }
+        outcome.result.withLock { $0 = result }
+        outcome.done.signal()
+    }
+    outcome.done.wait()
+    return try outcome.result.withLock { $0! }.get()
+}
+
+/// What `blocking` waits for.
+final class BlockingOutcome<T: Sendable>: Sendable {
+    let done = DispatchSemaphore(value: 0)
+    let result = Mutex<Result<T, any Error>?>(nil)
+}
 
 /// User and system CPU time of this process so far, in microseconds.
 func processCPUMicroseconds() -> Double {

@@ -10,16 +10,14 @@ public enum ExchangeID {
     public static func make(now: Date = Date()) -> UUID {
         let milliseconds = UInt64(max(0, now.timeIntervalSince1970 * 1000))
         let (high, low) = generator.withLock { ($0.next(), $0.next()) }
-        var bytes = [UInt8](repeating: 0, count: 16)
-        for index in 0..<6 { bytes[index] = UInt8(truncatingIfNeeded: milliseconds >> (8 * (5 - index))) }
-        for index in 6..<16 {
-            let source = index < 8 ? high : low
-            bytes[index] = UInt8(truncatingIfNeeded: source >> (8 * (index % 8)))
-        }
-        bytes[6] = (bytes[6] & 0x0F) | 0x70  // version 7
-        bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 9562 variant
-        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        // Bytes straight into the tuple, no array: an array was a heap allocation on every request.
+        func byte(_ value: UInt64, _ shift: UInt64) -> UInt8 { UInt8(truncatingIfNeeded: value >> shift) }
+        return UUID(uuid: (
+            byte(milliseconds, 40), byte(milliseconds, 32), byte(milliseconds, 24), byte(milliseconds, 16),
+            byte(milliseconds, 8), byte(milliseconds, 0),
+            (byte(high, 48) & 0x0F) | 0x70, byte(high, 56),  // version 7
+            (byte(low, 0) & 0x3F) | 0x80, byte(low, 8),  // RFC 9562 variant
+            byte(low, 16), byte(low, 24), byte(low, 32), byte(low, 40), byte(low, 48), byte(low, 56)))
     }
 }
 

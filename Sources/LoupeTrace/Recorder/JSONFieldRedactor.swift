@@ -43,9 +43,12 @@ enum JSONFieldRedactor {
             guard next < count, bytes[next] == colon else { continue }
             // A key: is it one of ours?
             let name = unescaped(bytes, from: token.start + 1, to: contentEnd(bytes, start: token.start, end: stringEnd))
-            let normalized = RedactionNames.normalized(name)
-            let isHeader = !names.containsNormalized(normalized) && headerNames.containsNormalized(normalized)
-            guard isHeader || names.containsNormalized(normalized) else {
+            // Most keys are no secret's: the filters turn them away before the name is normalized and hashed.
+            let mayBeField = names.mayContain(name), mayBeHeader = headerNames.mayContain(name)
+            let normalized = mayBeField || mayBeHeader ? RedactionNames.normalized(name) : ""
+            let isField = mayBeField && names.containsNormalized(normalized)
+            let isHeader = !isField && mayBeHeader && headerNames.containsNormalized(normalized)
+            guard isHeader || isField else {
                 tokens.position = next + 1
                 continue
             }

@@ -15,7 +15,13 @@ public struct RedactionNames: SetAlgebra, Sequence, Sendable, Hashable, CustomSt
     public typealias Element = String
 
     /// Loose form → the spelling first inserted.
-    private var storage: [String: String]
+    private var storage: [String: String] {
+        // Rebuilt on every change (names change when a policy is made, not per exchange); `didSet` without
+        // `oldValue` mutates the dictionary in place.
+        didSet { filter = NameFilter(storage.keys) }
+    }
+    /// Rejects most names that are not here without normalizing or hashing them (see ``NameFilter``).
+    private var filter = NameFilter()
 
     public init() { storage = [:] }
 
@@ -61,6 +67,10 @@ public struct RedactionNames: SetAlgebra, Sequence, Sendable, Hashable, CustomSt
     /// Whether a name already in loose form is in the set.
     func containsNormalized(_ normalized: String) -> Bool { storage[normalized] != nil }
 
+    /// False when `name` is certainly not here: a few byte reads, no allocation, no hashing. The recorder asks it
+    /// of every header and every JSON key of every exchange, and almost none of them are secrets.
+    func mayContain(_ name: some StringProtocol) -> Bool { filter.mayContain(name) }
+
     public var isEmpty: Bool { storage.isEmpty }
     public var count: Int { storage.count }
     public var description: String { sorted().description }
@@ -70,7 +80,7 @@ public struct RedactionNames: SetAlgebra, Sequence, Sendable, Hashable, CustomSt
     }
 
     public func contains(_ name: String) -> Bool {
-        storage[Self.normalized(name)] != nil
+        filter.mayContain(name) && storage[Self.normalized(name)] != nil
     }
 
     @discardableResult
@@ -129,5 +139,69 @@ public struct RedactionNames: SetAlgebra, Sequence, Sendable, Hashable, CustomSt
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(Set(storage.keys))
+    }
+}
+
+/// A 256-bit Bloom filter over the normalized names' length and first and last bytes: `mayContain` answers from a
+/// name's bytes as they come (separators skipped, ASCII letters lowered, as ``RedactionNames/normalized(_:)`` does)
+/// without building the normalized string. A name that is not ASCII is always let through to the exact lookup.
+struct NameFilter: Sendable {
+    private var bits: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+
+    init() {}
+
+    init(_ normalizedNames: some Sequence<String>) {
+        for name in normalizedNames {
+            let utf8 = name.utf8
+            guard let first = utf8.first, let last = utf8.last else { continue }
+            let (a, b) = Self.indexes(length: utf8.count, first: first, last: last)
+            set(a)
+            set(b)
+        }
+    }
+
+    func mayContain(_ name: some StringProtocol) -> Bool {
+        let answer = name.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            var length = 0
+            var first: UInt8 = 0, last: UInt8 = 0
+            for byte in bytes {
+                guard byte < 0x80 else { return true }
+                guard byte != UInt8(ascii: "-"), byte != UInt8(ascii: "_") else { continue }
+                let lowered = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+                if length == 0 { first = lowered }
+                last = lowered
+                length += 1
+            }
+            guard length > 0 else { return true }
+            let (a, b) = Self.indexes(length: length, first: first, last: last)
+            return isSet(a) && isSet(b)
+        }
+        return answer ?? true
+    }
+
+    private static func indexes(length: Int, first: UInt8, last: UInt8) -> (Int, Int) {
+        let key = UInt64(truncatingIfNeeded: length) | UInt64(first) << 16 | UInt64(last) << 24
+        let mixed = key &* 0x9E37_79B9_7F4A_7C15
+        return (Int(truncatingIfNeeded: mixed >> 56), Int(truncatingIfNeeded: (mixed >> 48) & 0xFF))
+    }
+
+    private mutating func set(_ index: Int) {
+        let bit = UInt64(1) << UInt64(index & 63)
+        switch index >> 6 {
+        case 0: bits.0 |= bit
+        case 1: bits.1 |= bit
+        case 2: bits.2 |= bit
+        default: bits.3 |= bit
+        }
+    }
+
+    private func isSet(_ index: Int) -> Bool {
+        let word = switch index >> 6 {
+        case 0: bits.0
+        case 1: bits.1
+        case 2: bits.2
+        default: bits.3
+        }
+        return word & (UInt64(1) << UInt64(index & 63)) != 0
     }
 }

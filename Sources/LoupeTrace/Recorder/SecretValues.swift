@@ -59,8 +59,16 @@ package struct SecretCollector {
     /// Whether `piece` occurs in `text`, byte for byte (the markers are ASCII).
     package static func isPart(_ piece: String, of text: String) -> Bool {
         guard !piece.isEmpty, piece.utf8.count <= text.utf8.count else { return false }
-        let (piece, text) = (Array(piece.utf8), Array(text.utf8))
-        return (0...(text.count - piece.count)).contains { text[$0..<($0 + piece.count)].elementsEqual(piece) }
+        // Over the strings' own bytes: two arrays per call were four allocations for every secret collected (the
+        // recorder collects the bearer token of every exchange).
+        var (piece, text) = (piece, text)
+        return piece.withUTF8 { piece in
+            text.withUTF8 { text in
+                (0...(text.count - piece.count)).contains {
+                    UnsafeBufferPointer(rebasing: text[$0..<($0 + piece.count)]).elementsEqual(piece)
+                }
+            }
+        }
     }
 
     /// Adds a percent-encoded value (query item, form field, URL password) and its decoded form.

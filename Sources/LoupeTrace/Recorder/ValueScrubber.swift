@@ -133,15 +133,26 @@ package struct ValueScrubber: Sendable {
     /// `data` scrubbed, or `nil` when nothing matched.
     package func scrub(_ data: Data, marker: String = RedactionPolicy.marker) -> Data? {
         data.withUnsafeBytes { raw in
-            scrub(raw.bindMemory(to: UInt8.self), marker: Array(marker.utf8)).map { Data($0) }
+            scrub(raw.bindMemory(to: UInt8.self), marker: Self.bytes(of: marker)).map { Data($0) }
         }
     }
 
     /// `text` scrubbed (the same string when nothing matched).
     package func scrub(_ text: String, marker: String = RedactionPolicy.marker) -> String {
         var text = text
-        let scrubbed = text.withUTF8 { scrub($0, marker: Array(marker.utf8)) }
+        let scrubbed = text.withUTF8 { scrub($0, marker: Self.bytes(of: marker)) }
         return scrubbed.map { String(decoding: $0, as: UTF8.self) } ?? text
+    }
+
+    /// The two markers' bytes, made once: the recorder scrubs every text of every exchange (its URL, headers, notes,
+    /// event messages), and an array made per call was an allocation each time.
+    private static let markerBytes = Array(RedactionPolicy.marker.utf8)
+    private static let urlMarkerBytes = Array(RedactionPolicy.urlMarker.utf8)
+
+    private static func bytes(of marker: String) -> [UInt8] {
+        if marker == RedactionPolicy.marker { return markerBytes }
+        if marker == RedactionPolicy.urlMarker { return urlMarkerBytes }
+        return Array(marker.utf8)
     }
 
     private static func step(_ state: Int32, _ value: UInt8, _ rootNext: [Int32], _ byte: [UInt8],

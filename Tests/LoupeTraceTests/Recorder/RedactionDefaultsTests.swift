@@ -16,6 +16,26 @@ struct RedactionDefaultsTests {
         #expect(redacted == [TraceHeader(name: name, value: marker)])
     }
 
+    @Test("a name list answers exactly as its normalized names say, whatever its quick filter turns away")
+    func namesAnswerExactly() {
+        let lists = [RedactionPolicy.defaultHeaderNames, RedactionPolicy.defaultQueryItemNames, RedactionPolicy.defaultFieldNames,
+                     RedactionNames(["\u{212A}ey", "émail", "x"])]
+        var candidates = ["", "-", "__", "ok", "id", "name", "Content-Type", "traceparent", "\u{212A}EY", "KEY", "Émail",
+                          "x", "X_", "-x-", "xx", "tokens", "passwordx", "a\u{0}b"]
+        for list in lists {
+            for name in list {
+                candidates += [name, name.uppercased(), name.lowercased(), name.replacingOccurrences(of: "_", with: "-"),
+                               "-" + name + "_", String(name.dropFirst()), String(name.dropLast()), name + "s", "x" + name]
+            }
+        }
+        for list in lists {
+            let normalized = Set(list.map { RedactionNames.normalized($0) })
+            for candidate in candidates {
+                #expect(list.contains(candidate) == normalized.contains(RedactionNames.normalized(candidate)), "\(candidate)")
+            }
+        }
+    }
+
     @Test("ordinary headers are kept", arguments: ["Accept", "Content-Type", "User-Agent", "X-Request-Id", "Traceparent"])
     func ordinaryHeaders(name: String) {
         let header = TraceHeader(name: name, value: "v-0123456789")
