@@ -127,12 +127,30 @@ extension LinkExchangeReader.Reader {
         guard token.kind == .number, !token.isCut, tokenizer.numberVerdict(token) == .valid else { throw NotSimple() }
         let text = UnsafeBufferPointer(rebasing: bytes[token.start..<token.end])
         if let value = Self.exactDouble(text) { return value }
-        guard let value = Double(String(decoding: text, as: UTF8.self)), value.isFinite else { throw NotSimple() }
+        guard let value = Self.parsedDouble(text), value.isFinite else { throw NotSimple() }
         // A number too small for a normal `Double` (`1e-400`, a subnormal) is `JSONDecoder`'s to refuse or read.
         guard value == 0 ? Self.mantissaIsZero(text) : value.magnitude >= Double.leastNormalMagnitude else {
             throw NotSimple()
         }
         return value
+    }
+
+    /// A number of RFC 8259's grammar read by C's `strtod` from a NUL-terminated copy on the stack: what
+    /// `Double(String)` does (the standard library calls `strtod_l` with the C locale), without making a `String`
+    /// (a third of its cost for a date, whose 17 digits miss ``exactDouble(_:)``). Whatever locale the process set,
+    /// the text is read whole or not at all: a locale whose decimal point is not `.` stops `strtod` at the point, and
+    /// then `Double(String)` reads it.
+    static func parsedDouble(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
+        guard text.count < 64 else { return Double(String(decoding: text, as: UTF8.self)) }
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: text.count + 1) { copy -> Double? in
+            guard let start = copy.baseAddress else { return nil }
+            for index in 0..<text.count { copy[index] = CChar(bitPattern: text[index]) }
+            copy[text.count] = 0
+            var end: UnsafeMutablePointer<CChar>?
+            let value = strtod(start, &end)
+            guard end == start + text.count else { return Double(String(decoding: text, as: UTF8.self)) }
+            return value
+        }
     }
 
     /// Powers of ten a `Double` holds exactly.
@@ -216,16 +234,21 @@ extension LinkExchangeReader {
     /// The keys of one record, numbered in order: a key is found by its length first, then its bytes.
     struct Keys: Sendable {
         private let names: [StaticString]
+        /// The numbers of the keys of each length: a key is compared only with names as long as it is.
+        private let byLength: [[Int]]
 
         init(_ names: StaticString...) {
             precondition(names.count <= 32, "Seen has 32 bits")
             self.names = names
+            var byLength = Array(repeating: [Int](), count: (names.map(\.utf8CodeUnitCount).max() ?? 0) + 1)
+            for (number, name) in names.enumerated() { byLength[name.utf8CodeUnitCount].append(number) }
+            self.byLength = byLength
         }
 
         /// The number of `key` (its bytes, without quotes), or nil when the record has no such key.
         func number(of key: UnsafeBufferPointer<UInt8>) -> Int? {
-            for (number, name) in names.enumerated()
-            where name.utf8CodeUnitCount == key.count && memcmp(key.baseAddress!, name.utf8Start, key.count) == 0 {
+            guard key.count < byLength.count, let start = key.baseAddress else { return nil }
+            for number in byLength[key.count] where memcmp(start, names[number].utf8Start, key.count) == 0 {
                 return number
             }
             return nil

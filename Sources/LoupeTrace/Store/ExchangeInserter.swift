@@ -38,7 +38,7 @@ struct ExchangeInserter {
         self.storedAt = storedAt
         delete = try db.cachedStatement(sql: "DELETE FROM exchange WHERE id = ?")
         insertExchange = try SQLiteInsert(db, sql: RowWriter.insertExchanges(1))
-        insertExchanges = try SQLiteInsert(db, sql: RowWriter.insertExchanges(Self.exchangesPerInsert))
+        insertExchanges = try SQLiteInsert(db, sql: RowWriter.insertExchangeGroup)
         insertAttempt = try SQLiteInsert(db, sql: RowWriter.insertAttempt)
         insertAttempts = try SQLiteInsert(db, sql: RowWriter.insertAttempts(Self.attemptsPerInsert))
         insertEvent = try SQLiteInsert(db, sql: RowWriter.insertEvent)

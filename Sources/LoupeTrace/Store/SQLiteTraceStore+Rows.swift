@@ -9,6 +9,9 @@ import Loupe
 /// query with plain SQL.
 struct RowWriter {
     static let insertExchange = insertExchanges(1)
+    /// ``insertExchanges(_:)`` for ``ExchangeInserter/exchangesPerInsert`` rows, made once (GRDB caches the
+    /// statement by this text).
+    static let insertExchangeGroup = insertExchanges(ExchangeInserter.exchangesPerInsert)
     /// ``insertExchange`` for `count` rows in one statement.
     static func insertExchanges(_ count: Int) -> String {
         let row = "(" + Array(repeating: "?", count: 26).joined(separator: ", ") + ")"
