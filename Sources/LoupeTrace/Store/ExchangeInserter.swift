@@ -152,7 +152,7 @@ extension SQLiteTraceStore {
         var written = 0
         var replaced = 0
         do {
-            try pool.write { db in
+            try insertTransaction { db in
                 var inserter = try ExchangeInserter(db, storedAt: storedAt)
                 try produce { exchange in
                     do {
@@ -170,6 +170,31 @@ extension SQLiteTraceStore {
         }
         if autoPruner?.isDue(afterWriting: written) == true { autoPrune() }
         return WriteCount(written: written, replaced: replaced)
+    }
+}
+
+extension SQLiteTraceStore {
+    /// Runs `body` in a write transaction whose statement journals are kept in memory.
+    ///
+    /// A 16-row insert may fail on its last row (a same-id exchange) and must then be undone alone, so SQLite keeps
+    /// the original of every page it changes in a statement journal, which spills to a temporary file past 64 KiB;
+    /// the pages one such insert touches (the table and eleven indexes) are about that much, so every statement
+    /// wrote a temp file: eight times the listener's `pwrite` calls and three times its system time (strace,
+    /// DECISIONS 334). In memory it is one statement's pages at most, freed when the statement ends. Only around
+    /// inserts: a prune's one large `DELETE` keeps its journal on disk as before. SQLite reads the setting when the
+    /// transaction begins, and allows changing it only outside one.
+    func insertTransaction<T>(_ body: (Database) throws -> T) throws -> T {
+        try pool.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
+            defer { try? db.execute(sql: "PRAGMA temp_store = DEFAULT") }
+            var result: T?
+            try db.inTransaction {
+                result = try body(db)
+                return .commit
+            }
+            guard let result else { throw DatabaseError(resultCode: .SQLITE_INTERNAL, message: "no result") }
+            return result
+        }
     }
 }
 
