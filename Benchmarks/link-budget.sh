@@ -70,19 +70,8 @@ trap cleanup EXIT
 export XDG_STATE_HOME="$work/state"
 tick=$(getconf CLK_TCK)
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
-
-# wait_link FILE: sets $link from the LOUPE_LINK= line a listener prints.
-wait_link() {
-  link=
-  for _ in $(seq 300); do
-    # Not there yet while the background job opens it; `head` would end sed early (pipefail).
-    link=$(sed -n 's/^LOUPE_LINK=//p' "$1" 2>/dev/null | sed -n 1p || true)
-    [ -n "$link" ] && return 0
-    sleep 0.1
-  done
-  echo "no LOUPE_LINK line in $1:" >&2; cat "$1" >&2; exit 1
-}
+# free_port, wait_link
+source "$(dirname "$0")/link-common.sh"
 
 # listen NAME: `loupe listen` on a free port into a fresh store $work/NAME.sqlite; sets $link and $listener.
 listen() {

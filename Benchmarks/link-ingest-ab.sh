@@ -32,22 +32,24 @@ run() {  # run LABEL BINARY
   done
   [ -n "$link" ] || { cat "$dir/listener.out"; exit 1; }
   local cpu0 t0 pids=()
-  cpu0=$(awk '{ print $14 + $15 }' "/proc/$listener/stat"); t0=$(date +%s.%N)
+  local user0 sys0
+  read -r user0 sys0 < <(awk '{ print $14, $15 }' "/proc/$listener/stat"); cpu0=$((user0 + sys0)); t0=$(date +%s.%N)
   for app in $(seq 10); do
     LOUPE_RATE=$rate LOUPE_LINK_DRAIN_S=120 LOUPE_LINK=$link "$apps_binary" recording-linked "$n" >"$dir/app$app.out" 2>&1 &
     pids+=($!)
   done
   for pid in "${pids[@]}"; do wait "$pid"; done
   local cpu1 t1 acked pending
-  cpu1=$(awk '{ print $14 + $15 }' "/proc/$listener/stat"); t1=$(date +%s.%N)
+  local user1 sys1
+  read -r user1 sys1 < <(awk '{ print $14, $15 }' "/proc/$listener/stat"); cpu1=$((user1 + sys1)); t1=$(date +%s.%N)
   kill -TERM "$listener"; wait "$listener" 2>/dev/null || true; listener=
   acked=$(sed -nE 's/^link: ([0-9]+) of.*/\1/p' "$dir"/app*.out | awk '{ s += $1 } END { print s }')
   pending=$(sed -nE 's/^link: .*, ([0-9]+) pending.*/\1/p' "$dir"/app*.out | awk '{ s += $1 } END { print s }')
   awk -v l="$1" -v a="$cpu0" -v b="$cpu1" -v t="$tick" -v n="$((10 * n))" -v w0="$t0" -v w1="$t1" \
     -v r="$(sed -nE 's/^received ([0-9]+).*/\1/p' "$dir/listener.out")" -v k="$acked" -v p="$pending" \
-    -v load="$(cut -d' ' -f1 /proc/loadavg)" \
-    'BEGIN { printf "%s: %.1f µs CPU per exchange, %.1f s wall; received %s of %d, acknowledged %s, pending %s; load %s\n",
-             l, (b - a) / t * 1e6 / n, w1 - w0, r, n, k, p, load }'
+    -v load="$(cut -d' ' -f1 /proc/loadavg)" -v us=$((user1 - user0)) -v sy=$((sys1 - sys0)) \
+    'BEGIN { printf "%s: %.1f µs CPU per exchange (user %.1f, system %.1f), %.1f s wall; received %s of %d, acknowledged %s, pending %s; load %s\n",
+             l, (b - a) / t * 1e6 / n, us / t * 1e6 / n, sy / t * 1e6 / n, w1 - w0, r, n, k, p, load }'
 }
 
 for round in $(seq "$rounds"); do

@@ -15,14 +15,11 @@ import NIOCore
 enum LinkExchangeJSON {
     /// The `exchange` frame of `exchange`, or nil when it holds a non-finite number.
     static func frame(_ exchange: TraceExchange) -> ByteBuffer? {
-        var writer = Writer(buffer: ByteBuffer())
-        writer.buffer.reserveCapacity(estimatedSize(exchange))
-        writer.buffer.writeInteger(UInt32(0))  // the length, patched below
-        writer.buffer.writeInteger(LinkMessageType.exchange.rawValue)
+        var writer = Writer(buffer: FrameBytes(capacity: estimatedSize(exchange)))
+        defer { writer.buffer.deallocate() }
+        writer.buffer.writeLengthAndType(LinkMessageType.exchange.rawValue)
         guard writer.exchange(exchange) else { return nil }
-        let length = writer.buffer.readableBytes - 4
-        writer.buffer.setInteger(UInt32(length), at: writer.buffer.readerIndex)
-        return writer.buffer
+        return writer.buffer.frame()
     }
 
     /// The JSON alone (tests compare it with `JSONEncoder`'s).
@@ -42,11 +39,11 @@ enum LinkExchangeJSON {
     }
 
     struct Writer {
-        var buffer: ByteBuffer
+        var buffer: FrameBytes
         /// Whether the object being written has a member yet (a comma goes before the next).
         private var needsComma = false
 
-        init(buffer: ByteBuffer) {
+        init(buffer: FrameBytes) {
             self.buffer = buffer
         }
 
@@ -69,11 +66,11 @@ enum LinkExchangeJSON {
                 guard self.event(event) else { return false }
             }
             buffer.writeInteger(UInt8(ascii: "]"))
-            string(#""id":"#, e.id.uuidString)
+            uuid(#""id":"#, e.id)
             string(#""method":"#, e.method)
             string(#""operation":"#, e.operation)
             string(#""outcome":"#, e.outcome.rawValue)
-            if let replayOf = e.replayOf { string(#""replayOf":"#, replayOf.uuidString) }
+            if let replayOf = e.replayOf { uuid(#""replayOf":"#, replayOf) }
             if let body = e.requestBody { self.body(#""requestBody":"#, body) }
             headers(#""requestHeaders":"#, e.requestHeaders)
             if let body = e.responseBody { self.body(#""responseBody":"#, body) }
@@ -116,9 +113,7 @@ enum LinkExchangeJSON {
                 key(#""isTruncated":"#)
                 buffer.writeStaticString(message.isTruncated ? "true" : "false")
                 key(#""payload":"#)
-                buffer.writeInteger(UInt8(ascii: "\""))
-                buffer.writeString(message.payload.base64EncodedString())
-                buffer.writeInteger(UInt8(ascii: "\""))
+                buffer.writeBase64(message.payload)
                 integer(#""size":"#, message.size)
                 string(#""type":"#, message.type)
                 close()
@@ -162,9 +157,7 @@ enum LinkExchangeJSON {
             key(name)
             open()
             key(#""data":"#)
-            buffer.writeInteger(UInt8(ascii: "\""))
-            buffer.writeString(body.data.base64EncodedString())
-            buffer.writeInteger(UInt8(ascii: "\""))
+            buffer.writeBase64(body.data)
             key(#""isTruncated":"#)
             buffer.writeStaticString(body.isTruncated ? "true" : "false")
             integer(#""size":"#, body.size)
@@ -228,7 +221,16 @@ enum LinkExchangeJSON {
 
         private mutating func integer(_ name: StaticString, _ value: Int) {
             key(name)
-            buffer.writeString(String(value))
+            buffer.writeDecimal(value)
+        }
+
+        /// An id as `uuidString` writes it (upper-case `8-4-4-4-12`), formatted in place: Foundation's getter
+        /// goes through `sprintf` on Linux.
+        private mutating func uuid(_ name: StaticString, _ id: UUID) {
+            key(name)
+            buffer.writeInteger(UInt8(ascii: "\""))
+            buffer.writeUUID(id)
+            buffer.writeInteger(UInt8(ascii: "\""))
         }
 
         private mutating func date(_ name: StaticString, _ value: Date) -> Bool {
@@ -239,11 +241,10 @@ enum LinkExchangeJSON {
         private mutating func double(_ name: StaticString, _ value: Double) -> Bool {
             guard value.isFinite else { return false }
             key(name)
-            var text = value.description
-            text.withUTF8 { bytes in
-                let whole = bytes.count >= 2 && bytes[bytes.count - 2] == UInt8(ascii: ".") && bytes[bytes.count - 1] == UInt8(ascii: "0")
-                buffer.writeBytes(UnsafeBufferPointer(rebasing: bytes[..<(whole ? bytes.count - 2 : bytes.count)]))
-            }
+            // `description`'s text (the same digits `write(to:)` gives), written without making a `String`.
+            let start = buffer.count
+            value.write(to: &buffer)
+            buffer.dropTrailingPointZero(after: start)
             return true
         }
 

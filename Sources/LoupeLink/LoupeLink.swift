@@ -412,7 +412,15 @@ final class LinkClientHandler: ChannelInboundHandler, RemovableChannelHandler {
         while context.channel.isWritable {
             let frames = core.outbox.withLock { $0.takeUnsent(maxBytes: 256 << 10) }
             guard !frames.isEmpty else { break }
-            for frame in frames { context.write(wrapOutboundOut(frame), promise: nil) }
+            // One write of them all: each write is a trip down the pipeline and a TLS record of its own (an
+            // `SSL_write`), which cost more than copying the frames together (callgrind, DECISIONS 331).
+            if frames.count == 1 {
+                context.write(wrapOutboundOut(frames[0]), promise: nil)
+            } else {
+                var joined = context.channel.allocator.buffer(capacity: frames.reduce(0) { $0 + $1.readableBytes })
+                for frame in frames { joined.writeImmutableBuffer(frame) }
+                context.write(wrapOutboundOut(joined), promise: nil)
+            }
             context.flush()
         }
         context.flush()

@@ -93,6 +93,38 @@ import Testing
         }
     }
 
+    /// The writer's own number, id and base64 code (DECISIONS 331) against `JSONEncoder`'s, byte for byte: bodies of
+    /// every length modulo 3 and every byte, integers from `Int.min` to `Int.max`, dates and delays of every scale
+    /// (whole, tiny, huge, negative), random ids.
+    @Test func randomNumbersIdsAndBodiesAreJSONEncodersBytes() throws {
+        var random = LinkFuzzTests.SeededRandom(state: 0x5EED_0331)
+        func integer() -> Int {
+            [Int.min, Int.max, 0, -1, 9, 10, Int.random(in: .min ... .max, using: &random),
+             Int.random(in: -99_999...99_999, using: &random)].randomElement(using: &random)!
+        }
+        func seconds() -> Double {
+            let scale = [1e-9, 1e-3, 1, 1e3, 1e9, 1e15, 1e17, 1e300].randomElement(using: &random)!
+            let value = Double.random(in: -1...1, using: &random) * scale
+            return Bool.random(using: &random) ? value.rounded() : value
+        }
+        func data() -> Data { Data((0..<Int.random(in: 0..<10, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }) }
+        for round in 0..<500 {
+            var exchange = Self.full(round)
+            exchange.id = UUID()
+            exchange.replayOf = Bool.random(using: &random) ? UUID() : nil
+            exchange.status = integer()
+            exchange.sequence = Int64(integer())
+            exchange.startedAt = Date(timeIntervalSince1970: seconds())
+            exchange.attempts[0].retryDelay = seconds()
+            exchange.attempts[1].number = integer()
+            exchange.requestBody = TraceBody(data: data(), size: integer(), isTruncated: Bool.random(using: &random))
+            exchange.source = TraceSource(app: "a", host: "h", pid: integer())
+            let expected = try Self.encoder().encode(exchange)
+            let written = try #require(LinkExchangeJSON.json(exchange), "round \(round)")
+            #expect(String(decoding: written, as: UTF8.self) == String(decoding: expected, as: UTF8.self), "round \(round)")
+        }
+    }
+
     /// A streamed exchange (WebSocket, server-sent events): its stream with every field, in `JSONEncoder`'s bytes.
     static func streamed() -> TraceExchange {
         var exchange = full()

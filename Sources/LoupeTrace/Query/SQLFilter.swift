@@ -5,7 +5,7 @@ import Loupe
 /// A ``TraceFilter`` as an SQL `WHERE` condition over the `exchange` table.
 ///
 /// Indexed terms become plain SQL the planner can serve from indexes: `~m` `~c` `~op` `~dur` `~att` compare
-/// columns, `~e` and `~replay` repeat the conditions of their partial indexes, `~d` picks from the distinct
+/// columns, `~e`, `~replay` and a retried `~att` (`>1`, `3`…) repeat the conditions of their partial indexes, `~d` picks from the distinct
 /// hosts first, `~cb` looks in the `attempt_circuit` index. Regex terms (`~u` `~h` `~b`) call
 /// `loupe_filter_match`, an SQL function registered on the reading connection for one query: it runs the same
 /// ``TextPattern`` on the same text ``TraceFilter/matches(_:)`` builds, so ordering and `LIMIT` stay in SQL and
@@ -88,7 +88,10 @@ struct SQLFilter {
             // The parser admits finite values only; Swift's text for a Double reads back as the same Double.
             return "exchange.duration \(comparison.op.rawValue) \(comparison.value)"
         case .attempts(let comparison):
-            return "exchange.attempt_count \(comparison.op.rawValue) \(comparison.value)"
+            let sql = "exchange.attempt_count \(comparison.op.rawValue) \(comparison.value)"
+            // The partial index `exchange_retried` (v8) holds the rows with `attempt_count > 1`: SQLite reads it only
+            // when the query says so in those words, so a comparison that implies it says it too.
+            return Self.impliesRetried(comparison) ? "(exchange.attempt_count > 1 AND \(sql))" : sql
         case .circuit(let match):
             let states = match.states.map { "'\($0)'" }.joined(separator: ", ")
             let sql = "exchange.sequence IN (SELECT exchange_sequence FROM attempt WHERE circuit_state IN (\(states)))"
@@ -118,6 +121,15 @@ struct SQLFilter {
             return chain(filter.conjuncts.map { clause($0) }, "AND")
         case .or:
             return chain(filter.disjuncts.map { clause($0) }, "OR")
+        }
+    }
+
+    /// Whether every exchange `comparison` matches took more than one attempt (`>1`, `>=2`, `3`…).
+    static func impliesRetried(_ comparison: TraceFilter.Comparison<Int>) -> Bool {
+        switch comparison.op {
+        case .greaterThan: comparison.value >= 1
+        case .greaterThanOrEqual, .equal: comparison.value >= 2
+        case .lessThan, .lessThanOrEqual: false
         }
     }
 

@@ -7,20 +7,25 @@ import GRDB
 /// Exchanges pruned since the last write (by any process) are reported on the first exchange inserted, as a
 /// `store-prune` event; a transaction that inserts nothing leaves the notice for the next one.
 ///
-/// Attempts are inserted ``attemptsPerInsert`` rows to a statement (one step, one set of cursors on the table and
-/// its indexes, instead of one each), in the order they come; ``finish()`` inserts the rest, and must be called
-/// before the transaction commits.
+/// Exchanges are inserted ``exchangesPerInsert`` rows to a statement, and attempts ``attemptsPerInsert``: one step,
+/// one set of cursors on the table and its eleven indexes and one read and write of the `AUTOINCREMENT` counter
+/// for the lot, instead of one each (DECISIONS 330). ``finish()`` inserts the rest, and must be called before the
+/// transaction commits.
 struct ExchangeInserter {
+    static let exchangesPerInsert = 16
     static let attemptsPerInsert = 16
     private let db: Database
     private let storedAt: Date
     private let rows = RowWriter()
     private let delete: Statement
     private let insertExchange: SQLiteInsert
+    private let insertExchanges: SQLiteInsert
     private let insertAttempt: SQLiteInsert
     private let insertAttempts: SQLiteInsert
     private let insertEvent: SQLiteInsert
     private let insertMessage: SQLiteInsert
+    /// Exchanges waiting for a multi-row insert, each with its id as stored.
+    private var pendingExchanges: [(exchange: TraceExchange, id: String)] = []
     /// Attempts of inserted exchanges waiting for a multi-row insert, with their exchange's sequence and notes.
     private var pendingAttempts: [(attempt: TraceAttempt, sequence: Int64, notes: String?)] = []
     /// How many exchanges were inserted.
@@ -32,7 +37,8 @@ struct ExchangeInserter {
         self.db = db
         self.storedAt = storedAt
         delete = try db.cachedStatement(sql: "DELETE FROM exchange WHERE id = ?")
-        insertExchange = try SQLiteInsert(db, sql: RowWriter.insertExchange)
+        insertExchange = try SQLiteInsert(db, sql: RowWriter.insertExchanges(1))
+        insertExchanges = try SQLiteInsert(db, sql: RowWriter.insertExchangeGroup)
         insertAttempt = try SQLiteInsert(db, sql: RowWriter.insertAttempt)
         insertAttempts = try SQLiteInsert(db, sql: RowWriter.insertAttempts(Self.attemptsPerInsert))
         insertEvent = try SQLiteInsert(db, sql: RowWriter.insertEvent)
@@ -41,25 +47,62 @@ struct ExchangeInserter {
 
     mutating func insert(_ exchange: TraceExchange) throws {
         var exchange = exchange
-        if count == 0, let notice = try StoreSettings.takePending(in: db) {
+        if count == 0, pendingExchanges.isEmpty, let notice = try StoreSettings.takePending(in: db) {
             exchange.events.append(notice.event(on: exchange))
         }
+        pendingExchanges.append((exchange, StoredUUID.text(of: exchange.id)))
+        if pendingExchanges.count == Self.exchangesPerInsert { try insertPendingExchanges() }
+    }
+
+    /// The waiting exchanges in one statement, then their attempts, events and messages. Their sequences are the
+    /// statement's last rowid and the ones before it: one statement's rows take consecutive rowids (`AUTOINCREMENT`
+    /// gives each the largest yet plus one, and nothing else writes inside the transaction). When one of them has
+    /// an id the store already holds, the statement fails whole (SQLite backs out just that statement) and each
+    /// is inserted alone, so that one replaces the old row as before.
+    private mutating func insertPendingExchanges() throws {
+        let pending = pendingExchanges
+        pendingExchanges.removeAll(keepingCapacity: true)
+        if pending.count == Self.exchangesPerInsert {
+            let (rows, storedAt) = (rows, storedAt)
+            do {
+                try insertExchanges.insert { row in
+                    for (exchange, id) in pending { rows.bindExchange(exchange, id: id, storedAt: storedAt, to: &row) }
+                }
+                let last = db.lastInsertedRowID
+                for (offset, (exchange, _)) in pending.enumerated() {
+                    try insertChildren(of: exchange, sequence: last - Int64(pending.count - 1 - offset))
+                }
+                count += pending.count
+                return
+            } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+                // One of them (or two of them) shares an id: each alone below.
+            }
+        }
+        for (exchange, id) in pending { try insertAlone(exchange, id: id) }
+    }
+
+    private mutating func insertAlone(_ exchange: TraceExchange, id: String) throws {
         // Replacing deletes the old row (attempts and events cascade) so the new one gets a fresh sequence and
         // live views see it again. Almost every id is new, so the insert goes first and only a collision with the
         // id's `UNIQUE` index pays for the delete (a seek into that index for every exchange otherwise). A failed
         // insert takes no sequence number; `ON CONFLICT DO NOTHING` would, leaving a gap.
-        let id = StoredUUID.text(of: exchange.id)
         let (rows, storedAt) = (rows, storedAt)
         let bind = { (row: inout SQLiteRow) in rows.bindExchange(exchange, id: id, storedAt: storedAt, to: &row) }
         do {
             try insertExchange.insert(bind)
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-            try finish()  // the old row's attempts must be in the table for the delete to cascade to them
+            try insertPendingAttempts()  // the old row's attempts must be in the table for the delete to cascade
             try delete.execute(arguments: [id])
             try insertExchange.insert(bind)
             replaced += 1
         }
-        let sequence = db.lastInsertedRowID
+        try insertChildren(of: exchange, sequence: db.lastInsertedRowID)
+        count += 1
+    }
+
+    /// An inserted exchange's attempts (queued for a multi-row insert), events and messages.
+    private mutating func insertChildren(of exchange: TraceExchange, sequence: Int64) throws {
+        let rows = rows
         for attempt in exchange.attempts {
             pendingAttempts.append((attempt, sequence, rows.notes(of: attempt)))
             if pendingAttempts.count == Self.attemptsPerInsert {
@@ -79,11 +122,15 @@ struct ExchangeInserter {
         for message in exchange.stream?.messages ?? [] {
             try insertMessage.insert { rows.bindMessage(message, sequence: sequence, to: &$0) }
         }
-        count += 1
     }
 
-    /// Inserts the attempts still waiting, one row a statement.
+    /// Inserts the exchanges and attempts still waiting, one row a statement.
     mutating func finish() throws {
+        try insertPendingExchanges()
+        try insertPendingAttempts()
+    }
+
+    private mutating func insertPendingAttempts() throws {
         let rows = rows
         for (attempt, sequence, notes) in pendingAttempts {
             try insertAttempt.insert { rows.bindAttempt(attempt, sequence: sequence, notes: notes, to: &$0) }
@@ -105,7 +152,7 @@ extension SQLiteTraceStore {
         var written = 0
         var replaced = 0
         do {
-            try pool.write { db in
+            try insertTransaction { db in
                 var inserter = try ExchangeInserter(db, storedAt: storedAt)
                 try produce { exchange in
                     do {
@@ -123,6 +170,31 @@ extension SQLiteTraceStore {
         }
         if autoPruner?.isDue(afterWriting: written) == true { autoPrune() }
         return WriteCount(written: written, replaced: replaced)
+    }
+}
+
+extension SQLiteTraceStore {
+    /// Runs `body` in a write transaction whose statement journals are kept in memory.
+    ///
+    /// A 16-row insert may fail on its last row (a same-id exchange) and must then be undone alone, so SQLite keeps
+    /// the original of every page it changes in a statement journal, which spills to a temporary file past 64 KiB;
+    /// the pages one such insert touches (the table and eleven indexes) are about that much, so every statement
+    /// wrote a temp file: eight times the listener's `pwrite` calls and three times its system time (strace,
+    /// DECISIONS 334). In memory it is one statement's pages at most, freed when the statement ends. Only around
+    /// inserts: a prune's one large `DELETE` keeps its journal on disk as before. SQLite reads the setting when the
+    /// transaction begins, and allows changing it only outside one.
+    func insertTransaction<T>(_ body: (Database) throws -> T) throws -> T {
+        try pool.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
+            defer { try? db.execute(sql: "PRAGMA temp_store = DEFAULT") }
+            var result: T?
+            try db.inTransaction {
+                result = try body(db)
+                return .commit
+            }
+            guard let result else { throw DatabaseError(resultCode: .SQLITE_INTERNAL, message: "no result") }
+            return result
+        }
     }
 }
 

@@ -8,14 +8,22 @@ import Loupe
 /// Dates and UUIDs are converted by hand: GRDB's defaults (date strings, UUID blobs) would make the file harder to
 /// query with plain SQL.
 struct RowWriter {
-    static let insertExchange = """
-        INSERT INTO exchange (
-            id, started_at, ended_at, duration, operation, method, url, host, path, status, outcome, error,
-            attempt_count, replay_of, request_headers, request_body, request_body_size, request_body_truncated,
-            response_headers, response_body, response_body_size, response_body_truncated, stored_at, stored_bytes,
-            source, stream)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        """
+    static let insertExchange = insertExchanges(1)
+    /// ``insertExchanges(_:)`` for ``ExchangeInserter/exchangesPerInsert`` rows, made once (GRDB caches the
+    /// statement by this text).
+    static let insertExchangeGroup = insertExchanges(ExchangeInserter.exchangesPerInsert)
+    /// ``insertExchange`` for `count` rows in one statement.
+    static func insertExchanges(_ count: Int) -> String {
+        let row = "(" + Array(repeating: "?", count: 26).joined(separator: ", ") + ")"
+        return """
+            INSERT INTO exchange (
+                id, started_at, ended_at, duration, operation, method, url, host, path, status, outcome, error,
+                attempt_count, replay_of, request_headers, request_body, request_body_size, request_body_truncated,
+                response_headers, response_body, response_body_size, response_body_truncated, stored_at, stored_bytes,
+                source, stream)
+            VALUES \(Array(repeating: row, count: count).joined(separator: ", "))
+            """
+    }
     static let insertAttempt = insertAttempts(1)
     /// ``insertAttempt`` for `count` rows in one statement.
     static func insertAttempts(_ count: Int) -> String {

@@ -97,7 +97,7 @@ public final class SQLiteTraceStore: TraceStore {
         guard !exchanges.isEmpty else { return }
         let storedAt = now()
         try guarded {
-            try pool.write { db in
+            try insertTransaction { db in
                 var inserter = try ExchangeInserter(db, storedAt: storedAt)
                 for exchange in exchanges { try inserter.insert(exchange) }
                 try inserter.finish()

@@ -56,6 +56,63 @@ struct SchemaMigrationTests {
         #expect(result.removedCount == 1 && result.reasons == [.age])
     }
 
+    @Test("a v7 store is upgraded to v8: attempt counts are indexed for retried exchanges only, and ~att finds the same rows")
+    func upgradeFromV7() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.file("traces.sqlite")
+        try Self.makeV1Store(at: path)
+        do {
+            let pool = try DatabasePool(path: path)
+            try SQLiteSchema.migrator.migrate(pool, upTo: "v7")
+            try pool.write { db in
+                try db.execute(sql: """
+                    INSERT INTO exchange (id, started_at, operation, method, url, host, path, outcome, attempt_count,
+                        request_headers, response_headers)
+                    VALUES ('0F000000-0000-4000-8000-000000000002', 1002, 'retried', 'GET', 'https://a.test/', 'a.test',
+                        '/', 'success', 3, '[]', '[]');
+                    """)
+            }
+            #expect(try pool.read { try Int.fetchOne($0, sql: "PRAGMA user_version") } == 7)
+            try pool.close()
+        }
+        let retried = UUID(uuidString: "0F000000-0000-4000-8000-000000000002")!
+        let once = UUID(uuidString: "0F000000-0000-4000-8000-000000000001")!
+        let filters: [(String, [UUID])] = [
+            ("~att >1", [retried]), ("~att >=3", [retried]), ("~att 3", [retried]), ("~att 1", [once]),
+            ("~att <3", [once]), ("~att >0", [once, retried]), ("!~att >1", [once]),
+        ]
+        // A viewer reads the v7 store as it is, with the filter's v8 wording.
+        let reader = try SQLiteTraceStore(path: path, readOnly: true)
+        for (text, ids) in filters {
+            #expect(try reader.exchanges(matching: TraceFilter.parse(text), limit: 5).map(\.id) == ids, "v7 \(text)")
+        }
+        try reader.close()
+
+        let store = try SQLiteTraceStore(path: path, bounds: nil)
+        let (version, indexes) = try store.pool.read { db in
+            (try Int.fetchOne(db, sql: "PRAGMA user_version"),
+             Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'exchange'")))
+        }
+        #expect(version == 8)
+        #expect(indexes.contains("exchange_retried") && !indexes.contains("exchange_attempt_count"))
+        for (text, ids) in filters {
+            #expect(try store.exchanges(matching: TraceFilter.parse(text), limit: 5).map(\.id) == ids, "v8 \(text)")
+            let condition = SQLFilter(try TraceFilter.parse(text))
+            let count = try store.pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM exchange WHERE \(condition.sql)") }
+            #expect(count == ids.count, "v8 count \(text)")
+        }
+        // The rows written before the upgrade are in the new index: a page of `~att >1` reads it.
+        let detail = try store.pool.read { db in
+            try Row.fetchAll(db, sql: """
+                EXPLAIN QUERY PLAN SELECT sequence FROM exchange
+                WHERE \(SQLFilter(TraceFilter.parse("~att >1")).sql) ORDER BY sequence DESC LIMIT 50
+                """).map { $0["detail"] as String }.joined(separator: "\n")
+        }
+        #expect(detail.contains("exchange_retried"), "\(detail)")
+        try store.close()
+    }
+
     @Test("a store migrated by a newer Loupe (an unknown v7 migration) is refused")
     func unknownMigration() throws {
         let folder = try TemporaryFolder()

@@ -87,7 +87,7 @@ extension MillionExchangeTests {
             let store = try SQLiteTraceStore(path: folder.file("\(name).sqlite"), bounds: nil)
             if dropV2Indexes {
                 try store.pool.write { db in
-                    for index in ["exchange_method", "exchange_errors", "exchange_attempt_count", "exchange_replays",
+                    for index in ["exchange_method", "exchange_errors", "exchange_retried", "exchange_replays",
                                   "exchange_storage", "attempt_circuit", "event_kind"] {
                         try db.execute(sql: "DROP INDEX \(index)")
                     }

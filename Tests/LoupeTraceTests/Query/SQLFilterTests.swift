@@ -100,6 +100,7 @@ struct SQLFilterTests {
         let cases = [
             "~c 503": "exchange_status", "~m POST": "exchange_method", "~op listUsers": "exchange_operation",
             "~replay": "exchange_replays", "~e": "exchange_errors", "~d example.com ~m POST": "exchange_method",
+            "~att >1": "exchange_retried", "~att >=3": "exchange_retried", "~att 2": "exchange_retried",
         ]
         for (text, index) in cases {
             let condition = SQLFilter(try TraceFilter.parse(text))

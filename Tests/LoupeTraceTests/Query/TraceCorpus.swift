@@ -92,7 +92,7 @@ enum TraceCorpus {
         "~d EXAMPLE.COM", "~d api.", "~d café", "~u users", "~u \"page=\\d\"", "~u ^https://cdn", "users", "~h retry-after",
         "~h \"^x-request-id: abc\"", "~h \"^$\"", "~b secret", "~b SECRET", "~b \"^$\"", "~b \"(?i)secret\"", "~b café",
         "~b \"line1$\"", "~op listUsers", "~op café", "~op \"GET /v1/users\"", "~dur >500ms", "~dur <=1s", "~dur =0.5s",
-        "~dur >=2s", "~att >1", "~att 0", "~att <=1", "~cb open", "~cb half-open", "~cb closed", "~cb forced-open",
+        "~dur >=2s", "~att >1", "~att 0", "~att <=1", "~att >=2", "~att 3", "~att >0", "~cb open", "~cb half-open", "~cb closed", "~cb forced-open",
         "~cb disabled", "~e", "~replay",
     ]
 }

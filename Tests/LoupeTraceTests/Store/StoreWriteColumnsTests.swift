@@ -70,6 +70,21 @@ struct StoreWriteColumnsTests {
         #expect(attempts == exchanges.reduce(0) { $0 + $1.attempts.count }, "no attempt of a replaced row is left")
     }
 
+    @Test("statement journals are kept in memory while inserting only: the setting is back to the default after a write, a failed one included")
+    func statementJournalsInMemoryOnlyWhileInserting() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try Self.store(folder.file("store.sqlite"))
+        func tempStore() throws -> Int? { try store.pool.writeWithoutTransaction { try Int.fetchOne($0, sql: "PRAGMA temp_store") } }
+        let inside = try store.insertTransaction { try Int.fetchOne($0, sql: "PRAGMA temp_store") }
+        #expect(inside == 2, "MEMORY inside")
+        try store.write((0..<40).map { SQLiteTraceStoreTests.simple($0) })
+        #expect(try tempStore() == 0)
+        #expect(throws: (any Error).self) { try store.insertTransaction { _ in throw TraceStoreError.notFound("x") } }
+        #expect(try tempStore() == 0)
+        #expect(try store.count() == 40)
+    }
+
     @Test("an insert SQLite refuses fails the whole batch with a store error, and the next batch is written")
     func failedInsertLeavesTheStoreUsable() throws {
         let folder = try TemporaryFolder()
