@@ -38,7 +38,8 @@ public struct LoupeRecordingMiddleware: OpenAPIRuntime.ClientMiddleware {
         next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
         let cap = recording.bodyCap
-        let (requestBytes, outgoing) = try await OpenAPIRequest.smallBody(body, cap: cap)
+        // Most calls (every GET) have no body: no async call to find that out.
+        let (requestBytes, outgoing) = body == nil ? (nil, nil) : try await OpenAPIRequest.smallBody(body, cap: cap)
         let exchange = recording.start(
             operation: operationID, request: OpenAPIRequest.absolute(request, baseURL: baseURL, cache: baseURLs),
             requestBody: requestBytes)

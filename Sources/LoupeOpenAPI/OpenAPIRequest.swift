@@ -22,7 +22,8 @@ enum OpenAPIRequest {
     /// `ByteChunk` first and converting it copied the bytes twice: DECISIONS 322). When the body can be iterated
     /// only once it is handed on as a new body of the same bytes (its one chunk, shared, when it had one). A longer
     /// or unknown-length body is left streaming and not read to be recorded.
-    static func smallBody(_ body: HTTPBody?, cap: Int) async throws -> (bytes: Data?, body: HTTPBody?) {
+    /// Runs on its caller's executor (`nonisolated(nonsending)`): no hop, nor check for one, on every call.
+    nonisolated(nonsending) static func smallBody(_ body: HTTPBody?, cap: Int) async throws -> (bytes: Data?, body: HTTPBody?) {
         guard let body, case .known(let length) = body.length, length <= cap else { return (nil, body) }
         var iterator = body.makeAsyncIterator()
         guard let first = try await iterator.next() else {
