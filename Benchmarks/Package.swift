@@ -167,15 +167,20 @@ let package = Package(
             ],
             path: "Tools/CPUProfile"
         ),
-        // The adapters' CPU per request under callgrind (issue 31): in-process transports, no network.
+        // The adapters' CPU per request under callgrind (issue 31): in-process transports, and a loopback server in
+        // another process for AsyncHTTPClient and URLSession.
         .executableTarget(
             name: "AdapterProfile",
             dependencies: [
                 .product(name: "Loupe", package: "Loupe"),
                 .product(name: "LoupeOpenAPI", package: "Loupe"),
+                .product(name: "LoupeAsyncHTTPClient", package: "Loupe"),
+                .product(name: "LoupeURLSession", package: "Loupe"),
                 .product(name: "LoupeTrace", package: "Loupe"),
                 .product(name: "LoupeTesting", package: "Loupe"),
+                "LoopbackServer",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Tools/AdapterProfile"

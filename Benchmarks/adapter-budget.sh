@@ -1,52 +1,106 @@
 #!/usr/bin/env bash
-# The adapters' CPU per request (issue 31, DECISIONS 259): each mode of Tools/AdapterProfile (in-process transports,
-# no network; the recorder's background writer included) run at 2,000 and 20,000 requests, in interleaved rounds;
-# (CPU at 20,000 - CPU at 2,000) / 18,000 is the cost of one request, start-up and shutdown cancelled out; the
-# median of the rounds is printed. CPU time (user + system of the process), not wall time.
+# The adapters' CPU per request (issue 31, DECISIONS 259, 321): each mode of Tools/AdapterProfile counted by
+# valgrind's callgrind at two request counts; (Ir at N2 - Ir at N1) / (N2 - N1) is one request's instructions,
+# start-up and shutdown cancelled out. Instruction counts do not move with the machine's load, unlike time.
+# The loopback modes talk to `AdapterProfile serve`, started here in a process of its own (not counted).
 #
-# valgrind 3.19 (callgrind, even --tool=none) dies with SIGSEGV inside itself on this binary, as on LoupeProfile
-# (shared/README.md), so instruction counts were not available; this is the fallback the project's notes name.
+#   cd Benchmarks && nice -n 15 swift build -c release --product AdapterProfile
+#   nice -n 15 ./adapter-budget.sh [--modes "m1 m2 …"] [--counts N1,N2] [--time ROUNDS] [BEFORE]
 #
-#   cd Benchmarks && nice -n 15 swift build -c release --product AdapterProfile && nice -n 15 ./adapter-budget.sh [ROUNDS] [BEFORE]
-#
-# BEFORE: another AdapterProfile binary (say, one built before a change), run interleaved with this one in the same
-# rounds, so the two are compared under the same load.
+# --time ROUNDS: CPU time (user + system) instead, at 2,000 and 20,000 requests, median of ROUNDS interleaved
+# rounds (what this script measured before callgrind ran on the tool; noisy on a loaded machine).
+# BEFORE: another AdapterProfile binary (say, one built before a change), counted the same way in the same run.
 set -euo pipefail
 cd "$(dirname "$0")"
 bin=".build/release/AdapterProfile"
 [ -x "$bin" ] || { echo "adapter-budget: build it first: nice -n 15 swift build -c release --product AdapterProfile" >&2; exit 2; }
-python3 - "$bin" "${1:-5}" "${2:-}" <<'PY'
-import resource, statistics, subprocess, sys
-binary, rounds, before = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-binaries = [("before", before), ("now", binary)] if before else [("now", binary)]
-modes = ["client", "client-recorded", "openapi-plain", "openapi-middleware", "openapi-transport"]
-small, large = 2000, 20000
+modes="client client-recorded openapi-plain openapi-middleware openapi-transport loopback-client loopback-client-recorded ahc-plain ahc-recorded ahc-future-plain ahc-future-recorded urlsession-plain urlsession-recorded"
+counts=500,2500 rounds=0 before=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --modes) modes=$2; shift ;;
+    --counts) counts=$2; shift ;;
+    --time) rounds=$2; shift ;;
+    *) before=$1 ;;
+  esac
+  shift
+done
+out=${ADAPTER_BUDGET_DIR:-${TMPDIR:-/tmp}/loupe-adapter-budget}
+mkdir -p "$out"
+# The loopback server, from this checkout's binary; stopped by its pid when the script ends.
+"$bin" serve >"$out/serve.port" 2>"$out/serve.log" &
+server=$!
+trap 'kill "$server" 2>/dev/null || true' EXIT
+for _ in $(seq 100); do [ -s "$out/serve.port" ] && break; sleep 0.1; done
+port=$(head -1 "$out/serve.port")
+[ -n "$port" ] || { echo "adapter-budget: the loopback server did not start (see $out/serve.log)" >&2; exit 1; }
 
-def cpu(binary, mode, count):
+python3 - "$bin" "$before" "$port" "$counts" "$rounds" "$out" $modes <<'PY'
+import os, re, resource, statistics, subprocess, sys
+binary, before, port, counts, rounds, out = sys.argv[1:7]
+modes = sys.argv[7:]
+n1, n2 = (int(c) for c in counts.split(","))
+rounds = int(rounds)
+binaries = [("before", before), ("now", binary)] if before else [("now", binary)]
+if not rounds:
+    # valgrind 3.19 cannot read the DWARF 5 debug info Swift writes ("unhandled dwarf2 abbrev form"), so it counts
+    # copies without it (the symbol table stays: callgrind_annotate still names the functions).
+    stripped = []
+    for name, path in binaries:
+        copy = f"{out}/AdapterProfile-{name}"
+        subprocess.run(["objcopy", "--strip-debug", path, copy], check=True)
+        stripped.append((name, copy))
+    binaries = stripped
+env = dict(os.environ, SWIFT_DETERMINISTIC_HASHING="1")
+
+def argv(path, mode, count):
+    return [path, mode, str(count)] + ([port] if mode.startswith(("loopback", "ahc", "urlsession")) else [])
+
+def instructions(name, path, mode, count):
+    """The instructions of one run under callgrind, every thread of the process."""
+    log = f"{out}/{name}-{mode}-{count}.log"
+    with open(log, "w") as err:
+        subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}/{name}-{mode}-{count}.callgrind"]
+                       + argv(path, mode, count), check=True, stdout=subprocess.DEVNULL, stderr=err, env=env)
+    return int(re.search(r"Collected : (\d+)", open(log).read()).group(1))
+
+def cpu(path, mode, count):
     start = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run([binary, mode, str(count)], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(argv(path, mode, count), check=True, stdout=subprocess.DEVNULL)
     end = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (end.ru_utime - start.ru_utime) + (end.ru_stime - start.ru_stime)
 
-samples = {(name, mode): [] for name, _ in binaries for mode in modes}
-for _ in range(rounds):
-    for mode in modes:  # interleaved: a change in the machine's load touches every mode (and binary) alike
-        for name, path in binaries:
-            samples[(name, mode)].append((cpu(path, mode, large) - cpu(path, mode, small)) / (large - small) * 1e6)
-for name, _ in binaries:
-    per = {mode: statistics.median(samples[(name, mode)]) for mode in modes}
-    print(f"[{name}]")
+per = {}
+if rounds:
+    unit, small, large = "µs CPU", 2000, 20000
+    samples = {(name, mode): [] for name, _ in binaries for mode in modes}
+    for _ in range(rounds):
+        for mode in modes:  # interleaved: a change in the machine's load touches every mode (and binary) alike
+            for name, path in binaries:
+                samples[(name, mode)].append((cpu(path, mode, large) - cpu(path, mode, small)) / (large - small) * 1e6)
+    for key, values in samples.items():
+        per[key] = statistics.median(values)
+        print(f"{key[0]:6} {key[1]:26} {per[key]:10.2f} {unit} (rounds: {', '.join(f'{v:.2f}' for v in values)})", flush=True)
+else:
+    unit = "Ir"
     for mode in modes:
-        print(f"{mode:20} {per[mode]:6.2f} µs CPU per request (rounds: {', '.join(f'{v:.2f}' for v in samples[(name, mode)])})")
-    # Per round as well as of the medians: each round's difference is taken under one load.
-    def diffs(a, b):
-        return ", ".join(f"{x - y:.2f}" for x, y in zip(samples[(name, a)], samples[(name, b)]))
-    recorder = per["client-recorded"] - per["client"]
-    middleware = per["openapi-middleware"] - per["openapi-plain"]
-    transport = per["openapi-transport"] - per["client-recorded"]
-    print()
-    print(f"recorder, Loupe's own client:         {recorder:6.2f} µs (rounds: {diffs('client-recorded', 'client')})")
-    print(f"LoupeRecordingMiddleware (recording): {middleware:6.2f} µs (rounds: {diffs('openapi-middleware', 'openapi-plain')})")
-    print(f"LoupeTransport (its own part):        {transport:6.2f} µs (rounds: {diffs('openapi-transport', 'client-recorded')})")
-    print()
+        for name, path in binaries:
+            a, b = instructions(name, path, mode, n1), instructions(name, path, mode, n2)
+            per[(name, mode)] = (b - a) / (n2 - n1)
+            print(f"{name:6} {mode:26} {per[(name, mode)]:10.0f} {unit} a request  (Ir {a} at {n1}, {b} at {n2})", flush=True)
+
+pairs = [
+    ("recorder, Loupe's client (canned)", "client-recorded", "client"),
+    ("LoupeRecordingMiddleware", "openapi-middleware", "openapi-plain"),
+    ("LoupeTransport's own part", "openapi-transport", "client-recorded"),
+    ("recorder, Loupe's client (loopback)", "loopback-client-recorded", "loopback-client"),
+    ("RecordingHTTPClient, async API", "ahc-recorded", "ahc-plain"),
+    ("RecordingHTTPClient, future API", "ahc-future-recorded", "ahc-future-plain"),
+    ("LoupeURLProtocol (URLSession)", "urlsession-recorded", "urlsession-plain"),
+]
+for name, _ in binaries:
+    print(f"\n[{name}]")
+    for label, a, b in pairs:
+        if (name, a) in per and (name, b) in per:
+            print(f"{label:38} {per[(name, a)] - per[(name, b)]:10.2f} {unit} a request ({a} - {b})")
 PY

@@ -38,10 +38,11 @@ public struct LoupeRecordingMiddleware: OpenAPIRuntime.ClientMiddleware {
         next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
         let cap = recording.bodyCap
-        let (requestBytes, outgoing) = try await OpenAPIRequest.smallBody(body, cap: cap)
+        // Most calls (every GET) have no body: no async call to find that out.
+        let (requestBytes, outgoing) = body == nil ? (nil, nil) : try await OpenAPIRequest.smallBody(body, cap: cap)
         let exchange = recording.start(
             operation: operationID, request: OpenAPIRequest.absolute(request, baseURL: baseURL, cache: baseURLs),
-            requestBody: requestBytes.map { Data($0) })
+            requestBody: requestBytes)
         let response: HTTPResponse
         let responseBody: HTTPBody?
         do {
@@ -58,7 +59,7 @@ public struct LoupeRecordingMiddleware: OpenAPIRuntime.ClientMiddleware {
         if case .known(let length) = responseBody.length, length <= cap {
             do {
                 let (bytes, body) = try await OpenAPIRequest.smallBody(responseBody, cap: cap)
-                exchange.finish(response: response, body: bytes.map { Data($0) }, firstByte: firstByte)
+                exchange.finish(response: response, body: bytes, firstByte: firstByte)
                 return (response, body)
             } catch {
                 exchange.finish(response: response, body: nil, error: error, firstByte: firstByte)

@@ -51,7 +51,7 @@ public struct LoupeTransport: OpenAPIRuntime.ClientTransport {
         let (bytes, rest) = try await OpenAPIRequest.smallBody(body, cap: maxBufferedRequestBody)
         let outgoing: RequestBody?
         if let bytes {
-            outgoing = .data(Data(bytes))
+            outgoing = .data(bytes)
         } else if let rest {
             outgoing = Self.streamed(rest)
         } else {

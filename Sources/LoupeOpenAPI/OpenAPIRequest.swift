@@ -18,12 +18,33 @@ enum OpenAPIRequest {
     }
 
     /// The body's bytes when its length is known and at most `cap`: read once (a generated client's JSON body is
-    /// one in-memory chunk) and, when the body can be iterated only once, handed on as a new body of those bytes.
-    /// A longer or unknown-length body is left streaming and not read to be recorded.
-    static func smallBody(_ body: HTTPBody?, cap: Int) async throws -> (bytes: HTTPBody.ByteChunk?, body: HTTPBody?) {
+    /// one in-memory chunk) straight into `Data`, what the recorder and Loupe's client keep (collecting a
+    /// `ByteChunk` first and converting it copied the bytes twice: DECISIONS 322). When the body can be iterated
+    /// only once it is handed on as a new body of the same bytes (its one chunk, shared, when it had one). A longer
+    /// or unknown-length body is left streaming and not read to be recorded.
+    /// Runs on its caller's executor (`nonisolated(nonsending)`): no hop, nor check for one, on every call.
+    nonisolated(nonsending) static func smallBody(_ body: HTTPBody?, cap: Int) async throws -> (bytes: Data?, body: HTTPBody?) {
         guard let body, case .known(let length) = body.length, length <= cap else { return (nil, body) }
-        let bytes = try await HTTPBody.ByteChunk(collecting: body, upTo: cap)
-        return (bytes, body.iterationBehavior == .multiple ? body : HTTPBody(bytes))
+        var iterator = body.makeAsyncIterator()
+        guard let first = try await iterator.next() else {
+            return (Data(), body.iterationBehavior == .multiple ? body : HTTPBody())
+        }
+        guard first.count <= cap else { throw LongerThanItsLength(length: length) }
+        var data = Data(first)
+        var chunks = 1
+        while let chunk = try await iterator.next() {
+            guard data.count + chunk.count <= cap else { throw LongerThanItsLength(length: length) }
+            data.append(contentsOf: chunk)
+            chunks += 1
+        }
+        if body.iterationBehavior == .multiple { return (data, body) }
+        return (data, chunks == 1 ? HTTPBody(first) : HTTPBody(data))
+    }
+
+    /// A body that said it was `length` bytes long and went on past the cap.
+    struct LongerThanItsLength: Error, CustomStringConvertible {
+        let length: Int64
+        var description: String { "the body said it was \(length) bytes long, and went on past the recorder's cap" }
     }
 }
 

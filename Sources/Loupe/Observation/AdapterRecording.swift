@@ -4,51 +4,63 @@ import Synchronization
 
 /// How an adapter around another networking stack (a swift-openapi-runtime middleware, an AsyncHTTPClient
 /// wrapper, a URLSession protocol) reports an exchange to a ``ClientObserver``, such as the recorder: the same
-/// ``ExchangeStarted`` / ``ExchangeFinished`` calls Loupe's client makes, so the recorder treats the exchange like
-/// its own (redaction, body cap, live link, filters) with no second encoding (DECISIONS 251).
+/// ``ExchangeStarted`` / ``ExchangeFinished`` Loupe's client reports, so the recorder treats the exchange like
+/// its own (redaction, body cap, live link, filters) with no second encoding (DECISIONS 251). To an observer that
+/// takes a whole exchange at once (``CompletedExchangeObserver``: the recorder), both are reported in one call when
+/// the exchange ends (DECISIONS 320).
 ///
 /// The other stack sends the request once as far as the adapter can see, so the exchange has one attempt.
 public struct AdapterRecording: Sendable {
     /// Where the exchanges go (a `NetworkTraceInspector`, or any observer).
     public let observer: any ClientObserver
+    /// `observer` when it takes a whole exchange in one call: asked once here, not cast on every exchange.
+    let completed: (any CompletedExchangeObserver)?
     /// The adapter's name (``RecordingAdapter``), stored with every exchange.
     public let adapter: String
     /// How many leading bytes of a response body are kept for the observer: the recorder's body cap.
     public let bodyCap: Int
-    let now: @Sendable () -> Date
-    let makeID: @Sendable () -> UUID
+    /// The clock; `nil` for the system's (`Date()` called directly: no closure context per call).
+    let clock: (@Sendable () -> Date)?
+    /// The id source; `nil` for Loupe's client's (``ExchangeID/make(now:)`` stamped with the exchange's start, so
+    /// the start time is read once, not twice).
+    let idSource: (@Sendable () -> UUID)?
 
-    /// An adapter named `adapter` reporting to `observer`, keeping at most `bodyCap` bytes of each body.
+    /// An adapter named `adapter` reporting to `observer`, keeping at most `bodyCap` bytes of each body; `now` and
+    /// `makeID` replace the clock and the id source (tests).
     public init(observer: any ClientObserver, adapter: String, bodyCap: Int = 1 << 20,
-                now: @escaping @Sendable () -> Date = { Date() },
-                makeID: @escaping @Sendable () -> UUID = { ExchangeID.make() }) {
+                now: (@Sendable () -> Date)? = nil, makeID: (@Sendable () -> UUID)? = nil) {
         self.observer = observer
+        completed = observer as? any CompletedExchangeObserver
         self.adapter = adapter
         self.bodyCap = max(0, bodyCap)
-        self.now = now
-        self.makeID = makeID
+        clock = now
+        idSource = makeID
     }
 
+    func now() -> Date { clock?() ?? Date() }
+
     /// Reports that `request` (with its body bytes when in memory) is being sent as `operation`; `startedAt` when it
-    /// started earlier than this call.
+    /// started earlier than this call. To a ``CompletedExchangeObserver`` nothing is reported until the exchange
+    /// finishes.
     public func start(operation: String, request: HTTPRequest, requestBody: Data?, startedAt: Date? = nil) -> AdapterExchange {
         let startedAt = startedAt ?? now()
-        let id = makeID()
-        observer.exchangeStarted(ExchangeStarted(
-            exchangeID: id, operation: operation, request: request, requestBody: requestBody.map { $0.prefix(bodyCap) },
-            startedAt: startedAt, adapter: adapter))
-        return AdapterExchange(id: id, operation: operation, request: request, startedAt: startedAt, recording: self)
+        let started = ExchangeStarted(
+            exchangeID: idSource?() ?? ExchangeID.make(now: startedAt), operation: operation, request: request,
+            requestBody: requestBody.map { $0.count > bodyCap ? $0.prefix(bodyCap) : $0 }, startedAt: startedAt,
+            adapter: adapter)
+        if completed == nil { observer.exchangeStarted(started) }
+        return AdapterExchange(started: started, recording: self)
     }
 }
 
-/// One exchange an adapter is recording; finish it once with ``finish(response:body:bodySize:error:)``, or hand
-/// its body to a ``AdapterBodyTee`` that finishes it when the body ends.
+/// One exchange an adapter is recording; finish it once with ``finish(response:body:bodySize:error:firstByte:)``,
+/// or hand its body to a ``AdapterBodyTee`` that finishes it when the body ends.
 public struct AdapterExchange: Sendable {
-    public let id: UUID
-    let operation: String
-    let request: HTTPRequest
-    let startedAt: Date
+    /// What was (or, for a ``CompletedExchangeObserver``, will be) reported as the start.
+    let started: ExchangeStarted
     let recording: AdapterRecording
+
+    public var id: UUID { started.exchangeID }
 
     /// The body cap of the recording (how many bytes a tee keeps).
     public var bodyCap: Int { recording.bodyCap }
@@ -59,24 +71,30 @@ public struct AdapterExchange: Sendable {
     public func finish(response: HTTPResponse?, body: Data?, bodySize: Int? = nil, error: (any Error)? = nil,
                        firstByte: Date? = nil) {
         let endedAt = recording.now()
+        let request = started.request
         let outcome: ExchangeOutcome
         var clientError: ClientError?
         if let error {
             let cancelled = error is CancellationError || (error as? TransportError)?.kind == .cancelled
             outcome = cancelled ? .cancelled : .transportError
             clientError = ClientError(
-                operation: operation, request: request, response: nil, stage: cancelled ? .cancelled : .transport,
-                underlyingError: error, exchangeID: id)
+                operation: started.operation, request: request, response: nil, stage: cancelled ? .cancelled : .transport,
+                underlyingError: error, exchangeID: started.exchangeID)
         } else {
             outcome = (response?.status.code ?? 0) >= 400 ? .httpError : .success
         }
         let attempt = AttemptRecord(
             number: 1, request: request,
-            timings: AttemptTimings(start: startedAt, firstByte: firstByte, end: endedAt),
+            timings: AttemptTimings(start: started.startedAt, firstByte: firstByte, end: endedAt),
             response: response, error: error.map { String(describing: $0) })
-        recording.observer.exchangeFinished(ExchangeFinished(
-            exchangeID: id, outcome: outcome, response: response, responseBody: body, responseBodySize: bodySize,
-            error: clientError, endedAt: endedAt, attempts: [attempt]))
+        let finished = ExchangeFinished(
+            exchangeID: started.exchangeID, outcome: outcome, response: response, responseBody: body,
+            responseBodySize: bodySize, error: clientError, endedAt: endedAt, attempts: [attempt])
+        if let completed = recording.completed {
+            completed.exchangeCompleted(started, finished)
+        } else {
+            recording.observer.exchangeFinished(finished)
+        }
     }
 }
 

@@ -18,7 +18,7 @@ import Synchronization
 /// falls behind by more than ``Configuration/queueCapacity`` exchanges, new ones are dropped and counted in
 /// ``droppedCount`` (and the next recorded exchange carries a `recorder-drop` event) rather than slowing requests.
 public final class NetworkTraceInspector: ClientObserver {
-    private struct State {
+    struct State {
         var inFlight: [UUID: PendingExchange] = [:]
         /// Drops not yet reported as an event on a recorded exchange.
         var unreportedDrops = 0
@@ -35,8 +35,8 @@ public final class NetworkTraceInspector: ClientObserver {
 
     /// The settings this inspector was made with.
     public let configuration: Configuration
-    private let state = Mutex(State())
-    private let writer: TraceWriter<PendingExchange>
+    let state = Mutex(State())
+    let writer: TraceWriter<PendingExchange>
 
     /// The in-flight exchanges that carry a stream (for ``openStreams``).
     func inFlightStreams() -> [PendingExchange] {

@@ -1,0 +1,28 @@
+import Foundation
+import Loupe
+
+extension NetworkTraceInspector: CompletedExchangeObserver {
+    /// An adapter's exchange, whole (DECISIONS 320): queued for the writer as it is, without being kept among the
+    /// exchanges in flight first (``exchangeStarted(_:)`` then ``exchangeFinished(_:)`` take the lock twice and insert
+    /// and remove it by id). The same record as from those two calls, and the same drop accounting.
+    public func exchangeCompleted(_ started: ExchangeStarted, _ finished: ExchangeFinished) {
+        var pending = PendingExchange(
+            started, messageCap: configuration.messageCap, payloadCap: configuration.messagePayloadCap)
+        let droppedBefore = state.withLock { state in
+            defer { state.unreportedDrops = 0 }
+            return state.unreportedDrops
+        }
+        pending.endedAt = finished.endedAt
+        pending.outcome = finished.outcome
+        pending.finalResponse = finished.response
+        pending.responseBody = finished.responseBody
+        pending.responseBodySize = finished.responseBodySize
+        pending.error = finished.error.map { String(describing: $0) }
+        pending.attempts = finished.attempts
+        pending.droppedBefore = droppedBefore
+        if !writer.enqueue(pending) {  // its last use: moved, not copied
+            // Lost too: reported, with the ones it carried, on the next exchange that makes it.
+            state.withLock { $0.unreportedDrops += droppedBefore + 1 }
+        }
+    }
+}
