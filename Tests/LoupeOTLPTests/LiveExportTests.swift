@@ -7,8 +7,9 @@ import LoupeTrace
 import Synchronization
 import Testing
 
-/// The live exporter beside a real recorder, sending to `.ci/otlp-receiver.py` on a free port of 127.0.0.1 (the
-/// README's own address, 4318, is run as written by `.ci/e2e-readme.sh`): what the store holds and what the collector received are the same exchanges, attempts and ids.
+/// The live exporter beside a real recorder, sending to `.ci/otlp-receiver.py` on 127.0.0.1:4318: the README's
+/// lines word for word (`.ci/e2e-readme.sh` checks that they are in a test), so the port is the README's. What the
+/// store holds and what the collector received are the same exchanges, attempts and ids.
 @Suite(.enabled(if: OTLPReceiver.available, OTLPReceiver.skipReason))
 struct LiveExportTests {
     struct GetItem: Endpoint {
@@ -18,7 +19,7 @@ struct LiveExportTests {
     }
 
     @Test func whatTheRecorderStoresTheCollectorReceives() async throws {
-        let receiver = try await OTLPReceiver.start()
+        let receiver = try await OTLPReceiver.start(port: 4318)
         let store = InMemoryTraceStore()
         let calls = CallCounter()
         let transport = MockTransport { request, _, _ in
@@ -28,7 +29,7 @@ struct LiveExportTests {
         }
 
         // What the recorder stores also goes to an OpenTelemetry collector, off the request path:
-        let exporter = OTLPExporter(endpoint: try receiver.endpoint)
+        let exporter = OTLPExporter(endpoint: try OTLPEndpoint("http://127.0.0.1:4318/v1/traces"))
         let inspector = NetworkTraceInspector(store: store, configuration: .init(link: exporter))
 
         var options = ResilienceOptions()
