@@ -235,7 +235,7 @@ struct URLSessionAdapterTests {
         while (try? String(contentsOfFile: accessLog, encoding: .utf8))?.contains("GET /slow") != true {
             // The demo server writes this line on its own event loop when the request arrives; nothing in this
             // process can await it, so its file is polled (a poll, not a delay: it ends at the line).
-            try await Task.sleep(for: .milliseconds(10))
+            try await Task.sleep(for: .milliseconds(10))  // a poll of another process's file, ends at the line
         }
         let clock = ContinuousClock()
         let cancelledAt = clock.now
@@ -246,7 +246,7 @@ struct URLSessionAdapterTests {
         // The cancelled inner request reaches the recorder from FoundationNetworking's own queue, which nothing in
         // this process can await, so the store is polled; the server's 10 s hold is what a missed cancel would cost.
         let deadline = cancelledAt + .seconds(9)
-        while try store.count() == 0, clock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        while try store.count() == 0, clock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }  // poll (above)
         #expect(try store.count() > 0, "the inner request ran on after the app's task was cancelled")
         await inspector.shutdown()
         await server.stop()

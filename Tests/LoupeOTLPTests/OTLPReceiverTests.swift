@@ -67,7 +67,8 @@ final class OTLPReceiver {
     /// `waitUntilExit`, which would block a thread of the cooperative pool.
     func stop() async {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        for _ in 0..<500 where process.isRunning { try? await Task.sleep(for: .milliseconds(10)) }
+        // A poll of another process's exit, bounded at 5 s: no in-process event says when the kernel has reaped it.
+        for _ in 0..<500 where process.isRunning { try? await Task.sleep(for: .milliseconds(10)) }  // poll, not a delay
     }
 
     deinit {
