@@ -87,7 +87,8 @@ public final class LoupeLink: TraceForwarding {
                     context: try address.isPlainTCP ? nil : NIOSSLContext(configuration: tls))
         let core = core
         if let book = configuration.rules { attachRules(book) }
-        task.withLock { $0 = Task.detached { await core.run() } }
+        let executor = EventLoopTaskExecutor(MultiThreadedEventLoopGroup.singleton.next())
+        task.withLock { $0 = Task.detached(executorPreference: executor) { await core.run() } }
     }
 
     /// The link in `LOUPE_LINK`, started; nil when the variable is unset or empty.
