@@ -37,7 +37,8 @@ import Testing
         try await withDemoServer { baseURL in
             let client = Client(baseURL: baseURL, transport: Self.transports[transportIndex].1())
             let request = HTTPRequest(method: .get, url: baseURL.appendingPathComponent("basic"))
-            let response = try await client.execute(request, options: RequestOptions(timeout: .seconds(10)))
+            // A hang would outlast any deadline; 30 s, not 10, so that a loaded machine is not taken for one.
+            let response = try await client.execute(request, options: RequestOptions(timeout: .seconds(30)))
             #expect(response.status.code == 401)
             #expect(response.headerFields[.wwwAuthenticate] == #"Basic realm="loupe-demo""#)
         }
@@ -77,15 +78,16 @@ import Testing
         try await withDemoServer { baseURL in
             let observer = InMemoryClientObserver()
             let client = Client(baseURL: baseURL, transport: AsyncHTTPClientTransport(), observer: observer)
-            let task = Task { try await client.send(DemoEndpoints.Slow(milliseconds: 10_000)) }
-            // Wait until the attempt is on the wire, then cancel: the 10 s answer must not be awaited.
+            let task = Task { try await client.send(DemoEndpoints.Slow(milliseconds: 60_000)) }
+            // Wait until the attempt is on the wire, then cancel: the 60 s answer must not be awaited (the bound
+            // below leaves a loaded machine 30 s for the cancellation, which an 8 s bound on a 10 s answer did not).
             while !observer.notifications.contains(where: { if case .attemptStarted = $0 { true } else { false } }) {
                 await Task.yield()
             }
             let started = ContinuousClock.now
             task.cancel()
             let result = await task.result
-            #expect(ContinuousClock.now - started < .seconds(8))
+            #expect(ContinuousClock.now - started < .seconds(30))
             guard case .failure(let error as ClientError) = result else {
                 Issue.record("expected ClientError, got \(result)")
                 return

@@ -53,8 +53,10 @@ extension FlakyAPI {
         router.get("/burst") { _, _ in
             json(#"{"error":"overloaded"}"#, status: .serviceUnavailable)
         }
+        // Up to a minute: long enough that a test of cancellation can tell a cancelled wait from an answered one
+        // on a loaded machine; a cancelled request ends the handler's task with the connection.
         router.get("/slow") { request, _ in
-            let ms = min(max(request.uri.queryParameters.get("ms", as: Int.self) ?? 800, 0), 10_000)
+            let ms = min(max(request.uri.queryParameters.get("ms", as: Int.self) ?? 800, 0), 60_000)
             try await Task.sleep(for: .milliseconds(ms))
             return json(#"{"waited_ms":\#(ms)}"#)
         }
