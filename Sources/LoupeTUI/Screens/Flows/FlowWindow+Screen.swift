@@ -1,6 +1,6 @@
 import LoupeTrace
 
-/// What the flows list and the timeline (two views of one window) do alike on a refresh and a move.
+/// What the flows list and the timeline (two views of one window) do alike on a refresh, a move and an open.
 extension FlowWindow {
     /// Brings the window up to date for `reason` with `height` rows; `false` for marks, which change no rows.
     mutating func refresh(_ reason: RefreshReason, height: Int, context: inout ScreenContext) -> Bool {
@@ -32,5 +32,28 @@ extension FlowWindow {
         let query = context.session.query
         _ = context.read("exchanges") { try move(by: delta, query, store: $0) }
         if delta < 0 || selectedRank.map({ $0 + 1 < total }) == true { context.session.follow = false }
+    }
+
+    /// The commands both views take alike: moving, paging, the first and last rows, and opening the selected one.
+    /// `false` for any other command, which the screen handles itself.
+    mutating func navigate(_ command: InspectorCommand, page: Int, context: inout ScreenContext) -> Bool {
+        let query = context.session.query
+        switch command {
+        case .moveUp: move(by: -1, context: &context)
+        case .moveDown: move(by: 1, context: &context)
+        case .pageUp: move(by: -page, context: &context)
+        case .pageDown: move(by: page, context: &context)
+        case .top:
+            context.session.follow = false
+            _ = context.read("the first exchanges") { try top(query, store: $0) }
+        case .bottom:
+            _ = context.read("the last exchanges") { try bottom(query, store: $0) }
+        case .open:
+            guard let row = selectedRow else { return true }
+            context.pushed = DetailScreen(summary: row, context: &context)
+        default:
+            return false
+        }
+        return true
     }
 }

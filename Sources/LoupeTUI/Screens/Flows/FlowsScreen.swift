@@ -41,21 +41,8 @@ package struct FlowsScreen: InspectorScreen {
     private func pageHeight(_ area: Rect) -> Int { max(1, area.height - 1 - heldLines - streamLines) }
 
     package mutating func perform(_ command: InspectorCommand, argument: String?, context: inout ScreenContext) -> Bool {
-        let query = context.session.query
-        let page = pageHeight(context.area)
+        if window.navigate(command, page: pageHeight(context.area), context: &context) { return true }
         switch command {
-        case .moveUp: move(by: -1, context: &context)
-        case .moveDown: move(by: 1, context: &context)
-        case .pageUp: move(by: -page, context: &context)
-        case .pageDown: move(by: page, context: &context)
-        case .top:
-            context.session.follow = false
-            _ = context.read("the first exchanges") { try window.top(query, store: $0) }
-        case .bottom:
-            _ = context.read("the last exchanges") { try window.bottom(query, store: $0) }
-        case .open:
-            guard let row = window.selectedRow else { return true }
-            context.pushed = DetailScreen(summary: row, context: &context)
         case .toggleFollow:
             context.session.follow.toggle()
             context.status = StatusMessage(context.session.follow

@@ -24,22 +24,12 @@ package struct TimelineScreen: InspectorScreen {
     private static func pageHeight(_ area: Rect) -> Int { max(1, area.height - 2) }
 
     package mutating func perform(_ command: InspectorCommand, argument: String?, context: inout ScreenContext) -> Bool {
-        let query = context.session.query
-        let page = Self.pageHeight(context.area)
-        switch command {
-        case .moveUp: move(by: -1, context: &context)
-        case .moveDown: move(by: 1, context: &context)
-        case .pageUp: move(by: -page, context: &context)
-        case .pageDown: move(by: page, context: &context)
-        case .top:
-            context.session.follow = false
-            _ = context.read("the first exchanges") { try window.top(query, store: $0) }
-        case .bottom:
-            _ = context.read("the last exchanges") { try window.bottom(query, store: $0) }
-        case .open:
-            guard let row = window.selectedRow else { return true }
-            context.pushed = DetailScreen(summary: row, context: &context)
+        if window.navigate(command, page: Self.pageHeight(context.area), context: &context) {
+            // Rows that came into view need their attempts; opening one changes no rows.
+            if command != .open { loadTracks(context: &context) }
             return true
+        }
+        switch command {
         case .zoomIn, .zoomOut:
             axis.zoom(in: command == .zoomIn, keepingEnd: context.session.follow, around: window.selectedRow?.startedAt)
             context.status = StatusMessage("span \(TimelineAxis.label(axis.span))")
@@ -57,8 +47,6 @@ package struct TimelineScreen: InspectorScreen {
         default:
             return false
         }
-        loadTracks(context: &context)
-        return true
     }
 
     private mutating func move(by delta: Int, context: inout ScreenContext) {
