@@ -37,7 +37,7 @@ final class PythonPeer {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-peer-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = [root.appendingPathComponent(".ci/\(script)").path]
