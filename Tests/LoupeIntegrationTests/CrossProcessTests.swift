@@ -101,8 +101,11 @@ import Testing
             let median = sorted[sorted.count / 2]
             let p95 = sorted[Int(Double(sorted.count - 1) * 0.95)]
             print("cross-process visibility over \(sorted.count) exchanges: median \(Int(median * 1000)) ms, p95 \(Int(p95 * 1000)) ms, max \(Int((sorted.last ?? 0) * 1000)) ms")
-            // The writer flushes every 100 ms; the reader polls every 10 ms.
-            #expect(median < 0.25)
+            // The writer flushes every 100 ms; the reader polls every 10 ms: a quiet machine sees a median near
+            // 100 ms. The bound is 10 flush intervals, not 2.5: with the whole suite and other builds at load 15 the
+            // median was 476 ms, while a reader that kept its snapshot or a writer that held its batches for
+            // seconds still fails it. The budget itself is measured in Benchmarks, not here.
+            #expect(median < 1.0)
         }
     }
 }
