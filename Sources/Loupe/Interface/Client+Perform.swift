@@ -103,14 +103,19 @@ extension Client {
 
     /// The middleware folded around the transport: array order out, reverse order back.
     static func chain(_ middlewares: [any ClientMiddleware], _ transport: any ClientTransport) -> Next {
-        let innermost: Next = { request, body, context in
+        var handler: Next = { request, body, context in
             try await context.tracker.runAttempt(request, body: body, context: context, transport: transport)
         }
-        return middlewares.reversed().reduce(innermost) { next, middleware in
-            { request, body, context in
+        // A loop, not `reduce`: a closure that passes through a generic parameter is stored in its most general
+        // form and called through a reabstraction thunk, one more executor check per middleware a request
+        // (DECISIONS 381).
+        for middleware in middlewares.reversed() {
+            let next = handler
+            handler = { request, body, context in
                 try await middleware.intercept(request, body: body, context: context, next: next)
             }
         }
+        return handler
     }
 
     static func outcome(for error: ClientError) -> ExchangeOutcome {
