@@ -105,7 +105,7 @@ public struct AsyncHTTPClientTransport: ClientTransport {
     ///
     /// A failure after the head arrived (connection closed mid-body, timeout, body over ``Options/maxResponseBytes``)
     /// throws a ``TransportError`` whose `partialResponse` holds the status, headers and bytes that came.
-    public func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> RawResponse {
+    public nonisolated(nonsending) func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> RawResponse {
         let timeout = context.timeout ?? options.defaultTimeout
         let progress = ResponseProgress()
         do {

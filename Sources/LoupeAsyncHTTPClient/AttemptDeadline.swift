@@ -11,7 +11,7 @@ import Synchronization
 /// attempt is cancelled, not the exchange, so a retry can follow. No sleeping task, timer or event-loop wake-up per
 /// attempt: a sleeping task racing the work cost wake-ups, and so did a timer per attempt (DECISIONS 126).
 enum AttemptDeadline {
-    static func run<T: Sendable>(
+    nonisolated(nonsending) static func run<T: Sendable>(
         _ timeout: Duration, _ work: @escaping @Sendable (AttemptTimer) async throws -> T
     ) async throws -> T {
         let timer = AttemptTimer(timeout: timeout)

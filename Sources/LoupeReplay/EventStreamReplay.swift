@@ -19,8 +19,8 @@ struct EventStreamReplay {
     struct ExchangeIDCapture: ClientMiddleware {
         let id: CapturedID
 
-        func intercept(_ request: HTTPRequest, body: RequestBody?, context: RequestContext,
-                       next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse)
+        nonisolated(nonsending) func intercept(_ request: HTTPRequest, body: RequestBody?, context: RequestContext,
+                       next: Next)
             async throws -> RawResponse {
             id.value.withLock { $0 = $0 ?? context.exchangeID }
             return try await next(request, body, context)

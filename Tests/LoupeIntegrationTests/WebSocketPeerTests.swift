@@ -180,8 +180,8 @@ struct HeaderMiddleware: ClientMiddleware {
     let name: HTTPField.Name
     let value: String
 
-    func intercept(_ request: HTTPRequest, body: RequestBody?, context: RequestContext,
-                   next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse) async throws -> RawResponse {
+    nonisolated(nonsending) func intercept(_ request: HTTPRequest, body: RequestBody?, context: RequestContext,
+                   next: nonisolated(nonsending) @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse) async throws -> RawResponse {
         var request = request
         request.headerFields[name] = value
         return try await next(request, body, context)

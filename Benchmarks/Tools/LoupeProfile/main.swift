@@ -167,9 +167,9 @@ struct EmptyObserver: ClientObserver {}
 struct PassThrough: ClientMiddleware {
     let state = PassThroughState()
 
-    func intercept(
+    nonisolated(nonsending) func intercept(
         _ request: HTTPRequest, body: RequestBody?, context: RequestContext,
-        next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
+        next: nonisolated(nonsending) @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
     ) async throws -> RawResponse {
         try await next(request, body, context)
     }

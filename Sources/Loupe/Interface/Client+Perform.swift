@@ -2,10 +2,10 @@ import Foundation
 import HTTPTypes
 
 extension Client {
-    typealias Next = @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
+    typealias Next = ClientMiddleware.Next
 
     /// Runs one exchange: report start, fold the middleware around the transport, validate, decode, report end.
-    func perform<Value: Sendable>(
+    nonisolated(nonsending) func perform<Value: Sendable>(
         _ request: HTTPRequest,
         body: RequestBody?,
         options: RequestOptions,
@@ -80,7 +80,7 @@ extension Client {
     }
 
     /// Runs `work` in a task that both the caller's cancellation and ``Client/cancelAll()`` can cancel.
-    func runCancellable(_ id: UUID, _ work: @escaping @Sendable () async throws -> RawResponse) async throws -> RawResponse {
+    nonisolated(nonsending) func runCancellable(_ id: UUID, _ work: @escaping @Sendable () async throws -> RawResponse) async throws -> RawResponse {
         // Its own task, so that cancelling it cancels this exchange and not the caller's task. An immediate task
         // runs on this thread until it first really suspends, which saves the enqueue and the thread wake-up a
         // `Task.init` costs per request (measured in DECISIONS.md, 29).
@@ -103,14 +103,19 @@ extension Client {
 
     /// The middleware folded around the transport: array order out, reverse order back.
     static func chain(_ middlewares: [any ClientMiddleware], _ transport: any ClientTransport) -> Next {
-        let innermost: Next = { request, body, context in
+        var handler: Next = { request, body, context in
             try await context.tracker.runAttempt(request, body: body, context: context, transport: transport)
         }
-        return middlewares.reversed().reduce(innermost) { next, middleware in
-            { request, body, context in
+        // A loop, not `reduce`: a closure that passes through a generic parameter is stored in its most general
+        // form and called through a reabstraction thunk, one more executor check per middleware a request
+        // (DECISIONS 381).
+        for middleware in middlewares.reversed() {
+            let next = handler
+            handler = { request, body, context in
                 try await middleware.intercept(request, body: body, context: context, next: next)
             }
         }
+        return handler
     }
 
     static func outcome(for error: ClientError) -> ExchangeOutcome {

@@ -59,7 +59,7 @@ public struct Client: Sendable {
         return try await respond(endpoint)
     }
 
-    private func respond<E: Endpoint>(_ endpoint: E) async throws -> ClientResponse<E.Response> {
+    private nonisolated(nonsending) func respond<E: Endpoint>(_ endpoint: E) async throws -> ClientResponse<E.Response> {
         let operation = endpoint.operationName
         let request: HTTPRequest
         let body: RequestBody?

@@ -11,7 +11,10 @@ import HTTPTypes
 /// `context.attempt?.markRequestSent()` / `markFirstByte()` when it can observe those moments.
 public protocol ClientTransport: Sendable {
     /// Sends `request` with `body` and returns the response head and collected body.
-    func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> RawResponse
+    ///
+    /// Called on the chain's executor (`nonisolated(nonsending)`); a transport whose `send` is a plain `async`
+    /// function still conforms and moves to the global executor first, as every async function does.
+    nonisolated(nonsending) func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> RawResponse
 }
 
 /// Intercepts requests on their way to the transport and responses on their way back.
@@ -19,12 +22,20 @@ public protocol ClientTransport: Sendable {
 /// Middleware run in array order on the way out and in reverse on the way back, as in swift-openapi-runtime:
 /// `[A, B]` means A sees the request first and the response last. A middleware may call `next` zero times
 /// (short-circuit), once, or several times (retry); every call to the transport is recorded as one attempt.
+///
+/// The chain runs on its caller's executor: `intercept` and `next` are `nonisolated(nonsending)` (SE-0461), so
+/// passing through a middleware costs no executor hop, nor the check for one. A middleware written before
+/// Loupe required this spells `next`'s type with `nonisolated(nonsending)` (or ``Next``) and marks its
+/// `intercept` the same way; see "Writing middleware" in the Loupe documentation.
 public protocol ClientMiddleware: Sendable {
+    /// The rest of the chain, as a middleware receives it: runs on the caller's executor.
+    typealias Next = nonisolated(nonsending) @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
+
     /// Handles one request, calling `next` to continue down the chain.
-    func intercept(
+    nonisolated(nonsending) func intercept(
         _ request: HTTPRequest,
         body: RequestBody?,
         context: RequestContext,
-        next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
+        next: Next
     ) async throws -> RawResponse
 }

@@ -52,7 +52,7 @@ final class ExchangeTracker: Sendable {
     }
 
     /// Runs one attempt through the transport, numbering, timing and reporting it.
-    func runAttempt(
+    nonisolated(nonsending) func runAttempt(
         _ request: HTTPRequest,
         body: RequestBody?,
         context: RequestContext,

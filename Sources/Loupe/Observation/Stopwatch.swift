@@ -10,8 +10,8 @@ package enum Stopwatch {
     }
 
     /// Runs `body` and returns its result with the time it took on `clock`.
-    package static func measure<C: Clock, T>(
-        on clock: C, _ body: () async throws -> T
+    package nonisolated(nonsending) static func measure<C: Clock, T>(
+        on clock: C, _ body: nonisolated(nonsending) () async throws -> T
     ) async rethrows -> (T, Duration) where C.Duration == Duration {
         let elapsed = start(clock)
         let result = try await body()
@@ -19,8 +19,8 @@ package enum Stopwatch {
     }
 
     /// Runs `body` and returns how it ended, success or error, with the time it took on `clock`.
-    package static func measureResult<C: Clock, T>(
-        on clock: C, _ body: () async throws -> T
+    package nonisolated(nonsending) static func measureResult<C: Clock, T>(
+        on clock: C, _ body: nonisolated(nonsending) () async throws -> T
     ) async -> (result: Result<T, any Error>, elapsed: Duration) where C.Duration == Duration {
         let elapsed = start(clock)
         do {

@@ -113,8 +113,8 @@ final class EventStreamSession: Sendable {
 struct EventStreamReconnector: ClientMiddleware {
     let session: EventStreamSession
 
-    func intercept(_ request: HTTPRequest, body: RequestBody?, context: RequestContext,
-                   next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse) async throws -> RawResponse {
+    nonisolated(nonsending) func intercept(_ request: HTTPRequest, body: RequestBody?, context: RequestContext,
+                   next: Next) async throws -> RawResponse {
         var quiet = 0  // connections in a row that delivered no event
         while true {
             var request = request

@@ -13,7 +13,7 @@ public struct MockTransport: ClientTransport {
         self.handler = handler
     }
 
-    public func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> RawResponse {
+    public nonisolated(nonsending) func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> RawResponse {
         try await handler(request, body, context)
     }
 }
@@ -31,7 +31,7 @@ public struct CannedTransport: ClientTransport {
         self.init(RawResponse(status: status, headerFields: [.contentType: "application/json"], body: Data(json.utf8)))
     }
 
-    public func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> RawResponse {
+    public nonisolated(nonsending) func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> RawResponse {
         context.attempt?.markRequestSent()
         context.attempt?.markFirstByte()
         return response

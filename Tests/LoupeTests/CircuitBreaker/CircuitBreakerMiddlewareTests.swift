@@ -213,9 +213,9 @@ import Testing
 struct RetryUntilShortCircuited: ClientMiddleware {
     var maxAttempts: Int
 
-    func intercept(
+    nonisolated(nonsending) func intercept(
         _ request: HTTPRequest, body: RequestBody?, context: RequestContext,
-        next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
+        next: nonisolated(nonsending) @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
     ) async throws -> RawResponse {
         for _ in 1..<maxAttempts {
             do {

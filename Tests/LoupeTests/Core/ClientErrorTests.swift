@@ -7,8 +7,8 @@ import Testing
 struct Boom: Error, Equatable {}
 
 struct Failing: ClientMiddleware {
-    func intercept(_ request: HTTPRequest, body: RequestBody?, context: RequestContext,
-                   next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse) async throws -> RawResponse {
+    nonisolated(nonsending) func intercept(_ request: HTTPRequest, body: RequestBody?, context: RequestContext,
+                   next: nonisolated(nonsending) @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse) async throws -> RawResponse {
         throw Boom()
     }
 }

@@ -103,9 +103,9 @@ import Testing
 
 /// Sends every request to port 70000, as a broken middleware might.
 private struct PortRewriter: ClientMiddleware {
-    func intercept(
+    nonisolated(nonsending) func intercept(
         _ request: HTTPRequest, body: RequestBody?, context: RequestContext,
-        next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
+        next: nonisolated(nonsending) @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
     ) async throws -> RawResponse {
         var request = request
         request.authority = "api.example.com:70000"

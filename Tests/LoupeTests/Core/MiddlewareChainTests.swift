@@ -7,8 +7,8 @@ import Testing
 /// Tags the request on the way out and the response on the way back, so order is visible.
 struct Tagging: ClientMiddleware {
     let name: String
-    func intercept(_ request: HTTPRequest, body: RequestBody?, context: RequestContext,
-                   next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse) async throws -> RawResponse {
+    nonisolated(nonsending) func intercept(_ request: HTTPRequest, body: RequestBody?, context: RequestContext,
+                   next: nonisolated(nonsending) @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse) async throws -> RawResponse {
         var request = request
         let outbound = HTTPField.Name("X-Out")!
         request.headerFields[outbound] = (request.headerFields[outbound].map { $0 + "," } ?? "") + name
@@ -22,8 +22,8 @@ struct Tagging: ClientMiddleware {
 /// Calls `next` up to `times` times until a success: the smallest possible retry, to test attempt bookkeeping.
 struct Again: ClientMiddleware {
     let times: Int
-    func intercept(_ request: HTTPRequest, body: RequestBody?, context: RequestContext,
-                   next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse) async throws -> RawResponse {
+    nonisolated(nonsending) func intercept(_ request: HTTPRequest, body: RequestBody?, context: RequestContext,
+                   next: nonisolated(nonsending) @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse) async throws -> RawResponse {
         var context = context
         var response = try await next(request, body, context)
         for _ in 1..<times where response.status.kind != .successful {

@@ -47,9 +47,9 @@ struct CapturingLogHandler: LogHandler {
 struct RetryOn503: ClientMiddleware {
     var maxAttempts: Int
 
-    func intercept(
+    nonisolated(nonsending) func intercept(
         _ request: HTTPRequest, body: RequestBody?, context: RequestContext,
-        next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
+        next: nonisolated(nonsending) @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
     ) async throws -> RawResponse {
         var context = context
         var response = try await next(request, body, context)

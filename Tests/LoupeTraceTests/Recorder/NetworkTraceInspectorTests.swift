@@ -153,9 +153,9 @@ struct NetworkTraceInspectorTests {
 private struct NoteTaker: ClientMiddleware {
     let key: String, value: String
 
-    func intercept(
+    nonisolated(nonsending) func intercept(
         _ request: HTTPRequest, body: RequestBody?, context: RequestContext,
-        next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
+        next: nonisolated(nonsending) @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
     ) async throws -> RawResponse {
         var context = context
         context.annotations.extra[key] = value

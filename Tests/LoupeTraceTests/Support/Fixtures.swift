@@ -8,9 +8,9 @@ import Synchronization
 
 /// Retries once after a 503, annotating the retry the way the real retry middleware does.
 struct RetryOnceMiddleware: ClientMiddleware {
-    func intercept(
+    nonisolated(nonsending) func intercept(
         _ request: HTTPRequest, body: RequestBody?, context: RequestContext,
-        next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
+        next: nonisolated(nonsending) @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
     ) async throws -> RawResponse {
         var context = context
         context.annotations = AttemptAnnotations(circuitState: "closed")

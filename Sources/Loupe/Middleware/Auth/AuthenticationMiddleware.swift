@@ -20,11 +20,11 @@ public struct AuthenticationMiddleware<A: Authenticator>: ClientMiddleware {
         self.authenticator = authenticator
     }
 
-    public func intercept(
+    public nonisolated(nonsending) func intercept(
         _ request: HTTPRequest,
         body: RequestBody?,
         context: RequestContext,
-        next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
+        next: Next
     ) async throws -> RawResponse {
         guard request.headerFields[.authorization] == nil,
               let credential = try await authenticator.credential(for: request, context: context) else {

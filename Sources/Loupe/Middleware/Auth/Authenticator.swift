@@ -13,7 +13,7 @@ public protocol Authenticator: Sendable {
 
     /// The credential a request should carry now, loading or refreshing it first when needed (waiting, if another
     /// request is already doing so). `nil` sends the request unauthenticated, as it is.
-    func credential(for request: HTTPRequest, context: RequestContext) async throws -> AuthCredential?
+    nonisolated(nonsending) func credential(for request: HTTPRequest, context: RequestContext) async throws -> AuthCredential?
 
     /// Writes `credential` into `request`, usually as its `Authorization` field.
     func apply(_ credential: AuthCredential, to request: inout HTTPRequest)
@@ -24,7 +24,7 @@ public protocol Authenticator: Sendable {
     /// The server rejected `rejected`: the credential to retry with. Comparing generations comes first: when a
     /// newer credential already replaced `rejected` (another request refreshed meanwhile), that one is returned
     /// as ``CredentialRefresh/newer(_:)`` and nothing is refreshed.
-    func refresh(rejected: AuthCredential, context: RequestContext) async throws -> CredentialRefresh<AuthCredential>
+    nonisolated(nonsending) func refresh(rejected: AuthCredential, context: RequestContext) async throws -> CredentialRefresh<AuthCredential>
 
     /// Which credential this is in the authenticator's history (1, 2, 3…), recorded on each attempt as
     /// `auth.generation`; `nil` for credentials that never change.

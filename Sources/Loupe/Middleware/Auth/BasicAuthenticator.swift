@@ -11,13 +11,13 @@ public struct BasicAuthenticator: Authenticator {
         headerValue = "Basic " + Data("\(username):\(password)".utf8).base64EncodedString()
     }
 
-    public func credential(for request: HTTPRequest, context: RequestContext) async throws -> String? { headerValue }
+    public nonisolated(nonsending) func credential(for request: HTTPRequest, context: RequestContext) async throws -> String? { headerValue }
 
     public func apply(_ credential: String, to request: inout HTTPRequest) {
         request.headerFields[.authorization] = credential
     }
 
-    public func refresh(rejected: String, context: RequestContext) async throws -> CredentialRefresh<String> {
+    public nonisolated(nonsending) func refresh(rejected: String, context: RequestContext) async throws -> CredentialRefresh<String> {
         .unavailable
     }
 }

@@ -47,7 +47,7 @@ public struct BearerTokenAuthenticator: Authenticator {
     /// How many requests are waiting for a refresh right now.
     public var waitingRequests: Int { refresher.waitingCount }
 
-    public func credential(for request: HTTPRequest, context: RequestContext) async throws -> Credential? {
+    public nonisolated(nonsending) func credential(for request: HTTPRequest, context: RequestContext) async throws -> Credential? {
         if BearerTokenMiddleware.isInsideTokenRefresh { return nil }
         // The common case: one lock, no suspension.
         if let usable = refresher.usableCredential() { return usable }
@@ -62,7 +62,7 @@ public struct BearerTokenAuthenticator: Authenticator {
         configuration.isAuthenticationFailure(response)
     }
 
-    public func refresh(rejected: Credential, context: RequestContext) async throws -> CredentialRefresh<Credential> {
+    public nonisolated(nonsending) func refresh(rejected: Credential, context: RequestContext) async throws -> CredentialRefresh<Credential> {
         let (credential, round) = try await obtain(context) {
             await refresher.credentialAfterRejection(of: rejected.generation)
         }
@@ -72,7 +72,7 @@ public struct BearerTokenAuthenticator: Authenticator {
     public func generation(of credential: Credential) -> Int? { credential.generation }
 
     /// Asks the refresher, recording how long the request waited and how the wait ended.
-    private func obtain(
+    private nonisolated(nonsending) func obtain(
         _ context: RequestContext,
         _ ask: () async -> TokenRefresher.Outcome
     ) async throws -> (Credential, TokenRefresher.Round?) {

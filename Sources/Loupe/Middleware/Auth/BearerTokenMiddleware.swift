@@ -30,11 +30,11 @@ public struct BearerTokenMiddleware: ClientMiddleware {
     /// How many requests are waiting for a refresh right now.
     public var waitingRequests: Int { middleware.authenticator.waitingRequests }
 
-    public func intercept(
+    public nonisolated(nonsending) func intercept(
         _ request: HTTPRequest,
         body: RequestBody?,
         context: RequestContext,
-        next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
+        next: Next
     ) async throws -> RawResponse {
         try await middleware.intercept(request, body: body, context: context, next: next)
     }

@@ -13,13 +13,13 @@ public struct StaticTokenAuthenticator: Authenticator {
         self.token = token
     }
 
-    public func credential(for request: HTTPRequest, context: RequestContext) async throws -> String? { token }
+    public nonisolated(nonsending) func credential(for request: HTTPRequest, context: RequestContext) async throws -> String? { token }
 
     public func apply(_ credential: String, to request: inout HTTPRequest) {
         request.headerFields[.authorization] = "Bearer \(credential)"
     }
 
-    public func refresh(rejected: String, context: RequestContext) async throws -> CredentialRefresh<String> {
+    public nonisolated(nonsending) func refresh(rejected: String, context: RequestContext) async throws -> CredentialRefresh<String> {
         .unavailable
     }
 }

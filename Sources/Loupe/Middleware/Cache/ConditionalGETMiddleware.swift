@@ -38,11 +38,11 @@ public struct ConditionalGETMiddleware: ClientMiddleware {
         self.now = now
     }
 
-    public func intercept(
+    public nonisolated(nonsending) func intercept(
         _ request: HTTPRequest,
         body: RequestBody?,
         context: RequestContext,
-        next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
+        next: Next
     ) async throws -> RawResponse {
         let metadata = RequestMetadata.current
         let policy = metadata.cachePolicy ?? operationPolicies[context.operation] ?? defaultPolicy
@@ -98,7 +98,7 @@ public struct ConditionalGETMiddleware: ClientMiddleware {
 
     /// Stores a 200 that has a validator and allows storage; any other 200, or a `no-store`, drops the old entry
     /// (when there was one: most responses have no validator, and the store need not hear about each).
-    private func keep(_ response: RawResponse, for key: ResponseCacheKey, request: HTTPFields, replacing hadEntry: Bool) async {
+    private nonisolated(nonsending) func keep(_ response: RawResponse, for key: ResponseCacheKey, request: HTTPFields, replacing hadEntry: Bool) async {
         let fields = response.head.headerFields
         let forbidden = Self.forbidsStorage(fields) || !CachedResponse.isStorable(fields)
         if response.status.code == 200, !forbidden, fields[.eTag] != nil || fields[.lastModified] != nil {

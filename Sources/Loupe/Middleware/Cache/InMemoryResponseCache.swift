@@ -16,15 +16,15 @@ public final class InMemoryResponseCache: ResponseCacheStore {
     /// How many bytes the stored entries hold.
     public var totalBytes: Int { index.withLock { $0.totalCost } }
 
-    public func entry(for key: ResponseCacheKey) async -> CachedResponse? {
+    public nonisolated(nonsending) func entry(for key: ResponseCacheKey) async -> CachedResponse? {
         index.withLock { $0.value(for: key) }
     }
 
-    public func store(_ entry: CachedResponse, for key: ResponseCacheKey) async {
+    public nonisolated(nonsending) func store(_ entry: CachedResponse, for key: ResponseCacheKey) async {
         _ = index.withLock { $0.insert(entry, cost: entry.cost, for: key) }
     }
 
-    public func removeEntry(for key: ResponseCacheKey) async {
+    public nonisolated(nonsending) func removeEntry(for key: ResponseCacheKey) async {
         index.withLock { $0.remove(key) }
     }
 }

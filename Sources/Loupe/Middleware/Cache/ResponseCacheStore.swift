@@ -4,11 +4,11 @@ import HTTPTypes
 /// Where ``ConditionalGETMiddleware`` keeps validated responses; implement it for a disk or shared cache.
 public protocol ResponseCacheStore: Sendable {
     /// The entry stored for `key`, if any (a read counts as a use for eviction).
-    func entry(for key: ResponseCacheKey) async -> CachedResponse?
+    nonisolated(nonsending) func entry(for key: ResponseCacheKey) async -> CachedResponse?
     /// Stores `entry` under `key`, replacing any older one.
-    func store(_ entry: CachedResponse, for key: ResponseCacheKey) async
+    nonisolated(nonsending) func store(_ entry: CachedResponse, for key: ResponseCacheKey) async
     /// Forgets the entry for `key`.
-    func removeEntry(for key: ResponseCacheKey) async
+    nonisolated(nonsending) func removeEntry(for key: ResponseCacheKey) async
 }
 
 /// What identifies a cached response: the absolute URL of a GET (scheme, authority, path and query).

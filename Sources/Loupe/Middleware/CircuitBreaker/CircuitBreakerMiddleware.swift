@@ -26,11 +26,11 @@ public struct CircuitBreakerMiddleware: ClientMiddleware {
     }
 
     /// Asks the breaker, sends through `next` if allowed, and reports the outcome.
-    public func intercept(
+    public nonisolated(nonsending) func intercept(
         _ request: HTTPRequest,
         body: RequestBody?,
         context: RequestContext,
-        next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
+        next: Next
     ) async throws -> RawResponse {
         let key = registry.key(for: request, operation: context.operation)
         if registry.claimFirstUse(of: key) {

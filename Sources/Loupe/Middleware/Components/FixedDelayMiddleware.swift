@@ -15,11 +15,11 @@ public struct FixedDelayMiddleware: ClientMiddleware {
         self.delay = delay
     }
 
-    public func intercept(
+    public nonisolated(nonsending) func intercept(
         _ request: HTTPRequest,
         body: RequestBody?,
         context: RequestContext,
-        next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
+        next: Next
     ) async throws -> RawResponse {
         guard delay > .zero else { return try await next(request, body, context) }
         context.record(.fixedDelay, "waiting \(Quantity.duration(delay)) before sending", attributes: ["delayMs": delay.storedMilliseconds])

@@ -7,11 +7,11 @@ public struct RequestMetadataMiddleware: ClientMiddleware {
     /// Annotates every request with its metadata.
     public init() {}
 
-    public func intercept(
+    public nonisolated(nonsending) func intercept(
         _ request: HTTPRequest,
         body: RequestBody?,
         context: RequestContext,
-        next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
+        next: Next
     ) async throws -> RawResponse {
         let metadata = RequestMetadata.current
         // Most requests carry the defaults: pass the context on as it is rather than copying it to change nothing.

@@ -18,11 +18,11 @@ public struct RequestNumberingMiddleware: ClientMiddleware {
         self.counter = Counter(next: first)
     }
 
-    public func intercept(
+    public nonisolated(nonsending) func intercept(
         _ request: HTTPRequest,
         body: RequestBody?,
         context: RequestContext,
-        next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
+        next: Next
     ) async throws -> RawResponse {
         let number = counter.take()
         var request = request

@@ -30,11 +30,11 @@ public struct ServerDefaultsMiddleware: ClientMiddleware {
         self.source = base.map(URLPrefix.init)
     }
 
-    public func intercept(
+    public nonisolated(nonsending) func intercept(
         _ request: HTTPRequest,
         body: RequestBody?,
         context: RequestContext,
-        next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
+        next: Next
     ) async throws -> RawResponse {
         let environment = environment()
         let path = request.path ?? "/"

@@ -41,11 +41,11 @@ public struct DeduplicationMiddleware: ClientMiddleware {
     /// Distinct requests in flight now (joiners not counted).
     public var inFlightRequests: Int { registry.inFlightCount }
 
-    public func intercept(
+    public nonisolated(nonsending) func intercept(
         _ request: HTTPRequest,
         body: RequestBody?,
         context: RequestContext,
-        next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
+        next: Next
     ) async throws -> RawResponse {
         if request.headerFields[Self.optOutField] != nil {
             var request = request
@@ -76,9 +76,9 @@ public struct DeduplicationMiddleware: ClientMiddleware {
         }
     }
 
-    private func lead(
+    private nonisolated(nonsending) func lead(
         _ key: DeduplicationKey, waiter: UInt64, _ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext,
-        _ next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
+        _ next: Next
     ) async throws -> RawResponse {
         do {
             let response = try await next(request, body, context)

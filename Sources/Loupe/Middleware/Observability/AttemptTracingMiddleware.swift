@@ -23,11 +23,11 @@ public struct AttemptTracingMiddleware: ClientMiddleware {
         self.injectsTraceparentWhenMissing = injectsTraceparentWhenMissing
     }
 
-    public func intercept(
+    public nonisolated(nonsending) func intercept(
         _ request: HTTPRequest,
         body: RequestBody?,
         context: RequestContext,
-        next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
+        next: Next
     ) async throws -> RawResponse {
         // Only sound when nothing below sends concurrently (no hedging), which is what "placed last" guarantees.
         let attempt = context.attemptsSoFar + 1

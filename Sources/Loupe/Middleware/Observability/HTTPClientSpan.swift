@@ -9,15 +9,20 @@ enum HTTPClientSpan {
     /// `loupe.exchange_id` and whatever `annotate` adds; the request sent on carries the span's context (see
     /// `TraceContextPropagation`, with `attempt` and `fallback`); then the span gets the response status, or
     /// `error.type` for a thrown error, and finally whatever `finish` adds either way.
-    static func run(
+    nonisolated(nonsending) static func run(
         _ name: String, tracer: any Tracer, attempt: Int, fallback: Bool,
         request: HTTPRequest, body: RequestBody?, context: RequestContext,
         function: String = #function, file fileID: String = #fileID, line: UInt = #line,
         annotate: (inout SpanAttributes) -> Void,
         finish: (any Span) -> Void = { _ in },
-        next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
+        next: ClientMiddleware.Next
     ) async throws -> RawResponse {
-        try await tracer.withSpan(name, ofKind: .client, function: function, file: fileID, line: line) { span in
+        // `withSpan`, written out: its closure ran on the global executor whatever the caller's executor (a hop in and
+        // out of every traced exchange, MiddlewareIsolationTests); the steps and their order are the same.
+        let span = tracer.startSpan(name, context: InstrumentationContext.current ?? .topLevel, ofKind: .client,
+                                    function: function, file: fileID, line: line)
+        defer { span.end() }
+        do {
             // A span that records nothing (the NoOp tracer, or one sampled out) would drop every attribute; building
             // them anyway parses the URL and fills a dictionary of strings for nothing (DECISIONS.md, 30).
             let recording = span.isRecording
@@ -33,7 +38,7 @@ enum HTTPClientSpan {
                 span.context, tracer: tracer, into: &request, exchangeID: context.exchangeID, attempt: attempt,
                 fallback: fallback)
             do {
-                let response = try await next(request, body, context)
+                let response = try await bound(span.context) { try await next(request, body, context) }
                 if recording {
                     setResponse(response, on: span)
                     finish(span)
@@ -44,9 +49,26 @@ enum HTTPClientSpan {
                     span.attributes["error.type"] = ObservabilityLabels.errorType(error)
                     finish(span)
                 }
-                throw error  // withSpan records the error and sets the error status
+                throw error
             }
+        } catch {
+            span.recordError(error)
+            span.setStatus(SpanStatus(code: .error))
+            throw error
         }
+    }
+
+    /// Runs `body` with `context` as the task's current one, on the caller's executor. A closure that captures
+    /// only `Sendable` values is itself taken as `@Sendable` and runs on the global executor, so the closure here
+    /// captures the isolation (an `isolated` parameter) to stay where the caller is.
+    private static func bound<T>(
+        _ context: InstrumentationContext, isolation: isolated (any Actor)? = #isolation,
+        _ body: nonisolated(nonsending) () async throws -> T
+    ) async throws -> T {
+        try await InstrumentationContext.$current.withValue(context, operation: {
+            _ = isolation
+            return try await body()
+        }, isolation: isolation)
     }
 
     /// OpenTelemetry's HTTP client request attributes.

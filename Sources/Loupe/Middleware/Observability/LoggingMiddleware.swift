@@ -49,11 +49,11 @@ public struct LoggingMiddleware: ClientMiddleware {
         self.redactedQueryItems = Set(redactedQueryItems.map { $0.lowercased() })
     }
 
-    public func intercept(
+    public nonisolated(nonsending) func intercept(
         _ request: HTTPRequest,
         body: RequestBody?,
         context: RequestContext,
-        next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
+        next: Next
     ) async throws -> RawResponse {
         let url = ObservabilityLabels.displayURL(request, redactingQueryItems: redactedQueryItems)
         let line = "\(request.method.rawValue) \(url)"

@@ -26,11 +26,11 @@ public struct MetricsMiddleware: ClientMiddleware {
         self.handles = MetricHandles(factory: factory)
     }
 
-    public func intercept(
+    public nonisolated(nonsending) func intercept(
         _ request: HTTPRequest,
         body: RequestBody?,
         context: RequestContext,
-        next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
+        next: Next
     ) async throws -> RawResponse {
         let before = context.attemptsSoFar
         let (result, elapsed) = await Stopwatch.measureResult(on: context.clock) { try await next(request, body, context) }

@@ -29,11 +29,11 @@ public struct TracingMiddleware: ClientMiddleware {
         self.injectsTraceparentWhenMissing = injectsTraceparentWhenMissing
     }
 
-    public func intercept(
+    public nonisolated(nonsending) func intercept(
         _ request: HTTPRequest,
         body: RequestBody?,
         context: RequestContext,
-        next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
+        next: Next
     ) async throws -> RawResponse {
         let before = context.attemptsSoFar
         return try await HTTPClientSpan.run(

@@ -28,11 +28,11 @@ public struct RetryMiddleware: ClientMiddleware {
     }
 
     /// Sends the request, then retries it while the planner says so and the budget allows.
-    public func intercept(
+    public nonisolated(nonsending) func intercept(
         _ request: HTTPRequest,
         body: RequestBody?,
         context: RequestContext,
-        next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
+        next: Next
     ) async throws -> RawResponse {
         let elapsed = Stopwatch.start(context.clock)
         var planner = RetryPlanner(policy: policy, operation: context.operation, request: request, body: body, deadline: deadline)

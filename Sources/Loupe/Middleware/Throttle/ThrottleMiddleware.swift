@@ -22,11 +22,11 @@ public struct ThrottleMiddleware: ClientMiddleware {
     /// Permits in use and requests waiting, now.
     public var snapshot: ThrottleSnapshot { limiter.snapshot }
 
-    public func intercept(
+    public nonisolated(nonsending) func intercept(
         _ request: HTTPRequest,
         body: RequestBody?,
         context: RequestContext,
-        next: @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> RawResponse
+        next: Next
     ) async throws -> RawResponse {
         if BearerTokenMiddleware.isInsideTokenRefresh { return try await next(request, body, context) }
         let host = request.authority ?? ""
@@ -36,7 +36,7 @@ public struct ThrottleMiddleware: ClientMiddleware {
     }
 
     /// Queues for a permit, recording the wait; throws (holding nothing) when cancelled while queued.
-    private func waitForPermit(host: String, context: RequestContext) async throws {
+    private nonisolated(nonsending) func waitForPermit(host: String, context: RequestContext) async throws {
         let priority = RequestMetadata.current.priority
         let (acquisition, waited) = await Stopwatch.measure(on: context.clock) {
             await limiter.acquire(host: host, priority: priority)
