@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 bin=".build/release/AdapterProfile"
 [ -x "$bin" ] || { echo "adapter-budget: build it first: nice -n 15 swift build -c release --product AdapterProfile" >&2; exit 2; }
-modes="client client-recorded openapi-plain openapi-middleware openapi-transport loopback-client loopback-client-recorded ahc-plain ahc-recorded ahc-future-plain ahc-future-recorded urlsession-plain urlsession-recorded"
+modes="client client-recorded openapi-plain openapi-middleware openapi-transport loopback-client loopback-client-recorded ahc-plain ahc-recorded ahc-future-plain ahc-future-recorded urlsession-plain urlsession-recorded urlsession-delegate-plain urlsession-delegate-recorded"
 counts=500,2500 rounds=0 before=
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -97,6 +97,7 @@ pairs = [
     ("RecordingHTTPClient, async API", "ahc-recorded", "ahc-plain"),
     ("RecordingHTTPClient, future API", "ahc-future-recorded", "ahc-future-plain"),
     ("LoupeURLProtocol (URLSession)", "urlsession-recorded", "urlsession-plain"),
+    ("RecordingSessionDelegate (URLSession)", "urlsession-delegate-recorded", "urlsession-delegate-plain"),
 ]
 for name, _ in binaries:
     print(f"\n[{name}]")
