@@ -129,7 +129,7 @@ public final class LoupeURLProtocol: URLProtocol {
             }
             let cap = registered.recording.bodyCap
             let body = data ?? Data()
-            exchange.finish(response: http.httpResponse, body: body.prefix(cap),
+            exchange.finish(response: http.recordedHead, body: body.prefix(cap),
                             bodySize: body.count > cap ? body.count : nil)
             loader.deliver(http, body: body)
         }

@@ -108,7 +108,7 @@ public final class RecordingSessionDelegate: NSObject, Sendable {
     func received(_ response: URLResponse, task: URLSessionTask, in session: URLSession) {
         guard session.delegate === self, let http = response as? HTTPURLResponse else { return }
         let now = Date()
-        let head = http.httpResponse
+        let head = http.recordedHead
         flights.withLock { flights in
             flights[ObjectIdentifier(task), default: Flight(startedAt: now)].response = head
             flights[ObjectIdentifier(task)]?.firstByte = now
@@ -150,7 +150,7 @@ public final class RecordingSessionDelegate: NSObject, Sendable {
                             firstByte: flight?.firstByte)
             return
         }
-        let response = flight?.response ?? (task.response as? HTTPURLResponse)?.httpResponse
+        let response = flight?.response ?? (task.response as? HTTPURLResponse)?.recordedHead
         exchange.finish(response: response, body: flight.map(\.body),
                         bodySize: flight.flatMap { $0.size > $0.body.count ? $0.size : nil }, firstByte: flight?.firstByte)
     }

@@ -1,4 +1,6 @@
 import Foundation
+import HTTPTypes
+import HTTPTypesFoundation
 import Loupe
 import LoupeDemo
 import LoupeTrace
@@ -153,5 +155,22 @@ struct URLSessionDelegateAdapterTests {
             #endif
             #expect(recorded.last?.status == 200)
         }
+    }
+}
+
+@Suite struct RecordedHeadTests {
+    /// The recorder's head of a response is the one HTTPTypesFoundation makes, without its dictionary cast.
+    @Test func theRecordedHeadHasTheSameStatusAndFieldsAsHTTPTypesFoundations() throws {
+        let url = try #require(URL(string: "http://127.0.0.1:8080/users/1"))
+        let response = try #require(HTTPURLResponse(url: url, statusCode: 404, httpVersion: "HTTP/1.1", headerFields: [
+            "Content-Type": "application/json", "X-Request-Id": "abc-1", "Set-Cookie": "a=1", "Server": "demo",
+        ]))
+        let head = try #require(response.recordedHead)
+        let expected = try #require(response.httpResponse)
+        #expect(head.status == expected.status)
+        #expect(head.headerFields.count == 4)
+        #expect(Set(head.headerFields.map { "\($0.name.canonicalName)=\($0.value)" })
+            == Set(expected.headerFields.map { "\($0.name.canonicalName)=\($0.value)" }))
+        #expect(head.headerFields[.contentType] == "application/json")
     }
 }
