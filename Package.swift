@@ -332,6 +332,7 @@ let package = Package(
                 "Loupe", "LoupeOpenAPI", "LoupeDemoAPIClient", "LoupeAsyncHTTPClient", "LoupeURLSession", "LoupeTrace",
                 "LoupeReplay", "LoupeDemo", "LoupeTesting",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

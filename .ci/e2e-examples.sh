@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Examples/ built as a user builds it (its own package, Loupe by path) and its three executables run against the
 # demo API: a generated OpenAPI client (middleware and LoupeTransport), AsyncHTTPClient through RecordingHTTPClient,
-# URLSession through a recorded configuration. Then the real `loupe` reads what they recorded, and replays one.
+# URLSession through a recorded configuration and through a delegate proxy. Then the real `loupe` reads what they
+# recorded, and replays one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 loupe="$1"
@@ -39,7 +40,7 @@ import json, sys
 rows = json.load(open(sys.argv[1]))
 rows = rows if isinstance(rows, list) else rows.get("exchanges", rows)
 ops = sorted(r.get("operation") for r in rows)
-want = sorted(["listUsers", "getFlaky", "GET /users/1", "GET /health", "GET /users"])
+want = sorted(["listUsers", "getFlaky", "GET /users/1", "GET /health", "GET /users", "GET /users/2"])
 if ops != want:
     print("recorded operations:", ops, "expected:", want)
     sys.exit(1)

@@ -82,8 +82,9 @@ public struct RecordingHTTPClient: Sendable {
                         operation: String? = nil) -> EventLoopFuture<HTTPClient.Response> {
         let head = Self.head(method: request.method, url: request.url.absoluteString, headers: request.headers)
         var request = request
-        let sent = SentBody(cap: recording.bodyCap)
-        if let body = request.body {
+        // Only a request with a body needs somewhere to keep it (most calls are GETs: no allocation, no lock).
+        let sent = request.body.map { _ in SentBody(cap: recording.bodyCap) }
+        if let body = request.body, let sent {
             request.body = .stream(contentLength: body.contentLength) { writer in
                 body.stream(HTTPClient.Body.StreamWriter { part in
                     if case .byteBuffer(let buffer) = part { sent.append(buffer) }
@@ -97,7 +98,7 @@ public struct RecordingHTTPClient: Sendable {
         let future = logger.map { client.execute(request: request, deadline: deadline, logger: $0) }
             ?? client.execute(request: request, deadline: deadline)
         future.whenComplete { [recording] (result: Result<HTTPClient.Response, any Error>) in
-            let exchange = recording.start(operation: operation, request: head, requestBody: sent.bytes, startedAt: startedAt)
+            let exchange = recording.start(operation: operation, request: head, requestBody: sent?.bytes, startedAt: startedAt)
             switch result {
             case .success(let response):
                 let responseHead = AsyncHTTPClientTransport.makeHead(status: response.status, headers: response.headers)

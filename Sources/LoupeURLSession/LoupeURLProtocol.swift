@@ -44,8 +44,11 @@ extension URLSessionConfiguration {
 /// Cancelling the app's task cancels the inner request, and the exchange is recorded as cancelled.
 ///
 /// Platforms: tested on Linux's FoundationNetworking (which calls `startLoading` on a queue the inner session's
-/// work queue targets, so the inner task starts from another queue: DECISIONS 256). On Apple platforms the same code compiles and runs through Foundation's URL loading system; Pulse-style task
-/// delegate proxies (metrics, per-task delegates) are not provided (DECISIONS 256).
+/// work queue targets, so the inner task starts from another queue: DECISIONS 256). On Apple platforms the same code compiles and runs through Foundation's URL loading system.
+///
+/// Cost: each request is loaded twice (the app's session hands it to this protocol, which loads it again), four to
+/// six times what recording costs Loupe's own client (DECISIONS 373). Where the app makes the session itself, put a
+/// ``RecordingSessionDelegate`` in front of its delegate instead (DECISIONS 370).
 public final class LoupeURLProtocol: URLProtocol {
 
     /// The header `recorded(by:)` adds to name the recorder; removed before the request is sent.
@@ -126,7 +129,7 @@ public final class LoupeURLProtocol: URLProtocol {
             }
             let cap = registered.recording.bodyCap
             let body = data ?? Data()
-            exchange.finish(response: http.httpResponse, body: body.prefix(cap),
+            exchange.finish(response: http.recordedHead, body: body.prefix(cap),
                             bodySize: body.count > cap ? body.count : nil)
             loader.deliver(http, body: body)
         }

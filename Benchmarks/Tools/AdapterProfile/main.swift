@@ -43,6 +43,10 @@ import FoundationNetworking
 //   ahc-future-plain, ahc-future-recorded      HTTPClient.execute(request:) (EventLoopFuture API), then the wrapper's
 //   urlsession-plain, urlsession-recorded      URLSession.data(for:) on an ephemeral session, then on one made
 //                                              with `.recorded(by:)` (LoupeURLProtocol)
+//   urlsession-delegate-plain, urlsession-delegate-recorded
+//                                              dataTask(with:) on a session whose delegate is the app's (it
+//                                              keeps the body, hears the end), then the same delegate behind a
+//                                              RecordingSessionDelegate (the delegate proxy, DECISIONS 370)
 //
 // The main thread only waits (a semaphore), the work runs in a task: valgrind 3.19 dies inside itself on a
 // binary whose top-level code awaits (its main thread parks in dispatch_main's sigsuspend), and a synchronous
@@ -55,6 +59,25 @@ struct CannedOpenAPITransport: OpenAPIRuntime.ClientTransport {
     let body = Array(#"{"id":1,"name":"Ada","active":true}"#.utf8)[...]
     func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
         (HTTPResponse(status: .ok, headerFields: [.contentType: "application/json"]), HTTPBody(self.body))
+    }
+}
+
+/// An app's own session delegate: keeps the body's size and tells the loop when each task ended.
+final class ProfileDelegate: NSObject, URLSessionDataDelegate {
+    let bytes = Atomic<Int>(0)
+    let ends: AsyncStream<Void>.Continuation
+    let endings: AsyncStream<Void>
+
+    override init() {
+        (endings, ends) = AsyncStream<Void>.makeStream()
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        bytes.add(data.count, ordering: .relaxed)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        ends.yield()
     }
 }
 
@@ -144,6 +167,20 @@ struct Ping: Endpoint {
         } ?? configuration)
         let request = URLRequest(url: url.appendingPathComponent("ping"))
         for _ in 0..<count { bytes += try await session.data(for: request).0.count }
+        session.finishTasksAndInvalidate()
+    case ("urlsession-delegate-plain", let url?), ("urlsession-delegate-recorded", let url?):
+        let app = ProfileDelegate()
+        let delegate: any URLSessionDelegate = inspector.map {
+            RecordingSessionDelegate(recorder: $0, bodyCap: $0.configuration.bodyCap, forwardingTo: app)
+        } ?? app
+        let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
+        let request = URLRequest(url: url.appendingPathComponent("ping"))
+        var ends = app.endings.makeAsyncIterator()
+        for _ in 0..<count {
+            session.dataTask(with: request).resume()
+            _ = await ends.next()
+        }
+        bytes = app.bytes.load(ordering: .relaxed)
         session.finishTasksAndInvalidate()
     default:
         FileHandle.standardError.write(Data("AdapterProfile: unknown mode \(mode)\(port == nil ? " (or no PORT)" : "")\n".utf8))

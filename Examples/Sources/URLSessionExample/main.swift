@@ -20,5 +20,27 @@ let (data, response) = try await session.data(from: server.appendingPathComponen
 print("GET /users: \((response as? HTTPURLResponse)?.statusCode ?? 0), \(data.count) bytes")
 
 session.finishTasksAndInvalidate()
+
+// Or, where the app makes the session with a delegate of its own: a proxy in front of it records each task the
+// session's delegate hears of, and nothing is loaded twice (which tasks those are per platform: LoupeURLSession's docs).
+let app = AppDelegate()
+let recording = RecordingSessionDelegate(recorder: inspector, bodyCap: inspector.configuration.bodyCap, forwardingTo: app)
+let delegated = URLSession(configuration: .ephemeral, delegate: recording, delegateQueue: nil)
+delegated.dataTask(with: server.appendingPathComponent("users/2")).resume()
+for await end in app.ends {  // the app's delegate heard the task's end
+    print("GET /users/2: \(end)")
+    break
+}
+delegated.finishTasksAndInvalidate()
+
 await inspector.shutdown()
 print("recorded \(inspector.writtenCount) exchanges")
+
+/// The app's own session delegate: it still hears every call, through the proxy.
+final class AppDelegate: NSObject, URLSessionDataDelegate {
+    let (ends, end) = AsyncStream<String>.makeStream()
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        end.yield("\((task.response as? HTTPURLResponse)?.statusCode ?? 0), \(error.map { "\($0)" } ?? "no error")")
+    }
+}
