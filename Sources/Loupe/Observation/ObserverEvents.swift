@@ -184,7 +184,8 @@ public enum RecordingAdapter {
     public static let openAPIMiddleware = "openapi-middleware"
     /// `RecordingHTTPClient`, around an AsyncHTTPClient `HTTPClient` used directly.
     public static let asyncHTTPClient = "async-http-client"
-    /// `LoupeURLProtocol`, in a `URLSessionConfiguration`'s `protocolClasses`.
+    /// URLSession: `LoupeURLProtocol` in a `URLSessionConfiguration`'s `protocolClasses`, or `RecordingSessionDelegate`
+    /// as the session's delegate in front of the app's own.
     public static let urlSession = "urlsession"
 }
 
