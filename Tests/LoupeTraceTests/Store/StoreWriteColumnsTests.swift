@@ -14,6 +14,13 @@ struct StoreWriteColumnsTests {
         var random = HARStreamFixtures.Random(state: seed)
         var exchanges = (0..<300).map { HARStreamFixtures.exchange($0, &random) }
         exchanges += Self.extremes()
+        // A NUL inside a text is stored up to it, as GRDB's `-1` length has SQLite read it (texts are bound from one
+        // buffer with their lengths since DECISIONS 392); an empty text stays '' (not NULL).
+        var nul = SQLiteTraceStoreTests.fullExchange()
+        nul.error = "before the NUL \u{0} after it"
+        nul.operation = ""
+        nul.attempts[0].error = "\u{0}"
+        exchanges.append(nul)
         // Replacements: ids written again in a later batch, and in the same one (their attempts may still be
         // waiting for a multi-row insert when the collision deletes them).
         for index in Array(stride(from: 0, to: 40, by: 3)) + Array(stride(from: 262, to: 300, by: 4)) {
