@@ -15,7 +15,9 @@ extension TraceExchange {
         func count(_ text: String?) -> Int { text?.utf8.count ?? 0 }
         var bytes = Self.rowAllowance + 36 + count(url) + count(operation) + count(method) + count(error)
             + (replayOf == nil ? 0 : 36)
-        for header in requestHeaders + responseHeaders { bytes += count(header.name) + count(header.value) + 4 }
+        // Each list on its own: `requestHeaders + responseHeaders` built a third list for every exchange stored.
+        for header in requestHeaders { bytes += count(header.name) + count(header.value) + 4 }
+        for header in responseHeaders { bytes += count(header.name) + count(header.value) + 4 }
         bytes += (requestBody?.data.count ?? 0) + (responseBody?.data.count ?? 0)
         for attempt in attempts {
             bytes += Self.childRowAllowance + count(attempt.error) + count(attempt.circuitState) + count(attempt.retryReason)

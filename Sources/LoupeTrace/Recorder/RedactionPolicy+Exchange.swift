@@ -41,11 +41,11 @@ package extension RedactionPolicy {
         exchange.error = exchange.error.map(named)
         for index in exchange.attempts.indices {
             exchange.attempts[index].error = exchange.attempts[index].error.map(named)
-            exchange.attempts[index].notes = exchange.attempts[index].notes.mapValues(named)
+            Self.transformValues(&exchange.attempts[index].notes, named)
         }
         for index in exchange.events.indices {
             exchange.events[index].message = named(exchange.events[index].message)
-            exchange.events[index].attributes = exchange.events[index].attributes.mapValues(named)
+            Self.transformValues(&exchange.events[index].attributes, named)
         }
         if let reason = exchange.stream?.closeReason { exchange.stream!.closeReason = named(reason) }
         let scrubber = ValueScrubberCache.scrubber(values: secrets.values, minimumLength: secrets.minimumLength)
@@ -62,20 +62,36 @@ package extension RedactionPolicy {
         exchange.error = exchange.error.map(text)
         for index in exchange.attempts.indices {
             exchange.attempts[index].error = exchange.attempts[index].error.map(text)
-            exchange.attempts[index].notes = exchange.attempts[index].notes.mapValues(text)
+            Self.transformValues(&exchange.attempts[index].notes, text)
         }
         for index in exchange.events.indices {
             exchange.events[index].message = text(exchange.events[index].message)
-            exchange.events[index].attributes = exchange.events[index].attributes.mapValues(text)
+            Self.transformValues(&exchange.events[index].attributes, text)
         }
         exchange.url = scrubber.scrub(exchange.url, marker: Self.urlMarker)
-        exchange.requestHeaders = exchange.requestHeaders.map { TraceHeader(name: $0.name, value: scrubber.scrub($0.value)) }
-        exchange.responseHeaders = exchange.responseHeaders.map { TraceHeader(name: $0.name, value: scrubber.scrub($0.value)) }
-        for keyPath in [\TraceExchange.requestBody, \TraceExchange.responseBody] {
-            guard let body = exchange[keyPath: keyPath], let scrubbed = scrubber.scrub(body.data) else { continue }
-            exchange[keyPath: keyPath]?.data = scrubbed
-        }
+        Self.transformValues(&exchange.requestHeaders, text)
+        Self.transformValues(&exchange.responseHeaders, text)
+        if let body = exchange.requestBody, let scrubbed = scrubber.scrub(body.data) { exchange.requestBody?.data = scrubbed }
+        if let body = exchange.responseBody, let scrubbed = scrubber.scrub(body.data) { exchange.responseBody?.data = scrubbed }
         return exchange
+    }
+
+    /// Applies `transform` to every value of `map`, in place: a value it leaves as it was is not written back, so
+    /// a map with nothing to scrub is neither copied nor rehashed (`mapValues` built a new one every time, twice
+    /// for every attempt's notes).
+    private static func transformValues(_ map: inout [String: String], _ transform: (String) -> String) {
+        for (key, value) in map {
+            let new = transform(value)
+            if new != value { map[key] = new }
+        }
+    }
+
+    /// Applies `transform` to every header's value, in place (no new list when nothing changes).
+    private static func transformValues(_ headers: inout [TraceHeader], _ transform: (String) -> String) {
+        for index in headers.indices {
+            let new = transform(headers[index].value)
+            if new != headers[index].value { headers[index].value = new }
+        }
     }
 
     private func redact(_ body: TraceBody?, headers: [TraceHeader], collecting secrets: inout SecretCollector) -> TraceBody? {

@@ -27,13 +27,25 @@ package struct SecretCollector {
 
     /// Adds one value as it is (surrounding white space and quotes trimmed).
     package mutating func add(_ value: some StringProtocol) {
-        guard !keepsNothing else { return }
-        let trimmed = Self.trimmed(value, quotes: true)
-        let length = trimmed.utf8.count
-        guard length >= minimumLength, bytes + length <= Self.byteBudget,
-              !Self.isPart(trimmed, of: RedactionPolicy.marker), !Self.isPart(trimmed, of: RedactionPolicy.urlMarker),
-              !values.contains(trimmed) else { return }
-        values.insert(trimmed)
+        guard !keepsNothing, let candidate = Self.candidate(value) else { return }
+        keep(candidate)
+    }
+
+    /// `value` trimmed, unless it is part of a redaction marker (then `nil`): what ``add(_:)`` decides from the
+    /// value alone, before the collector's own limits.
+    fileprivate static func candidate(_ value: some StringProtocol) -> String? {
+        let trimmed = trimmed(value, quotes: true)
+        guard !isPart(trimmed, of: RedactionPolicy.marker), !isPart(trimmed, of: RedactionPolicy.urlMarker) else {
+            return nil
+        }
+        return trimmed
+    }
+
+    /// Keeps a candidate (trimmed, not part of a marker) within this collector's length and byte limits.
+    private mutating func keep(_ candidate: String) {
+        let length = candidate.utf8.count
+        guard length >= minimumLength, bytes + length <= Self.byteBudget, !values.contains(candidate) else { return }
+        values.insert(candidate)
         bytes += length
     }
 
@@ -74,16 +86,55 @@ package struct SecretCollector {
     /// Adds a percent-encoded value (query item, form field, URL password) and its decoded form.
     package mutating func addEncoded(_ raw: some StringProtocol) {
         guard !keepsNothing else { return }
-        add(raw)
-        let decoded = String(raw).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
-        if let decoded { add(decoded) }
-        if let strict = String(raw).removingPercentEncoding, strict != decoded { add(strict) }
+        for value in Self.decodings(raw) { add(value) }
+    }
+
+    /// A percent-encoded value as is, decoded as a form field (`+` for space) and, when that differs, strictly.
+    fileprivate static func decodings(_ raw: some StringProtocol) -> [String] {
+        let raw = String(raw)
+        var values = [raw]
+        let decoded = raw.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+        if let decoded { values.append(decoded) }
+        if let strict = raw.removingPercentEncoding, strict != decoded { values.append(strict) }
+        return values
     }
 
     /// Adds a redacted header's value and the credentials inside it: the part after an auth scheme (`Bearer t`),
     /// a Basic header's decoded `user:password` and password, auth parameters (`Signature=…`) and cookie values.
+    ///
+    /// What a header gives depends on its name and value alone, so it is worked out once per recent pair
+    /// (``HeaderSecretsCache``): every request of a client carries the same `Authorization` header, and splitting
+    /// it, decoding it and trimming each part was half of what redacting an exchange's headers cost (DECISIONS 390).
+    /// This collector's own limits (minimum length, byte budget, values already kept) apply to each use as before.
     package mutating func addHeader(name: String, value: String) {
         guard !keepsNothing, value != RedactionPolicy.marker else { return }
+        for candidate in HeaderSecretsCache.candidates(name: name, value: value) { keep(candidate) }
+    }
+
+    /// The candidates (``candidate(_:)``, in the order ``add(_:)`` would meet them) a header gives: its value and
+    /// the credentials inside it. A pure function of the pair; ``HeaderSecretsCache`` keeps its recent answers.
+    static func headerCandidates(name: String, value: String) -> [String] {
+        var found = CandidateList()
+        found.addHeader(name: name, value: value)
+        return found.candidates
+    }
+}
+
+/// Collects what ``SecretCollector/addHeader(name:value:)`` finds, before any collector's limits apply: the header
+/// parsing written once, for both.
+private struct CandidateList {
+    var candidates: [String] = []
+
+    mutating func add(_ value: some StringProtocol) {
+        guard let candidate = SecretCollector.candidate(value) else { return }
+        candidates.append(candidate)
+    }
+
+    mutating func addEncoded(_ raw: some StringProtocol) {
+        for value in SecretCollector.decodings(raw) { add(value) }
+    }
+
+    mutating func addHeader(name: String, value: String) {
         add(value)
         switch RedactionNames.normalized(name) {
         case "cookie":
@@ -95,14 +146,14 @@ package struct SecretCollector {
         default:
             break
         }
-        let trimmed = Self.trimmed(value, quotes: false)
+        let trimmed = SecretCollector.trimmed(value, quotes: false)
         // An auth scheme is a token; bytes past ASCII are let through as the letters they may be part of.
         guard let space = trimmed.utf8.firstIndex(of: UInt8(ascii: " ")),
               trimmed.utf8[..<space].allSatisfy({
                   ASCIIBytes.isLetter($0) || ASCIIBytes.isDigit($0) || $0 == UInt8(ascii: "-") || $0 >= 0x80
               }) else { return }
         let isBasic = trimmed.utf8[..<space].map { $0 | 0x20 }.elementsEqual("basic".utf8)
-        let credentials = Self.trimmed(trimmed[trimmed.utf8.index(after: space)...], quotes: false)
+        let credentials = SecretCollector.trimmed(trimmed[trimmed.utf8.index(after: space)...], quotes: false)
         add(credentials)
         if isBasic, let data = Data(base64Encoded: credentials), let pair = String(data: data, encoding: .utf8) {
             add(pair)
@@ -114,7 +165,7 @@ package struct SecretCollector {
             for parameter in credentials.split(separator: ",") {
                 guard let equals = parameter.firstIndex(of: "="),
                       Self.secretAuthParameters.contains(RedactionNames.normalized(
-                          Self.trimmed(parameter[..<equals], quotes: false))) else { continue }
+                          SecretCollector.trimmed(parameter[..<equals], quotes: false))) else { continue }
                 addEncoded(parameter[parameter.index(after: equals)...])
             }
         }
@@ -127,6 +178,6 @@ package struct SecretCollector {
 
     private mutating func addCookie(_ cookie: some StringProtocol) {
         guard let equals = cookie.firstIndex(of: "=") else { return }
-        addEncoded(Self.trimmed(cookie[cookie.index(after: equals)...], quotes: false))
+        addEncoded(SecretCollector.trimmed(cookie[cookie.index(after: equals)...], quotes: false))
     }
 }

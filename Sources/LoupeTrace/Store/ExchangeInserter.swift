@@ -28,6 +28,10 @@ struct ExchangeInserter {
     private var pendingExchanges: [(exchange: TraceExchange, id: String)] = []
     /// Attempts of inserted exchanges waiting for a multi-row insert, with their exchange's sequence and notes.
     private var pendingAttempts: [(attempt: TraceAttempt, sequence: Int64, notes: String?)] = []
+    /// The last attempt notes written and their JSON text: consecutive attempts of one client carry the same
+    /// notes (breaker key, credential generation…), and sorting and writing them was a third of an attempt row's
+    /// cost (DECISIONS 391).
+    private var lastNotes: (notes: [String: String], text: String?)?
     /// How many exchanges were inserted.
     private(set) var count = 0
     /// How many of them replaced an exchange with the same id already in the store (a HAR imported again).
@@ -104,7 +108,14 @@ struct ExchangeInserter {
     private mutating func insertChildren(of exchange: TraceExchange, sequence: Int64) throws {
         let rows = rows
         for attempt in exchange.attempts {
-            pendingAttempts.append((attempt, sequence, rows.notes(of: attempt)))
+            let notes: String?
+            if let last = lastNotes, last.notes == attempt.notes {
+                notes = last.text
+            } else {
+                notes = rows.notes(of: attempt)
+                lastNotes = (attempt.notes, notes)
+            }
+            pendingAttempts.append((attempt, sequence, notes))
             if pendingAttempts.count == Self.attemptsPerInsert {
                 let pending = pendingAttempts
                 try insertAttempts.insert { row in

@@ -7,9 +7,12 @@ import GRDBSQLite
 /// was left of Loupe's write cost over a raw insert; DECISIONS 119, 125).
 ///
 /// Values are bound as GRDB binds them, so rows are the same bytes either way (tested against GRDB's own path):
-/// text NUL-terminated (`-1` length, as GRDB's `String` binding), an empty `Data` as `NULL` (GRDB passes its
-/// `nil` base address too), `Bool` as 0 or 1. Strings and blobs are `SQLITE_TRANSIENT`: SQLite copies them during
-/// the bind call, so no pointer outlives the closure that lent it.
+/// text up to its first NUL (GRDB's `String` binding passes `-1` for the length), an empty `Data` as `NULL` (GRDB
+/// passes its `nil` base address too), `Bool` as 0 or 1. Blobs are `SQLITE_TRANSIENT`: SQLite copies them during
+/// the bind call. Texts are copied into one buffer per statement and bound `SQLITE_STATIC` from it, while the
+/// buffer is held for the step and until the bindings are cleared: a transient text cost SQLite a `malloc`, a copy
+/// and a `free` each (its allocator takes a mutex for its statistics), 13 of them for every exchange row, and
+/// `strlen` (DECISIONS 392).
 ///
 /// Only for the store's own writer, inside its write transaction: stepping below GRDB skips its per-statement
 /// bookkeeping (transaction observers, observed regions, cancellation), and the store registers none of those.
@@ -30,27 +33,39 @@ struct SQLiteInsert {
         let handle = statement.sqliteStatement
         var row = SQLiteRow(handle)
         bind(&row)
-        // Bindings are cleared after each row (also on failure) so the statement never holds the last row's
-        // bodies until the next batch.
-        defer { sqlite3_clear_bindings(handle) }
-        guard row.failure == SQLITE_OK, row.count == sqlite3_bind_parameter_count(handle) else {
-            let code = row.failure == SQLITE_OK ? SQLITE_MISUSE : row.failure
-            throw DatabaseError(
-                resultCode: ResultCode(rawValue: code),
-                message: code == SQLITE_MISUSE ? "\(row.count) values bound" : String(cString: sqlite3_errstr(code)),
-                sql: statement.sql)
-        }
-        let code = sqlite3_step(handle)
-        guard code == SQLITE_DONE else {
-            let message = db.lastErrorMessage
-            // `sqlite3_reset` repeats the step's error but does reset the statement, ready for the next row.
-            sqlite3_reset(handle)
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: statement.sql)
-        }
-        let reset = sqlite3_reset(handle)
-        guard reset == SQLITE_OK else {
-            throw DatabaseError(
-                resultCode: ResultCode(rawValue: reset), message: db.lastErrorMessage, sql: statement.sql)
+        let texts = row.texts
+        // The texts' bytes stay where they are until the bindings that point into them are cleared below.
+        try row.textBytes.withUnsafeBufferPointer { bytes in
+            // Bindings are cleared after each row (also on failure) so the statement never points into this buffer,
+            // nor holds the last row's bodies, after the call.
+            defer { sqlite3_clear_bindings(handle) }
+            var failure = row.failure
+            for text in texts {
+                // `textBytes` starts with a NUL, so its base address is never nil: an empty text is '' (a nil
+                // pointer would bind NULL).
+                let start = UnsafeRawPointer(bytes.baseAddress! + text.offset).assumingMemoryBound(to: CChar.self)
+                let code = sqlite3_bind_text(handle, text.index, start, text.length, staticBytes)
+                if code != SQLITE_OK, failure == SQLITE_OK { failure = code }
+            }
+            guard failure == SQLITE_OK, row.count == sqlite3_bind_parameter_count(handle) else {
+                let code = failure == SQLITE_OK ? SQLITE_MISUSE : failure
+                throw DatabaseError(
+                    resultCode: ResultCode(rawValue: code),
+                    message: code == SQLITE_MISUSE ? "\(row.count) values bound" : String(cString: sqlite3_errstr(code)),
+                    sql: statement.sql)
+            }
+            let code = sqlite3_step(handle)
+            guard code == SQLITE_DONE else {
+                let message = db.lastErrorMessage
+                // `sqlite3_reset` repeats the step's error but does reset the statement, ready for the next row.
+                sqlite3_reset(handle)
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: statement.sql)
+            }
+            let reset = sqlite3_reset(handle)
+            guard reset == SQLITE_OK else {
+                throw DatabaseError(
+                    resultCode: ResultCode(rawValue: reset), message: db.lastErrorMessage, sql: statement.sql)
+            }
         }
     }
 }
@@ -62,6 +77,10 @@ struct SQLiteRow {
     private(set) var count: Int32 = 0
     /// The first bind that failed (`SQLITE_TOOBIG` for a value past SQLite's limit), thrown before the step.
     private(set) var failure: Int32 = SQLITE_OK
+    /// The texts' bytes, one after another, after a leading NUL; bound when the row is complete.
+    private(set) var textBytes: [UInt8] = [0]
+    /// Each text's parameter and its place in ``textBytes``.
+    private(set) var texts: [(index: Int32, offset: Int, length: Int32)] = []
 
     fileprivate init(_ handle: OpaquePointer) {
         self.handle = handle
@@ -90,9 +109,19 @@ struct SQLiteRow {
     }
 
     mutating func add(_ value: String?) {
-        bind { handle, index in
-            guard let value else { return sqlite3_bind_null(handle, index) }
-            return value.withCString { sqlite3_bind_text(handle, index, $0, -1, transient) }
+        guard var value else { return bind { handle, index in sqlite3_bind_null(handle, index) } }
+        count += 1
+        let index = count
+        value.withUTF8 { utf8 in
+            // Up to the first NUL, as SQLite reads a `-1` length (GRDB's binding, and this one's before).
+            let length = utf8.firstIndex(of: 0) ?? utf8.count
+            guard length <= Int(Int32.max) else {
+                if failure == SQLITE_OK { failure = SQLITE_TOOBIG }
+                return
+            }
+            if textBytes.count == 1 { textBytes.reserveCapacity(2048) }
+            texts.append((index, textBytes.count, Int32(length)))
+            textBytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[..<length]))
         }
     }
 
@@ -114,3 +143,5 @@ struct SQLiteRow {
 
 /// SQLite's `SQLITE_TRANSIENT` (a destructor of -1: copy the value now), which Swift cannot import from the macro.
 private let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+/// SQLite's `SQLITE_STATIC` (no destructor: the bytes outlive the binding; ``SQLiteInsert/insert(_:)`` sees to it).
+private let staticBytes: sqlite3_destructor_type? = nil

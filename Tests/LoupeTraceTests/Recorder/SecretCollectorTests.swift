@@ -19,6 +19,71 @@ struct SecretCollectorTests {
         #expect(collecting.values.isSuperset(of: ["user:s3cret-pass", "s3cret-pass", "abcdef123"]))
     }
 
+    @Test("the header cache gives each collector what parsing gives, under that collector's own limits")
+    func headerCacheKeepsEachCollectorsLimits() {
+        let headers = [
+            ("Authorization", "Bearer cache-test-token-0001"), ("Authorization", "Basic dXNlcjpzM2NyZXQtcGFzcw=="),
+            ("Cookie", "session=abcdef123; theme=dark"), ("Set-Cookie", "sid=s3ss10n%2Bid; Path=/"),
+            ("Authorization", #"Digest username="u", response="6629fae49393a05397450978507c4ef1", uri="/p""#),
+            ("X-Api-Key", "  \"quoted-key-value\"  "), ("Authorization", "Bearer [REDACTED]"),
+        ]
+        for minimumLength in [1, 4, 12, 40] {
+            // Twice: the first use may parse, the second is served by the cache; both must keep the same values.
+            for _ in 0..<2 {
+                var cached = SecretCollector(minimumLength: minimumLength)
+                var parsed = SecretCollector(minimumLength: minimumLength)
+                for (name, value) in headers {
+                    cached.addHeader(name: name, value: value)
+                    for candidate in SecretCollector.headerCandidates(name: name, value: value) { parsed.add(candidate) }
+                }
+                #expect(cached.values == parsed.values, "minimum \(minimumLength)")
+            }
+        }
+        var collector = SecretCollector(minimumLength: 4)
+        collector.addHeader(name: "Authorization", value: "Digest username=\"u\", response=\"6629fae4\", uri=\"/p\"")
+        collector.addHeader(name: "Authorization", value: "Basic dXNlcjpzM2NyZXQtcGFzcw==")
+        #expect(collector.values.isSuperset(of: ["6629fae4", "user:s3cret-pass", "s3cret-pass"]))
+        #expect(!collector.values.contains("/p"))
+    }
+
+    @Test("a token that changes between exchanges is scrubbed by its new value, not only by the cached old one")
+    func changedTokenIsStillScrubbed() {
+        let policy = RedactionPolicy()
+        for token in ["first-token-aaaaaaaa", "second-token-bbbbbbb", "first-token-aaaaaaaa", "third-token-ccccccc"] {
+            let start = Date(timeIntervalSince1970: 1_700_000_000)
+            let echo = Data(#"{"echo":"\#(token)","b64":"\#(Data(token.utf8).base64EncodedString())"}"#.utf8)
+            let exchange = TraceExchange(
+                id: UUID(), operation: "GET /echo", method: "GET", url: "https://api.example.test/echo", startedAt: start,
+                outcome: .success, status: 200, error: "saw \(token)",
+                requestHeaders: [TraceHeader(name: "Authorization", value: "Bearer \(token)")], requestBody: nil,
+                responseHeaders: [TraceHeader(name: "X-Echo", value: token)],
+                responseBody: TraceBody(data: echo, size: echo.count, isTruncated: false),
+                attempts: [TraceAttempt(number: 1, startedAt: start)])
+            let redacted = policy.redact(exchange: exchange)
+            let texts = [redacted.error ?? "", redacted.responseHeaders[0].value,
+                         String(decoding: redacted.responseBody!.data, as: UTF8.self),
+                         redacted.requestHeaders[0].value]
+            for text in texts {
+                #expect(!text.contains(token) && !text.contains(Data(token.utf8).base64EncodedString()), "\(text)")
+            }
+        }
+    }
+
+    @Test("the header cache is bounded: many distinct credentials keep at most its capacity, long ones none")
+    func headerCacheIsBounded() {
+        for index in 0..<(HeaderSecretsCache.capacity * 3) {
+            var collector = SecretCollector(minimumLength: 4)
+            collector.addHeader(name: "Authorization", value: "Bearer bounded-token-\(index)")
+            #expect(collector.values.contains("bounded-token-\(index)"))
+            #expect(HeaderSecretsCache.count <= HeaderSecretsCache.capacity)
+        }
+        let long = String(repeating: "k", count: HeaderSecretsCache.longestValue + 1)
+        var collector = SecretCollector(minimumLength: 4)
+        collector.addHeader(name: "Authorization", value: "Bearer \(long)")
+        #expect(collector.values.contains(long))
+        #expect(HeaderSecretsCache.count <= HeaderSecretsCache.capacity)
+    }
+
     @Test("trimming matches Foundation's whitespacesAndNewlines (plus quotes) on random text")
     func trimmingMatchesFoundation() {
         // Every White_Space scalar, quotes, and ordinary text (a combining mark too, next to a space).

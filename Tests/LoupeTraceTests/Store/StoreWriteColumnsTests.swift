@@ -14,6 +14,13 @@ struct StoreWriteColumnsTests {
         var random = HARStreamFixtures.Random(state: seed)
         var exchanges = (0..<300).map { HARStreamFixtures.exchange($0, &random) }
         exchanges += Self.extremes()
+        // A NUL inside a text is stored up to it, as GRDB's `-1` length has SQLite read it (texts are bound from one
+        // buffer with their lengths since DECISIONS 392); an empty text stays '' (not NULL).
+        var nul = SQLiteTraceStoreTests.fullExchange()
+        nul.error = "before the NUL \u{0} after it"
+        nul.operation = ""
+        nul.attempts[0].error = "\u{0}"
+        exchanges.append(nul)
         // Replacements: ids written again in a later batch, and in the same one (their attempts may still be
         // waiting for a multi-row insert when the collision deletes them).
         for index in Array(stride(from: 0, to: 40, by: 3)) + Array(stride(from: 262, to: 300, by: 4)) {
@@ -148,7 +155,8 @@ struct StoreWriteColumnsTests {
         var many = SQLiteTraceStoreTests.fullExchange()
         many.attempts = (1...(ExchangeInserter.attemptsPerInsert * 2 + 3)).map { number in
             TraceAttempt(number: number, startedAt: start.addingTimeInterval(Double(number)), status: 500 + number,
-                         notes: number % 5 == 0 ? ["n": String(number)] : [:])
+                         // Runs of equal notes and changes between them: the inserter reuses the last notes' text.
+                         notes: number % 5 == 0 ? ["n": String(number)] : number > 30 ? ["run": "same", "b": "2"] : [:])
         }
         return [all, bare, negative, many]
     }
