@@ -216,7 +216,7 @@ struct URLSessionAdapterTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func cancellingTheAppsTaskCancelsTheRequestAndRecordsItCancelled() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-urlsession-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

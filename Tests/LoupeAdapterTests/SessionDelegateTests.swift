@@ -52,7 +52,7 @@ final class AppDelegate: NSObject, URLSessionDataDelegate {
 @Suite(.serialized)
 struct URLSessionDelegateAdapterTests {
     // A forwarding that loses the end would leave the wait hanging: the time limit makes it a failure.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func theProxyRecordsTheSessionsTasksWithSecretsRedactedAndTheAppsDelegateHearsEverything() async throws {
         let app = AppDelegate()
         try await withRecorder { url, inspector in
@@ -93,7 +93,7 @@ struct URLSessionDelegateAdapterTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func aCancelledTaskIsRecordedCancelledAndTheAppsDelegateHearsTheCancel() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-delegate-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -126,7 +126,7 @@ struct URLSessionDelegateAdapterTests {
         #expect(recorded.first?.status == nil)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func withoutAnAppDelegateTheSessionStillWorksAndAPerTaskUseRecordsNothingAndKeepsNothing() async throws {
         let app = AppDelegate()
         try await withRecorder { url, inspector in

@@ -11,7 +11,7 @@ import Testing
 /// `loupe replay` of recorded streams that cannot succeed, in process (a real SQLite store, in-process transports,
 /// waits on a `ManualClock`): a server-sent event stream against a server that answers 500 or is down, and a
 /// WebSocket the recorder kept only in part, which is refused before anything is sent.
-@Suite("loupe replay: failing stream replays", .timeLimit(.minutes(1)))
+@Suite("loupe replay: failing stream replays", .timeLimit(.minutes(5)))
 struct StreamReplayFailureTests {
     static let start = Date(timeIntervalSince1970: 1_800_000_000)
 

@@ -9,7 +9,7 @@ import Testing
 
 /// De-duplication and throttling over loopback, through AsyncHTTPClient, against Hummingbird servers of their own
 /// that hold requests open (see `ServerHold`) instead of sleeping, and count hits and concurrency.
-@Suite(.timeLimit(.minutes(1))) struct DedupThrottleIntegrationTests {
+@Suite(.timeLimit(.minutes(5))) struct DedupThrottleIntegrationTests {
     static func heldRouter(_ hold: ServerHold) -> Router<BasicRequestContext> {
         let router = Router()
         router.get("/report") { _, _ in

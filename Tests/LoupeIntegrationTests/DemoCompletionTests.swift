@@ -7,7 +7,7 @@ import Testing
 
 /// The demo's model-like stream (`/completions`) through the demo's own client and traffic: every token in order,
 /// paced (a slow first token), and the third stream cut mid-way and resumed with `Last-Event-ID`, one exchange each.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct DemoCompletionTests {
     @Test func threeStreamsGiveEveryTokenInOrderAndTheCutOneResumesWithLastEventID() async throws {
         try await withTemporaryDirectory { folder in

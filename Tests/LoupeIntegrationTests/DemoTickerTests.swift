@@ -9,7 +9,7 @@ import Testing
 /// The demo's WebSocket feed (`/ticker`) through the demo's own client and traffic, against the real server and a
 /// real SQLite store: the greeting, the subscription, every tick in order with its snapshots, a ping, and a close by
 /// the client, or every third session by the server (1011), one recorded exchange each.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct DemoTickerTests {
     @Test func threeSessionsRecordEveryMessageAndTheThirdIsClosedByTheServer() async throws {
         try await withTemporaryDirectory { folder in

@@ -12,7 +12,7 @@ import Testing
 /// `client.events` over AsyncHTTPClient against an `sse-starlette` app on uvicorn (.ci/sse-server.py): ids, the
 /// server's retry, two-line data, and a stream cut mid-event that the client resumes with `Last-Event-ID`; all
 /// recorded into a real SQLite store.
-@Suite(.serialized, .enabled(if: PythonPeer.available, PythonPeer.skipReason), .timeLimit(.minutes(2)))
+@Suite(.serialized, .enabled(if: PythonPeer.available, PythonPeer.skipReason), .timeLimit(.minutes(5)))
 struct EventStreamPeerTests {
     @Test func aStreamCutMidEventResumesAfterTheLastWholeEventAndIsRecordedAsOneExchange() async throws {
         let peer = try await PythonPeer.start("sse-server.py")

@@ -9,7 +9,7 @@ import Testing
 /// A recorded server-sent event stream (the demo's `/completions`) replayed against the real server as a stream:
 /// recorded event by event as a replay of the original, reconnecting when the server cuts it, and compared with the
 /// original by its events.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct EventStreamReplayTests {
     @Test func aReplayIsAStreamThatReconnectsAndDiffsByEvent() async throws {
         try await withTemporaryDirectory { folder in

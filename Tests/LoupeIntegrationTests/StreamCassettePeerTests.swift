@@ -11,7 +11,7 @@ import Testing
 /// Stream cassettes against peers nobody here wrote: an `sse-starlette` stream cut mid-event and resumed with
 /// `Last-Event-ID`, and a conversation with the `websockets` package's echo server, each recorded over the real
 /// transports into a HAR cassette, then played back from the file with the server stopped.
-@Suite(.serialized, .enabled(if: PythonPeer.available, PythonPeer.skipReason), .timeLimit(.minutes(2)))
+@Suite(.serialized, .enabled(if: PythonPeer.available, PythonPeer.skipReason), .timeLimit(.minutes(5)))
 struct StreamCassettePeerTests {
     static func folder() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-stream-cassette-\(UUID().uuidString)")

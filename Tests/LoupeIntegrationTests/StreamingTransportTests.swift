@@ -15,7 +15,7 @@ import Darwin
 /// `AsyncHTTPClientTransport.stream` against real loopback servers: a large body arrives whole while the buffer
 /// between the event loop and the reader stays within its watermark, a reader that stops or is cancelled ends the
 /// request on the wire, the attempt timeout bounds the body, and a streamed request body is sent.
-@Suite(.timeLimit(.minutes(1))) struct StreamingTransportTests {
+@Suite(.timeLimit(.minutes(5))) struct StreamingTransportTests {
     /// 1,024 cycles of the 251-byte pattern: every full block continues the pattern where the previous one ended.
     static let block = (0..<251 * 1024).map { UInt8($0 % 251) }
 

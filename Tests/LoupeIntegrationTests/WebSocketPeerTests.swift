@@ -9,7 +9,7 @@ import Testing
 /// `client.webSocket` over hummingbird-websocket's client against the `websockets` package's server
 /// (.ci/ws-server.py): echo, fragmented messages, ping, close codes both ways, a server that drops, auth headers on
 /// the handshake; recorded message by message into a real SQLite store.
-@Suite(.serialized, .enabled(if: PythonPeer.available, PythonPeer.skipReason), .timeLimit(.minutes(2)))
+@Suite(.serialized, .enabled(if: PythonPeer.available, PythonPeer.skipReason), .timeLimit(.minutes(5)))
 struct WebSocketPeerTests {
     final class Recording {
         let folder: URL

@@ -10,7 +10,7 @@ import Testing
 /// A recorded WebSocket (the demo's `/ticker`) replayed against the real server: the handshake through the client,
 /// the client's recorded messages sent again (subscribe, ping, close), the server's recorded as a new exchange
 /// marked as a replay, and compared with the original.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct WebSocketReplayTests {
     @Test func aReplaySendsTheClientsMessagesAndTheDiffSeesTheServersClose() async throws {
         try await withTemporaryDirectory { folder in

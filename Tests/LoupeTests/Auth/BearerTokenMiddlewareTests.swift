@@ -5,7 +5,7 @@ import LoupeTesting
 import Synchronization
 import Testing
 
-@Suite(.timeLimit(.minutes(1))) struct BearerTokenMiddlewareTests {
+@Suite(.timeLimit(.minutes(5))) struct BearerTokenMiddlewareTests {
     @Test func sendsTheProvidersCredentialAndLoadsItOnce() async throws {
         let provider = AuthFixture.Provider()
         let server = AuthFixture.Server(accepting: ["t1"])

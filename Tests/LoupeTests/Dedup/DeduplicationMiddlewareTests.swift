@@ -4,7 +4,7 @@ import Loupe
 import LoupeTesting
 import Testing
 
-@Suite(.timeLimit(.minutes(1))) struct DeduplicationMiddlewareTests {
+@Suite(.timeLimit(.minutes(5))) struct DeduplicationMiddlewareTests {
     /// A transport that counts calls and holds each at `gate`, answering with the request's path and a call number.
     struct HeldServer {
         let gate = Interleaving.Gate()

@@ -5,7 +5,7 @@ import LoupeTesting
 import Testing
 
 /// The proof: permits never leak, whatever is cancelled and in whatever order.
-@Suite(.timeLimit(.minutes(2))) struct ThrottleCancellationTests {
+@Suite(.timeLimit(.minutes(5))) struct ThrottleCancellationTests {
     static let tasks = 10
 
     /// Ten requests to two hosts (limit 3, 2 per host), each held at its own gate; a seeded random mix of

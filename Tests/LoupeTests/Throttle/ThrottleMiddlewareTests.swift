@@ -5,7 +5,7 @@ import LoupeTesting
 import Synchronization
 import Testing
 
-@Suite(.timeLimit(.minutes(1))) struct ThrottleMiddlewareTests {
+@Suite(.timeLimit(.minutes(5))) struct ThrottleMiddlewareTests {
     /// Holds every request at one gate and tracks how many are inside at once.
     final class CountingServer: Sendable {
         let gate = Interleaving.Gate()

@@ -11,7 +11,7 @@ import Testing
 /// Streams in cassettes: a server-sent event stream and a WebSocket conversation recorded from in-process
 /// transports into a HAR file, then played back from that file with no upstream; the paths where playback departs
 /// from the recording; a recording cut by the recorder's cap refused. Every wait is on a `ManualClock`.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct CassetteStreamTests {
     static let url = URL(string: "https://api.example.com/v1/tokens")!
     static let request = HTTPRequest(method: .get, url: url)

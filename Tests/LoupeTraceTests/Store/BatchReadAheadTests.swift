@@ -7,7 +7,7 @@ import Testing
 
 /// The export reads its batches on a thread of its own; these check the hand-off and that every way it ends (the
 /// end, a failed read, a failed write) reaches the other side instead of leaving a thread waiting.
-@Suite("Batches read ahead", .timeLimit(.minutes(1)))
+@Suite("Batches read ahead", .timeLimit(.minutes(5)))
 struct BatchReadAheadTests {
     /// Runs `body` on a new thread; the semaphore is signalled when it returns.
     static func onThread(_ body: @escaping @Sendable () -> Void) -> DispatchSemaphore {
