@@ -12,14 +12,7 @@ extension NetworkTraceInspector: CompletedExchangeObserver {
             defer { state.unreportedDrops = 0 }
             return state.unreportedDrops
         }
-        pending.endedAt = finished.endedAt
-        pending.outcome = finished.outcome
-        pending.finalResponse = finished.response
-        pending.responseBody = finished.responseBody
-        pending.responseBodySize = finished.responseBodySize
-        pending.error = finished.error.map { String(describing: $0) }
-        pending.attempts = finished.attempts
-        pending.droppedBefore = droppedBefore
+        pending.finish(with: finished, droppedBefore: droppedBefore)
         if !writer.enqueue(pending) {  // its last use: moved, not copied
             // Lost too: reported, with the ones it carried, on the next exchange that makes it.
             state.withLock { $0.unreportedDrops += droppedBefore + 1 }

@@ -134,7 +134,6 @@ public final class NetworkTraceInspector: ClientObserver {
     }
 
     public func exchangeFinished(_ exchange: ExchangeFinished) {
-        let error = exchange.error.map { String(describing: $0) }
         var taken: PendingExchange?
         var droppedBefore = 0
         state.withLock { state in
@@ -146,14 +145,7 @@ public final class NetworkTraceInspector: ClientObserver {
         // Changed in place through the optional and moved out by `take()`: a copy would retain every reference
         // the exchange holds.
         guard taken != nil else { return }
-        taken!.endedAt = exchange.endedAt
-        taken!.outcome = exchange.outcome
-        taken!.finalResponse = exchange.response
-        taken!.responseBody = exchange.responseBody
-        taken!.responseBodySize = exchange.responseBodySize
-        taken!.error = error
-        taken!.attempts = exchange.attempts
-        taken!.droppedBefore = droppedBefore
+        taken!.finish(with: exchange, droppedBefore: droppedBefore)
         if !writer.enqueue(taken.take()!) {
             // This one is lost too: report it, and the ones it was carrying, on the next exchange that makes it.
             state.withLock { $0.unreportedDrops += droppedBefore + 1 }

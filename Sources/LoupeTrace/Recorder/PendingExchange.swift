@@ -53,6 +53,18 @@ struct PendingExchange: Sendable {
 
     /// The recorded form: redacted by name and by value (``RedactionPolicy/redact(exchange:alsoSent:)``), then
     /// bodies capped at `bodyCap` bytes.
+    /// Takes what the client knows at the end of the exchange, and the drops to report with it.
+    mutating func finish(with finished: ExchangeFinished, droppedBefore: Int) {
+        endedAt = finished.endedAt
+        outcome = finished.outcome
+        finalResponse = finished.response
+        responseBody = finished.responseBody
+        responseBodySize = finished.responseBodySize
+        error = finished.error.map { String(describing: $0) }
+        attempts = finished.attempts
+        self.droppedBefore = droppedBefore
+    }
+
     func makeTrace(policy: RedactionPolicy, bodyCap: Int) -> TraceExchange {
         // Record the headers that went on the wire (after middleware added auth, tracing and so on) when an
         // attempt was made; a short-circuited exchange only has the app's own.
