@@ -63,6 +63,52 @@ func exchanges(_ store: SQLiteTraceStore) throws -> [TraceExchange] {
     try store.exchanges(matching: nil, limit: 1000).sorted { $0.startedAt < $1.startedAt }
 }
 
+/// The demo API with its access log, and a recorder on a real SQLite store, in a temporary folder: for the tests
+/// that cancel a request once the server has it.
+struct SlowRequestFixture {
+    let folder: URL
+    let accessLog: String
+    let server: FlakyAPI.RunningServer
+    let store: SQLiteTraceStore
+    let inspector: NetworkTraceInspector
+
+    /// Runs `body` with the fixture; the folder is removed afterwards (the test stops the server and the recorder).
+    static func with(_ body: (SlowRequestFixture) async throws -> Void) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-slow-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let accessLog = folder.appendingPathComponent("access.log").path
+        let server = try await FlakyAPI.start(port: 0, accessLog: accessLog)
+        let store = try SQLiteTraceStore(path: folder.appendingPathComponent("traces.sqlite").path)
+        try await body(SlowRequestFixture(folder: folder, accessLog: accessLog, server: server, store: store,
+                                          inspector: NetworkTraceInspector(store: store)))
+    }
+
+    /// `/slow` held for 10 s: only a cancel ends it sooner.
+    var slowURL: URL {
+        server.baseURL.appendingPathComponent("slow").appending(queryItems: [URLQueryItem(name: "ms", value: "10000")])
+    }
+
+    /// Stops the recorder and the server, then expects the store to hold the one `/slow` request, cancelled.
+    func expectOneCancelledSlowRequest() async throws {
+        await inspector.shutdown()
+        await server.stop()
+        let recorded = try exchanges(store)
+        #expect(recorded.map(\.operation) == ["GET /slow"])
+        #expect(recorded.first?.outcome == .cancelled)
+        #expect(recorded.first?.status == nil)
+    }
+
+    /// Returns once the server has logged `GET /slow`.
+    func waitForTheSlowRequest() async throws {
+        while (try? String(contentsOfFile: accessLog, encoding: .utf8))?.contains("GET /slow") != true {
+            // The demo server writes this line on its own event loop when the request arrives; nothing in this
+            // process can await it, so its file is polled (a poll, not a delay: it ends at the line).
+            try await Task.sleep(for: .milliseconds(10))  // a poll of another process's file, ends at the line
+        }
+    }
+}
+
 @Suite struct OpenAPIAdapterTests {
     @Test func theMiddlewareRecordsEveryCallOfAGeneratedClientOnItsOwnTransport() async throws {
         try await withRecorder { url, inspector in
@@ -218,41 +264,27 @@ struct URLSessionAdapterTests {
 
     @Test(.timeLimit(.minutes(5)))
     func cancellingTheAppsTaskCancelsTheRequestAndRecordsItCancelled() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-urlsession-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let accessLog = folder.appendingPathComponent("access.log").path
-        let server = try await FlakyAPI.start(port: 0, accessLog: accessLog)
-        let store = try SQLiteTraceStore(path: folder.appendingPathComponent("traces.sqlite").path)
-        let inspector = NetworkTraceInspector(store: store)
-        let session = URLSession(configuration: URLSessionConfiguration.ephemeral.recorded(by: inspector))
-        defer { session.invalidateAndCancel() }
-        let (answers, answer) = AsyncStream<(any Error)?>.makeStream()
-        // The server holds this for 10 s: only a cancelled inner request ends it sooner.
-        let task = session.dataTask(with: server.baseURL.appendingPathComponent("slow").appending(queryItems: [
-            URLQueryItem(name: "ms", value: "10000")])) { _, _, error in answer.yield(error) }
-        task.resume()
-        while (try? String(contentsOfFile: accessLog, encoding: .utf8))?.contains("GET /slow") != true {
-            // The demo server writes this line on its own event loop when the request arrives; nothing in this
-            // process can await it, so its file is polled (a poll, not a delay: it ends at the line).
-            try await Task.sleep(for: .milliseconds(10))  // a poll of another process's file, ends at the line
+        try await SlowRequestFixture.with { fixture in
+            let (store, inspector) = (fixture.store, fixture.inspector)
+            let session = URLSession(configuration: URLSessionConfiguration.ephemeral.recorded(by: inspector))
+            defer { session.invalidateAndCancel() }
+            let (answers, answer) = AsyncStream<(any Error)?>.makeStream()
+            let task = session.dataTask(with: fixture.slowURL) { _, _, error in answer.yield(error) }
+            task.resume()
+            try await fixture.waitForTheSlowRequest()
+            let clock = ContinuousClock()
+            let cancelledAt = clock.now
+            task.cancel()
+            var iterator = answers.makeAsyncIterator()
+            let error = await iterator.next() ?? nil
+            #expect((error as? URLError)?.code == .cancelled)
+            // The cancelled inner request reaches the recorder from FoundationNetworking's own queue, which nothing in
+            // this process can await, so the store is polled. A missed cancel is caught by the outcome below (the
+            // server answers 200 after its 10 s hold), so the poll may wait as long as a loaded machine needs.
+            let deadline = cancelledAt + .seconds(60)
+            while try store.count() == 0, clock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }  // poll (above)
+            #expect(try store.count() > 0, "the inner request ran on after the app's task was cancelled")
+            try await fixture.expectOneCancelledSlowRequest()
         }
-        let clock = ContinuousClock()
-        let cancelledAt = clock.now
-        task.cancel()
-        var iterator = answers.makeAsyncIterator()
-        let error = await iterator.next() ?? nil
-        #expect((error as? URLError)?.code == .cancelled)
-        // The cancelled inner request reaches the recorder from FoundationNetworking's own queue, which nothing in
-        // this process can await, so the store is polled; the server's 10 s hold is what a missed cancel would cost.
-        let deadline = cancelledAt + .seconds(9)
-        while try store.count() == 0, clock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }  // poll (above)
-        #expect(try store.count() > 0, "the inner request ran on after the app's task was cancelled")
-        await inspector.shutdown()
-        await server.stop()
-        let recorded = try exchanges(store)
-        #expect(recorded.map(\.operation) == ["GET /slow"])
-        #expect(recorded.first?.outcome == .cancelled)
-        #expect(recorded.first?.status == nil)
     }
 }

@@ -95,35 +95,22 @@ struct URLSessionDelegateAdapterTests {
 
     @Test(.timeLimit(.minutes(5)))
     func aCancelledTaskIsRecordedCancelledAndTheAppsDelegateHearsTheCancel() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-delegate-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let accessLog = folder.appendingPathComponent("access.log").path
-        let server = try await FlakyAPI.start(port: 0, accessLog: accessLog)
-        let store = try SQLiteTraceStore(path: folder.appendingPathComponent("traces.sqlite").path)
-        let inspector = NetworkTraceInspector(store: store)
-        let app = AppDelegate()
-        let recording = RecordingSessionDelegate(recorder: inspector, forwardingTo: app)
-        let session = URLSession(configuration: .ephemeral, delegate: recording, delegateQueue: nil)
-        defer { session.invalidateAndCancel() }
-        // The server holds this for 10 s: the test's time limit catches a cancel that does not end it.
-        let task = session.dataTask(with: server.baseURL.appendingPathComponent("slow").appending(queryItems: [
-            URLQueryItem(name: "ms", value: "10000")]))
-        task.resume()
-        while (try? String(contentsOfFile: accessLog, encoding: .utf8))?.contains("GET /slow") != true {
-            // The demo server writes this line on its own event loop when the request arrives: polled, ends at it.
-            try await Task.sleep(for: .milliseconds(10))
+        try await SlowRequestFixture.with { fixture in
+            let inspector = fixture.inspector
+            let app = AppDelegate()
+            let recording = RecordingSessionDelegate(recorder: inspector, forwardingTo: app)
+            let session = URLSession(configuration: .ephemeral, delegate: recording, delegateQueue: nil)
+            defer { session.invalidateAndCancel() }
+            // The server holds this for 10 s: a cancel that does not end it is answered and recorded a success.
+            let task = session.dataTask(with: fixture.slowURL)
+            task.resume()
+            try await fixture.waitForTheSlowRequest()
+            task.cancel()
+            await app.waitForEnds(1)
+            #expect(app.heard.withLock { $0.completed.values.first } == "\(URLError.Code.cancelled)")
+            #expect(recording.tasksInFlight == 0)
+            try await fixture.expectOneCancelledSlowRequest()
         }
-        task.cancel()
-        await app.waitForEnds(1)
-        #expect(app.heard.withLock { $0.completed.values.first } == "\(URLError.Code.cancelled)")
-        #expect(recording.tasksInFlight == 0)
-        await inspector.shutdown()
-        await server.stop()
-        let recorded = try exchanges(store)
-        #expect(recorded.map(\.operation) == ["GET /slow"])
-        #expect(recorded.first?.outcome == .cancelled)
-        #expect(recorded.first?.status == nil)
     }
 
     @Test(.timeLimit(.minutes(5)))
