@@ -92,7 +92,7 @@ extension Client {
         } else {
             task = Task(priority: priority, operation: work)
         }
-        inflight.insert(id) { task.cancel() }
+        inflight.insert(id, task)
         defer { inflight.remove(id) }
         return try await withTaskCancellationHandler {
             try await task.value

@@ -3,10 +3,11 @@ import Synchronization
 
 /// The exchanges a client (and every copy of it) has in flight, so ``Client/cancelAll()`` can reach them.
 final class InflightRegistry: Sendable {
-    private let tasks = Mutex<[UUID: @Sendable () -> Void]>([:])
+    /// The exchanges' own tasks, not closures that cancel them: a closure would be one more allocation a request.
+    private let tasks = Mutex<[UUID: Task<RawResponse, any Error>]>([:])
 
-    func insert(_ id: UUID, cancel: @escaping @Sendable () -> Void) {
-        tasks.withLock { $0[id] = cancel }
+    func insert(_ id: UUID, _ task: Task<RawResponse, any Error>) {
+        tasks.withLock { $0[id] = task }
     }
 
     func remove(_ id: UUID) {
@@ -17,7 +18,7 @@ final class InflightRegistry: Sendable {
 
     /// Cancels everything in flight now; exchanges started afterwards are not affected.
     func cancelAll() {
-        let cancels = tasks.withLock { Array($0.values) }
-        cancels.forEach { $0() }
+        let running = tasks.withLock { Array($0.values) }
+        running.forEach { $0.cancel() }
     }
 }

@@ -25,25 +25,28 @@ enum ObservabilityLabels {
 
     /// The server's host name, `unknown` when the request has no authority.
     static func host(_ request: HTTPRequest) -> String {
-        // From the authority, not `request.url` (which parses the whole URL again), and over UTF-8 bytes rather
-        // than Characters: the delimiters are ASCII bytes, so grapheme breaking would be work on every request
-        // for nothing.
-        guard let authority = request.authority, !authority.isEmpty else { return "unknown" }
-        let bytes = authority.utf8
-        var start = bytes.startIndex
-        if let at = bytes.lastIndex(of: UInt8(ascii: "@")) { start = bytes.index(after: at) }
-        var end = bytes.endIndex
-        if start < end, bytes[start] == UInt8(ascii: "[") {
-            // [IPv6]:port → the address without brackets, as `URL.host` gives it.
-            guard let close = bytes[start...].firstIndex(of: UInt8(ascii: "]")) else { return authority }
-            start = bytes.index(after: start)
-            end = close
-        } else if let colon = bytes[start...].lastIndex(of: UInt8(ascii: ":")) {
-            end = colon
+        // From the authority, not `request.url` (which parses the whole URL again), and over its UTF-8 bytes in
+        // place rather than Characters or the generic `UTF8View`: the delimiters are ASCII bytes, and the metrics
+        // middleware asks for every request (DECISIONS 384).
+        guard var authority = request.authority, !authority.isEmpty else { return "unknown" }
+        let whole = authority.utf8.count
+        let range = authority.withUTF8 { bytes -> Range<Int>? in
+            var start = 0
+            var end = bytes.count
+            if let at = bytes.lastIndex(of: UInt8(ascii: "@")) { start = at + 1 }
+            if start < end, bytes[start] == UInt8(ascii: "[") {
+                // [IPv6]:port → the address without brackets, as `URL.host` gives it.
+                guard let close = bytes[start...].firstIndex(of: UInt8(ascii: "]")) else { return 0..<bytes.count }
+                start += 1
+                end = close
+            } else if let colon = bytes[start...].lastIndex(of: UInt8(ascii: ":")) {
+                end = colon
+            }
+            return start < end ? start..<end : nil
         }
-        guard start < end else { return "unknown" }
-        if start == bytes.startIndex, end == bytes.endIndex { return authority }
-        return String(Substring(authority.utf8[start..<end]))
+        guard let range else { return "unknown" }
+        if range == 0..<whole { return authority }
+        return authority.withUTF8 { String(decoding: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) }
     }
 
     /// The URL to show: never the user-info part, and `<redacted>` for the values of `redactedQueryItems`.
