@@ -74,20 +74,27 @@ import Testing
         }
     }
 
-    @Test func cancellingTheCallerCancelsTheRequestOnTheWire() async throws {
-        try await withDemoServer { baseURL in
-            let observer = InMemoryClientObserver()
-            let client = Client(baseURL: baseURL, transport: AsyncHTTPClientTransport(), observer: observer)
+    @Test(.timeLimit(.minutes(5))) func cancellingTheCallerCancelsTheRequestOnTheWire() async throws {
+        try await withTemporaryDirectory { folder in
+            let accessLog = folder.appendingPathComponent("access.log").path
+            let server = try await FlakyAPI.start(port: 0, accessLog: accessLog)
+            let transport = AsyncHTTPClientTransport()
+            let client = Client(baseURL: server.baseURL, transport: transport)
             let task = Task { try await client.send(DemoEndpoints.Slow(milliseconds: 60_000)) }
-            // Wait until the attempt is on the wire, then cancel: the 60 s answer must not be awaited (the bound
-            // below leaves a loaded machine 30 s for the cancellation, which an 8 s bound on a 10 s answer did not).
-            while !observer.notifications.contains(where: { if case .attemptStarted = $0 { true } else { false } }) {
-                await Task.yield()
+            // Cancelled once the server has the request (its access log says so), so the cancel must reach the wire;
+            // the 60 s answer must not be awaited (30 s leaves a loaded machine room; an answer takes 60).
+            while (try? String(contentsOfFile: accessLog, encoding: .utf8))?.contains("GET /slow") != true {
+                // The server writes the line on its own event loop; nothing here can await it (a poll, bounded by
+                // the suite's time limit, that ends at the line).
+                try await Task.sleep(for: .milliseconds(10))  // a poll of the server's file, ends at the line
             }
             let started = ContinuousClock.now
             task.cancel()
             let result = await task.result
             #expect(ContinuousClock.now - started < .seconds(30))
+            // The client's connections closed before the server stops (a graceful stop waits for open ones).
+            try await transport.shutdown()
+            await server.stop()
             guard case .failure(let error as ClientError) = result else {
                 Issue.record("expected ClientError, got \(result)")
                 return
