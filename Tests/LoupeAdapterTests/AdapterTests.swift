@@ -54,6 +54,16 @@ func expectNoSecret(in file: URL) throws {
     #expect(bytes.range(of: Data("LP-1".utf8)) != nil)
 }
 
+/// `POST /echo` carrying `secret` in `Authorization` and in its JSON body, which the demo server echoes back.
+func secretEchoRequest(_ url: URL) -> URLRequest {
+    var request = URLRequest(url: url.appendingPathComponent("echo"))
+    request.httpMethod = "POST"
+    request.setValue("Bearer \(secret)", forHTTPHeaderField: "Authorization")
+    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    request.httpBody = Data(#"{"item":"LP-1","token":"\#(secret)"}"#.utf8)
+    return request
+}
+
 /// A recorded body as text ("" when none).
 func text(_ body: TraceBody?) -> String {
     String(decoding: body?.data ?? Data(), as: UTF8.self)
@@ -238,11 +248,7 @@ struct URLSessionAdapterTests {
         try await withRecorder { url, inspector in
             let session = URLSession(configuration: URLSessionConfiguration.ephemeral.recorded(by: inspector))
             defer { session.finishTasksAndInvalidate() }
-            var request = URLRequest(url: url.appendingPathComponent("echo"))
-            request.httpMethod = "POST"
-            request.setValue("Bearer \(secret)", forHTTPHeaderField: "Authorization")
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.httpBody = Data(#"{"item":"LP-1","token":"\#(secret)"}"#.utf8)
+            let request = secretEchoRequest(url)
             let (data, response) = try await session.data(for: request)
             #expect((response as? HTTPURLResponse)?.statusCode == 200)
             #expect(String(decoding: data, as: UTF8.self).contains(secret), "the server really echoed the secret")
@@ -282,7 +288,7 @@ struct URLSessionAdapterTests {
             // this process can await, so the store is polled. A missed cancel is caught by the outcome below (the
             // server answers 200 after its 10 s hold), so the poll may wait as long as a loaded machine needs.
             let deadline = cancelledAt + .seconds(60)
-            while try store.count() == 0, clock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }  // poll (above)
+            while try store.count() == 0, clock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }  // a poll of FoundationNetworking's queue, not a delay (above)
             #expect(try store.count() > 0, "the inner request ran on after the app's task was cancelled")
             try await fixture.expectOneCancelledSlowRequest()
         }

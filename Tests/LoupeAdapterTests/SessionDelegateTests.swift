@@ -62,11 +62,7 @@ struct URLSessionDelegateAdapterTests {
             configuration.httpAdditionalHeaders = ["X-App": "demo"]
             let session = URLSession(configuration: configuration, delegate: recording, delegateQueue: nil)
             defer { session.finishTasksAndInvalidate() }
-            var request = URLRequest(url: url.appendingPathComponent("echo"))
-            request.httpMethod = "POST"
-            request.setValue("Bearer \(secret)", forHTTPHeaderField: "Authorization")
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.httpBody = Data(#"{"item":"LP-1","token":"\#(secret)"}"#.utf8)
+            let request = secretEchoRequest(url)
             session.dataTask(with: request).resume()
             await app.waitForEnds(1)
             session.dataTask(with: url.appendingPathComponent("users/99")).resume()
@@ -134,7 +130,7 @@ struct URLSessionDelegateAdapterTests {
             let delegated = session.dataTask(with: url.appendingPathComponent("users/2"))
             delegated.resume()
             // No delegate of the app's to hear the end: the task's state is polled (bounded by the server's answer).
-            while delegated.state != .completed { try await Task.sleep(for: .milliseconds(5)) }
+            while delegated.state != .completed { try await Task.sleep(for: .milliseconds(5)) }  // a poll of FoundationNetworking's task, not a delay: no clock of ours reaches it
         } check: { store, _ in
             let recorded = try exchanges(store)
             #if canImport(FoundationNetworking)

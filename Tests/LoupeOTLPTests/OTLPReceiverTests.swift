@@ -68,7 +68,7 @@ final class OTLPReceiver {
     func stop() async {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         // A poll of another process's exit, bounded at 5 s: no in-process event says when the kernel has reaped it.
-        for _ in 0..<500 where process.isRunning { try? await Task.sleep(for: .milliseconds(10)) }  // poll, not a delay
+        for _ in 0..<500 where process.isRunning { try? await Task.sleep(for: .milliseconds(10)) }  // a poll of another process's exit, not a delay: no injected clock reaches the kernel
     }
 
     deinit {
