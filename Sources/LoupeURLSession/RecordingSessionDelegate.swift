@@ -20,8 +20,9 @@ import FoundationNetworking
 /// ```
 /// What is recorded, per task that calls the session's delegate: method, URL, the request's header fields (with the
 /// configuration's additional headers) and in-memory body (`httpBody`), the response's status and header fields,
-/// the body's first bytes up to the cap as the delegate receives them, errors (a cancelled task is recorded
-/// `cancelled`), operation `METHOD /path`, and an `adapter` event naming `urlsession` (the stack, as for ``LoupeURLProtocol``).
+/// the body's first bytes up to the cap as the delegate receives them (kept when the task then fails), errors (a
+/// cancelled task is recorded `cancelled`), operation `METHOD /path`, and an `adapter` event naming `urlsession`
+/// (the stack, as for ``LoupeURLProtocol``).
 ///
 /// Which tasks call a session's delegate is URLSession's choice, and it differs by platform:
 /// - **Linux (FoundationNetworking)**, tested: tasks made without a completion handler (`dataTask(with:)`,
@@ -144,16 +145,17 @@ public final class RecordingSessionDelegate: NSObject, Sendable {
         let exchange = recording.start(
             operation: Client.operationName(head), request: head, requestBody: request?.httpBody,
             startedAt: flight?.startedAt)
+        let bodySize = flight.flatMap { $0.size > $0.body.count ? $0.size : nil }
         if let error {
-            // The app cancelled its task: recorded as cancelled, not failed (as Loupe's client records it).
+            // The app cancelled its task: recorded as cancelled, not failed (as Loupe's client records it). What
+            // came of the body before the end is kept, as the other adapters keep it.
             let cancelled = (error as? URLError)?.code == .cancelled
-            exchange.finish(response: flight?.response, body: nil, error: cancelled ? CancellationError() : error,
-                            firstByte: flight?.firstByte)
+            exchange.finish(response: flight?.response, body: flight.map(\.body), bodySize: bodySize,
+                            error: cancelled ? CancellationError() : error, firstByte: flight?.firstByte)
             return
         }
         let response = flight?.response ?? (task.response as? HTTPURLResponse)?.recordedHead
-        exchange.finish(response: response, body: flight.map(\.body),
-                        bodySize: flight.flatMap { $0.size > $0.body.count ? $0.size : nil }, firstByte: flight?.firstByte)
+        exchange.finish(response: response, body: flight.map(\.body), bodySize: bodySize, firstByte: flight?.firstByte)
     }
 
     /// The configuration's additional header fields, as the session sends them, read once per session.

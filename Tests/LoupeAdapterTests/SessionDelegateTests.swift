@@ -110,6 +110,27 @@ struct URLSessionDelegateAdapterTests {
     }
 
     @Test(.timeLimit(.minutes(5)))
+    func aServerThatDiesMidBodyIsRecordedFailedWithTheBytesThatCame() async throws {
+        let app = AppDelegate()
+        try await withRecorder { url, inspector in
+            let recording = RecordingSessionDelegate(recorder: inspector, forwardingTo: app)
+            let session = URLSession(configuration: .ephemeral, delegate: recording, delegateQueue: nil)
+            defer { session.finishTasksAndInvalidate() }
+            // `/cut` declares 1,000 bytes, sends 100 and drops the connection.
+            session.dataTask(with: url.appendingPathComponent("cut")).resume()
+            await app.waitForEnds(1)
+            #expect(app.heard.withLock { $0.completed.values.first } != "ok", "the app's delegate heard an error")
+            #expect(recording.tasksInFlight == 0)
+        } check: { store, _ in
+            let recorded = try exchanges(store)
+            #expect(recorded.map(\.operation) == ["GET /cut"])
+            #expect(recorded.first?.outcome == .transportError)
+            #expect(recorded.first?.status == 200)
+            #expect(text(recorded.first?.responseBody) == String(repeating: "a", count: 100))
+        }
+    }
+
+    @Test(.timeLimit(.minutes(5)))
     func withoutAnAppDelegateTheSessionStillWorksAndAPerTaskUseRecordsNothingAndKeepsNothing() async throws {
         let app = AppDelegate()
         try await withRecorder { url, inspector in
@@ -130,7 +151,9 @@ struct URLSessionDelegateAdapterTests {
             let delegated = session.dataTask(with: url.appendingPathComponent("users/2"))
             delegated.resume()
             // No delegate of the app's to hear the end: the task's state is polled (bounded by the server's answer).
-            while delegated.state != .completed { try await Task.sleep(for: .milliseconds(5)) }  // a poll of FoundationNetworking's task, not a delay: no clock of ours reaches it
+            while delegated.state != .completed {
+                try await Task.sleep(for: .milliseconds(5))  // a poll of FoundationNetworking's task: no clock of ours reaches it
+            }
         } check: { store, _ in
             let recorded = try exchanges(store)
             #if canImport(FoundationNetworking)

@@ -87,6 +87,14 @@ extension FlakyAPI {
             let item = echoed.isEmpty ? "null" : echoed
             return json(#"{"id":\#(Int.random(in: 1000...9999)),"received":\#(item)}"#, status: .created)
         }
+        // Declares 1,000 bytes, sends 100 and drops the connection: a server that dies mid-body.
+        router.get("/cut") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/plain", .contentLength: "1000"],
+                     body: ResponseBody { writer in
+                         try await writer.write(ByteBuffer(string: String(repeating: "a", count: 100)))
+                         throw StreamCut()
+                     })
+        }
         router.get("/binary") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/octet-stream"],
                      body: .init(byteBuffer: ByteBuffer(bytes: (0..<64).map { UInt8($0 * 7 % 256) })))
