@@ -16,16 +16,18 @@
 # semaphore instead. Binaries are counted without their debug info, which valgrind 3.19 rejects on some of them.
 #
 # Usage: Benchmarks/cpu-callgrind.sh [--binary FILE] [--loopback-binary FILE] [--label L] [--n1 N] [--n2 N]
-#                                    [--loopback-n1 N] [--loopback-n2 N] [SHAPE...]
+#                                    [--loopback-n1 N] [--loopback-n2 N] [--keep DIR] [SHAPE...]
 #   defaults: the release builds in Benchmarks/.build, the in-process shapes (loopback ones when named, or all of
 #   them with `all`), 2,000 and 6,000 requests in-process, 1,000 and 3,000 on loopback.
+#   --keep DIR keeps each run's callgrind output (SHAPE-N.out) there, for `callgrind-groups.py DIR A B` (where a
+#   shape's extra instructions over another's go, by library and module) or `callgrind_annotate`.
 # Build first: cd Benchmarks && nice -n 15 swift build -c release --product cpu-profile   (and LoupeProfile for
 # the loopback shapes: that one builds NIO, BoringSSL and Hummingbird, the better part of an hour under load)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 binary="$here/.build/release/cpu-profile" loopback_binary="$here/.build/release/LoupeProfile" label=now
-n1=2000 n2=6000 ln1=1000 ln2=3000
+n1=2000 n2=6000 ln1=1000 ln2=3000 keep=
 shapes=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -36,6 +38,7 @@ while [ $# -gt 0 ]; do
     --n2) n2=$2; shift ;;
     --loopback-n1) ln1=$2; shift ;;
     --loopback-n2) ln2=$2; shift ;;
+    --keep) keep=$2; shift ;;
     -*) echo "cpu-callgrind.sh: unknown argument $1" >&2; exit 2 ;;
     *) shapes+=("$1") ;;
   esac
@@ -62,6 +65,7 @@ instructions() {
     || { echo "cpu-callgrind.sh: $1 $2 failed:" >&2; tail -20 "$work/$1-$2.log" >&2; exit 1; }
   ! grep -q "dropped [1-9]\|failed [1-9]" "$work/$1-$2.stdout" \
     || { echo "cpu-callgrind.sh: $1 $2 dropped exchanges: $(cat "$work/$1-$2.stdout")" >&2; exit 1; }
+  if [ -n "$keep" ]; then mkdir -p "$keep" && cp "$work/$1-$2.out" "$keep/$1-$2.out"; fi
   grep -o 'Collected : [0-9]*' "$work/$1-$2.log" | grep -o '[0-9]*$'
 }
 
