@@ -246,8 +246,27 @@ public struct AsyncHTTPClientTransport: ClientTransport {
         var fields = HTTPFields()
         fields.reserveCapacity(headers.count)
         for (name, value) in headers {
-            if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
+            if let fieldName = knownName(name) ?? HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
         }
         return HTTPResponse(status: .init(code: Int(status.code), reasonPhrase: status.reasonPhrase), headerFields: fields)
+    }
+
+    /// swift-http-types' own name for a field most responses carry, when `name` is spelled exactly as that name's
+    /// `rawName` (so what is recorded keeps the server's spelling): no validation scan and no lowercased copy, which
+    /// `HTTPField.Name(_:)` makes of every capitalized name. Any other name (or spelling) is validated as before.
+    static func knownName(_ name: String) -> HTTPField.Name? {
+        switch name {
+        case "Content-Type": .contentType
+        case "Content-Length": .contentLength
+        case "Date": .date
+        case "Server": .server
+        case "Connection": .connection
+        case "Cache-Control": .cacheControl
+        case "ETag": .eTag
+        case "Last-Modified": .lastModified
+        case "Content-Encoding": .contentEncoding
+        case "Vary": .vary
+        default: nil
+        }
     }
 }

@@ -117,6 +117,7 @@ import Testing
             #expect(machine.running <= maxConcurrent)
             #expect(machine.runningPerHost.values.allSatisfy { $0 <= maxPerHost })
             #expect(machine.runningPerHost.values.reduce(0, +) == machine.running)
+            #expect(machine.runningPerHost.values.allSatisfy { $0 > 0 }, "a host with nothing running has no entry")
             // Nobody waits who could run.
             let clientFull = machine.running >= maxConcurrent
             #expect(machine.queue.allSatisfy { clientFull || machine.runningPerHost[$0.host, default: 0] >= maxPerHost })
