@@ -46,8 +46,8 @@ extension URLSessionConfiguration {
 /// Platforms: tested on Linux's FoundationNetworking (which calls `startLoading` on a queue the inner session's
 /// work queue targets, so the inner task starts from another queue: DECISIONS 256). On Apple platforms the same code compiles and runs through Foundation's URL loading system.
 ///
-/// Cost: each request is loaded twice (the app's session hands it to this protocol, which loads it again), four to
-/// six times what recording costs Loupe's own client (DECISIONS 373). Where the app makes the session itself, put a
+/// Cost: each request is loaded twice (the app's session hands it to this protocol, which loads it again), between
+/// four and five times what recording costs Loupe's own client (DECISIONS 373, 416). Where the app makes the session itself, put a
 /// ``RecordingSessionDelegate`` in front of its delegate instead (DECISIONS 370).
 public final class LoupeURLProtocol: URLProtocol {
 
