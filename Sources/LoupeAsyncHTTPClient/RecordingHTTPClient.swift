@@ -40,7 +40,7 @@ public struct RecordingHTTPClient: Sendable {
     public func execute(_ request: HTTPClientRequest, deadline: NIODeadline, logger: Logger? = nil,
                         operation: String? = nil) async throws -> HTTPClientResponse {
         let head = Self.head(method: request.method, url: request.url, headers: request.headers)
-        let exchange = recording.start(operation: operation ?? Client.operationName(head), request: head, requestBody: nil)
+        let exchange = recording.start(operation: operation ?? AdapterRequestHead.operationName(head), request: head, requestBody: nil)
         let response: HTTPClientResponse
         do {
             response = try await client.execute(request, deadline: deadline, logger: logger)
@@ -56,7 +56,7 @@ public struct RecordingHTTPClient: Sendable {
             do {
                 let buffer = try await response.body.collect(upTo: max(length, 1))
                 exchange.finish(response: responseHead, body: Data(buffer: buffer), firstByte: firstByte)
-                recorded.body = .bytes(buffer)
+                recorded.body = .stream(OneBuffer(buffer: buffer))
             } catch {
                 exchange.finish(response: responseHead, body: nil, error: error, firstByte: firstByte)
                 throw error
@@ -94,7 +94,7 @@ public struct RecordingHTTPClient: Sendable {
         }
         // Reported when the request ends, with its start time from now: only then are the body's bytes known.
         let startedAt = Date()
-        let operation = operation ?? Client.operationName(head)
+        let operation = operation ?? AdapterRequestHead.operationName(head)
         let future = logger.map { client.execute(request: request, deadline: deadline, logger: $0) }
             ?? client.execute(request: request, deadline: deadline)
         future.whenComplete { [recording] (result: Result<HTTPClient.Response, any Error>) in
@@ -115,34 +115,25 @@ public struct RecordingHTTPClient: Sendable {
     /// The request head as swift-http-types has it: the recorder's one model of a request.
     static func head(method: HTTPMethod, url: String, headers: HTTPHeaders) -> HTTPRequest {
         var fields = HTTPFields()
-        fields.reserveCapacity(headers.count)
-        for (name, value) in headers {
-            if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
+        if !headers.isEmpty {
+            fields.reserveCapacity(headers.count)
+            for (name, value) in headers {
+                if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
+            }
         }
         let (scheme, authority, path) = target(of: url)
         return HTTPRequest(method: HTTPRequest.Method(method.rawValue) ?? .get, scheme: scheme, authority: authority,
                            path: path, headerFields: fields)
     }
 
-    /// The scheme, authority (without userinfo) and path with query of an absolute URL string, split at the
-    /// delimiters RFC 3986 §3 gives them. AsyncHTTPClient has already accepted the URL (it fails the request
-    /// otherwise), so only the split is needed here: `URLComponents` parsed it all again, the host through ICU's
-    /// IDNA mapping, ≈ 6,000 instructions a request (callgrind, DECISIONS 323). Something that does not start
-    /// with `scheme://` is left to `URLComponents`.
+    /// The scheme, authority (without userinfo) and path with query of an absolute URL string: split by hand
+    /// (``AdapterRequestHead/split(_:)``, shared with the URLSession adapters). AsyncHTTPClient has already accepted the
+    /// URL (it fails the request otherwise), so only the split is needed here: `URLComponents` parsed it all again,
+    /// the host through ICU's IDNA mapping, ≈ 6,000 instructions a request (callgrind, DECISIONS 323). Something
+    /// that does not start with `scheme://` is left to `URLComponents`.
     static func target(of url: String) -> (scheme: String?, authority: String?, path: String) {
-        let utf8 = url.utf8
-        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")),
-              utf8[colon...].starts(with: "://".utf8), colon > utf8.startIndex else { return parsedTarget(of: url) }
-        let authorityStart = utf8.index(colon, offsetBy: 3)
-        let authorityEnd = utf8[authorityStart...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
-            ?? utf8.endIndex
-        var authority = utf8[authorityStart..<authorityEnd]
-        // userinfo@host: credentials in a URL are never recorded as part of the host.
-        if let at = authority.lastIndex(of: UInt8(ascii: "@")) { authority = authority[utf8.index(after: at)...] }
-        let pathEnd = utf8[authorityEnd...].firstIndex(of: UInt8(ascii: "#")) ?? utf8.endIndex
-        var path = String(url[authorityEnd..<pathEnd])
-        if path.isEmpty || path.first == "?" { path = "/" + path }
-        return (String(url[..<colon]), authority.isEmpty ? nil : String(url[authority.startIndex..<authority.endIndex]), path)
+        if let split = AdapterRequestHead.split(url) { return (split.scheme, split.authority, split.path) }
+        return parsedTarget(of: url)
     }
 
     private static func parsedTarget(of url: String) -> (scheme: String?, authority: String?, path: String) {
@@ -173,6 +164,25 @@ private final class SentBody: Sendable {
         let bytes = data.withLock { $0 }
         return bytes.isEmpty ? nil : bytes
     }
+}
+
+/// A response body already read, handed on as its one buffer: what AsyncHTTPClient's `.bytes(_:)` hands on, without
+/// its `CollectionOfOne(buffer).async` (generic types nested three deep inside AHC's type-erased stream, their
+/// metadata looked up by the runtime on every response; DECISIONS 415).
+struct OneBuffer: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    let buffer: ByteBuffer
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var buffer: ByteBuffer?
+
+        mutating func next() async throws -> ByteBuffer? {
+            defer { buffer = nil }
+            return buffer
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(buffer: buffer) }
 }
 
 /// A response body passed through to the app buffer by buffer, its first bytes kept by the tee.

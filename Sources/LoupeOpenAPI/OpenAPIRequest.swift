@@ -10,11 +10,15 @@ enum OpenAPIRequest {
     /// conversion: both sides speak swift-http-types).
     static func absolute(_ request: HTTPRequest, baseURL: URL, cache: BaseURLCache? = nil) -> HTTPRequest {
         let parts = cache?.parts(of: baseURL) ?? BaseURLCache.Parts(baseURL)
-        // Made in one go: each pseudo-header set on a copy of `request` copied its storage again.
-        return HTTPRequest(
-            method: request.method, scheme: parts.scheme, authority: parts.authority ?? request.authority,
-            path: parts.prefix.isEmpty ? request.path : parts.prefix + (request.path ?? ""),
-            headerFields: request.headerFields)
+        // The scheme and authority fields were made (their values checked) once per base URL, and the path's field
+        // is the request's own unless the base URL has a path: no field value is checked again per request
+        // (DECISIONS 413). The first write copies the pseudo-header storage `request` shares; the others find it
+        // unshared (each write on a shared copy copied it again).
+        var absolute = request
+        absolute.pseudoHeaderFields.scheme = parts.schemeField
+        if let authority = parts.authorityField { absolute.pseudoHeaderFields.authority = authority }
+        if !parts.prefix.isEmpty { absolute.path = parts.prefix + (request.path ?? "") }
+        return absolute
     }
 
     /// The body's bytes when its length is known and at most `cap`: read once (a generated client's JSON body is
@@ -56,6 +60,9 @@ final class BaseURLCache: Sendable {
         let scheme: String?
         let authority: String?
         let prefix: String
+        /// `scheme` and `authority` as the request's pseudo-header fields.
+        let schemeField: HTTPField?
+        let authorityField: HTTPField?
 
         init(_ baseURL: URL) {
             key = baseURL.absoluteString
@@ -64,6 +71,10 @@ final class BaseURLCache: Sendable {
             var prefix = baseURL.path
             if prefix.hasSuffix("/") { prefix.removeLast() }
             self.prefix = prefix
+            // Made by swift-http-types itself (the pseudo-header names are not public).
+            let fields = HTTPRequest(method: .get, scheme: scheme, authority: authority, path: nil).pseudoHeaderFields
+            schemeField = fields.scheme
+            authorityField = fields.authority
         }
     }
 

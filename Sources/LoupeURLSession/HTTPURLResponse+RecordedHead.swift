@@ -16,15 +16,8 @@ extension HTTPURLResponse {
         fields.reserveCapacity(all.count)
         for (key, value) in all {
             guard let name = (key.base as? String).flatMap({ HTTPField.Name($0) }), let value = value as? String else { continue }
-            fields.append(Self.field(name, value))
+            fields.append(HTTPField(name: name, latin1: value))
         }
         return HTTPResponse(status: .init(code: statusCode), headerFields: fields)
-    }
-
-    /// A field whose value Foundation decoded as ISO Latin-1, as HTTPTypesFoundation makes it: the bytes back, and a
-    /// space for any character outside Latin-1.
-    private static func field(_ name: HTTPField.Name, _ value: String) -> HTTPField {
-        if value.utf8.allSatisfy({ $0 < 0x80 }) { return HTTPField(name: name, value: value) }
-        return HTTPField(name: name, value: value.unicodeScalars.map { $0.value > 0xFF ? 0x20 : UInt8($0.value) })
     }
 }

@@ -46,8 +46,8 @@ extension URLSessionConfiguration {
 /// Platforms: tested on Linux's FoundationNetworking (which calls `startLoading` on a queue the inner session's
 /// work queue targets, so the inner task starts from another queue: DECISIONS 256). On Apple platforms the same code compiles and runs through Foundation's URL loading system.
 ///
-/// Cost: each request is loaded twice (the app's session hands it to this protocol, which loads it again), four to
-/// six times what recording costs Loupe's own client (DECISIONS 373). Where the app makes the session itself, put a
+/// Cost: each request is loaded twice (the app's session hands it to this protocol, which loads it again), between
+/// four and five times what recording costs Loupe's own client (DECISIONS 373, 416). Where the app makes the session itself, put a
 /// ``RecordingSessionDelegate`` in front of its delegate instead (DECISIONS 370).
 public final class LoupeURLProtocol: URLProtocol {
 
@@ -57,6 +57,9 @@ public final class LoupeURLProtocol: URLProtocol {
     private struct Registered {
         let recording: AdapterRecording
         let session: URLSession
+        /// The inner session's additional header fields (without the token), read once: `URLSession.configuration`
+        /// returns a copy of the configuration on every read.
+        let additionalFields: [(HTTPField.Name, String)]
     }
 
     private static let registry = Mutex<(next: Int, entries: [String: Registered], last: String?)>((0, [:], nil))
@@ -66,10 +69,15 @@ public final class LoupeURLProtocol: URLProtocol {
         let inner = configuration.copy() as! URLSessionConfiguration
         inner.protocolClasses = (inner.protocolClasses ?? []).filter { $0 != LoupeURLProtocol.self }
         let session = URLSession(configuration: inner)
+        let fields: [(HTTPField.Name, String)] = (session.configuration.httpAdditionalHeaders ?? [:]).compactMap { name, value in
+            guard let name = (name as? String).flatMap({ HTTPField.Name($0) }), name.rawName != Self.recorderHeader,
+                  let value = value as? String else { return nil }
+            return (name, value)
+        }
         return registry.withLock { registry in
             registry.next += 1
             let token = String(registry.next)
-            registry.entries[token] = Registered(recording: recording, session: session)
+            registry.entries[token] = Registered(recording: recording, session: session, additionalFields: fields)
             registry.last = token
             return token
         }
@@ -98,20 +106,21 @@ public final class LoupeURLProtocol: URLProtocol {
     public override func startLoading() {
         var outgoing = request
         let token = outgoing.value(forHTTPHeaderField: Self.recorderHeader)
-        outgoing.setValue(nil, forHTTPHeaderField: Self.recorderHeader)
+        // Removed only when it is there: setting a field copies the whole request (`outgoing` shares Foundation's
+        // request object with `request`), ≈ 17,500 instructions, and FoundationNetworking adds the configuration's
+        // headers, the token among them, only after this point, so it usually is not (DECISIONS 414).
+        if token != nil { outgoing.setValue(nil, forHTTPHeaderField: Self.recorderHeader) }
         guard let registered = Self.registered(token) else {
             client?.urlProtocol(self, didFailWithError: URLError(.unknown))
             return
         }
-        var head = outgoing.httpRequest ?? HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/")
+        var head = outgoing.recordedHead ?? HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/")
         // The session's own additional headers, as it would send them (the request's own fields win).
-        for (name, value) in registered.session.configuration.httpAdditionalHeaders ?? [:] {
-            guard let name = (name as? String).flatMap({ HTTPField.Name($0) }), name.rawName != Self.recorderHeader,
-                  head.headerFields[name] == nil, let value = value as? String else { continue }
+        for (name, value) in registered.additionalFields where head.headerFields[name] == nil {
             head.headerFields[name] = value
         }
         let exchange = registered.recording.start(
-            operation: Client.operationName(head), request: head, requestBody: outgoing.httpBody)
+            operation: AdapterRequestHead.operationName(head), request: head, requestBody: outgoing.httpBody)
         let loader = Loader(self)
         let load = InnerLoad(session: registered.session, request: outgoing) { data, response, error in
             if let error {

@@ -9,9 +9,9 @@ import FoundationNetworking
 
 /// Records the tasks of a `URLSession` by standing in as its delegate, in front of the app's own delegate (or none),
 /// which still hears every delegate call: the requests are loaded once, by the app's session, as they always were
-/// (DECISIONS 370). Recording costs about twice what it costs Loupe's own client; ``LoupeURLProtocol`` instead loads
-/// each request a second time through a session of its own, at four to six times (DECISIONS 373): use it where only
-/// the configuration can change.
+/// (DECISIONS 370). Recording costs about one and a half times what it costs Loupe's own client; ``LoupeURLProtocol``
+/// instead loads each request a second time through a session of its own, at four to five times (DECISIONS 416): use
+/// it where only the configuration can change.
 ///
 /// ```swift
 /// let recording = RecordingSessionDelegate(recorder: inspector, forwardingTo: appDelegate)
@@ -112,9 +112,14 @@ public final class RecordingSessionDelegate: NSObject, Sendable {
         let now = Date()
         let head = http.recordedHead
         flights.withLock { flights in
-            flights[ObjectIdentifier(task), default: Flight(startedAt: now)].response = head
-            flights[ObjectIdentifier(task)]?.firstByte = now
+            // One lookup for both (each hashes the task's identity).
+            Self.heard(head, at: now, in: &flights[ObjectIdentifier(task), default: Flight(startedAt: now)])
         }
+    }
+
+    private static func heard(_ head: HTTPResponse?, at now: Date, in flight: inout Flight) {
+        flight.response = head
+        flight.firstByte = now
     }
 
     func received(_ data: Data, task: URLSessionTask, in session: URLSession) {
@@ -138,12 +143,12 @@ public final class RecordingSessionDelegate: NSObject, Sendable {
         guard session.delegate === self else { return }
         let flight = flights.withLock { $0.removeValue(forKey: ObjectIdentifier(task)) }
         let request = task.originalRequest ?? task.currentRequest
-        var head = request?.httpRequest ?? HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/")
+        var head = request?.recordedHead ?? HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/")
         for (name, value) in additionalFields(of: session) where head.headerFields[name] == nil {
             head.headerFields[name] = value
         }
         let exchange = recording.start(
-            operation: Client.operationName(head), request: head, requestBody: request?.httpBody,
+            operation: AdapterRequestHead.operationName(head), request: head, requestBody: request?.httpBody,
             startedAt: flight?.startedAt)
         let bodySize = flight.flatMap { $0.size > $0.body.count ? $0.size : nil }
         if let error {

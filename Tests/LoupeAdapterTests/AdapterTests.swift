@@ -268,6 +268,27 @@ struct URLSessionAdapterTests {
         }
     }
 
+    /// The protocol removes its token field only when the request carries it (DECISIONS 414): one that does (an
+    /// app that set it itself) still reaches the server, and the recording, without it.
+    @Test func aTokenFieldTheRequestCarriesIsNeitherSentNorRecorded() async throws {
+        try await withRecorder { url, inspector in
+            let session = URLSession(configuration: URLSessionConfiguration.ephemeral.recorded(by: inspector))
+            defer { session.finishTasksAndInvalidate() }
+            var request = URLRequest(url: url.appendingPathComponent("echo"))
+            request.setValue("not-a-token", forHTTPHeaderField: "X-Loupe-Recorder")
+            let (data, response) = try await session.data(for: request)
+            #expect((response as? HTTPURLResponse)?.statusCode == 200)
+            #expect(!String(decoding: data, as: UTF8.self).lowercased().contains("x-loupe-recorder"), "the server got the token")
+        } check: { store, _ in
+            let recorded = try exchanges(store)
+            #expect(recorded.map(\.operation) == ["GET /echo"])
+            for exchange in recorded {
+                #expect(!exchange.requestHeaders.contains { $0.name.lowercased().contains("x-loupe-recorder") })
+                #expect(!exchange.responseHeaders.contains { $0.name.lowercased().contains("x-loupe-recorder") })
+            }
+        }
+    }
+
     @Test(.timeLimit(.minutes(5)))
     func cancellingTheAppsTaskCancelsTheRequestAndRecordsItCancelled() async throws {
         try await SlowRequestFixture.with { fixture in

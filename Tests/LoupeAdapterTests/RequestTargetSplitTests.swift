@@ -1,4 +1,6 @@
+import AsyncHTTPClient
 @testable import LoupeAsyncHTTPClient
+import NIOCore
 import Testing
 
 /// `RecordingHTTPClient` splits AsyncHTTPClient's URL string by hand (DECISIONS 323): the same parts the recorder
@@ -24,5 +26,19 @@ import Testing
         #expect(target.scheme == nil && target.authority == nil && target.path == "/relative/path?x=1")
         #expect(!RecordingHTTPClient.head(method: .GET, url: "https://u:secret@h.test/p", headers: [:])
             .authority!.contains("secret"))
+    }
+
+    /// A small body read for the recorder is handed on as one buffer (DECISIONS 415), as `.bytes(_:)` hands it on:
+    /// the same bytes once, then the end, an empty body included.
+    @Test(arguments: ["", #"{"ok":true}"#])
+    func aBodyReadForTheRecorderReachesTheAppAsItsOneBuffer(text: String) async throws {
+        var expected: [ByteBuffer] = []
+        for try await buffer in HTTPClientResponse.Body.bytes(ByteBuffer(string: text)) { expected.append(buffer) }
+        var got: [ByteBuffer] = []
+        for try await buffer in HTTPClientResponse.Body.stream(OneBuffer(buffer: ByteBuffer(string: text))) { got.append(buffer) }
+        #expect(got == expected && got.count == 1)
+        var iterator = OneBuffer(buffer: ByteBuffer(string: text)).makeAsyncIterator()
+        #expect(try await iterator.next() == ByteBuffer(string: text))
+        #expect(try await iterator.next() == nil)
     }
 }

@@ -11,33 +11,54 @@ import Synchronization
 ///
 /// The other stack sends the request once as far as the adapter can see, so the exchange has one attempt.
 public struct AdapterRecording: Sendable {
+    /// What the recording holds, behind one reference: an adapter copies its recording into every exchange and
+    /// closure, and a copy of six stored fields was retains and releases of each (DECISIONS 412).
+    fileprivate final class Storage: Sendable {
+        let observer: any ClientObserver
+        let completed: (any CompletedExchangeObserver)?
+        /// `completed != nil`, asked without copying the existential out.
+        let reportsWhole: Bool
+        let adapter: String
+        let bodyCap: Int
+        let clock: (@Sendable () -> Date)?
+        let idSource: (@Sendable () -> UUID)?
+
+        init(observer: any ClientObserver, adapter: String, bodyCap: Int, clock: (@Sendable () -> Date)?,
+             idSource: (@Sendable () -> UUID)?) {
+            self.observer = observer
+            completed = observer as? any CompletedExchangeObserver
+            reportsWhole = completed != nil
+            self.adapter = adapter
+            self.bodyCap = max(0, bodyCap)
+            self.clock = clock
+            self.idSource = idSource
+        }
+    }
+
+    fileprivate let storage: Storage
+
     /// Where the exchanges go (a `NetworkTraceInspector`, or any observer).
-    public let observer: any ClientObserver
+    public var observer: any ClientObserver { storage.observer }
     /// `observer` when it takes a whole exchange in one call: asked once here, not cast on every exchange.
-    let completed: (any CompletedExchangeObserver)?
+    var completed: (any CompletedExchangeObserver)? { storage.completed }
     /// The adapter's name (``RecordingAdapter``), stored with every exchange.
-    public let adapter: String
+    public var adapter: String { storage.adapter }
     /// How many leading bytes of a response body are kept for the observer: the recorder's body cap.
-    public let bodyCap: Int
+    public var bodyCap: Int { storage.bodyCap }
     /// The clock; `nil` for the system's (`Date()` called directly: no closure context per call).
-    let clock: (@Sendable () -> Date)?
+    var clock: (@Sendable () -> Date)? { storage.clock }
     /// The id source; `nil` for Loupe's client's (``ExchangeID/make(now:)`` stamped with the exchange's start, so
     /// the start time is read once, not twice).
-    let idSource: (@Sendable () -> UUID)?
+    var idSource: (@Sendable () -> UUID)? { storage.idSource }
 
     /// An adapter named `adapter` reporting to `observer`, keeping at most `bodyCap` bytes of each body; `now` and
     /// `makeID` replace the clock and the id source (tests).
     public init(observer: any ClientObserver, adapter: String, bodyCap: Int = 1 << 20,
                 now: (@Sendable () -> Date)? = nil, makeID: (@Sendable () -> UUID)? = nil) {
-        self.observer = observer
-        completed = observer as? any CompletedExchangeObserver
-        self.adapter = adapter
-        self.bodyCap = max(0, bodyCap)
-        clock = now
-        idSource = makeID
+        storage = Storage(observer: observer, adapter: adapter, bodyCap: bodyCap, clock: now, idSource: makeID)
     }
 
-    func now() -> Date { clock?() ?? Date() }
+    func now() -> Date { storage.clock?() ?? Date() }
 
     /// Reports that `request` (with its body bytes when in memory) is being sent as `operation`; `startedAt` when it
     /// started earlier than this call. To a ``CompletedExchangeObserver`` nothing is reported until the exchange
@@ -45,10 +66,10 @@ public struct AdapterRecording: Sendable {
     public func start(operation: String, request: HTTPRequest, requestBody: Data?, startedAt: Date? = nil) -> AdapterExchange {
         let startedAt = startedAt ?? now()
         let started = ExchangeStarted(
-            exchangeID: idSource?() ?? ExchangeID.make(now: startedAt), operation: operation, request: request,
+            exchangeID: storage.idSource?() ?? ExchangeID.make(now: startedAt), operation: operation, request: request,
             requestBody: requestBody.map { $0.count > bodyCap ? $0.prefix(bodyCap) : $0 }, startedAt: startedAt,
             adapter: adapter)
-        if completed == nil { observer.exchangeStarted(started) }
+        if !storage.reportsWhole { storage.observer.exchangeStarted(started) }
         return AdapterExchange(started: started, recording: self)
     }
 }
@@ -83,17 +104,19 @@ public struct AdapterExchange: Sendable {
         } else {
             outcome = (response?.status.code ?? 0) >= 400 ? .httpError : .success
         }
-        let attempt = AttemptRecord(
-            number: 1, request: request,
-            timings: AttemptTimings(start: started.startedAt, firstByte: firstByte, end: endedAt),
-            response: response, error: error.map { String(describing: $0) })
+        // The attempt made in its array (not copied into one), and the observer called where it is stored (not
+        // copied out of its optional first): each copy was retains and releases of every field (DECISIONS 412).
         let finished = ExchangeFinished(
             exchangeID: started.exchangeID, outcome: outcome, response: response, responseBody: body,
-            responseBodySize: bodySize, error: clientError, endedAt: endedAt, attempts: [attempt])
-        if let completed = recording.completed {
-            completed.exchangeCompleted(started, finished)
+            responseBodySize: bodySize, error: clientError, endedAt: endedAt, attempts: [AttemptRecord(
+                number: 1, request: request,
+                timings: AttemptTimings(start: started.startedAt, firstByte: firstByte, end: endedAt),
+                response: response, error: error.map { String(describing: $0) })])
+        let storage = recording.storage
+        if storage.reportsWhole {
+            storage.completed?.exchangeCompleted(started, finished)
         } else {
-            recording.observer.exchangeFinished(finished)
+            storage.observer.exchangeFinished(finished)
         }
     }
 }
