@@ -55,3 +55,12 @@ public struct AttemptAnnotations: Sendable, Hashable {
         self.extra = extra
     }
 }
+
+extension AttemptAnnotations {
+    /// Adds a note under `name` in ``extra``. The first note makes room for the few a stack adds, so the dictionary
+    /// is not grown, and every note in it hashed again, twice on each attempt (DECISIONS 424).
+    package mutating func note(_ name: String, _ value: String) {
+        if extra.isEmpty { extra.reserveCapacity(4) }
+        extra[name] = value
+    }
+}

@@ -54,7 +54,7 @@ public struct AuthenticationMiddleware<A: Authenticator>: ClientMiddleware {
     private func annotate(_ context: RequestContext, _ credential: A.AuthCredential) -> RequestContext {
         guard let generation = authenticator.generation(of: credential) else { return context }
         var context = context
-        context.annotations.extra["auth.generation"] = "\(generation)"
+        context.annotations.note("auth.generation", "\(generation)")
         return context
     }
 

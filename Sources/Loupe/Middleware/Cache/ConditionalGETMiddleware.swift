@@ -65,9 +65,9 @@ public struct ConditionalGETMiddleware: ClientMiddleware {
         if let cached {
             if let etag = cached.etag { request.headerFields[.ifNoneMatch] = etag }
             if let lastModified = cached.lastModified { request.headerFields[.ifModifiedSince] = lastModified }
-            context.annotations.extra["cache"] = "revalidate"
+            context.annotations.note("cache", "revalidate")
         } else {
-            context.annotations.extra["cache"] = policy == .reloadIgnoringCache ? "reload" : "miss"
+            context.annotations.note("cache", policy == .reloadIgnoringCache ? "reload" : "miss")
         }
 
         let response = try await next(request, body, context)

@@ -52,7 +52,7 @@ public struct CircuitBreakerMiddleware: ClientMiddleware {
 
         var context = context
         context.annotations.circuitState = permit.state.rawValue
-        context.annotations.extra["circuit.key"] = key
+        context.annotations.note("circuit.key", key)
         let classify = registry.configuration.classify
         do {
             let response = try await next(request, body, context)

@@ -25,7 +25,7 @@ public struct FixedDelayMiddleware: ClientMiddleware {
         context.record(.fixedDelay, "waiting \(Quantity.duration(delay)) before sending", attributes: ["delayMs": delay.storedMilliseconds])
         try await context.clock.sleep(for: delay)
         var context = context
-        context.annotations.extra["delayMs"] = delay.storedMilliseconds
+        context.annotations.note("delayMs", delay.storedMilliseconds)
         return try await next(request, body, context)
     }
 }

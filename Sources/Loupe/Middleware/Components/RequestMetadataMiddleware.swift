@@ -19,9 +19,9 @@ public struct RequestMetadataMiddleware: ClientMiddleware {
             return try await next(request, body, context)
         }
         var context = context
-        if metadata.priority != .normal { context.annotations.extra["priority"] = metadata.priority.description }
-        if let policy = metadata.cachePolicy { context.annotations.extra["cache-policy"] = policy.rawValue }
-        if metadata.streamsResponseBody { context.annotations.extra["body"] = "streamed" }
+        if metadata.priority != .normal { context.annotations.note("priority", metadata.priority.description) }
+        if let policy = metadata.cachePolicy { context.annotations.note("cache-policy", policy.rawValue) }
+        if metadata.streamsResponseBody { context.annotations.note("body", "streamed") }
         return try await next(request, body, context)
     }
 }

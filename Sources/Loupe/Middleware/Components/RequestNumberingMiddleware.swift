@@ -28,7 +28,7 @@ public struct RequestNumberingMiddleware: ClientMiddleware {
         var request = request
         request.headerFields[headerName] = String(number)
         var context = context
-        context.annotations.extra["request-number"] = String(number)
+        context.annotations.note("request-number", String(number))
         return try await next(request, body, context)
     }
 }

@@ -54,7 +54,7 @@ public struct ServerDefaultsMiddleware: ClientMiddleware {
             request.headerFields[field.name] = field.value
         }
         var context = context
-        context.annotations.extra["environment"] = environment.name
+        context.annotations.note("environment", environment.name)
         return try await next(request, body, context)
     }
 }
