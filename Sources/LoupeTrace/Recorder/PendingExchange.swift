@@ -92,9 +92,18 @@ struct PendingExchange: Sendable {
             attempts: attempts.map(TraceAttempt.init), events: events, replayOf: replayOf, stream: traceStream(events: events))
         // Credentials sent on earlier attempts (a token refreshed since, say) are scrubbed too; only the fields the
         // policy names can hold one, so only those are converted.
-        let alsoSent = (attempts.dropLast().map(\.request.headerFields) + [appHeaders]).map { fields in
-            fields.filter { policy.headerNames.contains($0.name.rawName) }.map { TraceHeader(name: $0.name.rawName, value: $0.value) }
+        // Gathered field by field: no list is made for a set of fields with none of those (the app's own fields
+        // on most requests; DECISIONS 404).
+        var alsoSent: [[TraceHeader]] = []
+        func gather(_ fields: HTTPFields) {
+            var named: [TraceHeader] = []
+            for field in fields where policy.headerNames.contains(field.name.rawName) {
+                named.append(TraceHeader(name: field.name.rawName, value: field.value))
+            }
+            if !named.isEmpty { alsoSent.append(named) }
         }
+        for attempt in attempts.dropLast() { gather(attempt.request.headerFields) }
+        gather(appHeaders)
         var trace = policy.redact(exchange: raw, alsoSent: alsoSent)
         if let fixedAdapterEvent { trace.events.insert(fixedAdapterEvent, at: droppedBefore > 0 ? 1 : 0) }
         trace.requestBody = Self.capped(trace.requestBody, cap: bodyCap)

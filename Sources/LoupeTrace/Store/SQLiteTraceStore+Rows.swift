@@ -37,11 +37,10 @@ struct RowWriter {
     }
     static let insertEvent = "INSERT INTO event (exchange_sequence, kind, at, message, attributes) VALUES (?, ?, ?, ?, ?)"
 
-    /// Binds the values for ``insertExchange``: `id` is the exchange's id as stored, `storedAt` when the store
-    /// wrote it (bounds age from it).
-    func bindExchange(_ exchange: TraceExchange, id: String, storedAt: Date, to row: inout SQLiteRow) {
+    /// Binds the values for ``insertExchange``: `storedAt` is when the store wrote it (bounds age from it).
+    func bindExchange(_ exchange: TraceExchange, storedAt: Date, to row: inout SQLiteRow) {
         let (host, path) = StoredURLParts.hostAndPath(of: exchange.url)
-        row.add(id)
+        row.add(idOf: exchange.id)
         row.add(exchange.startedAt.timeIntervalSince1970)
         row.add(exchange.endedAt?.timeIntervalSince1970)
         row.add(exchange.duration)
@@ -55,11 +54,11 @@ struct RowWriter {
         row.add(exchange.error)
         row.add(exchange.attempts.count)
         row.add(exchange.replayOf.map(StoredUUID.text(of:)))
-        row.add(StoredJSON.text(of: exchange.requestHeaders))
+        row.add(jsonOf: exchange.requestHeaders)
         row.add(exchange.requestBody?.data)
         row.add(exchange.requestBody?.size)
         row.add(exchange.requestBody?.isTruncated)
-        row.add(StoredJSON.text(of: exchange.responseHeaders))
+        row.add(jsonOf: exchange.responseHeaders)
         row.add(exchange.responseBody?.data)
         row.add(exchange.responseBody?.size)
         row.add(exchange.responseBody?.isTruncated)
