@@ -334,15 +334,19 @@ struct TextMarks: Equatable {
         // is read byte by byte below.
         if bytes.count >= 8, let base = UnsafeRawPointer(bytes.baseAddress) {
             while index + 8 <= bytes.count {
+                // Only the bytes whose question is still open are looked for: a JSON body's `:`s, once the scheme
+                // matcher has run, or a trace id's `b`s, once the auth-scheme one has, no longer stop the scan. With
+                // every question answered, nothing further can change the answer.
+                if question, hash, at, schemeChecked, authChecked { return }
                 let word = base.loadUnaligned(fromByteOffset: index, as: UInt64.self) | Self.repeated(0x20)
-                guard Self.hasZeroByte(word ^ Self.repeated(0x23)) || Self.hasZeroByte(word ^ Self.repeated(0x3A))
-                    || Self.hasZeroByte(word ^ Self.repeated(0x3F)) || Self.hasZeroByte(word ^ Self.repeated(0x60))
-                    || Self.hasZeroByte(word ^ Self.repeated(0x62))
-                else {
-                    index += 8
-                    continue
+                let open = (!hash && Self.hasZeroByte(word ^ Self.repeated(0x23)))
+                    || (!schemeChecked && Self.hasZeroByte(word ^ Self.repeated(0x3A)))
+                    || (!question && Self.hasZeroByte(word ^ Self.repeated(0x3F)))
+                    || (!at && Self.hasZeroByte(word ^ Self.repeated(0x60)))
+                    || (!authChecked && Self.hasZeroByte(word ^ Self.repeated(0x62)))
+                if open {
+                    for position in index..<(index + 8) { mark(bytes, position, &schemeChecked, &authChecked) }
                 }
-                for position in index..<(index + 8) { mark(bytes, position, &schemeChecked, &authChecked) }
                 index += 8
             }
         }
