@@ -148,6 +148,27 @@ struct SQLiteRow {
         texts.append((count, start, Int32(length)))
     }
 
+    /// An exchange's URL, host and path (``StoredURLParts/hostAndPath(of:)``), three parameters in a row. A plain
+    /// URL's host and path are bound from the URL's own bytes in the text buffer: no `String` is made or copied for
+    /// either (DECISIONS 403). Any other URL binds the parts `URLComponents` gives.
+    mutating func add(urlWithHostAndPath url: String) {
+        var url = url
+        let start = textBytes.count
+        let ranges = url.withUTF8 { StoredURLParts.plainRanges($0) }
+        add(url)
+        // A plain URL has no NUL, so all of it was copied, from `start` (unless it was refused as too big).
+        guard let (host, path) = ranges, let last = texts.last, last.index == count, last.offset == start else {
+            let (host, path) = StoredURLParts.hostAndPath(of: url)
+            add(host)
+            add(path)
+            return
+        }
+        count += 1
+        texts.append((count, start + host.lowerBound, Int32(host.count)))
+        count += 1
+        texts.append((count, start + path.lowerBound, Int32(path.count)))
+    }
+
     /// An id as its stored text (``StoredUUID/text(of:)``), written straight into the row's text buffer: no
     /// `String` is made for it (DECISIONS 403).
     mutating func add(idOf id: UUID) {

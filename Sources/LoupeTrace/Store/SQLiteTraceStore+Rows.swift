@@ -39,16 +39,13 @@ struct RowWriter {
 
     /// Binds the values for ``insertExchange``: `storedAt` is when the store wrote it (bounds age from it).
     func bindExchange(_ exchange: TraceExchange, storedAt: Date, to row: inout SQLiteRow) {
-        let (host, path) = StoredURLParts.hostAndPath(of: exchange.url)
         row.add(idOf: exchange.id)
         row.add(exchange.startedAt.timeIntervalSince1970)
         row.add(exchange.endedAt?.timeIntervalSince1970)
         row.add(exchange.duration)
         row.add(exchange.operation)
         row.add(exchange.method)
-        row.add(exchange.url)
-        row.add(host)
-        row.add(path)
+        row.add(urlWithHostAndPath: exchange.url)
         row.add(exchange.status)
         row.add(exchange.outcome.rawValue)
         row.add(exchange.error)
