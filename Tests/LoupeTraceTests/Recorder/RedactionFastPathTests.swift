@@ -193,3 +193,16 @@ private struct SplitMix: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+@Suite("Pending exchange URL")
+struct PendingExchangeURLTests {
+    @Test("the URL is joined from its parts exactly as the interpolation joined them")
+    func joinedAsInterpolated() {
+        let parts = [("https", "api.example.com", "/v1/ping"), ("http", "", "/"), ("", "", ""),
+                     ("https", "bücher.example:8443", "/ä/😀?q=1#x"), ("wss", "[::1]:80", "/a%20b")]
+        for (scheme, authority, path) in parts {
+            #expect(PendingExchange.joinedURL(scheme: scheme, authority: authority, path: path)
+                    == "\(scheme)://\(authority)\(path)")
+        }
+    }
+}
