@@ -14,8 +14,11 @@ enum JSONFieldRedactor {
 
     /// Whether the body's first non-blank byte opens an object or an array.
     static func looksLikeJSON(_ body: Data) -> Bool {
-        guard let first = body.first(where: { !isBlank($0) }) else { return false }
-        return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
+        // Over the bytes themselves: `Data.first(where:)` went through its generic iterator.
+        body.withUnsafeBytes { raw in
+            guard let first = raw.first(where: { !isBlank($0) }) else { return false }
+            return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
+        }
     }
 
     /// The redacted body, or `nil` when no value changed; redacted values go to `secrets`.

@@ -43,12 +43,34 @@ struct PendingExchange: Sendable {
         method = started.request.method.rawValue
         // Joined from the request's parts, not `request.url?.absoluteString`: that parses the URL again on the
         // caller's path, and for a request the client built it gives back the same string.
-        url = "\(started.request.scheme ?? "https")://\(started.request.authority ?? "")\(started.request.path ?? "/")"
+        url = Self.joinedURL(
+            scheme: started.request.scheme ?? "https", authority: started.request.authority ?? "",
+            path: started.request.path ?? "/")
         startedAt = started.startedAt
         appHeaders = started.request.headerFields
         requestBody = started.requestBody
         replayOf = started.replayOf
         adapter = started.adapter
+    }
+
+    /// `scheme://authority` and `path` as one string, in one allocation: an interpolation appended four times,
+    /// growing its buffer, on the request path of every exchange (DECISIONS 406).
+    static func joinedURL(scheme: String, authority: String, path: String) -> String {
+        var (scheme, authority, path) = (scheme, authority, path)
+        let count = scheme.utf8.count + 3 + authority.utf8.count + path.utf8.count
+        return String(unsafeUninitializedCapacity: count) { out in
+            var written = 0
+            func copy(_ bytes: UnsafeBufferPointer<UInt8>) {
+                guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+                (out.baseAddress! + written).initialize(from: base, count: bytes.count)
+                written += bytes.count
+            }
+            scheme.withUTF8(copy)
+            StaticString("://").withUTF8Buffer(copy)
+            authority.withUTF8(copy)
+            path.withUTF8(copy)
+            return written
+        }
     }
 
     /// The recorded form: redacted by name and by value (``RedactionPolicy/redact(exchange:alsoSent:)``), then
@@ -92,9 +114,18 @@ struct PendingExchange: Sendable {
             attempts: attempts.map(TraceAttempt.init), events: events, replayOf: replayOf, stream: traceStream(events: events))
         // Credentials sent on earlier attempts (a token refreshed since, say) are scrubbed too; only the fields the
         // policy names can hold one, so only those are converted.
-        let alsoSent = (attempts.dropLast().map(\.request.headerFields) + [appHeaders]).map { fields in
-            fields.filter { policy.headerNames.contains($0.name.rawName) }.map { TraceHeader(name: $0.name.rawName, value: $0.value) }
+        // Gathered field by field: no list is made for a set of fields with none of those (the app's own fields
+        // on most requests; DECISIONS 404).
+        var alsoSent: [[TraceHeader]] = []
+        func gather(_ fields: HTTPFields) {
+            var named: [TraceHeader] = []
+            for field in fields where policy.headerNames.contains(field.name.rawName) {
+                named.append(TraceHeader(name: field.name.rawName, value: field.value))
+            }
+            if !named.isEmpty { alsoSent.append(named) }
         }
+        for attempt in attempts.dropLast() { gather(attempt.request.headerFields) }
+        gather(appHeaders)
         var trace = policy.redact(exchange: raw, alsoSent: alsoSent)
         if let fixedAdapterEvent { trace.events.insert(fixedAdapterEvent, at: droppedBefore > 0 ? 1 : 0) }
         trace.requestBody = Self.capped(trace.requestBody, cap: bodyCap)

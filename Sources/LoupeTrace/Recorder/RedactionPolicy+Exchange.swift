@@ -21,7 +21,7 @@ package extension RedactionPolicy {
         exchange.url = redact(url: rawURL, collecting: &secrets)
         exchange.requestHeaders = redact(headers: exchange.requestHeaders, collecting: &secrets)
         exchange.responseHeaders = redact(headers: exchange.responseHeaders, collecting: &secrets)
-        for headers in alsoSent { _ = redact(headers: headers, collecting: &secrets) }
+        for headers in alsoSent { collect(headers: headers, into: &secrets) }
         exchange.requestBody = redact(exchange.requestBody, headers: exchange.requestHeaders, collecting: &secrets)
         exchange.responseBody = redact(exchange.responseBody, headers: exchange.responseHeaders, collecting: &secrets)
         // A stream's messages like bodies: JSON by field name (recognised by its first byte), URLs and `Bearer …`
@@ -48,7 +48,7 @@ package extension RedactionPolicy {
             Self.transformValues(&exchange.events[index].attributes, named)
         }
         if let reason = exchange.stream?.closeReason { exchange.stream!.closeReason = named(reason) }
-        let scrubber = ValueScrubberCache.scrubber(values: secrets.values, minimumLength: secrets.minimumLength)
+        let scrubber = ValueScrubberCache.scrubber(values: secrets.list, minimumLength: secrets.minimumLength)
         guard let scrubber else { return exchange }
         if let messages = exchange.stream?.messages {
             for index in messages.indices {
@@ -94,9 +94,28 @@ package extension RedactionPolicy {
         }
     }
 
+    /// Whether `name` is `Content-Type` in any case: what `name.lowercased() == "content-type"` answered.
+    static func isContentType(_ name: String) -> Bool {
+        guard name.utf8.count == contentType.count else { return false }
+        // Byte by byte, ASCII letters lowered: the only non-ASCII characters that lowercase to ASCII are the Kelvin
+        // sign (to `k`, not in this name) and `İ` (to `i` and a combining dot), so none can match (a test checks).
+        var name = name
+        return name.withUTF8 { bytes in
+            for index in 0..<bytes.count {
+                let byte = bytes[index], wanted = contentType[index]
+                guard byte == wanted || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") && byte | 0x20 == wanted)
+                else { return false }
+            }
+            return true
+        }
+    }
+
+    private static let contentType: [UInt8] = Array("content-type".utf8)
+
     private func redact(_ body: TraceBody?, headers: [TraceHeader], collecting secrets: inout SecretCollector) -> TraceBody? {
         guard var body else { return nil }
-        let contentType = headers.last { $0.name.lowercased() == "content-type" }?.value
+        // Compared without lowercasing each name into a new string.
+        let contentType = headers.last { Self.isContentType($0.name) }?.value
         body.data = redact(body: body.data, contentType: contentType, collecting: &secrets)
         return body
     }

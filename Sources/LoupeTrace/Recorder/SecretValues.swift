@@ -11,14 +11,26 @@ package struct SecretCollector {
     static let byteBudget = 64 * 1024
 
     package let minimumLength: Int
-    package private(set) var values: Set<String> = []
+    /// The values kept, distinct, in the order they were found. A list, not a `Set`: an exchange keeps two or three
+    /// (a bearer header and its token), and a `Set` allocated, hashed and grew for each of them, and was hashed again
+    /// to find the exchange's scrubber in ``ValueScrubberCache`` (DECISIONS 400).
+    package private(set) var list: [String] = []
+    /// The kept values as a set, for lookups past ``indexedFrom`` values (a hostile body may hold thousands).
+    private var index: Set<String> = []
     private var bytes = 0
+
+    /// From this many values on, ``index`` answers whether a value is kept; below it, comparing with each is cheaper
+    /// than hashing.
+    static let indexedFrom = 16
+
+    /// The kept values as a set.
+    package var values: Set<String> { Set(list) }
 
     package init(minimumLength: Int) {
         self.minimumLength = max(1, minimumLength)
     }
 
-    package var isEmpty: Bool { values.isEmpty }
+    package var isEmpty: Bool { list.isEmpty }
 
     /// Whether no value can ever be kept (no value is `Int.max` bytes long): the redactions that only want the
     /// redacted text (`redact(headers:)`, `redact(url:)`, a HAR import) pass such a collector, and the work of
@@ -44,9 +56,18 @@ package struct SecretCollector {
     /// Keeps a candidate (trimmed, not part of a marker) within this collector's length and byte limits.
     private mutating func keep(_ candidate: String) {
         let length = candidate.utf8.count
-        guard length >= minimumLength, bytes + length <= Self.byteBudget, !values.contains(candidate) else { return }
-        values.insert(candidate)
+        guard length >= minimumLength, bytes + length <= Self.byteBudget, !contains(candidate) else { return }
+        if list.isEmpty { list.reserveCapacity(4) }  // one allocation for the usual two or three
+        list.append(candidate)
+        if list.count >= Self.indexedFrom {
+            if index.isEmpty { index = Set(list) } else { index.insert(candidate) }
+        }
         bytes += length
+    }
+
+    /// Whether `value` is kept already.
+    private func contains(_ value: String) -> Bool {
+        list.count >= Self.indexedFrom ? index.contains(value) : list.contains(value)
     }
 
     /// `value` without the white space (and, with `quotes`, the double quotes) around it. White space is Unicode's

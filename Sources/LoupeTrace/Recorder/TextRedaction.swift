@@ -29,13 +29,14 @@ package extension RedactionPolicy {
         for value in secretValues { secrets.add(value) }
         let redactedURL = redact(url: url, collecting: &secrets)
         let named = redact(text: Scrubber(url: url, redactedURL: redactedURL)(text), collecting: &secrets)
-        guard let scrubber = ValueScrubberCache.scrubber(values: secrets.values, minimumLength: secrets.minimumLength)
+        guard let scrubber = ValueScrubberCache.scrubber(values: secrets.list, minimumLength: secrets.minimumLength)
         else { return named }
         return scrubber.scrub(named)
     }
 
     func redact(text: String, collecting secrets: inout SecretCollector) -> String {
-        guard text.utf8.contains(UInt8(ascii: "?")) || Self.containsScheme(text) || Self.hasAuthScheme(text) else { return text }
+        let marks = TextMarks(text)
+        guard marks.question || marks.scheme || marks.authScheme else { return text }
         let urls = redactURLs(inText: text, redirectTarget: false, collecting: &secrets)
         return redactAuthSchemes(inText: urls, collecting: &secrets)
     }
@@ -43,20 +44,17 @@ package extension RedactionPolicy {
     /// A header value that was not redacted by name: URLs in it redacted (a `Location`, `Content-Location` or
     /// `Refresh` target is a redirect target: its OAuth `code` is a credential), and a relative `Location` too.
     func redact(headerValue value: String, name: String, collecting secrets: inout SecretCollector) -> String {
-        // Over the string's own bytes: the generic `utf8.contains` went through the view's iterator byte by byte,
-        // a third of this function's cost on every header of every exchange (DECISIONS 391).
-        var scanned = value
-        let mayHoldTarget = scanned.withUTF8 { bytes in
-            bytes.contains { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") || $0 == UInt8(ascii: "@") }
-        }
-        guard mayHoldTarget || Self.hasAuthScheme(value) else { return value }
+        // One pass over the string's own bytes answers every question below (DECISIONS 391, 401): nearly every
+        // header of every exchange has none of it.
+        let marks = TextMarks(value)
+        guard marks.question || marks.hash || marks.at || marks.authScheme else { return value }
         let normalized = RedactionNames.normalized(name)
         let isTarget = normalized == "location" || normalized == "contentlocation" || normalized == "refresh"
-        if Self.containsScheme(value) {
+        if marks.scheme {
             return redactAuthSchemes(inText: redactURLs(inText: value, redirectTarget: isTarget, collecting: &secrets),
                                      collecting: &secrets)
         }
-        if isTarget, value.utf8.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) {
+        if isTarget, marks.question || marks.hash {
             return redactURLTail(value, redirectTarget: true, collecting: &secrets)
         }
         return redactAuthSchemes(inText: value, collecting: &secrets)
@@ -78,7 +76,7 @@ package extension RedactionPolicy {
     }
 
     /// The index of the next `://` or `:\/\/` at or after `start`.
-    private static func schemeSeparator(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+    fileprivate static func schemeSeparator(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
         var index = start
         while index + 2 < bytes.count {
             if bytes[index] == UInt8(ascii: ":") {
@@ -95,9 +93,8 @@ package extension RedactionPolicy {
     /// decoding it).
     private static func mayHoldURLOrScheme(_ body: Data) -> Bool {
         body.withUnsafeBytes { raw in
-            let bytes = raw.bindMemory(to: UInt8.self)
-            if bytes.contains(UInt8(ascii: "?")) || schemeSeparator(in: bytes, from: 0) != nil { return true }
-            return authScheme(in: bytes, from: 0) != nil
+            let marks = TextMarks(raw.bindMemory(to: UInt8.self))
+            return marks.question || marks.scheme || marks.authScheme
         }
     }
 
@@ -225,27 +222,43 @@ package extension RedactionPolicy {
     // MARK: Auth schemes in text
 
     /// The index of the next `bearer ` or `basic ` (any case) at or after `start`, past the blank.
-    private static func authScheme(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> (start: Int, credentials: Int, isBasic: Bool)? {
+    fileprivate static func authScheme(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> (start: Int, credentials: Int, isBasic: Bool)? {
         var index = start
         while index + 6 < bytes.count {
             let byte = bytes[index] | 0x20
             if byte == UInt8(ascii: "b"), index == 0 || !ASCIIBytes.isLetter(bytes[index - 1]) {
-                for (word, isBasic) in [("bearer", false), ("basic", true)] {
-                    let length = word.utf8.count
-                    guard index + length < bytes.count,
-                          zip(bytes[index..<(index + length)], word.utf8).allSatisfy({ $0 | 0x20 == $1 }),
-                          bytes[index + length] == UInt8(ascii: " ") || bytes[index + length] == UInt8(ascii: "\t")
-                    else { continue }
-                    var credentials = index + length
-                    while credentials < bytes.count, bytes[credentials] == UInt8(ascii: " ") || bytes[credentials] == UInt8(ascii: "\t") {
-                        credentials += 1
-                    }
-                    return (index, credentials, isBasic)
+                // The two words as static bytes, tried one after the other: a list of them made at every `b` was an
+                // allocation each (a trace id's hex digits hold several; DECISIONS 401).
+                if let credentials = Self.credentials(after: "bearer", in: bytes, at: index) {
+                    return (index, credentials, false)
+                }
+                if let credentials = Self.credentials(after: "basic", in: bytes, at: index) {
+                    return (index, credentials, true)
                 }
             }
             index += 1
         }
         return nil
+    }
+
+    /// Where the credentials start when `word` (lowercase letters, in any case) and a blank are at `index`.
+    private static func credentials(after word: StaticString, in bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Int? {
+        let length = word.utf8CodeUnitCount
+        guard index + length < bytes.count, isWord(word, in: bytes, at: index),
+              bytes[index + length] == UInt8(ascii: " ") || bytes[index + length] == UInt8(ascii: "\t")
+        else { return nil }
+        var credentials = index + length
+        while credentials < bytes.count, bytes[credentials] == UInt8(ascii: " ") || bytes[credentials] == UInt8(ascii: "\t") {
+            credentials += 1
+        }
+        return credentials
+    }
+
+    /// Whether `word` (lowercase letters) is at `index`, in any case; the caller checked there is room.
+    private static func isWord(_ word: StaticString, in bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Bool {
+        let letters = word.utf8Start
+        for offset in 0..<word.utf8CodeUnitCount where bytes[index + offset] | 0x20 != letters[offset] { return false }
+        return true
     }
 
     private static func isTokenByte(_ byte: UInt8) -> Bool {
@@ -256,7 +269,7 @@ package extension RedactionPolicy {
 
     /// `Bearer t`/`Basic b64` written in text: the credential (token68, RFC 9110 11.2, at least
     /// ``minimumScrubLength`` long, so "basic usage" stays) replaced with ``marker`` and collected.
-    private static func hasAuthScheme(_ text: String) -> Bool {
+    static func hasAuthScheme(_ text: String) -> Bool {
         var text = text
         return text.withUTF8 { authScheme(in: $0, from: 0) != nil }
     }
@@ -286,5 +299,87 @@ package extension RedactionPolicy {
         guard copied > 0 else { return text }
         result.append(contentsOf: utf8[copied...])
         return String(decoding: result, as: UTF8.self)
+    }
+}
+
+/// What redaction by name in free text looks for in a text, found in one pass over its bytes: a `?`, `#` or `@`, a
+/// scheme separator (`://`, `:\/\/`) and an auth scheme (`Bearer `, `Basic `), each answered exactly as
+/// ``RedactionPolicy/containsScheme(_:)`` and ``RedactionPolicy/hasAuthScheme(_:)`` answer it.
+///
+/// Every header value, error, note, event text and body of every exchange is asked these questions, and nearly
+/// none holds any of it: the scan skips eight bytes at a time while none of them is one of the six that can start an
+/// answer (`#`, `:`, `?`, `@`, `B`, `b`), and only at a `:` or a `b` runs the exact matcher from there, at most once
+/// each (a matcher that finds nothing after a byte finds nothing after any later one). Three generic `contains`
+/// passes and two matchers, a dozen instructions a byte, before (DECISIONS 401).
+struct TextMarks: Equatable {
+    var question = false
+    var hash = false
+    var at = false
+    /// `://` or `:\/\/` somewhere.
+    var scheme = false
+    /// `bearer ` or `basic ` (any case) at the start of a word, as ``RedactionPolicy/hasAuthScheme(_:)`` finds them.
+    var authScheme = false
+
+    init(_ text: String) {
+        var text = text
+        self = text.withUTF8 { TextMarks($0) }
+    }
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        var schemeChecked = false, authChecked = false
+        var index = 0
+        // Eight bytes a step while none of them can start an answer (the SWAR test of Hacker's Delight 6-1, as
+        // `JSONByteScan` uses): with 0x20 set in every byte, the six bytes become five values (`@` 0x60, `B` and `b`
+        // 0x62, the others as they are), and a word holding none of the five holds none of the six. A word that may
+        // is read byte by byte below.
+        if bytes.count >= 8, let base = UnsafeRawPointer(bytes.baseAddress) {
+            while index + 8 <= bytes.count {
+                // Only the bytes whose question is still open are looked for: a JSON body's `:`s, once the scheme
+                // matcher has run, or a trace id's `b`s, once the auth-scheme one has, no longer stop the scan. With
+                // every question answered, nothing further can change the answer.
+                if question, hash, at, schemeChecked, authChecked { return }
+                let word = base.loadUnaligned(fromByteOffset: index, as: UInt64.self) | Self.repeated(0x20)
+                let open = (!hash && Self.hasZeroByte(word ^ Self.repeated(0x23)))
+                    || (!schemeChecked && Self.hasZeroByte(word ^ Self.repeated(0x3A)))
+                    || (!question && Self.hasZeroByte(word ^ Self.repeated(0x3F)))
+                    || (!at && Self.hasZeroByte(word ^ Self.repeated(0x60)))
+                    || (!authChecked && Self.hasZeroByte(word ^ Self.repeated(0x62)))
+                if open {
+                    for position in index..<(index + 8) { mark(bytes, position, &schemeChecked, &authChecked) }
+                }
+                index += 8
+            }
+        }
+        while index < bytes.count {
+            mark(bytes, index, &schemeChecked, &authChecked)
+            index += 1
+        }
+    }
+
+    /// Notes what the byte at `index` starts, if anything.
+    private mutating func mark(_ bytes: UnsafeBufferPointer<UInt8>, _ index: Int, _ schemeChecked: inout Bool,
+                               _ authChecked: inout Bool) {
+        switch bytes[index] {
+        case UInt8(ascii: "?"): question = true
+        case UInt8(ascii: "#"): hash = true
+        case UInt8(ascii: "@"): at = true
+        case UInt8(ascii: ":"):
+            guard !schemeChecked else { return }
+            schemeChecked = true
+            scheme = RedactionPolicy.schemeSeparator(in: bytes, from: index) != nil
+        case UInt8(ascii: "B"), UInt8(ascii: "b"):
+            guard !authChecked else { return }
+            authChecked = true
+            authScheme = RedactionPolicy.authScheme(in: bytes, from: index) != nil
+        default:
+            return
+        }
+    }
+
+    private static func repeated(_ byte: UInt8) -> UInt64 { 0x0101_0101_0101_0101 &* UInt64(byte) }
+
+    /// Whether some byte of `word` is zero (exact: a borrow only flags bytes above a zero one).
+    private static func hasZeroByte(_ word: UInt64) -> Bool {
+        (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080 != 0
     }
 }

@@ -8,15 +8,17 @@ import Foundation
 /// Works on bytes, so bodies that are not UTF-8 are scrubbed too; needles are whole UTF-8 strings, so a match in
 /// valid UTF-8 text always starts and ends on character boundaries.
 package struct ValueScrubber: Sendable {
-    /// Root transitions, dense (−1: none); the root is node 0.
-    private let rootNext: [Int32]
-    // Per node, in breadth-first order (every node's children are contiguous and sorted by byte).
-    private let byte: [UInt8]
-    private let firstChild: [Int32]
-    private let childCount: [Int32]
-    private let fail: [Int32]
-    /// The length of the longest needle ending at this node (directly or through its failure links); 0 for none.
-    private let longest: [Int32]
+    /// The automaton in one array, read through one pointer while scanning (six arrays were six retains on every
+    /// copy and a bounds check on every read; DECISIONS 402): first the root's transitions, dense (`256` entries,
+    /// −1: none; the root is node 0), then ``stride`` values per node in breadth-first order (every node's children
+    /// are contiguous and sorted by byte): its byte, first child, child count, failure link, and the length of the
+    /// longest needle ending there (directly or through its failure links; 0 for none).
+    private let tables: [Int32]
+    /// The shortest needle's length: a shorter text cannot hold one, and is not scanned (DECISIONS 402).
+    private let shortest: Int
+
+    private static let stride = 5
+    private static let byteField = 0, firstChildField = 1, childCountField = 2, failField = 3, longestField = 4
 
     /// A scrubber for the given secret values in all their forms (see ``SecretForms``); `nil` when there are none.
     package init?(values: some Sequence<String>, minimumLength: Int) {
@@ -27,6 +29,7 @@ package struct ValueScrubber: Sendable {
     package init?(needles: [[UInt8]]) {
         let needles = needles.filter { !$0.isEmpty }.sorted { $0.lexicographicallyPrecedes($1) }
         guard !needles.isEmpty else { return nil }
+        shortest = needles.map(\.count).min() ?? 1
         var byte: [UInt8] = [0], firstChild: [Int32] = [0], childCount: [Int32] = [0], terminal: [Int32] = [0]
         // Level by level: at depth d the needles, still sorted, share a node exactly when they share a prefix of
         // length d + 1, and consecutive needles with one parent get consecutive children.
@@ -54,10 +57,6 @@ package struct ValueScrubber: Sendable {
         }
         var rootNext = [Int32](repeating: -1, count: 256)
         for child in firstChild[0]..<(firstChild[0] + childCount[0]) { rootNext[Int(byte[Int(child)])] = child }
-        self.rootNext = rootNext
-        self.byte = byte
-        self.firstChild = firstChild
-        self.childCount = childCount
         // Failure links in breadth-first order, which is node order.
         var fail = [Int32](repeating: 0, count: byte.count)
         var longest = terminal
@@ -79,12 +78,22 @@ package struct ValueScrubber: Sendable {
                 longest[child] = max(terminal[child], longest[Int(target)])
             }
         }
-        self.fail = fail
-        self.longest = longest
+        var tables = rootNext
+        tables.reserveCapacity(256 + Self.stride * byte.count)
+        for node in byte.indices {
+            tables.append(contentsOf: [Int32(byte[node]), firstChild[node], childCount[node], fail[node], longest[node]])
+        }
+        self.tables = tables
     }
 
     /// The text with every match replaced by `marker`, or `nil` when nothing matched.
     package func scrub(_ bytes: UnsafeBufferPointer<UInt8>, marker: [UInt8]) -> [UInt8]? {
+        guard bytes.count >= shortest else { return nil }
+        return tables.withUnsafeBufferPointer { Self.scan(bytes, marker: marker, tables: $0) }
+    }
+
+    private static func scan(_ bytes: UnsafeBufferPointer<UInt8>, marker: [UInt8],
+                             tables: UnsafeBufferPointer<Int32>) -> [UInt8]? {
         var output: [UInt8]?
         var copied = 0
         var pending: (start: Int, end: Int)?
@@ -95,25 +104,24 @@ package struct ValueScrubber: Sendable {
             output!.append(contentsOf: marker)
             copied = range.end
         }
-        let rootNext = rootNext, fail = fail, longest = longest
         for index in 0..<bytes.count {
             let value = bytes[index]
             // Most bytes of most texts start no needle: stay at the root without a call.
             if state == 0 {
-                let next = rootNext[Int(value)]
+                let next = tables[Int(value)]
                 guard next >= 0 else { continue }
                 state = next
             } else {
                 while true {
-                    if let next = Self.step(state, value, rootNext, byte, firstChild, childCount) {
+                    if let next = step(state, value, tables) {
                         state = next
                         break
                     }
                     if state == 0 { break }
-                    state = fail[Int(state)]
+                    state = tables[field(state, failField)]
                 }
             }
-            let length = Int(longest[Int(state)])
+            let length = Int(tables[field(state, longestField)])
             guard length > 0 else { continue }
             // Ends only grow; a match may start before the pending range (a longer needle), never before `copied`.
             let match = (start: max(index + 1 - length, copied), end: index + 1)
@@ -130,17 +138,56 @@ package struct ValueScrubber: Sendable {
         return output
     }
 
+    /// Where a node's field is in ``tables``.
+    private static func field(_ node: Int32, _ field: Int) -> Int {
+        256 + stride * Int(node) + field
+    }
+
+    /// The node reached from `state` by `value`, or `nil` (then the failure link is followed).
+    private static func step(_ state: Int32, _ value: UInt8, _ tables: UnsafeBufferPointer<Int32>) -> Int32? {
+        if state == 0 {
+            let next = tables[Int(value)]
+            return next < 0 ? nil : next
+        }
+        let start = Int(tables[field(state, firstChildField)])
+        let end = start + Int(tables[field(state, childCountField)])
+        for child in start..<end where tables[field(Int32(child), byteField)] == Int32(value) { return Int32(child) }
+        return nil
+    }
+
     /// `data` scrubbed, or `nil` when nothing matched.
     package func scrub(_ data: Data, marker: String = RedactionPolicy.marker) -> Data? {
-        data.withUnsafeBytes { raw in
-            scrub(raw.bindMemory(to: UInt8.self), marker: Self.bytes(of: marker)).map { Data($0) }
+        scrub(data, markerBytes: Self.bytes(of: marker))
+    }
+
+    /// `data` with matches replaced by ``RedactionPolicy/marker``, or `nil` when nothing matched.
+    package func scrub(_ data: Data) -> Data? {
+        scrub(data, markerBytes: Self.markerBytes)
+    }
+
+    private func scrub(_ data: Data, markerBytes: [UInt8]) -> Data? {
+        guard data.count >= shortest else { return nil }
+        return data.withUnsafeBytes { raw in
+            scrub(raw.bindMemory(to: UInt8.self), marker: markerBytes).map { Data($0) }
         }
     }
 
     /// `text` scrubbed (the same string when nothing matched).
     package func scrub(_ text: String, marker: String = RedactionPolicy.marker) -> String {
+        scrub(text, markerBytes: Self.bytes(of: marker))
+    }
+
+    /// `text` with matches replaced by ``RedactionPolicy/marker`` (the same string when nothing matched): the
+    /// recorder scrubs every text of every exchange with it, and naming the marker cost a string comparison each.
+    package func scrub(_ text: String) -> String {
+        scrub(text, markerBytes: Self.markerBytes)
+    }
+
+    private func scrub(_ text: String, markerBytes: [UInt8]) -> String {
+        // A text shorter than every needle is returned before its bytes are looked at.
+        guard text.utf8.count >= shortest else { return text }
         var text = text
-        let scrubbed = text.withUTF8 { scrub($0, marker: Self.bytes(of: marker)) }
+        let scrubbed = text.withUTF8 { scrub($0, marker: markerBytes) }
         return scrubbed.map { String(decoding: $0, as: UTF8.self) } ?? text
     }
 

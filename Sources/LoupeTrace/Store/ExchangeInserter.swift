@@ -24,8 +24,8 @@ struct ExchangeInserter {
     private let insertAttempts: SQLiteInsert
     private let insertEvent: SQLiteInsert
     private let insertMessage: SQLiteInsert
-    /// Exchanges waiting for a multi-row insert, each with its id as stored.
-    private var pendingExchanges: [(exchange: TraceExchange, id: String)] = []
+    /// Exchanges waiting for a multi-row insert.
+    private var pendingExchanges: [TraceExchange] = []
     /// Attempts of inserted exchanges waiting for a multi-row insert, with their exchange's sequence and notes.
     private var pendingAttempts: [(attempt: TraceAttempt, sequence: Int64, notes: String?)] = []
     /// The last attempt notes written and their JSON text: consecutive attempts of one client carry the same
@@ -54,7 +54,7 @@ struct ExchangeInserter {
         if count == 0, pendingExchanges.isEmpty, let notice = try StoreSettings.takePending(in: db) {
             exchange.events.append(notice.event(on: exchange))
         }
-        pendingExchanges.append((exchange, StoredUUID.text(of: exchange.id)))
+        pendingExchanges.append(exchange)
         if pendingExchanges.count == Self.exchangesPerInsert { try insertPendingExchanges() }
     }
 
@@ -70,10 +70,10 @@ struct ExchangeInserter {
             let (rows, storedAt) = (rows, storedAt)
             do {
                 try insertExchanges.insert { row in
-                    for (exchange, id) in pending { rows.bindExchange(exchange, id: id, storedAt: storedAt, to: &row) }
+                    for exchange in pending { rows.bindExchange(exchange, storedAt: storedAt, to: &row) }
                 }
                 let last = db.lastInsertedRowID
-                for (offset, (exchange, _)) in pending.enumerated() {
+                for (offset, exchange) in pending.enumerated() {
                     try insertChildren(of: exchange, sequence: last - Int64(pending.count - 1 - offset))
                 }
                 count += pending.count
@@ -82,21 +82,21 @@ struct ExchangeInserter {
                 // One of them (or two of them) shares an id: each alone below.
             }
         }
-        for (exchange, id) in pending { try insertAlone(exchange, id: id) }
+        for exchange in pending { try insertAlone(exchange) }
     }
 
-    private mutating func insertAlone(_ exchange: TraceExchange, id: String) throws {
+    private mutating func insertAlone(_ exchange: TraceExchange) throws {
         // Replacing deletes the old row (attempts and events cascade) so the new one gets a fresh sequence and
         // live views see it again. Almost every id is new, so the insert goes first and only a collision with the
         // id's `UNIQUE` index pays for the delete (a seek into that index for every exchange otherwise). A failed
         // insert takes no sequence number; `ON CONFLICT DO NOTHING` would, leaving a gap.
         let (rows, storedAt) = (rows, storedAt)
-        let bind = { (row: inout SQLiteRow) in rows.bindExchange(exchange, id: id, storedAt: storedAt, to: &row) }
+        let bind = { (row: inout SQLiteRow) in rows.bindExchange(exchange, storedAt: storedAt, to: &row) }
         do {
             try insertExchange.insert(bind)
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
             try insertPendingAttempts()  // the old row's attempts must be in the table for the delete to cascade
-            try delete.execute(arguments: [id])
+            try delete.execute(arguments: [StoredUUID.text(of: exchange.id)])
             try insertExchange.insert(bind)
             replaced += 1
         }

@@ -113,16 +113,79 @@ struct SQLiteRow {
         count += 1
         let index = count
         value.withUTF8 { utf8 in
-            // Up to the first NUL, as SQLite reads a `-1` length (GRDB's binding, and this one's before).
-            let length = utf8.firstIndex(of: 0) ?? utf8.count
+            // Up to the first NUL, as SQLite reads a `-1` length (GRDB's binding, and this one's before); `memchr`
+            // finds it a word at a time.
+            let length = utf8.isEmpty ? 0
+                : memchr(utf8.baseAddress!, 0, utf8.count).map { UnsafeRawPointer($0) - UnsafeRawPointer(utf8.baseAddress!) }
+                ?? utf8.count
             guard length <= Int(Int32.max) else {
                 if failure == SQLITE_OK { failure = SQLITE_TOOBIG }
                 return
             }
-            if textBytes.count == 1 { textBytes.reserveCapacity(2048) }
+            if textBytes.count == 1 { reserve() }
             texts.append((index, textBytes.count, Int32(length)))
             textBytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[..<length]))
         }
+    }
+
+    /// A header list as its JSON text (``StoredJSON/text(of:)-([TraceHeader])``), written straight into the row's
+    /// text buffer: no `String` is made and copied in again (DECISIONS 403). JSON text holds no NUL (control
+    /// characters are escaped), so all of it is bound, as `add(StoredJSON.text(of: headers))` binds it.
+    mutating func add(jsonOf headers: [TraceHeader]) {
+        count += 1
+        if textBytes.count == 1 { reserve() }
+        var json = PrettyJSON()
+        swap(&json.bytes, &textBytes)  // moved, not copied
+        let start = json.bytes.count
+        StoredJSON.write(headers, to: &json)
+        swap(&json.bytes, &textBytes)
+        let length = textBytes.count - start
+        guard length <= Int(Int32.max) else {
+            textBytes.removeSubrange(start...)
+            if failure == SQLITE_OK { failure = SQLITE_TOOBIG }
+            return
+        }
+        texts.append((count, start, Int32(length)))
+    }
+
+    /// An exchange's URL, host and path (``StoredURLParts/hostAndPath(of:)``), three parameters in a row. A plain
+    /// URL's host and path are bound from the URL's own bytes in the text buffer: no `String` is made or copied for
+    /// either (DECISIONS 403). Any other URL binds the parts `URLComponents` gives.
+    mutating func add(urlWithHostAndPath url: String) {
+        var url = url
+        let start = textBytes.count
+        let ranges = url.withUTF8 { StoredURLParts.plainRanges($0) }
+        add(url)
+        // A plain URL has no NUL, so all of it was copied, from `start` (unless it was refused as too big).
+        guard let (host, path) = ranges, let last = texts.last, last.index == count, last.offset == start else {
+            let (host, path) = StoredURLParts.hostAndPath(of: url)
+            add(host)
+            add(path)
+            return
+        }
+        count += 1
+        texts.append((count, start + host.lowerBound, Int32(host.count)))
+        count += 1
+        texts.append((count, start + path.lowerBound, Int32(path.count)))
+    }
+
+    /// An id as its stored text (``StoredUUID/text(of:)``), written straight into the row's text buffer: no
+    /// `String` is made for it (DECISIONS 403).
+    mutating func add(idOf id: UUID) {
+        count += 1
+        if textBytes.count == 1 { reserve() }
+        let start = textBytes.count
+        textBytes.append(contentsOf: repeatElement(0, count: 36))
+        let written = textBytes.withUnsafeMutableBufferPointer { buffer in
+            StoredUUID.format(id, into: UnsafeMutableBufferPointer(rebasing: buffer[start...]))
+        }
+        texts.append((count, start, Int32(written)))
+    }
+
+    /// Room for a 16-row statement's texts at the first one (growing by doubling copied them several times).
+    private mutating func reserve() {
+        textBytes.reserveCapacity(8192)
+        texts.reserveCapacity(256)
     }
 
     mutating func add(_ value: Data?) {

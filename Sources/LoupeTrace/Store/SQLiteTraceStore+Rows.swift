@@ -37,29 +37,25 @@ struct RowWriter {
     }
     static let insertEvent = "INSERT INTO event (exchange_sequence, kind, at, message, attributes) VALUES (?, ?, ?, ?, ?)"
 
-    /// Binds the values for ``insertExchange``: `id` is the exchange's id as stored, `storedAt` when the store
-    /// wrote it (bounds age from it).
-    func bindExchange(_ exchange: TraceExchange, id: String, storedAt: Date, to row: inout SQLiteRow) {
-        let (host, path) = StoredURLParts.hostAndPath(of: exchange.url)
-        row.add(id)
+    /// Binds the values for ``insertExchange``: `storedAt` is when the store wrote it (bounds age from it).
+    func bindExchange(_ exchange: TraceExchange, storedAt: Date, to row: inout SQLiteRow) {
+        row.add(idOf: exchange.id)
         row.add(exchange.startedAt.timeIntervalSince1970)
         row.add(exchange.endedAt?.timeIntervalSince1970)
         row.add(exchange.duration)
         row.add(exchange.operation)
         row.add(exchange.method)
-        row.add(exchange.url)
-        row.add(host)
-        row.add(path)
+        row.add(urlWithHostAndPath: exchange.url)
         row.add(exchange.status)
         row.add(exchange.outcome.rawValue)
         row.add(exchange.error)
         row.add(exchange.attempts.count)
         row.add(exchange.replayOf.map(StoredUUID.text(of:)))
-        row.add(StoredJSON.text(of: exchange.requestHeaders))
+        row.add(jsonOf: exchange.requestHeaders)
         row.add(exchange.requestBody?.data)
         row.add(exchange.requestBody?.size)
         row.add(exchange.requestBody?.isTruncated)
-        row.add(StoredJSON.text(of: exchange.responseHeaders))
+        row.add(jsonOf: exchange.responseHeaders)
         row.add(exchange.responseBody?.data)
         row.add(exchange.responseBody?.size)
         row.add(exchange.responseBody?.isTruncated)

@@ -8,6 +8,13 @@ extension StoredJSON {
     static func text(of headers: [TraceHeader]) -> String {
         var json = PrettyJSON()
         json.bytes.reserveCapacity(headers.reduce(2) { $0 + $1.name.utf8.count + $1.value.utf8.count + 24 })
+        write(headers, to: &json)
+        return String(decoding: json.bytes, as: UTF8.self)
+    }
+
+    /// ``text(of:)-([TraceHeader])``'s bytes, appended to `json`'s: the store's insert writes them straight into
+    /// the buffer it binds texts from, with no `String` made and copied again (DECISIONS 403).
+    static func write(_ headers: [TraceHeader], to json: inout PrettyJSON) {
         json.bytes.append(UInt8(ascii: "["))
         for (index, header) in headers.enumerated() {
             if index > 0 { json.bytes.append(UInt8(ascii: ",")) }
@@ -18,7 +25,6 @@ extension StoredJSON {
             json.bytes.append(UInt8(ascii: "}"))
         }
         json.bytes.append(UInt8(ascii: "]"))
-        return String(decoding: json.bytes, as: UTF8.self)
     }
 
     /// A map (an attempt's notes, an event's attributes) as `JSONEncoder` writes a `[String: String]` with the same

@@ -19,18 +19,25 @@ enum StoredURLParts {
     static func plain(_ url: String) -> (host: String, path: String)? {
         var url = url
         return url.withUTF8 { bytes -> (host: String, path: String)? in
-            guard let (host, path) = PlainURLPrefix.scan(bytes) else { return nil }
-            var seenFragment = false
-            for byte in bytes[path.upperBound...] {
-                if byte == UInt8(ascii: "#") {
-                    guard !seenFragment else { return nil }
-                    seenFragment = true
-                } else if byte != UInt8(ascii: "?"), !ASCIIBytes.isPathByte(byte) {
-                    return nil
-                }
-            }
+            guard let (host, path) = plainRanges(bytes) else { return nil }
             return (String(decoding: UnsafeBufferPointer(rebasing: bytes[host]), as: UTF8.self),
                     String(decoding: UnsafeBufferPointer(rebasing: bytes[path]), as: UTF8.self))
         }
+    }
+
+    /// Where ``plain(_:)``'s host and path are in the URL's bytes, or `nil` when `URLComponents` must decide. Plain
+    /// bytes are printable ASCII, never a NUL.
+    static func plainRanges(_ bytes: UnsafeBufferPointer<UInt8>) -> (host: Range<Int>, path: Range<Int>)? {
+        guard let (host, path) = PlainURLPrefix.scan(bytes) else { return nil }
+        var seenFragment = false
+        for byte in bytes[path.upperBound...] {
+            if byte == UInt8(ascii: "#") {
+                guard !seenFragment else { return nil }
+                seenFragment = true
+            } else if byte != UInt8(ascii: "?"), !ASCIIBytes.isPathByte(byte) {
+                return nil
+            }
+        }
+        return (host, path)
     }
 }
