@@ -51,7 +51,7 @@ struct RedactionFastPathTests {
     func marksAnswerAsTheScansDid() {
         var generator = SystemRandomNumberGenerator()
         let seed = UInt64.random(in: 0...UInt64.max, using: &generator)
-        var random = SplitMix(seed: seed)
+        var random = HARFuzzTests.SplitMix(state: seed)
         let pieces = ["a", "b", "B", "x", " ", "\t", "?", "#", "@", ":", "/", "\\", "://", #":\/\/"#, "bearer ",
                       "Basic\t", "BEARER", "basic", "xbearer ", "1bearer ", "é", "-", "=", "`", "b"]
         for _ in 0..<4_000 {
@@ -175,34 +175,6 @@ struct RedactionFastPathTests {
                      "content-type\u{0301}", ""]
         for name in names {
             #expect(RedactionPolicy.isContentType(name) == (name.lowercased() == "content-type"), "\(name)")
-        }
-    }
-}
-
-/// A seeded generator, so a failure can be repeated from the seed it prints.
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-@Suite("Pending exchange URL")
-struct PendingExchangeURLTests {
-    @Test("the URL is joined from its parts exactly as the interpolation joined them")
-    func joinedAsInterpolated() {
-        let parts = [("https", "api.example.com", "/v1/ping"), ("http", "", "/"), ("", "", ""),
-                     ("https", "bücher.example:8443", "/ä/😀?q=1#x"), ("wss", "[::1]:80", "/a%20b")]
-        for (scheme, authority, path) in parts {
-            #expect(PendingExchange.joinedURL(scheme: scheme, authority: authority, path: path)
-                    == "\(scheme)://\(authority)\(path)")
         }
     }
 }
