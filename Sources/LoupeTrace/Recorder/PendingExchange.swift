@@ -104,7 +104,8 @@ struct PendingExchange: Sendable {
                 message: "The recorder dropped \(Quantity.count(droppedBefore, "exchange")) before this one: it was over capacity.",
                 attributes: ["count": String(droppedBefore)]), at: 0)
         }
-        let raw = TraceExchange(
+        // Redacted in place (DECISIONS 432): nothing else holds this exchange or its lists.
+        var trace = TraceExchange(
             id: id, operation: operation, method: method, url: url, startedAt: startedAt,
             endedAt: endedAt, outcome: outcome, status: finalResponse.map { $0.status.code } ?? attempts.last?.status,
             error: error, requestHeaders: Self.headers(requestFields),
@@ -126,7 +127,7 @@ struct PendingExchange: Sendable {
         }
         for attempt in attempts.dropLast() { gather(attempt.request.headerFields) }
         gather(appHeaders)
-        var trace = policy.redact(exchange: raw, alsoSent: alsoSent)
+        policy.redact(&trace, alsoSent: alsoSent)
         if let fixedAdapterEvent { trace.events.insert(fixedAdapterEvent, at: droppedBefore > 0 ? 1 : 0) }
         trace.requestBody = Self.capped(trace.requestBody, cap: bodyCap)
         trace.responseBody = Self.capped(trace.responseBody, cap: bodyCap)

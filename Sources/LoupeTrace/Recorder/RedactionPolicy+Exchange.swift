@@ -14,13 +14,21 @@ package extension RedactionPolicy {
     /// Bodies are taken whole and not capped here: redact before cutting, so a secret cannot survive because the
     /// cut made it unrecognisable. The result is stable: redacting it again changes nothing.
     func redact(exchange: TraceExchange, alsoSent: [[TraceHeader]] = []) -> TraceExchange {
+        var exchange = exchange
+        redact(&exchange, alsoSent: alsoSent)
+        return exchange
+    }
+
+    /// ``redact(exchange:alsoSent:)`` in place: the writer's exchange, built for it alone, is changed where it is,
+    /// and its header and attempt lists are not copied first because a second reference to them was alive
+    /// (DECISIONS 432).
+    func redact(_ exchange: inout TraceExchange, alsoSent: [[TraceHeader]] = []) {
         var secrets = SecretCollector(minimumLength: minimumScrubLength)
         for value in secretValues { secrets.add(value) }
-        var exchange = exchange
         let rawURL = exchange.url
         exchange.url = redact(url: rawURL, collecting: &secrets)
-        exchange.requestHeaders = redact(headers: exchange.requestHeaders, collecting: &secrets)
-        exchange.responseHeaders = redact(headers: exchange.responseHeaders, collecting: &secrets)
+        redact(headers: &exchange.requestHeaders, collecting: &secrets)
+        redact(headers: &exchange.responseHeaders, collecting: &secrets)
         for headers in alsoSent { collect(headers: headers, into: &secrets) }
         exchange.requestBody = redact(exchange.requestBody, headers: exchange.requestHeaders, collecting: &secrets)
         exchange.responseBody = redact(exchange.responseBody, headers: exchange.responseHeaders, collecting: &secrets)
@@ -49,7 +57,7 @@ package extension RedactionPolicy {
         }
         if let reason = exchange.stream?.closeReason { exchange.stream!.closeReason = named(reason) }
         let scrubber = ValueScrubberCache.scrubber(values: secrets.list, minimumLength: secrets.minimumLength)
-        guard let scrubber else { return exchange }
+        guard let scrubber else { return }
         if let messages = exchange.stream?.messages {
             for index in messages.indices {
                 if let scrubbed = scrubber.scrub(messages[index].payload) { exchange.stream!.messages[index].payload = scrubbed }
@@ -73,7 +81,6 @@ package extension RedactionPolicy {
         Self.transformValues(&exchange.responseHeaders, text)
         if let body = exchange.requestBody, let scrubbed = scrubber.scrub(body.data) { exchange.requestBody?.data = scrubbed }
         if let body = exchange.responseBody, let scrubbed = scrubber.scrub(body.data) { exchange.responseBody?.data = scrubbed }
-        return exchange
     }
 
     /// Applies `transform` to every value of `map`, in place: a value it leaves as it was is not written back, so

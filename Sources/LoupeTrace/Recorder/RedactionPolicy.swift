@@ -93,8 +93,14 @@ public struct RedactionPolicy: Sendable, Hashable {
     }
 
     package func redact(headers: [TraceHeader], collecting secrets: inout SecretCollector) -> [TraceHeader] {
-        // Changed in place: a list with nothing to redact (most responses') is not copied at all (DECISIONS 401).
         var headers = headers
+        redact(headers: &headers, collecting: &secrets)
+        return headers
+    }
+
+    /// ``redact(headers:collecting:)`` in place: a list with nothing to redact (most responses') is not written to
+    /// (DECISIONS 401), and the exchange's own list, held by nothing else, is changed without a copy (DECISIONS 432).
+    package func redact(headers: inout [TraceHeader], collecting secrets: inout SecretCollector) {
         for index in headers.indices {
             let header = headers[index]
             guard headerNames.contains(header.name) else {
@@ -106,7 +112,6 @@ public struct RedactionPolicy: Sendable, Hashable {
             secrets.addHeader(name: header.name, value: header.value)
             headers[index].value = Self.marker
         }
-        return headers
     }
 
     /// What ``redact(headers:collecting:)`` collects from `headers`, without building the redacted list: for
