@@ -44,6 +44,36 @@ import Testing
         #expect(registry.acquirePermission(for: "a", clock: clock) == .reject(state: .open, retryAfter: .seconds(30)))
     }
 
+    /// The middleware's path (DECISIONS 440): one look-up by key claims the first use and asks, and the outcome goes
+    /// back by slot. A key whose breaker was made by a manual change still has its first call; slots made out of
+    /// call order still reach their own breakers.
+    @Test func admitClaimsEachKeysFirstCallOnceAndOutcomesGoBackBySlot() async {
+        let clock = ManualClock()
+        let registry = CircuitBreakerRegistry(configuration: .small(window: 2, minimum: 2))
+        registry.forceOpen("b")
+        let b = registry.admit("b", clock: clock)
+        #expect(b.firstUse)
+        guard case .reject(state: .forcedOpen, _) = b.action else {
+            Issue.record("a forced-open breaker let a call through: \(b.action)")
+            return
+        }
+        #expect(!registry.admit("b", clock: clock).firstUse)
+        for call in 0..<2 {
+            let a = registry.admit("a", clock: clock)
+            #expect(a.firstUse == (call == 0))
+            #expect(a.slot != b.slot)
+            guard case .proceed(let permit) = a.action else {
+                Issue.record("call for a was rejected")
+                return
+            }
+            registry.record(.failure, permit: permit, slot: a.slot, key: "a", clock: clock)
+        }
+        await Self.calls(2, .success, key: "c", in: registry, clock: clock)
+        #expect(registry.states() == ["a": .open, "b": .forcedOpen, "c": .closed])
+        #expect(registry.history(for: "a").map(\.transition.to) == [.open])
+        #expect(registry.acquirePermission(for: "a", clock: clock) == .reject(state: .open, retryAfter: .seconds(30)))
+    }
+
     @Test func transitionsAreKeptInHistoryAndPublishedToListeners() async {
         let clock = ManualClock()
         let registry = CircuitBreakerRegistry(configuration: .small(window: 2, minimum: 2), historyLimit: 3,

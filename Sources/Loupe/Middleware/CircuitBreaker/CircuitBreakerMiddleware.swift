@@ -33,13 +33,14 @@ public struct CircuitBreakerMiddleware: ClientMiddleware {
         next: Next
     ) async throws -> RawResponse {
         let key = registry.key(for: request, operation: context.operation)
-        if registry.claimFirstUse(of: key) {
+        let admission = registry.admit(key, clock: context.clock)
+        if admission.firstUse {
             var attributes = registry.configuration.recordedAttributes
             attributes["key"] = key
             context.record(.circuitConfigured, "circuit \(key): thresholds", attributes: attributes)
         }
         let permit: CircuitPermit
-        switch registry.acquirePermission(for: key, clock: context.clock) {
+        switch admission.action {
         case .reject(let state, let retryAfter):
             var attributes = ["key": key, "state": state.rawValue]
             if let retryAfter { attributes["retryAfterMs"] = retryAfter.storedMilliseconds }
@@ -56,18 +57,18 @@ public struct CircuitBreakerMiddleware: ClientMiddleware {
         let classify = registry.configuration.classify
         do {
             let response = try await next(request, body, context)
-            finish(classify(.response(response.head)), permit: permit, key: key, context: context)
+            finish(classify(.response(response.head)), permit: permit, slot: admission.slot, key: key, context: context)
             return response
         } catch {
             // A caller that gave up says nothing about the server, whatever the transport made of it.
             let outcome = Task.isCancelled ? .ignored : classify(.error(error))
-            finish(outcome, permit: permit, key: key, context: context)
+            finish(outcome, permit: permit, slot: admission.slot, key: key, context: context)
             throw error
         }
     }
 
-    private func finish(_ outcome: CallOutcome, permit: CircuitPermit, key: String, context: RequestContext) {
-        if let record = registry.record(outcome, permit: permit, for: key, clock: context.clock) {
+    private func finish(_ outcome: CallOutcome, permit: CircuitPermit, slot: Int, key: String, context: RequestContext) {
+        if let record = registry.record(outcome, permit: permit, slot: slot, key: key, clock: context.clock) {
             recordTransition(record.transition, key: key, in: context)
         }
     }

@@ -32,10 +32,18 @@ public final class CircuitBreakerRegistry: Sendable {
     private let historyLimit: Int
     private let wallClock: @Sendable () -> Date
 
+    /// One key's breaker. Slots are never removed, so a slot's index stays valid for the registry's life: the
+    /// middleware asks by key once a call and reports the outcome by index, with no second string hash.
+    private struct Slot {
+        let key: String
+        var machine: CircuitBreakerStateMachine
+        /// Whether the key's thresholds were recorded (``admit(_:clock:)``).
+        var announced = false
+    }
+
     private struct State {
-        var machines: [String: CircuitBreakerStateMachine] = [:]
-        /// Keys whose thresholds were recorded (``claimFirstUse(of:)``).
-        var announced: Set<String> = []
+        var slots: [Slot] = []
+        var slotIndex: [String: Int] = [:]
         var timeline = BreakerTimeline()
         var log: [CircuitTransitionRecord] = []
         var listeners: [@Sendable (CircuitTransitionRecord) -> Void] = []
@@ -43,6 +51,25 @@ public final class CircuitBreakerRegistry: Sendable {
         var undelivered: [CircuitTransitionRecord] = []
         /// Whether some thread is telling listeners now (it also delivers what others log meanwhile).
         var delivering = false
+
+        /// The index of `key`'s slot, made with a fresh breaker the first time.
+        mutating func slot(for key: String, configuration: CircuitBreakerConfiguration) -> Int {
+            if let index = slotIndex[key] { return index }
+            slots.append(Slot(key: key, machine: CircuitBreakerStateMachine(configuration: configuration)))
+            slotIndex[key] = slots.count - 1
+            return slots.count - 1
+        }
+    }
+
+    /// What ``admit(_:clock:)`` decided for one call: where its breaker is, whether this call is the key's first
+    /// (its thresholds are recorded once), and whether it may go.
+    package struct Admission: Sendable {
+        /// The key's slot, for ``record(_:permit:slot:key:clock:)``; valid on this registry only.
+        package let slot: Int
+        /// `true` exactly once per key: the first call records the key's thresholds.
+        package let firstUse: Bool
+        /// As ``acquirePermission(for:clock:)``.
+        package let action: CircuitBreakerStateMachine.PermissionAction
     }
 
     private let state = Mutex(State())
@@ -67,41 +94,69 @@ public final class CircuitBreakerRegistry: Sendable {
         keying.key(request, operation)
     }
 
-    /// `true` exactly once per key: the first caller records the key's thresholds.
-    package func claimFirstUse(of key: String) -> Bool {
-        state.withLock { $0.announced.insert(key).inserted }
-    }
-
     /// Asks the breaker for `key` whether a call may go now, reading time from `clock`.
     package func acquirePermission(for key: String, clock: any Clock<Duration>) -> CircuitBreakerStateMachine.PermissionAction {
+        admit(key, clock: clock, claimingFirstUse: false).action
+    }
+
+    /// ``acquirePermission(for:clock:)``, and whether this is the key's first call, in one look-up of `key` under
+    /// one lock: the middleware asks once a call (DECISIONS 440).
+    package func admit(_ key: String, clock: any Clock<Duration>) -> Admission {
+        admit(key, clock: clock, claimingFirstUse: true)
+    }
+
+    private func admit(_ key: String, clock: any Clock<Duration>, claimingFirstUse: Bool) -> Admission {
         let configuration = configuration
-        let (action, record) = state.withLock { state -> (CircuitBreakerStateMachine.PermissionAction, CircuitTransitionRecord?) in
+        let (admission, record) = state.withLock { state -> (Admission, CircuitTransitionRecord?) in
             let now = state.timeline.now(on: clock)
-            let action = state.machines[key, default: CircuitBreakerStateMachine(configuration: configuration)].acquirePermission(now: now)
-            guard case .proceed(let permit) = action, let transition = permit.transition else { return (action, nil) }
-            return (action, log(transition, key: key, in: &state))
+            let index = state.slot(for: key, configuration: configuration)
+            let firstUse = claimingFirstUse && !state.slots[index].announced
+            if firstUse { state.slots[index].announced = true }
+            let action = state.slots[index].machine.acquirePermission(now: now)
+            let admission = Admission(slot: index, firstUse: firstUse, action: action)
+            guard case .proceed(let permit) = action, let transition = permit.transition else { return (admission, nil) }
+            return (admission, log(transition, key: key, in: &state))
         }
         if record != nil { deliver() }
-        return action
+        return admission
     }
 
     /// Reports how a permitted call ended; its duration runs from the permit to now on `clock`.
     @discardableResult
     package func record(_ outcome: CallOutcome, permit: CircuitPermit, for key: String, clock: any Clock<Duration>) -> CircuitTransitionRecord? {
         let record = state.withLock { state -> CircuitTransitionRecord? in
-            let now = state.timeline.now(on: clock)
-            guard let transition = state.machines[key]?.record(outcome, duration: now - permit.acquiredAt, permit: permit, now: now)
-            else { return nil }
-            return log(transition, key: key, in: &state)
+            recordLocked(outcome, permit: permit, slot: state.slotIndex[key], key: key, clock: clock, in: &state)
         }
         if record != nil { deliver() }
         return record
     }
 
+    /// ``record(_:permit:for:clock:)`` for the breaker at `slot` (from ``admit(_:clock:)`` on this registry), whose
+    /// key is `key`: no look-up by key.
+    @discardableResult
+    package func record(_ outcome: CallOutcome, permit: CircuitPermit, slot: Int, key: String, clock: any Clock<Duration>) -> CircuitTransitionRecord? {
+        let record = state.withLock { state in
+            recordLocked(outcome, permit: permit, slot: slot, key: key, clock: clock, in: &state)
+        }
+        if record != nil { deliver() }
+        return record
+    }
+
+    private func recordLocked(
+        _ outcome: CallOutcome, permit: CircuitPermit, slot: Int?, key: String, clock: any Clock<Duration>, in state: inout State
+    ) -> CircuitTransitionRecord? {
+        let now = state.timeline.now(on: clock)  // Read even for an unknown key, as before: the first reading sets the origin.
+        guard let slot, let transition = state.slots[slot].machine.record(outcome, duration: now - permit.acquiredAt, permit: permit, now: now)
+        else { return nil }
+        return log(transition, key: key, in: &state)
+    }
+
     /// The current state of every breaker that has seen a call. An open breaker whose wait has elapsed still
     /// says `open` until the next request moves it to half-open.
     public func states() -> [String: CircuitState] {
-        state.withLock { $0.machines.mapValues(\.circuitState) }
+        state.withLock { state in
+            Dictionary(uniqueKeysWithValues: state.slots.lazy.map { ($0.key, $0.machine.circuitState) })
+        }
     }
 
     /// The retained transitions, oldest first, of one key or of all.
@@ -141,7 +196,8 @@ public final class CircuitBreakerRegistry: Sendable {
         let configuration = configuration
         let record = state.withLock { state -> CircuitTransitionRecord? in
             let now = state.timeline.now()
-            guard let transition = change(&state.machines[key, default: CircuitBreakerStateMachine(configuration: configuration)], now)
+            let index = state.slot(for: key, configuration: configuration)
+            guard let transition = change(&state.slots[index].machine, now)
             else { return nil }
             return log(transition, key: key, in: &state)
         }
