@@ -114,7 +114,7 @@ struct SlowRequestFixture {
         while (try? String(contentsOfFile: accessLog, encoding: .utf8))?.contains("GET /slow") != true {
             // The demo server writes this line on its own event loop when the request arrives; nothing in this
             // process can await it, so its file is polled (a poll, not a delay: it ends at the line).
-            try await Task.sleep(for: .milliseconds(10))  // a poll of another process's file, ends at the line
+            try await Task.sleep(for: .milliseconds(10))  // a poll of another process's file, ends at the line: no injected clock reaches its writes
         }
     }
 }
@@ -309,7 +309,7 @@ struct URLSessionAdapterTests {
             // this process can await, so the store is polled. A missed cancel is caught by the outcome below (the
             // server answers 200 after its 10 s hold), so the poll may wait as long as a loaded machine needs.
             let deadline = cancelledAt + .seconds(60)
-            while try store.count() == 0, clock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }  // a poll of FoundationNetworking's queue, not a delay (above)
+            while try store.count() == 0, clock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }  // a poll of FoundationNetworking's queue, not a delay: no injected clock reaches that queue
             #expect(try store.count() > 0, "the inner request ran on after the app's task was cancelled")
             try await fixture.expectOneCancelledSlowRequest()
         }

@@ -86,7 +86,7 @@ import Testing
             while (try? String(contentsOfFile: accessLog, encoding: .utf8))?.contains("GET /slow") != true {
                 // The server writes the line on its own event loop; nothing here can await it (a poll, bounded by
                 // the suite's time limit, that ends at the line).
-                try await Task.sleep(for: .milliseconds(10))  // a poll of the server's file, ends at the line
+                try await Task.sleep(for: .milliseconds(10))  // a poll of the server's file, ends at the line: no injected clock reaches the server's writes
             }
             let started = ContinuousClock.now
             task.cancel()
