@@ -243,12 +243,20 @@ public struct AsyncHTTPClientTransport: ClientTransport {
     }
 
     static func makeHead(status: HTTPResponseStatus, headers: HTTPHeaders) -> HTTPResponse {
+        HTTPResponse(status: .init(code: Int(status.code), reasonPhrase: status.reasonPhrase), headerFields: fields(headers))
+    }
+
+    /// NIO's header fields as swift-http-types', in order, repeated ones too; a name that is not a valid token is
+    /// left out. The one conversion of AsyncHTTPClient's heads, a response's here and a recorded request's in
+    /// `RecordingHTTPClient`.
+    static func fields(_ headers: HTTPHeaders) -> HTTPFields {
         var fields = HTTPFields()
+        guard !headers.isEmpty else { return fields }
         fields.reserveCapacity(headers.count)
         for (name, value) in headers {
             if let fieldName = knownName(name) ?? HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
         }
-        return HTTPResponse(status: .init(code: Int(status.code), reasonPhrase: status.reasonPhrase), headerFields: fields)
+        return fields
     }
 
     /// swift-http-types' own name for a field most responses carry, when `name` is spelled exactly as that name's

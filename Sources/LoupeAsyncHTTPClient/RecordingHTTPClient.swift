@@ -114,16 +114,9 @@ public struct RecordingHTTPClient: Sendable {
 
     /// The request head as swift-http-types has it: the recorder's one model of a request.
     static func head(method: HTTPMethod, url: String, headers: HTTPHeaders) -> HTTPRequest {
-        var fields = HTTPFields()
-        if !headers.isEmpty {
-            fields.reserveCapacity(headers.count)
-            for (name, value) in headers {
-                if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
-            }
-        }
         let (scheme, authority, path) = target(of: url)
         return HTTPRequest(method: HTTPRequest.Method(method.rawValue) ?? .get, scheme: scheme, authority: authority,
-                           path: path, headerFields: fields)
+                           path: path, headerFields: AsyncHTTPClientTransport.fields(headers))
     }
 
     /// The scheme, authority (without userinfo) and path with query of an absolute URL string: split by hand

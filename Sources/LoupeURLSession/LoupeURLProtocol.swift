@@ -69,11 +69,7 @@ public final class LoupeURLProtocol: URLProtocol {
         let inner = configuration.copy() as! URLSessionConfiguration
         inner.protocolClasses = (inner.protocolClasses ?? []).filter { $0 != LoupeURLProtocol.self }
         let session = URLSession(configuration: inner)
-        let fields: [(HTTPField.Name, String)] = (session.configuration.httpAdditionalHeaders ?? [:]).compactMap { name, value in
-            guard let name = (name as? String).flatMap({ HTTPField.Name($0) }), name.rawName != Self.recorderHeader,
-                  let value = value as? String else { return nil }
-            return (name, value)
-        }
+        let fields = session.configuration.additionalFields(except: Self.recorderHeader)
         return registry.withLock { registry in
             registry.next += 1
             let token = String(registry.next)
@@ -116,9 +112,7 @@ public final class LoupeURLProtocol: URLProtocol {
         }
         var head = outgoing.recordedHead ?? HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/")
         // The session's own additional headers, as it would send them (the request's own fields win).
-        for (name, value) in registered.additionalFields where head.headerFields[name] == nil {
-            head.headerFields[name] = value
-        }
+        head.addMissing(registered.additionalFields)
         let exchange = registered.recording.start(
             operation: AdapterRequestHead.operationName(head), request: head, requestBody: outgoing.httpBody)
         let loader = Loader(self)

@@ -144,9 +144,7 @@ public final class RecordingSessionDelegate: NSObject, Sendable {
         let flight = flights.withLock { $0.removeValue(forKey: ObjectIdentifier(task)) }
         let request = task.originalRequest ?? task.currentRequest
         var head = request?.recordedHead ?? HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/")
-        for (name, value) in additionalFields(of: session) where head.headerFields[name] == nil {
-            head.headerFields[name] = value
-        }
+        head.addMissing(additionalFields(of: session))
         let exchange = recording.start(
             operation: AdapterRequestHead.operationName(head), request: head, requestBody: request?.httpBody,
             startedAt: flight?.startedAt)
@@ -166,10 +164,7 @@ public final class RecordingSessionDelegate: NSObject, Sendable {
     /// The configuration's additional header fields, as the session sends them, read once per session.
     private func additionalFields(of session: URLSession) -> [(HTTPField.Name, String)] {
         if let cached = sessionFields.withLock({ $0 }), cached.session === session { return cached.fields }
-        let fields: [(HTTPField.Name, String)] = (session.configuration.httpAdditionalHeaders ?? [:]).compactMap { name, value in
-            guard let name = (name as? String).flatMap({ HTTPField.Name($0) }), let value = value as? String else { return nil }
-            return (name, value)
-        }
+        let fields = session.configuration.additionalFields()
         sessionFields.withLock { $0 = SessionFields(session: session, fields: fields) }
         return fields
     }

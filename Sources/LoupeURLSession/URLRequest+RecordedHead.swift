@@ -29,6 +29,26 @@ extension URLRequest {
     }
 }
 
+extension URLSessionConfiguration {
+    /// The configuration's additional header fields as swift-http-types fields, the one named `except` left out:
+    /// what a session adds to every request it sends, for the recorded head (``HTTPRequest/addMissing(_:)``).
+    func additionalFields(except excluded: String? = nil) -> [(HTTPField.Name, String)] {
+        (httpAdditionalHeaders ?? [:]).compactMap { name, value in
+            guard let name = (name as? String).flatMap({ HTTPField.Name($0) }), name.rawName != excluded,
+                  let value = value as? String else { return nil }
+            return (name, value)
+        }
+    }
+}
+
+extension HTTPRequest {
+    /// `fields` added where the request has no field of that name: a session's additional headers as it sends them
+    /// (the request's own fields win).
+    mutating func addMissing(_ fields: [(HTTPField.Name, String)]) {
+        for (name, value) in fields where headerFields[name] == nil { headerFields[name] = value }
+    }
+}
+
 extension HTTPField {
     /// A field whose value Foundation holds as ISO Latin-1 text, as HTTPTypesFoundation makes it: the bytes back,
     /// and a space for any character outside Latin-1.

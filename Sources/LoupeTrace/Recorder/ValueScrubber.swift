@@ -156,7 +156,7 @@ package struct ValueScrubber: Sendable {
     }
 
     /// `data` scrubbed, or `nil` when nothing matched.
-    package func scrub(_ data: Data, marker: String = RedactionPolicy.marker) -> Data? {
+    package func scrub(_ data: Data, marker: String) -> Data? {
         scrub(data, markerBytes: Self.bytes(of: marker))
     }
 
@@ -173,7 +173,7 @@ package struct ValueScrubber: Sendable {
     }
 
     /// `text` scrubbed (the same string when nothing matched).
-    package func scrub(_ text: String, marker: String = RedactionPolicy.marker) -> String {
+    package func scrub(_ text: String, marker: String) -> String {
         scrub(text, markerBytes: Self.bytes(of: marker))
     }
 
