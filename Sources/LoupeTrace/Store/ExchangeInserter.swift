@@ -61,28 +61,39 @@ struct ExchangeInserter {
     /// The waiting exchanges in one statement, then their attempts, events and messages. Their sequences are the
     /// statement's last rowid and the ones before it: one statement's rows take consecutive rowids (`AUTOINCREMENT`
     /// gives each the largest yet plus one, and nothing else writes inside the transaction). When one of them has
-    /// an id the store already holds, the statement fails whole (SQLite backs out just that statement) and each
-    /// is inserted alone, so that one replaces the old row as before.
+    /// an id the store already holds (or one before it in the statement), the statement stops there and keeps the
+    /// rows before it (`INSERT OR FAIL`, DECISIONS 450); those get their children, and that one and the rest are
+    /// inserted alone, so that one replaces the old row as before.
     private mutating func insertPendingExchanges() throws {
         let pending = pendingExchanges
         pendingExchanges.removeAll(keepingCapacity: true)
+        var kept = 0
         if pending.count == Self.exchangesPerInsert {
             let (rows, storedAt) = (rows, storedAt)
             do {
                 try insertExchanges.insert { row in
                     for exchange in pending { rows.bindExchange(exchange, storedAt: storedAt, to: &row) }
                 }
-                let last = db.lastInsertedRowID
-                for (offset, exchange) in pending.enumerated() {
-                    try insertChildren(of: exchange, sequence: last - Int64(pending.count - 1 - offset))
-                }
-                count += pending.count
-                return
+                kept = pending.count
             } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-                // One of them (or two of them) shares an id: each alone below.
+                // The rows inserted before the one that collided (SQLite counts them as the statement's changes).
+                kept = db.changesCount
+                if kept > 0 {
+                    // SQLite writes the `AUTOINCREMENT` counter when an insert completes, which this one did not: left
+                    // behind, replacing the newest kept row (a same-id one later in this batch) would hand its
+                    // sequence out again, and sequences must never repeat (live views rely on it).
+                    try db.execute(
+                        sql: "UPDATE sqlite_sequence SET seq = ?1 WHERE name = 'exchange' AND seq < ?1",
+                        arguments: [db.lastInsertedRowID])
+                }
             }
+            let last = db.lastInsertedRowID
+            for (offset, exchange) in pending.prefix(kept).enumerated() {
+                try insertChildren(of: exchange, sequence: last - Int64(kept - 1 - offset))
+            }
+            count += kept
         }
-        for exchange in pending { try insertAlone(exchange) }
+        for exchange in pending.dropFirst(kept) { try insertAlone(exchange) }
     }
 
     private mutating func insertAlone(_ exchange: TraceExchange) throws {

@@ -1,0 +1,89 @@
+import Foundation
+import GRDB
+import Loupe
+@testable import LoupeTrace
+import Testing
+
+/// The inserter's multi-row statements (DECISIONS 450): they stop at a row that breaks a constraint and keep the
+/// rows before it (`INSERT OR FAIL`, so SQLite keeps no statement journal), and the inserter finishes the group one
+/// row at a time from there. What the store holds afterwards must be what one insert at a time writes.
+@Suite("SQLiteTraceStore multi-row inserts")
+struct StoreInsertStatementTests {
+    /// An exchange with two attempts and two events, told apart by `n`.
+    static func numbered(_ n: Int, id: UUID = UUID()) -> TraceExchange {
+        var exchange = SQLiteTraceStoreTests.fullExchange(id: id)
+        exchange.operation = "op\(n)"
+        exchange.replayOf = nil
+        return exchange
+    }
+
+    /// A same-id row at each place of a 16-row group: an id the store holds from an earlier batch, or the id of
+    /// the row just before it in the same statement (the kept row that is then replaced is the statement's newest).
+    enum Collision: CustomStringConvertible {
+        case stored(at: Int)
+        case previous(at: Int)
+
+        var description: String {
+            switch self {
+            case .stored(let at): "an earlier batch's id at \(at)"
+            case .previous(let at): "the previous row's id at \(at)"
+            }
+        }
+    }
+
+    @Test("a same-id row in a 16-row insert: the rows before it are kept, every cell is what one insert at a time writes, and no sequence is given twice",
+          arguments: [Collision.stored(at: 0), .stored(at: 1), .stored(at: 7), .stored(at: 15),
+                      .previous(at: 1), .previous(at: 8), .previous(at: 15)])
+    func collisionInsideAGroup(_ collision: Collision) throws {
+        let group = ExchangeInserter.exchangesPerInsert
+        #expect(group == 16)
+        let earlier = (0..<3).map { Self.numbered(100 + $0) }
+        var batch = (0..<group).map { Self.numbered($0) }
+        switch collision {
+        case .stored(let at): batch[at].id = earlier[1].id
+        case .previous(let at): batch[at].id = batch[at - 1].id
+        }
+        let later = (0..<group).map { Self.numbered(200 + $0) }
+
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try StoreWriteColumnsTests.store(folder.file("store.sqlite"))
+        let reference = try StoreWriteColumnsTests.store(folder.file("reference.sqlite"))
+        var counts: [WriteCount] = []
+        for exchanges in [earlier, batch, later] {
+            counts.append(try store.writeAll { sink in for exchange in exchanges { try sink(exchange) } })
+            try reference.pool.write { db in
+                for exchange in exchanges { try GRDBReference.insert(exchange, storedAt: StoreWriteColumnsTests.now, in: db) }
+            }
+        }
+        #expect(counts == [WriteCount(written: 3, replaced: 0), WriteCount(written: 16, replaced: 1),
+                           WriteCount(written: 16, replaced: 0)], "\(collision)")
+        for table in ["exchange", "attempt", "event", "sqlite_sequence"] {
+            let written = try StoreWriteColumnsTests.cells(of: table, in: store)
+            let expected = try StoreWriteColumnsTests.cells(of: table, in: reference)
+            #expect(written == expected, "\(table), \(collision)")
+        }
+        let sequences = try store.pool.read { db in try Int64.fetchAll(db, sql: "SELECT sequence FROM exchange") }
+        #expect(sequences.count == 3 + group - 1 + group, "\(collision)")
+    }
+
+    @Test("the multi-row inserts stop at a failing row instead of undoing the statement: every constraint in their programs halts with FAIL, none with ABORT")
+    func groupInsertsNeedNoStatementJournal() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try StoreWriteColumnsTests.store(folder.file("store.sqlite"))
+        for sql in [RowWriter.insertExchangeGroup, RowWriter.insertAttempts(ExchangeInserter.attemptsPerInsert)] {
+            let halts = try store.pool.write { db in
+                let nulls = Array(repeating: DatabaseValue.null, count: sql.filter { $0 == "?" }.count)
+                return try Row.fetchAll(db, sql: "EXPLAIN " + sql, arguments: StatementArguments(nulls))
+            }.filter { row in
+                let opcode: String = row["opcode"]
+                let code: Int = row["p1"]
+                return (opcode == "Halt" || opcode == "HaltIfNull") && code != 0
+            }
+            #expect(!halts.isEmpty)
+            // P2 is the conflict resolution: 2 is ABORT (undo the statement, which needs its journal), 3 is FAIL.
+            #expect(halts.allSatisfy { ($0["p2"] as Int) == 3 }, "\(sql.prefix(40))")
+        }
+    }
+}
