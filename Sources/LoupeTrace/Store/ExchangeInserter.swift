@@ -17,7 +17,6 @@ struct ExchangeInserter {
     private let db: Database
     private let storedAt: Date
     private let rows = RowWriter()
-    private let delete: Statement
     private let insertExchange: SQLiteInsert
     private let insertExchanges: SQLiteInsert
     private let insertAttempt: SQLiteInsert
@@ -40,7 +39,6 @@ struct ExchangeInserter {
     init(_ db: Database, storedAt: Date) throws {
         self.db = db
         self.storedAt = storedAt
-        delete = try db.cachedStatement(sql: "DELETE FROM exchange WHERE id = ?")
         insertExchange = try SQLiteInsert(db, sql: RowWriter.insertExchanges(1))
         insertExchanges = try SQLiteInsert(db, sql: RowWriter.insertExchangeGroup)
         insertAttempt = try SQLiteInsert(db, sql: RowWriter.insertAttempt)
@@ -97,8 +95,8 @@ struct ExchangeInserter {
     }
 
     private mutating func insertAlone(_ exchange: TraceExchange) throws {
-        // Replacing deletes the old row (attempts and events cascade) so the new one gets a fresh sequence and
-        // live views see it again. Almost every id is new, so the insert goes first and only a collision with the
+        // Replacing deletes the old row (and its attempts, events and messages) so the new one gets a fresh sequence
+        // and live views see it again. Almost every id is new, so the insert goes first and only a collision with the
         // id's `UNIQUE` index pays for the delete (a seek into that index for every exchange otherwise). A failed
         // insert takes no sequence number; `ON CONFLICT DO NOTHING` would, leaving a gap.
         let (rows, storedAt) = (rows, storedAt)
@@ -106,13 +104,25 @@ struct ExchangeInserter {
         do {
             try insertExchange.insert(bind)
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-            try insertPendingAttempts()  // the old row's attempts must be in the table for the delete to cascade
-            try delete.execute(arguments: [StoredUUID.text(of: exchange.id)])
+            try insertPendingAttempts()  // the old row's attempts must be in the table for the delete to find them
+            try deleteStored(exchange.id)
             try insertExchange.insert(bind)
             replaced += 1
         }
         try insertChildren(of: exchange, sequence: db.lastInsertedRowID)
         count += 1
+    }
+
+    /// Deletes the stored exchange with `id`, and its attempts, events and messages first: the store's connections
+    /// do not enforce foreign keys, so nothing cascades (DECISIONS 451). Statements are prepared here, not with the
+    /// inserter's: replacing is rare (a HAR imported again).
+    private func deleteStored(_ id: UUID) throws {
+        let find = try db.cachedStatement(sql: "SELECT sequence FROM exchange WHERE id = ?")
+        guard let sequence = try Int64.fetchOne(find, arguments: [StoredUUID.text(of: id)]) else { return }
+        for table in ["attempt", "event", "message"] {
+            try db.cachedStatement(sql: "DELETE FROM \(table) WHERE exchange_sequence = ?").execute(arguments: [sequence])
+        }
+        try db.cachedStatement(sql: "DELETE FROM exchange WHERE sequence = ?").execute(arguments: [sequence])
     }
 
     /// An inserted exchange's attempts (queued for a multi-row insert), events and messages.

@@ -86,4 +86,71 @@ struct StoreInsertStatementTests {
             #expect(halts.allSatisfy { ($0["p2"] as Int) == 3 }, "\(sql.prefix(40))")
         }
     }
+
+    /// An exchange with two attempts, two events and a stream of three kept messages.
+    static func streamed(_ n: Int, id: UUID = UUID()) -> TraceExchange {
+        var exchange = numbered(n, id: id)
+        exchange.stream = TraceStream(kind: .webSocket, messages: (0..<3).map {
+            TraceMessage(index: $0, direction: .received, at: Fixture.start, type: "text", size: 2, payload: Data("m\($0)".utf8))
+        }, receivedCount: 3, byteCount: 6, closedBy: "server")
+        return exchange
+    }
+
+    /// Rows of `attempt`, `event` and `message` whose exchange is not in the store.
+    static func orphans(in store: SQLiteTraceStore) throws -> [String: Int] {
+        try store.pool.read { db in
+            var found: [String: Int] = [:]
+            for table in ["attempt", "event", "message"] {
+                found[table] = try Int.fetchOne(db, sql: """
+                    SELECT COUNT(*) FROM \(table) WHERE exchange_sequence NOT IN (SELECT sequence FROM exchange)
+                    """)
+            }
+            return found
+        }
+    }
+
+    @Test("the store's connections enforce no foreign keys: a multi-row attempt insert neither looks its exchanges up nor keeps a journal")
+    func noForeignKeyChecks() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try StoreWriteColumnsTests.store(folder.file("store.sqlite"))
+        #expect(try store.pool.write { try Int.fetchOne($0, sql: "PRAGMA foreign_keys") } == 0)
+        let sql = RowWriter.insertAttempts(ExchangeInserter.attemptsPerInsert)
+        let opcodes = try store.pool.write { db in
+            let nulls = Array(repeating: DatabaseValue.null, count: sql.filter { $0 == "?" }.count)
+            return try Row.fetchAll(db, sql: "EXPLAIN " + sql, arguments: StatementArguments(nulls)).map { $0["opcode"] as String }
+        }
+        #expect(!opcodes.contains("FkCounter") && !opcodes.contains("FkIfZero"))
+    }
+
+    @Test("pruning and replacing take an exchange's attempts, events and messages with it, with nothing left to cascade")
+    func deletesTakeTheChildren() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try StoreWriteColumnsTests.store(folder.file("store.sqlite"))
+        let exchanges = (0..<40).map { Self.streamed($0) }
+        try store.write(exchanges)
+        // Replaced: one in a later batch, alone and inside a 16-row group.
+        var again = (0..<ExchangeInserter.exchangesPerInsert).map { Self.numbered(100 + $0) }
+        var replacement = Self.streamed(103, id: exchanges[30].id)
+        replacement.attempts = Array(replacement.attempts.prefix(1))
+        let firstMessage = Array(replacement.stream?.messages.prefix(1) ?? [])
+        replacement.stream?.messages = firstMessage
+        again[3] = replacement
+        let counts = try store.writeAll { sink in for exchange in again { try sink(exchange) } }
+        #expect(counts == WriteCount(written: 16, replaced: 1))
+        #expect(try Self.orphans(in: store) == ["attempt": 0, "event": 0, "message": 0])
+        let read = try #require(try store.exchange(id: exchanges[30].id))
+        #expect(read.operation == "op103" && read.attempts.count == 1 && read.stream?.messages.count == 1)
+
+        let result = try store.prune(TraceStoreBounds(maxCount: 20, maxBytes: nil, maxAge: nil))
+        #expect(result.removedCount == 39 + 16 - 20)
+        #expect(try Self.orphans(in: store) == ["attempt": 0, "event": 0, "message": 0])
+        let left = try store.pool.read { db in
+            try ["attempt", "event", "message"].map { try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \($0)") ?? -1 }
+        }
+        // Kept: the last 4 of the first batch (2 attempts, 2 events, 3 messages each) and the 16 of the second
+        // (2 attempts and 2 events each; the replaced one 1 attempt and 1 message).
+        #expect(left == [4 * 2 + 15 * 2 + 1, 4 * 2 + 16 * 2, 4 * 3 + 1])
+    }
 }
