@@ -153,4 +153,38 @@ struct StoreInsertStatementTests {
         // (2 attempts and 2 events each; the replaced one 1 attempt and 1 message).
         #expect(left == [4 * 2 + 15 * 2 + 1, 4 * 2 + 16 * 2, 4 * 3 + 1])
     }
+
+    @Test("blobs up to 16 KiB are bound from the row's buffer, larger ones copied by SQLite, an empty one as GRDB binds it; all read back as written")
+    func blobsFromTheRowBuffer() throws {
+        let tiny = Data([0, 1, 2])  // stored inline in the `Data` value
+        let small = Data((0..<1_000).map { UInt8($0 % 251) })
+        let edge = Data(repeating: 7, count: SQLiteRow.bufferedBlobLimit)
+        let large = Data(repeating: 9, count: SQLiteRow.bufferedBlobLimit + 1)
+        let queue = try DatabaseQueue()
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE t (a BLOB, b BLOB, c BLOB, d BLOB, e BLOB, f TEXT)")
+            let insert = try SQLiteInsert(db, sql: "INSERT INTO t VALUES (?, ?, ?, ?, ?, ?)")
+            var buffered: [Int32] = []
+            for _ in 0..<2 {  // the statement is reused, as the inserter's are
+                try insert.insert { row in
+                    row.add(tiny)
+                    row.add(small)
+                    row.add(edge)
+                    row.add(large)
+                    row.add(Data())
+                    row.add("after the blobs")
+                    buffered = row.texts.filter(\.isBlob).map(\.index)
+                }
+            }
+            #expect(buffered == [1, 2, 3])
+            let rows = try Row.fetchAll(db, sql: "SELECT a, b, c, d, e, f, typeof(e) FROM t")
+            #expect(rows.count == 2)
+            // An empty one is bound as GRDB's own binding binds it.
+            let grdb = try String.fetchOne(db, sql: "SELECT typeof(?)", arguments: [Data()])
+            for row in rows {
+                #expect(row[0] as Data? == tiny && row[1] as Data? == small && row[2] as Data? == edge)
+                #expect(row[3] as Data? == large && row[5] as String? == "after the blobs" && row[6] as String? == grdb)
+            }
+        }
+    }
 }
