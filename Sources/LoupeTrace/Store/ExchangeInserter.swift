@@ -68,30 +68,37 @@ struct ExchangeInserter {
         var kept = 0
         if pending.count == Self.exchangesPerInsert {
             let (rows, storedAt) = (rows, storedAt)
+            let last: Int64
             do {
                 try insertExchanges.insert { row in
                     for exchange in pending { rows.bindExchange(exchange, storedAt: storedAt, to: &row) }
                 }
                 kept = pending.count
+                last = db.lastInsertedRowID
             } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-                // The rows inserted before the one that collided (SQLite counts them as the statement's changes).
+                // The rows inserted before the one that collided (SQLite counts them as the statement's changes); the
+                // last rowid is read before the counter's row is written, which may insert one.
                 kept = db.changesCount
-                if kept > 0 {
-                    // SQLite writes the `AUTOINCREMENT` counter when an insert completes, which this one did not: left
-                    // behind, replacing the newest kept row (a same-id one later in this batch) would hand its
-                    // sequence out again, and sequences must never repeat (live views rely on it).
-                    try db.execute(
-                        sql: "UPDATE sqlite_sequence SET seq = ?1 WHERE name = 'exchange' AND seq < ?1",
-                        arguments: [db.lastInsertedRowID])
-                }
+                last = db.lastInsertedRowID
+                if kept > 0 { try Self.advanceSequenceCounter(to: last, in: db) }
             }
-            let last = db.lastInsertedRowID
             for (offset, exchange) in pending.prefix(kept).enumerated() {
                 try insertChildren(of: exchange, sequence: last - Int64(kept - 1 - offset))
             }
             count += kept
         }
         for exchange in pending.dropFirst(kept) { try insertAlone(exchange) }
+    }
+
+    /// Moves the exchange table's `AUTOINCREMENT` counter up to `sequence`. SQLite writes the counter when an insert
+    /// completes, which one stopped by a collision did not: left behind, replacing the newest kept row (a same-id one
+    /// later in the batch) would hand its sequence out again, and sequences must never repeat (live views rely on it).
+    /// A store that never completed an insert has no counter row yet.
+    private static func advanceSequenceCounter(to sequence: Int64, in db: Database) throws {
+        try db.execute(sql: "UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'exchange'", arguments: [sequence])
+        if db.changesCount == 0 {
+            try db.execute(sql: "INSERT INTO sqlite_sequence (name, seq) VALUES ('exchange', ?)", arguments: [sequence])
+        }
     }
 
     private mutating func insertAlone(_ exchange: TraceExchange) throws {
