@@ -8,11 +8,12 @@ import GRDBSQLite
 ///
 /// Values are bound as GRDB binds them, so rows are the same bytes either way (tested against GRDB's own path):
 /// text up to its first NUL (GRDB's `String` binding passes `-1` for the length), an empty `Data` through SQLite's
-/// own copy with the base address `Data` gives (a zero-length blob here, as GRDB's), `Bool` as 0 or 1. Blobs past ``SQLiteRow/bufferedBlobLimit`` are
-/// `SQLITE_TRANSIENT`: SQLite copies them during the bind call. Texts and smaller blobs are copied into one buffer
-/// per statement and bound `SQLITE_STATIC` from it, while the buffer is held for the step and until the bindings are
-/// cleared: a transient value cost SQLite a `malloc`, a copy and a `free` each (its allocator takes a mutex for its
-/// statistics), 13 texts for every exchange row, and `strlen` (DECISIONS 392, 453).
+/// own copy with the base address `Data` gives (a zero-length blob here, as GRDB's), `Bool` as 0 or 1. Blobs past
+/// ``SQLiteRow/bufferedBlobLimit`` are `SQLITE_TRANSIENT`: SQLite copies them during the bind call. Texts and
+/// smaller blobs are copied into one buffer per statement and bound `SQLITE_STATIC` from it, while the buffer is
+/// held for the step and until the bindings are cleared: a transient value cost SQLite a `malloc`, a copy and a
+/// `free` each (its allocator takes a mutex for its statistics), 13 texts for every exchange row, and `strlen`
+/// (DECISIONS 392, 453).
 ///
 /// Only for the store's own writer, inside its write transaction: stepping below GRDB skips its per-statement
 /// bookkeeping (transaction observers, observed regions, cancellation), and the store registers none of those.
