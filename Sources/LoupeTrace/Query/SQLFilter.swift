@@ -94,7 +94,10 @@ struct SQLFilter {
             return Self.impliesRetried(comparison) ? "(exchange.attempt_count > 1 AND \(sql))" : sql
         case .circuit(let match):
             let states = match.states.map { "'\($0)'" }.joined(separator: ", ")
-            let sql = "exchange.sequence IN (SELECT exchange_sequence FROM attempt WHERE circuit_state IN (\(states)))"
+            // The partial index `attempt_circuit` (v9) holds the attempts whose state is not `closed`: SQLite reads it
+            // only when the query says so in those words, so states that leave `closed` out say it too.
+            let unclosed = match.states.contains("closed") ? "" : "circuit_state <> 'closed' AND "
+            let sql = "exchange.sequence IN (SELECT exchange_sequence FROM attempt WHERE \(unclosed)circuit_state IN (\(states)))"
             let refused = "exchange.outcome = '\(ExchangeOutcome.shortCircuited.rawValue)'"
             if match.states.isEmpty { return refused }  // `IN ()` is not SQL
             guard match.includesShortCircuited else { return sql }

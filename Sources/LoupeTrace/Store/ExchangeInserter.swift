@@ -17,7 +17,6 @@ struct ExchangeInserter {
     private let db: Database
     private let storedAt: Date
     private let rows = RowWriter()
-    private let delete: Statement
     private let insertExchange: SQLiteInsert
     private let insertExchanges: SQLiteInsert
     private let insertAttempt: SQLiteInsert
@@ -40,7 +39,6 @@ struct ExchangeInserter {
     init(_ db: Database, storedAt: Date) throws {
         self.db = db
         self.storedAt = storedAt
-        delete = try db.cachedStatement(sql: "DELETE FROM exchange WHERE id = ?")
         insertExchange = try SQLiteInsert(db, sql: RowWriter.insertExchanges(1))
         insertExchanges = try SQLiteInsert(db, sql: RowWriter.insertExchangeGroup)
         insertAttempt = try SQLiteInsert(db, sql: RowWriter.insertAttempt)
@@ -61,33 +59,51 @@ struct ExchangeInserter {
     /// The waiting exchanges in one statement, then their attempts, events and messages. Their sequences are the
     /// statement's last rowid and the ones before it: one statement's rows take consecutive rowids (`AUTOINCREMENT`
     /// gives each the largest yet plus one, and nothing else writes inside the transaction). When one of them has
-    /// an id the store already holds, the statement fails whole (SQLite backs out just that statement) and each
-    /// is inserted alone, so that one replaces the old row as before.
+    /// an id the store already holds (or one before it in the statement), the statement stops there and keeps the
+    /// rows before it (`INSERT OR FAIL`, DECISIONS 450); those get their children, and that one and the rest are
+    /// inserted alone, so that one replaces the old row as before.
     private mutating func insertPendingExchanges() throws {
         let pending = pendingExchanges
         pendingExchanges.removeAll(keepingCapacity: true)
+        var kept = 0
         if pending.count == Self.exchangesPerInsert {
             let (rows, storedAt) = (rows, storedAt)
+            let last: Int64
             do {
                 try insertExchanges.insert { row in
                     for exchange in pending { rows.bindExchange(exchange, storedAt: storedAt, to: &row) }
                 }
-                let last = db.lastInsertedRowID
-                for (offset, exchange) in pending.enumerated() {
-                    try insertChildren(of: exchange, sequence: last - Int64(pending.count - 1 - offset))
-                }
-                count += pending.count
-                return
+                kept = pending.count
+                last = db.lastInsertedRowID
             } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-                // One of them (or two of them) shares an id: each alone below.
+                // The rows inserted before the one that collided (SQLite counts them as the statement's changes); the
+                // last rowid is read before the counter's row is written, which may insert one.
+                kept = db.changesCount
+                last = db.lastInsertedRowID
+                if kept > 0 { try Self.advanceSequenceCounter(to: last, in: db) }
             }
+            for (offset, exchange) in pending.prefix(kept).enumerated() {
+                try insertChildren(of: exchange, sequence: last - Int64(kept - 1 - offset))
+            }
+            count += kept
         }
-        for exchange in pending { try insertAlone(exchange) }
+        for exchange in pending.dropFirst(kept) { try insertAlone(exchange) }
+    }
+
+    /// Moves the exchange table's `AUTOINCREMENT` counter up to `sequence`. SQLite writes the counter when an insert
+    /// completes, which one stopped by a collision did not: left behind, replacing the newest kept row (a same-id one
+    /// later in the batch) would hand its sequence out again, and sequences must never repeat (live views rely on it).
+    /// A store that never completed an insert has no counter row yet.
+    private static func advanceSequenceCounter(to sequence: Int64, in db: Database) throws {
+        try db.execute(sql: "UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'exchange'", arguments: [sequence])
+        if db.changesCount == 0 {
+            try db.execute(sql: "INSERT INTO sqlite_sequence (name, seq) VALUES ('exchange', ?)", arguments: [sequence])
+        }
     }
 
     private mutating func insertAlone(_ exchange: TraceExchange) throws {
-        // Replacing deletes the old row (attempts and events cascade) so the new one gets a fresh sequence and
-        // live views see it again. Almost every id is new, so the insert goes first and only a collision with the
+        // Replacing deletes the old row (and its attempts, events and messages) so the new one gets a fresh sequence
+        // and live views see it again. Almost every id is new, so the insert goes first and only a collision with the
         // id's `UNIQUE` index pays for the delete (a seek into that index for every exchange otherwise). A failed
         // insert takes no sequence number; `ON CONFLICT DO NOTHING` would, leaving a gap.
         let (rows, storedAt) = (rows, storedAt)
@@ -95,13 +111,25 @@ struct ExchangeInserter {
         do {
             try insertExchange.insert(bind)
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-            try insertPendingAttempts()  // the old row's attempts must be in the table for the delete to cascade
-            try delete.execute(arguments: [StoredUUID.text(of: exchange.id)])
+            try insertPendingAttempts()  // the old row's attempts must be in the table for the delete to find them
+            try deleteStored(exchange.id)
             try insertExchange.insert(bind)
             replaced += 1
         }
         try insertChildren(of: exchange, sequence: db.lastInsertedRowID)
         count += 1
+    }
+
+    /// Deletes the stored exchange with `id`, and its attempts, events and messages first: the store's connections
+    /// do not enforce foreign keys, so nothing cascades (DECISIONS 451). Statements are prepared here, not with the
+    /// inserter's: replacing is rare (a HAR imported again).
+    private func deleteStored(_ id: UUID) throws {
+        let find = try db.cachedStatement(sql: "SELECT sequence FROM exchange WHERE id = ?")
+        guard let sequence = try Int64.fetchOne(find, arguments: [StoredUUID.text(of: id)]) else { return }
+        for table in ["attempt", "event", "message"] {
+            try db.cachedStatement(sql: "DELETE FROM \(table) WHERE exchange_sequence = ?").execute(arguments: [sequence])
+        }
+        try db.cachedStatement(sql: "DELETE FROM exchange WHERE sequence = ?").execute(arguments: [sequence])
     }
 
     /// An inserted exchange's attempts (queued for a multi-row insert), events and messages.

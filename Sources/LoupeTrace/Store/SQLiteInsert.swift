@@ -7,12 +7,13 @@ import GRDBSQLite
 /// was left of Loupe's write cost over a raw insert; DECISIONS 119, 125).
 ///
 /// Values are bound as GRDB binds them, so rows are the same bytes either way (tested against GRDB's own path):
-/// text up to its first NUL (GRDB's `String` binding passes `-1` for the length), an empty `Data` as `NULL` (GRDB
-/// passes its `nil` base address too), `Bool` as 0 or 1. Blobs are `SQLITE_TRANSIENT`: SQLite copies them during
-/// the bind call. Texts are copied into one buffer per statement and bound `SQLITE_STATIC` from it, while the
-/// buffer is held for the step and until the bindings are cleared: a transient text cost SQLite a `malloc`, a copy
-/// and a `free` each (its allocator takes a mutex for its statistics), 13 of them for every exchange row, and
-/// `strlen` (DECISIONS 392).
+/// text up to its first NUL (GRDB's `String` binding passes `-1` for the length), an empty `Data` through SQLite's
+/// own copy with the base address `Data` gives (a zero-length blob here, as GRDB's), `Bool` as 0 or 1. Blobs past
+/// ``SQLiteRow/bufferedBlobLimit`` are `SQLITE_TRANSIENT`: SQLite copies them during the bind call. Texts and
+/// smaller blobs are copied into one buffer per statement and bound `SQLITE_STATIC` from it, while the buffer is
+/// held for the step and until the bindings are cleared: a transient value cost SQLite a `malloc`, a copy and a
+/// `free` each (its allocator takes a mutex for its statistics), 13 texts for every exchange row, and `strlen`
+/// (DECISIONS 392, 453).
 ///
 /// Only for the store's own writer, inside its write transaction: stepping below GRDB skips its per-statement
 /// bookkeeping (transaction observers, observed regions, cancellation), and the store registers none of those.
@@ -43,8 +44,11 @@ struct SQLiteInsert {
             for text in texts {
                 // `textBytes` starts with a NUL, so its base address is never nil: an empty text is '' (a nil
                 // pointer would bind NULL).
-                let start = UnsafeRawPointer(bytes.baseAddress! + text.offset).assumingMemoryBound(to: CChar.self)
-                let code = sqlite3_bind_text(handle, text.index, start, text.length, staticBytes)
+                let start = UnsafeRawPointer(bytes.baseAddress! + text.offset)
+                let code = text.isBlob
+                    ? sqlite3_bind_blob(handle, text.index, start, text.length, staticBytes)
+                    : sqlite3_bind_text(handle, text.index, start.assumingMemoryBound(to: CChar.self), text.length,
+                                        staticBytes)
                 if code != SQLITE_OK, failure == SQLITE_OK { failure = code }
             }
             guard failure == SQLITE_OK, row.count == sqlite3_bind_parameter_count(handle) else {
@@ -79,8 +83,8 @@ struct SQLiteRow {
     private(set) var failure: Int32 = SQLITE_OK
     /// The texts' bytes, one after another, after a leading NUL; bound when the row is complete.
     private(set) var textBytes: [UInt8] = [0]
-    /// Each text's parameter and its place in ``textBytes``.
-    private(set) var texts: [(index: Int32, offset: Int, length: Int32)] = []
+    /// Each text's (and small blob's) parameter and its place in ``textBytes``.
+    private(set) var texts: [(index: Int32, offset: Int, length: Int32, isBlob: Bool)] = []
 
     fileprivate init(_ handle: OpaquePointer) {
         self.handle = handle
@@ -123,7 +127,7 @@ struct SQLiteRow {
                 return
             }
             if textBytes.count == 1 { reserve() }
-            texts.append((index, textBytes.count, Int32(length)))
+            texts.append((index, textBytes.count, Int32(length), false))
             textBytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[..<length]))
         }
     }
@@ -145,7 +149,7 @@ struct SQLiteRow {
             if failure == SQLITE_OK { failure = SQLITE_TOOBIG }
             return
         }
-        texts.append((count, start, Int32(length)))
+        texts.append((count, start, Int32(length), false))
     }
 
     /// An exchange's URL, host and path (``StoredURLParts/hostAndPath(of:)``), three parameters in a row. A plain
@@ -164,9 +168,9 @@ struct SQLiteRow {
             return
         }
         count += 1
-        texts.append((count, start + host.lowerBound, Int32(host.count)))
+        texts.append((count, start + host.lowerBound, Int32(host.count), false))
         count += 1
-        texts.append((count, start + path.lowerBound, Int32(path.count)))
+        texts.append((count, start + path.lowerBound, Int32(path.count), false))
     }
 
     /// An id as its stored text (``StoredUUID/text(of:)``), written straight into the row's text buffer: no
@@ -179,7 +183,7 @@ struct SQLiteRow {
         let written = textBytes.withUnsafeMutableBufferPointer { buffer in
             StoredUUID.format(id, into: UnsafeMutableBufferPointer(rebasing: buffer[start...]))
         }
-        texts.append((count, start, Int32(written)))
+        texts.append((count, start, Int32(written), false))
     }
 
     /// Room for a 16-row statement's texts at the first one (growing by doubling copied them several times).
@@ -188,13 +192,28 @@ struct SQLiteRow {
         texts.reserveCapacity(256)
     }
 
+    /// A blob up to this size is copied into the row's buffer and bound from there, as texts are; a larger one is
+    /// copied by SQLite (`SQLITE_TRANSIENT`) rather than grow the buffer.
+    static let bufferedBlobLimit = 16 << 10
+
+    /// A blob; an empty one goes through SQLite's copy as before, so it is bound exactly as GRDB binds it.
+    ///
+    /// A small one is copied into the row's buffer and bound `SQLITE_STATIC` from it: SQLite's transient copy cost a
+    /// `malloc` and a `free` a blob (the statement's value had been released by the last row's cleared bindings),
+    /// ≈ 1,000 instructions an exchange for its two bodies (DECISIONS 453).
     mutating func add(_ value: Data?) {
-        bind { handle, index in
-            guard let value else { return sqlite3_bind_null(handle, index) }
-            return value.withUnsafeBytes { bytes in
-                sqlite3_bind_blob64(handle, index, bytes.baseAddress, sqlite3_uint64(bytes.count), transient)
+        guard let value, !value.isEmpty, value.count <= Self.bufferedBlobLimit else {
+            return bind { handle, index in
+                guard let value else { return sqlite3_bind_null(handle, index) }
+                return value.withUnsafeBytes { bytes in
+                    sqlite3_bind_blob64(handle, index, bytes.baseAddress, sqlite3_uint64(bytes.count), transient)
+                }
             }
         }
+        count += 1
+        if textBytes.count == 1 { reserve() }
+        texts.append((count, textBytes.count, Int32(value.count), true))
+        value.withUnsafeBytes { textBytes.append(contentsOf: $0.assumingMemoryBound(to: UInt8.self)) }
     }
 
     private mutating func bind(_ body: (OpaquePointer, Int32) -> Int32) {

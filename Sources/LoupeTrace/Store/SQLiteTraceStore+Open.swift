@@ -14,6 +14,11 @@ extension SQLiteTraceStore {
         configuration.label = label
         // Another process (the demo, `loupe send`) may be writing: wait for its lock rather than fail at once.
         configuration.busyMode = .timeout(5)
+        // The store deletes an exchange's attempts, events and messages itself (pruning and replacing are its only
+        // deletes) and only ever inserts children of the exchanges it just inserted, so SQLite need not enforce the
+        // references: enforcing them made every multi-row attempt insert look its exchange up and keep a statement
+        // journal to undo itself, ≈ 3,500 instructions an exchange (DECISIONS 451). Readers never write.
+        configuration.foreignKeysEnabled = false
         // A writer's larger page cache keeps the indexes hot while ingesting; a viewer reads a screen at a time and
         // counts over indexes the OS caches anyway, so its cache stays small (it is the inspector's peak RSS).
         let cacheKiB = readOnly ? 4096 : 32768

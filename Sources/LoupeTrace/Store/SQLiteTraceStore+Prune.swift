@@ -5,8 +5,9 @@ import GRDB
 ///
 /// Everything is decided from the `exchange_storage (sequence, stored_at, stored_bytes)` index, never from the
 /// rows (whose bodies may span overflow pages): the oldest exchanges go first, in one transaction, and their
-/// attempts and events go with them (`ON DELETE CASCADE`). Freed pages are reused by later writes; ``vacuum()``
-/// gives them back to the file system.
+/// attempts, events and messages with them, deleted by sequence range over their `exchange_sequence` indexes (the
+/// store's connections do not enforce foreign keys, so the schema's `ON DELETE CASCADE` does not run; DECISIONS
+/// 451). Freed pages are reused by later writes; ``vacuum()`` gives them back to the file system.
 extension SQLiteTraceStore {
     /// Removes the oldest exchanges until the store is within `bounds` (one-off bounds: the store's own stay as
     /// they are); a dry run only counts, and works on a read-only store. Removals are recorded as a prune notice.
@@ -96,6 +97,9 @@ extension SQLiteTraceStore {
         let remaining = try Row.fetchOne(db, sql: "\(totals) WHERE sequence >= ?", arguments: [keepFrom])
         let removedCount: Int = removed?[0] ?? 0
         if !dryRun && removedCount > 0 {
+            for table in ["attempt", "event", "message"] {
+                try db.execute(sql: "DELETE FROM \(table) WHERE exchange_sequence < ?", arguments: [keepFrom])
+            }
             try db.execute(sql: "DELETE FROM exchange WHERE sequence < ?", arguments: [keepFrom])
         }
         return PruneResult(

@@ -94,7 +94,7 @@ struct SchemaMigrationTests {
             (try Int.fetchOne(db, sql: "PRAGMA user_version"),
              Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'exchange'")))
         }
-        #expect(version == 8)
+        #expect(version == SQLiteSchema.version)
         #expect(indexes.contains("exchange_retried") && !indexes.contains("exchange_attempt_count"))
         for (text, ids) in filters {
             #expect(try store.exchanges(matching: TraceFilter.parse(text), limit: 5).map(\.id) == ids, "v8 \(text)")
@@ -110,6 +110,76 @@ struct SchemaMigrationTests {
                 """).map { $0["detail"] as String }.joined(separator: "\n")
         }
         #expect(detail.contains("exchange_retried"), "\(detail)")
+        try store.close()
+    }
+
+    @Test("a v8 store is upgraded to v9: attempt_circuit holds only attempts whose breaker was not closed, ~cb finds the same rows, and old rows read back")
+    func upgradeFromV8() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.file("traces.sqlite")
+        try Self.makeV1Store(at: path)  // exchange 1: one attempt, `open`
+        do {
+            let pool = try DatabasePool(path: path)
+            try SQLiteSchema.migrator.migrate(pool, upTo: "v8")
+            try pool.write { db in
+                // 2: closed then half-open; 3: closed; 4: no breaker (NULL); 5: disabled; 6: short-circuited.
+                for (sequence, outcome) in [(2, "success"), (3, "success"), (4, "success"), (5, "success"),
+                                            (6, "shortCircuited")] {
+                    try db.execute(sql: """
+                        INSERT INTO exchange (id, started_at, operation, method, url, host, path, outcome, attempt_count,
+                            request_headers, response_headers)
+                        VALUES ('0F000000-0000-4000-8000-00000000000\(sequence)', \(1000 + sequence), 'op', 'GET',
+                            'https://a.test/', 'a.test', '/', '\(outcome)', 1, '[]', '[]')
+                        """)
+                }
+                try db.execute(sql: """
+                    INSERT INTO attempt (exchange_sequence, number, started_at, circuit_state) VALUES
+                        (2, 1, 1002, 'closed'), (2, 2, 1002, 'half-open'), (3, 1, 1003, 'closed'), (4, 1, 1004, NULL),
+                        (5, 1, 1005, 'disabled');
+                    """)
+            }
+            #expect(try pool.read { try Int.fetchOne($0, sql: "PRAGMA user_version") } == 8)
+            try pool.close()
+        }
+        func id(_ sequence: Int) -> UUID { UUID(uuidString: "0F000000-0000-4000-8000-00000000000\(sequence)")! }
+        let filters: [(String, [UUID])] = [
+            ("~cb open", [id(1), id(6)]), ("~cb half-open", [id(2)]), ("~cb closed", [id(2), id(3)]),
+            ("~cb disabled", [id(5)]), ("~cb forced-open", []), ("~cb short-circuited", [id(6)]),
+            ("!~cb closed", [id(1), id(4), id(5), id(6)]), ("~cb half-open | ~cb disabled", [id(2), id(5)]),
+        ]
+        // A viewer reads the v8 store as it is, with the filter's v9 wording.
+        let reader = try SQLiteTraceStore(path: path, readOnly: true)
+        let before = try (1...6).map { try #require(try reader.exchange(id: id($0))) }
+        for (text, ids) in filters {
+            #expect(try reader.exchanges(matching: TraceFilter.parse(text), limit: 10).map(\.id) == ids, "v8 \(text)")
+        }
+        try reader.close()
+
+        let store = try SQLiteTraceStore(path: path, bounds: nil)
+        let (version, definition, entries) = try store.pool.read { db in
+            (try Int.fetchOne(db, sql: "PRAGMA user_version"),
+             try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = 'attempt_circuit'"),
+             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM attempt INDEXED BY attempt_circuit WHERE circuit_state <> 'closed'"))
+        }
+        #expect(version == 9)
+        #expect(definition?.contains("WHERE circuit_state <> 'closed'") == true, "\(definition ?? "no index")")
+        #expect(entries == 3, "open, half-open and disabled: the attempts written before the upgrade are in it")
+        #expect(try (1...6).map { try store.exchange(id: id($0)) } == before)
+        for (text, ids) in filters {
+            #expect(try store.exchanges(matching: TraceFilter.parse(text), limit: 10).map(\.id) == ids, "v9 \(text)")
+            let condition = SQLFilter(try TraceFilter.parse(text))
+            let count = try store.pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM exchange WHERE \(condition.sql)") }
+            #expect(count == ids.count, "v9 count \(text)")
+        }
+        // A page of `~cb open` reads the partial index.
+        let detail = try store.pool.read { db in
+            try Row.fetchAll(db, sql: """
+                EXPLAIN QUERY PLAN SELECT sequence FROM exchange
+                WHERE \(SQLFilter(TraceFilter.parse("~cb open")).sql) ORDER BY sequence DESC LIMIT 50
+                """).map { $0["detail"] as String }.joined(separator: "\n")
+        }
+        #expect(detail.contains("attempt_circuit"), "\(detail)")
         try store.close()
     }
 

@@ -101,6 +101,7 @@ struct SQLFilterTests {
             "~c 503": "exchange_status", "~m POST": "exchange_method", "~op listUsers": "exchange_operation",
             "~replay": "exchange_replays", "~e": "exchange_errors", "~d example.com ~m POST": "exchange_method",
             "~att >1": "exchange_retried", "~att >=3": "exchange_retried", "~att 2": "exchange_retried",
+            "~cb open": "attempt_circuit", "~cb half-open": "attempt_circuit", "~cb disabled": "attempt_circuit",
         ]
         for (text, index) in cases {
             let condition = SQLFilter(try TraceFilter.parse(text))
