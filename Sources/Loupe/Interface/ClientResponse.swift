@@ -2,6 +2,9 @@ import Foundation
 import HTTPTypes
 
 /// A decoded value with everything known about the exchange that produced it.
+///
+/// Its optionals are spelled `Optional<…>` (the same types as `T?`), so its initializer builds it in place: a `T?`
+/// property's implicit `nil` made the optimizer build it in a temporary and copy it out (DECISIONS 467, 472).
 public struct ClientResponse<Value: Sendable>: Sendable {
     /// The decoded body.
     public var value: Value
@@ -18,7 +21,7 @@ public struct ClientResponse<Value: Sendable>: Sendable {
     public var startedAt: Date
     public var endedAt: Date
     /// The protocol version of the final response (`HTTP/1.0`, `HTTP/1.1`, `HTTP/2`), when the transport reports it.
-    public var httpVersion: String? = nil
+    public var httpVersion: Optional<String>
 
     /// The final status.
     public var status: HTTPResponse.Status { head.status }

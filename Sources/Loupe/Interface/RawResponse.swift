@@ -2,6 +2,9 @@ import Foundation
 import HTTPTypes
 
 /// A response head and its collected body, as transports return it and middleware pass it back.
+///
+/// Its optionals are spelled `Optional<…>` (the same types as `T?`), so its initializer builds it in place: a `T?`
+/// property's implicit `nil` made the optimizer build it in a temporary and copy it out (DECISIONS 467, 472).
 public struct RawResponse: Sendable {
     /// Status and header fields.
     public var head: HTTPResponse
@@ -9,10 +12,10 @@ public struct RawResponse: Sendable {
     public var body: Data
     /// The protocol version the server answered with (`HTTP/1.0`, `HTTP/1.1`, `HTTP/2`), when the transport knows
     /// it. swift-http-types' `HTTPResponse` has no version field, so it travels beside the head.
-    public var httpVersion: String?
+    public var httpVersion: Optional<String>
     /// The size of the whole body when ``body`` holds only its first bytes (a body streamed elsewhere, such as to a
     /// file or standard output, keeps a prefix for the recorder); nil when ``body`` is the whole body.
-    public var bodySize: Int?
+    public var bodySize: Optional<Int>
 
     public init(head: HTTPResponse, body: Data = Data(), httpVersion: String? = nil, bodySize: Int? = nil) {
         self.head = head

@@ -4,17 +4,20 @@ import HTTPTypes
 /// What travels with a request through the middleware chain to the transport.
 ///
 /// A value: a middleware that changes it (for example to annotate the next attempt) passes its copy to `next`.
+///
+/// Its optionals are spelled `Optional<…>` (the same types as `T?`), so its initializer builds it in place: a `T?`
+/// property's implicit `nil` made the optimizer build it in a temporary and copy it out (DECISIONS 467, 472).
 public struct RequestContext: Sendable {
     /// The logical request this belongs to.
     public let exchangeID: UUID
     /// The endpoint's operation name (`GET /users` when the endpoint names none).
     public let operation: String
     /// How long one attempt may take; transports apply it. `nil` means the transport's default.
-    public var timeout: Duration?
+    public var timeout: Optional<Duration>
     /// Notes for the next attempt, recorded with it.
-    public var annotations = AttemptAnnotations()
+    public var annotations: AttemptAnnotations
     /// The attempt being sent; set by the client just before the transport is called.
-    public internal(set) var attempt: AttemptHandle?
+    public internal(set) var attempt: Optional<AttemptHandle>
     /// The clock that middleware use for delays (injected so tests never sleep).
     public let clock: any Clock<Duration>
 
@@ -24,6 +27,8 @@ public struct RequestContext: Sendable {
         self.exchangeID = exchangeID
         self.operation = operation
         self.timeout = timeout
+        self.annotations = AttemptAnnotations()
+        self.attempt = nil
         self.clock = clock
         self.tracker = tracker
     }
@@ -38,15 +43,18 @@ public struct RequestContext: Sendable {
 }
 
 /// What middleware say about the next attempt, so the recorder can show why it happened.
+///
+/// Its optionals are spelled `Optional<…>` (the same types as `T?`), so its initializer builds it in place: a `T?`
+/// property's implicit `nil` made the optimizer build it in a temporary and copy it out (DECISIONS 467, 472).
 public struct AttemptAnnotations: Sendable, Hashable {
     /// Why this attempt is a retry (for example `503`, `connection reset`).
-    public var retryReason: String?
+    public var retryReason: Optional<String>
     /// How long the client waited before this attempt.
-    public var retryDelay: Duration?
+    public var retryDelay: Optional<Duration>
     /// The circuit breaker's state when this attempt was dispatched.
-    public var circuitState: String?
+    public var circuitState: Optional<String>
     /// Anything else worth showing.
-    public var extra: [String: String] = [:]
+    public var extra: [String: String]
 
     public init(retryReason: String? = nil, retryDelay: Duration? = nil, circuitState: String? = nil, extra: [String: String] = [:]) {
         self.retryReason = retryReason
