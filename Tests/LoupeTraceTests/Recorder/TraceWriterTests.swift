@@ -27,6 +27,17 @@ struct TraceWriterTests {
         #expect(TraceWriter<TraceExchange>.Wakeup.self == TraceWriterWakeup.self)
     }
 
+    @Test("the recorder queues each finished exchange as one reference, not a copy of its fields")
+    func queuedExchangesAreReferences() async {
+        // Copying a `PendingExchange` retains about forty references; the queue, the batch and the conversion
+        // each made one (DECISIONS 461).
+        let inspector = NetworkTraceInspector(store: InMemoryTraceStore())
+        let writer: TraceWriter<FinishedExchange> = inspector.writer
+        #expect(MemoryLayout<FinishedExchange>.size == MemoryLayout<AnyObject>.size)
+        #expect(writer.droppedCount == 0)
+        await inspector.shutdown()
+    }
+
     @Test("a partial batch waits one flush interval on the injected clock, then is written whole")
     func flushInterval() async throws {
         let clock = ManualClock()
