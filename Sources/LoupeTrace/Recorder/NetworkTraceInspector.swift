@@ -19,7 +19,8 @@ import Synchronization
 /// ``droppedCount`` (and the next recorded exchange carries a `recorder-drop` event) rather than slowing requests.
 public final class NetworkTraceInspector: ClientObserver {
     struct State {
-        var inFlight: [UUID: PendingExchange] = [:]
+        /// Found without hashing their ids while few (DECISIONS 463).
+        var inFlight = InFlightExchanges()
         /// Drops not yet reported as an event on a recorded exchange.
         var unreportedDrops = 0
         /// Exchanges not tracked at all because too many were in flight.
@@ -28,8 +29,7 @@ public final class NetworkTraceInspector: ClientObserver {
         /// Changes the in-flight exchange in place. (`inFlight[id]?.x = …` copied the whole `PendingExchange` out
         /// and back, retaining each of its references on every observer call; see Benchmarks/README.md.)
         mutating func updateInFlight(_ id: UUID, _ change: (inout PendingExchange) -> Void) {
-            guard let index = inFlight.index(forKey: id) else { return }
-            change(&inFlight.values[index])
+            inFlight.update(id, change)
         }
     }
 
@@ -41,7 +41,7 @@ public final class NetworkTraceInspector: ClientObserver {
 
     /// The in-flight exchanges that carry a stream (for ``openStreams``).
     func inFlightStreams() -> [PendingExchange] {
-        state.withLock { state in state.inFlight.values.filter { $0.stream != nil && $0.endedAt == nil } }
+        state.withLock { state in state.inFlight.filter { $0.stream != nil && $0.endedAt == nil } }
     }
 
     /// Records into `store` with the given settings; starts one background writer.
@@ -106,7 +106,7 @@ public final class NetworkTraceInspector: ClientObserver {
                 state.unreportedDrops += 1
                 return
             }
-            state.inFlight[exchange.exchangeID] = pending.take()
+            state.inFlight.insert(pending.take()!)
         }
     }
 
@@ -138,7 +138,7 @@ public final class NetworkTraceInspector: ClientObserver {
         var taken: PendingExchange?
         var droppedBefore = 0
         state.withLock { state in
-            taken = state.inFlight.removeValue(forKey: exchange.exchangeID)
+            taken = state.inFlight.remove(exchange.exchangeID)
             guard taken != nil else { return }
             droppedBefore = state.unreportedDrops
             state.unreportedDrops = 0
