@@ -54,7 +54,10 @@ public final class NetworkTraceInspector: ClientObserver {
                 capacity: configuration.queueCapacity, batchSize: configuration.batchSize,
                 flushInterval: configuration.flushInterval, clock: configuration.clock),
             prepare: { [link = configuration.link] batch in
-                let traces = batch.map { $0.pending.makeTrace(policy: policy, bodyCap: cap) }
+                var traces: [TraceExchange] = []
+                traces.reserveCapacity(batch.count)
+                // Each exchange borrowed from its box (a `for` loop's binding copied it out first).
+                batch.forEach { $0.pending.appendTrace(to: &traces, policy: policy, bodyCap: cap) }
                 // After redaction and capping: the link sends exactly what the store will hold.
                 link?.forward(traces)
                 return traces

@@ -88,6 +88,16 @@ struct PendingExchange: Sendable {
     }
 
     func makeTrace(policy: RedactionPolicy, bodyCap: Int) -> TraceExchange {
+        var traces: [TraceExchange] = []
+        appendTrace(to: &traces, policy: policy, bodyCap: bodyCap)
+        return traces[0]
+    }
+
+    /// ``makeTrace(policy:bodyCap:)`` built where it is kept, at the end of the writer's batch: built as a local,
+    /// redacted and returned, the exchange (some thirty references) was copied and the copy destroyed twice, after
+    /// it was built and when it was returned (≈ 1,100 instructions an exchange; DECISIONS 464). Appended at once and
+    /// changed in place there, it is only moved.
+    func appendTrace(to traces: inout [TraceExchange], policy: RedactionPolicy, bodyCap: Int) {
         // Record the headers that went on the wire (after middleware added auth, tracing and so on) when an
         // attempt was made; a short-circuited exchange only has the app's own.
         let requestFields = attempts.last?.request.headerFields ?? appHeaders
@@ -105,14 +115,14 @@ struct PendingExchange: Sendable {
                 attributes: ["count": String(droppedBefore)]), at: 0)
         }
         // Redacted in place (DECISIONS 432): nothing else holds this exchange or its lists.
-        var trace = TraceExchange(
+        traces.append(TraceExchange(
             id: id, operation: operation, method: method, url: url, startedAt: startedAt,
             endedAt: endedAt, outcome: outcome, status: finalResponse.map { $0.status.code } ?? attempts.last?.status,
             error: error, requestHeaders: Self.headers(requestFields),
             requestBody: requestBody.map { TraceBody(data: $0, size: $0.count, isTruncated: false) },
             responseHeaders: finalResponse.map { Self.headers($0.headerFields) } ?? [],
             responseBody: responseBody.map { Self.body($0, size: responseBodySize) },
-            attempts: attempts.map(TraceAttempt.init), events: events, replayOf: replayOf, stream: traceStream(events: events))
+            attempts: attempts.map(TraceAttempt.init), events: events, replayOf: replayOf, stream: traceStream(events: events)))
         // Credentials sent on earlier attempts (a token refreshed since, say) are scrubbed too; only the fields the
         // policy names can hold one, so only those are converted.
         // Gathered field by field: no list is made for a set of fields with none of those (the app's own fields
@@ -127,11 +137,17 @@ struct PendingExchange: Sendable {
         }
         for attempt in attempts.dropLast() { gather(attempt.request.headerFields) }
         gather(appHeaders)
+        Self.finish(&traces[traces.count - 1], policy: policy, alsoSent: alsoSent, fixedAdapterEvent: fixedAdapterEvent,
+                    droppedBefore: droppedBefore, bodyCap: bodyCap)
+    }
+
+    /// Redaction, the built-in adapter's event and the bodies' cap, on the exchange where it is kept.
+    private static func finish(_ trace: inout TraceExchange, policy: RedactionPolicy, alsoSent: [[TraceHeader]],
+                               fixedAdapterEvent: TraceEvent?, droppedBefore: Int, bodyCap: Int) {
         policy.redact(&trace, alsoSent: alsoSent)
         if let fixedAdapterEvent { trace.events.insert(fixedAdapterEvent, at: droppedBefore > 0 ? 1 : 0) }
-        trace.requestBody = Self.capped(trace.requestBody, cap: bodyCap)
-        trace.responseBody = Self.capped(trace.responseBody, cap: bodyCap)
-        return trace
+        trace.requestBody = capped(trace.requestBody, cap: bodyCap)
+        trace.responseBody = capped(trace.responseBody, cap: bodyCap)
     }
 
     /// The event saying which adapter recorded the exchange.
