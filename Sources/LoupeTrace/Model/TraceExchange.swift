@@ -4,33 +4,38 @@ import Loupe
 /// One logical request as recorded: what the app asked for, every attempt under it, and what happened.
 ///
 /// Headers and bodies are stored already redacted and capped; nothing here holds a secret.
+///
+/// Its optionals are spelled `Optional<…>`, the same types as `T?`: a `T?` stored property is implicitly set to `nil`
+/// before an initializer runs, and with such properties assigned again by the initializer the optimizer built the
+/// value in a temporary, copied it out (every reference retained) and destroyed the temporary, for every exchange
+/// the recorder wrote (DECISIONS 466).
 public struct TraceExchange: Sendable, Codable, Hashable, Identifiable {
     public var id: UUID
     /// Order of arrival in the store (assigned by the store; `nil` before it is written).
-    public var sequence: Int64?
+    public var sequence: Optional<Int64>
     public var operation: String
     public var method: String
     public var url: String
     public var startedAt: Date
-    public var endedAt: Date?
+    public var endedAt: Optional<Date>
     public var outcome: ExchangeOutcome
     /// Final status, when a response arrived.
-    public var status: Int?
+    public var status: Optional<Int>
     /// Final error description, when it failed.
-    public var error: String?
+    public var error: Optional<String>
     public var requestHeaders: [TraceHeader]
-    public var requestBody: TraceBody?
+    public var requestBody: Optional<TraceBody>
     public var responseHeaders: [TraceHeader]
-    public var responseBody: TraceBody?
+    public var responseBody: Optional<TraceBody>
     public var attempts: [TraceAttempt]
     public var events: [TraceEvent]
     /// The exchange this one replays.
-    public var replayOf: UUID?
+    public var replayOf: Optional<UUID>
     /// The linked app that sent it (the live link); nil when recorded in this process.
-    public var source: TraceSource?
+    public var source: Optional<TraceSource>
     /// The stream it carried after its head (server-sent events, WebSocket) with its messages; nil for a request
     /// and response.
-    public var stream: TraceStream?
+    public var stream: Optional<TraceStream>
 
     public init(
         id: UUID, sequence: Int64? = nil, operation: String, method: String, url: String, startedAt: Date,

@@ -7,6 +7,11 @@ import Loupe
 /// Turning it into a ``TraceExchange`` parses URLs and JSON bodies, so that happens in ``TraceWriter``'s
 /// background task, never on the request path. Bodies are kept by reference (`Data` is copy-on-write), so
 /// holding them here copies nothing.
+///
+/// Its optionals are spelled `Optional<…>` and every property is set once in ``init(_:messageCap:payloadCap:)``: a
+/// `T?` property is implicitly set to `nil` before the initializer runs, and with such properties assigned again
+/// the optimizer built the value in a temporary, then copied it out (every reference retained) and destroyed the
+/// temporary, on the request path of every exchange (DECISIONS 466).
 struct PendingExchange: Sendable {
     var id: UUID
     var operation: String
@@ -14,30 +19,30 @@ struct PendingExchange: Sendable {
     var url: String
     var startedAt: Date
     var appHeaders: HTTPFields
-    var requestBody: Data?
-    var replayOf: UUID?
+    var requestBody: Optional<Data>
+    var replayOf: Optional<UUID>
     /// The adapter that recorded it, when not Loupe's client (``ExchangeStarted/adapter``).
-    var adapter: String?
+    var adapter: Optional<String>
     /// The client's records, stored as they came with ``ExchangeFinished/attempts``.
-    var attempts: [AttemptRecord] = []
-    var events: [TraceEvent] = []
+    var attempts: [AttemptRecord]
+    var events: [TraceEvent]
     // Set when the exchange finishes.
-    var endedAt: Date?
-    var outcome: ExchangeOutcome = .clientError
-    var finalResponse: HTTPResponse?
-    var responseBody: Data?
+    var endedAt: Optional<Date>
+    var outcome: ExchangeOutcome
+    var finalResponse: Optional<HTTPResponse>
+    var responseBody: Optional<Data>
     /// The whole body's size when ``responseBody`` is only its first bytes (a streamed body).
-    var responseBodySize: Int?
-    var error: String?
+    var responseBodySize: Optional<Int>
+    var error: Optional<String>
     /// Exchanges the recorder dropped just before this one, reported as an event so the gap is visible.
-    var droppedBefore = 0
+    var droppedBefore: Int
     /// The stream it carries, with its messages so far (bounded); nil for a request and response.
-    var stream: ExchangeStreamKind?
-    var messages: MessageKeeper?
+    var stream: Optional<ExchangeStreamKind>
+    var messages: Optional<MessageKeeper>
 
     init(_ started: ExchangeStarted, messageCap: Int = 10_000, payloadCap: Int = 64 << 10) {
         stream = started.stream
-        if started.stream != nil { messages = MessageKeeper(cap: messageCap, payloadCap: payloadCap) }
+        messages = started.stream != nil ? MessageKeeper(cap: messageCap, payloadCap: payloadCap) : nil
         id = started.exchangeID
         operation = started.operation
         method = started.request.method.rawValue
@@ -51,6 +56,15 @@ struct PendingExchange: Sendable {
         requestBody = started.requestBody
         replayOf = started.replayOf
         adapter = started.adapter
+        attempts = []
+        events = []
+        endedAt = nil
+        outcome = .clientError
+        finalResponse = nil
+        responseBody = nil
+        responseBodySize = nil
+        error = nil
+        droppedBefore = 0
     }
 
     /// `scheme://authority` and `path` as one string, in one allocation: an interpolation appended four times,
