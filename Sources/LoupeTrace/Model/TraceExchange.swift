@@ -114,21 +114,24 @@ public struct TraceBody: Sendable, Codable, Hashable {
 ///
 /// The request and response heads of the record are not kept per attempt: the exchange keeps the last attempt's
 /// (``TraceExchange/requestHeaders``), and earlier attempts' credentials only serve to redact.
+///
+/// Its optionals are spelled `Optional<…>` (the same types as `T?`), so its initializer builds it in place: a `T?`
+/// property's implicit `nil` made the optimizer build it in a temporary and copy it out (DECISIONS 467).
 public struct TraceAttempt: Sendable, Codable, Hashable {
     public var number: Int
     public var startedAt: Date
-    public var requestSentAt: Date?
-    public var firstByteAt: Date?
-    public var endedAt: Date?
-    public var status: Int?
-    public var error: String?
+    public var requestSentAt: Optional<Date>
+    public var firstByteAt: Optional<Date>
+    public var endedAt: Optional<Date>
+    public var status: Optional<Int>
+    public var error: Optional<String>
     /// The circuit breaker state when this attempt was dispatched.
-    public var circuitState: String?
+    public var circuitState: Optional<String>
     /// Why this attempt was a retry.
-    public var retryReason: String?
+    public var retryReason: Optional<String>
     /// How long the client waited before it, in seconds (the stored column's unit since the first schema; event
     /// attributes hold milliseconds).
-    public var retryDelay: Double?
+    public var retryDelay: Optional<Double>
     /// What middleware noted about this attempt beyond the fields above (``AttemptAnnotations/extra``): for
     /// example `cache` (`miss`, `revalidate`), `circuit.key`, `auth.generation`, `priority`.
     public var notes: [String: String]
