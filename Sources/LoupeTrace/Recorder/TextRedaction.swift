@@ -96,10 +96,13 @@ package extension RedactionPolicy {
     /// Whether the body has a `://`, a `?` or the letters of `bearer `/`basic ` in it (a cheap test before
     /// decoding it).
     private static func mayHoldURLOrScheme(_ body: Data) -> Bool {
-        body.withUnsafeBytes { raw in
-            let marks = TextMarks(raw.bindMemory(to: UInt8.self))
-            return marks.question || marks.scheme || marks.authScheme
-        }
+        body.withUnsafeBytes { raw in mayHoldURLOrScheme(raw.bindMemory(to: UInt8.self)) }
+    }
+
+    /// ``mayHoldURLOrScheme(_:)`` on bytes already at hand (DECISIONS 468).
+    static func mayHoldURLOrScheme(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let marks = TextMarks(bytes)
+        return marks.question || marks.scheme || marks.authScheme
     }
 
     private static func isSchemeByte(_ byte: UInt8) -> Bool {
