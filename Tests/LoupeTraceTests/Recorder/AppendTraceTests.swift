@@ -45,4 +45,32 @@ import Testing
         }
         #expect(batch[2].events.map(\.kind) == [.recorderDrop, .adapter])
     }
+
+    @Test("without a final response, the last attempt gives the headers and status; earlier attempts' tokens are scrubbed")
+    func lastAttemptReadInPlace() throws {
+        func request(_ token: String) -> HTTPRequest {
+            HTTPRequest(method: .get, scheme: "https", authority: "api.example.test", path: "/v1/items",
+                        headerFields: [.authorization: "Bearer \(token)", .accept: "application/json"])
+        }
+        let old = "OLD-token-1234567", new = "NEW-token-7654321"
+        var pending = PendingExchange(ExchangeStarted(
+            exchangeID: UUID(), operation: "items", request: request("app"), startedAt: Self.start))
+        pending.finish(with: ExchangeFinished(
+            exchangeID: pending.id, outcome: .transportError, endedAt: Self.start.addingTimeInterval(1),
+            attempts: [
+                AttemptRecord(number: 1, request: request(old), timings: AttemptTimings(start: Self.start),
+                              response: HTTPResponse(status: .unauthorized), error: "401 for \(old)"),
+                AttemptRecord(number: 2, request: request(new), timings: AttemptTimings(start: Self.start),
+                              response: HTTPResponse(status: .serviceUnavailable), error: "reset after \(new)"),
+            ]), droppedBefore: 0)
+        var batch: [TraceExchange] = []
+        pending.appendTrace(to: &batch, policy: RedactionPolicy(), bodyCap: 1 << 20)
+        let trace = try #require(batch.first)
+        #expect(trace.status == 503)
+        #expect(trace.requestHeaders.map(\.name) == ["Authorization", "Accept"])
+        #expect(trace.requestHeaders.first?.value == RedactionPolicy.marker)
+        let encoded = String(decoding: try JSONEncoder().encode(trace), as: UTF8.self)
+        #expect(!encoded.contains(old) && !encoded.contains(new))
+        #expect(trace.attempts.map(\.status) == [401, 503])
+    }
 }
