@@ -4,6 +4,9 @@ import HTTPTypes
 /// One try on the wire, as the client saw it: built once by the client, for every attempt, and handed unchanged to
 /// observers (``AttemptStarted/record``, ``AttemptFinished/record``, ``ExchangeFinished/attempts``), to the caller
 /// (``ClientResponse/attempts``) and to the recorder, which stores it as a `TraceAttempt`.
+///
+/// Its optionals are spelled `Optional<…>` (the same types as `T?`), so its initializer builds it in place: a `T?`
+/// property's implicit `nil` made the optimizer build it in a temporary and copy it out (DECISIONS 467).
 public struct AttemptRecord: Sendable, Hashable {
     /// 1 for the first try of an exchange.
     public var number: Int
@@ -14,9 +17,9 @@ public struct AttemptRecord: Sendable, Hashable {
     /// What middleware said about this attempt (retry reason and delay, breaker state at dispatch, notes).
     public var annotations: AttemptAnnotations
     /// The response head, when one arrived (with a transport error: the head of the part that arrived).
-    public var response: HTTPResponse?
+    public var response: Optional<HTTPResponse>
     /// A description of the error, when the attempt failed.
-    public var error: String?
+    public var error: Optional<String>
 
     public init(
         number: Int, request: HTTPRequest, timings: AttemptTimings, annotations: AttemptAnnotations = AttemptAnnotations(),

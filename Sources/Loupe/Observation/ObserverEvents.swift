@@ -18,23 +18,26 @@ public enum ExchangeOutcome: String, Sendable, Codable, CaseIterable {
 }
 
 /// A logical request began.
+///
+/// Its optionals are spelled `Optional<…>` (the same types as `T?`), so its initializer builds it in place: a `T?`
+/// property's implicit `nil` made the optimizer build it in a temporary and copy it out (DECISIONS 467).
 public struct ExchangeStarted: Sendable {
     public var exchangeID: UUID
     public var operation: String
     /// The request as the app asked for it, before middleware changed it.
     public var request: HTTPRequest
     /// The body bytes when they are in memory (streams are not read just to be recorded).
-    public var requestBody: Data?
+    public var requestBody: Optional<Data>
     public var startedAt: Date
     /// The exchange this one replays, when it is a replay.
-    public var replayOf: UUID?
+    public var replayOf: Optional<UUID>
     /// The stack that recorded this exchange when it is not Loupe's client: an adapter's name such as
     /// `openapi-middleware`, `async-http-client` or `urlsession` (``RecordingAdapter``). The recorder stores it as an
     /// ``ExchangeEventKind/adapter`` event, so views, exports and replays can say where the exchange came from.
-    public var adapter: String?
+    public var adapter: Optional<String>
 
     /// The stream it carries (server-sent events, WebSocket), whose messages follow as ``ClientObserver/messageRecorded(_:)``.
-    public var stream: ExchangeStreamKind?
+    public var stream: Optional<ExchangeStreamKind>
 
     public init(exchangeID: UUID, operation: String, request: HTTPRequest, requestBody: Data? = nil, startedAt: Date,
                 replayOf: UUID? = nil, adapter: String? = nil, stream: ExchangeStreamKind? = nil) {
@@ -77,17 +80,20 @@ public struct AttemptStarted: Sendable {
 
 /// One try on the wire ended: its finished ``AttemptRecord``, with what live observers need beyond it (the error
 /// itself and the body bytes, which the record leaves out).
+///
+/// Its optionals are spelled `Optional<…>` (the same types as `T?`), so its initializer builds it in place: a `T?`
+/// property's implicit `nil` made the optimizer build it in a temporary and copy it out (DECISIONS 467).
 public struct AttemptFinished: Sendable {
     public var exchangeID: UUID
     /// The attempt as the client records it: the value ``ExchangeFinished/attempts`` carries.
     public var record: AttemptRecord
     /// The body bytes that arrived (with an error, the part that arrived before it); for a body streamed
     /// elsewhere, its first bytes only.
-    public var responseBody: Data?
+    public var responseBody: Optional<Data>
     /// The size of the whole body when ``responseBody`` holds only its first bytes (``RawResponse/bodySize``).
-    public var responseBodySize: Int?
+    public var responseBodySize: Optional<Int>
     /// The error, when the transport failed (``AttemptRecord/error`` holds its description).
-    public var error: (any Error)?
+    public var error: Optional<any Error>
 
     public init(exchangeID: UUID, record: AttemptRecord, responseBody: Data? = nil, responseBodySize: Int? = nil,
                 error: (any Error)? = nil) {
@@ -105,11 +111,14 @@ public struct AttemptFinished: Sendable {
 }
 
 /// Wall-clock milestones of one attempt; phases a transport cannot observe stay `nil`.
+///
+/// Its optionals are spelled `Optional<…>` (the same types as `T?`), so its initializer builds it in place: a `T?`
+/// property's implicit `nil` made the optimizer build it in a temporary and copy it out (DECISIONS 467).
 public struct AttemptTimings: Sendable, Hashable, Codable {
     public var start: Date
-    public var requestSent: Date?
-    public var firstByte: Date?
-    public var end: Date?
+    public var requestSent: Optional<Date>
+    public var firstByte: Optional<Date>
+    public var end: Optional<Date>
 
     public init(start: Date, requestSent: Date? = nil, firstByte: Date? = nil, end: Date? = nil) {
         self.start = start
@@ -190,18 +199,21 @@ public enum RecordingAdapter {
 }
 
 /// The logical request ended.
+///
+/// Its optionals are spelled `Optional<…>` (the same types as `T?`), so its initializer builds it in place: a `T?`
+/// property's implicit `nil` made the optimizer build it in a temporary and copy it out (DECISIONS 467).
 public struct ExchangeFinished: Sendable {
     public var exchangeID: UUID
     public var outcome: ExchangeOutcome
     /// The final response, when one arrived. With a transport error it is the part that arrived (see
     /// ``TransportError/partialResponse``).
-    public var response: HTTPResponse?
+    public var response: Optional<HTTPResponse>
     /// The body, or for a body streamed elsewhere (a download, `loupe send`) its first bytes.
-    public var responseBody: Data?
+    public var responseBody: Optional<Data>
     /// The size of the whole body when ``responseBody`` holds only its first bytes, so the recorder stores the
     /// prefix with the true size (``RawResponse/bodySize``); nil when ``responseBody`` is all of it.
-    public var responseBodySize: Int?
-    public var error: ClientError?
+    public var responseBodySize: Optional<Int>
+    public var error: Optional<ClientError>
     public var endedAt: Date
     /// Every attempt sent, in order, each finished: the records ``AttemptFinished`` carried one by one.
     public var attempts: [AttemptRecord]

@@ -4,33 +4,38 @@ import Loupe
 /// One logical request as recorded: what the app asked for, every attempt under it, and what happened.
 ///
 /// Headers and bodies are stored already redacted and capped; nothing here holds a secret.
+///
+/// Its optionals are spelled `Optional<…>`, the same types as `T?`: a `T?` stored property is implicitly set to `nil`
+/// before an initializer runs, and with such properties assigned again by the initializer the optimizer built the
+/// value in a temporary, copied it out (every reference retained) and destroyed the temporary, for every exchange
+/// the recorder wrote (DECISIONS 466).
 public struct TraceExchange: Sendable, Codable, Hashable, Identifiable {
     public var id: UUID
     /// Order of arrival in the store (assigned by the store; `nil` before it is written).
-    public var sequence: Int64?
+    public var sequence: Optional<Int64>
     public var operation: String
     public var method: String
     public var url: String
     public var startedAt: Date
-    public var endedAt: Date?
+    public var endedAt: Optional<Date>
     public var outcome: ExchangeOutcome
     /// Final status, when a response arrived.
-    public var status: Int?
+    public var status: Optional<Int>
     /// Final error description, when it failed.
-    public var error: String?
+    public var error: Optional<String>
     public var requestHeaders: [TraceHeader]
-    public var requestBody: TraceBody?
+    public var requestBody: Optional<TraceBody>
     public var responseHeaders: [TraceHeader]
-    public var responseBody: TraceBody?
+    public var responseBody: Optional<TraceBody>
     public var attempts: [TraceAttempt]
     public var events: [TraceEvent]
     /// The exchange this one replays.
-    public var replayOf: UUID?
+    public var replayOf: Optional<UUID>
     /// The linked app that sent it (the live link); nil when recorded in this process.
-    public var source: TraceSource?
+    public var source: Optional<TraceSource>
     /// The stream it carried after its head (server-sent events, WebSocket) with its messages; nil for a request
     /// and response.
-    public var stream: TraceStream?
+    public var stream: Optional<TraceStream>
 
     public init(
         id: UUID, sequence: Int64? = nil, operation: String, method: String, url: String, startedAt: Date,
@@ -109,21 +114,24 @@ public struct TraceBody: Sendable, Codable, Hashable {
 ///
 /// The request and response heads of the record are not kept per attempt: the exchange keeps the last attempt's
 /// (``TraceExchange/requestHeaders``), and earlier attempts' credentials only serve to redact.
+///
+/// Its optionals are spelled `Optional<…>` (the same types as `T?`), so its initializer builds it in place: a `T?`
+/// property's implicit `nil` made the optimizer build it in a temporary and copy it out (DECISIONS 467).
 public struct TraceAttempt: Sendable, Codable, Hashable {
     public var number: Int
     public var startedAt: Date
-    public var requestSentAt: Date?
-    public var firstByteAt: Date?
-    public var endedAt: Date?
-    public var status: Int?
-    public var error: String?
+    public var requestSentAt: Optional<Date>
+    public var firstByteAt: Optional<Date>
+    public var endedAt: Optional<Date>
+    public var status: Optional<Int>
+    public var error: Optional<String>
     /// The circuit breaker state when this attempt was dispatched.
-    public var circuitState: String?
+    public var circuitState: Optional<String>
     /// Why this attempt was a retry.
-    public var retryReason: String?
+    public var retryReason: Optional<String>
     /// How long the client waited before it, in seconds (the stored column's unit since the first schema; event
     /// attributes hold milliseconds).
-    public var retryDelay: Double?
+    public var retryDelay: Optional<Double>
     /// What middleware noted about this attempt beyond the fields above (``AttemptAnnotations/extra``): for
     /// example `cache` (`miss`, `revalidate`), `circuit.key`, `auth.generation`, `priority`.
     public var notes: [String: String]

@@ -15,10 +15,13 @@ enum JSONFieldRedactor {
     /// Whether the body's first non-blank byte opens an object or an array.
     static func looksLikeJSON(_ body: Data) -> Bool {
         // Over the bytes themselves: `Data.first(where:)` went through its generic iterator.
-        body.withUnsafeBytes { raw in
-            guard let first = raw.first(where: { !isBlank($0) }) else { return false }
-            return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
-        }
+        body.withUnsafeBytes { raw in looksLikeJSON(raw.bindMemory(to: UInt8.self)) }
+    }
+
+    /// ``looksLikeJSON(_:)`` on bytes already at hand (DECISIONS 468).
+    static func looksLikeJSON(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = bytes.first(where: { !isBlank($0) }) else { return false }
+        return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
     }
 
     /// The redacted body, or `nil` when no value changed; redacted values go to `secrets`.
@@ -31,8 +34,10 @@ enum JSONFieldRedactor {
         }
     }
 
-    private static func redact(_ bytes: UnsafeBufferPointer<UInt8>, names: RedactionNames, headerNames: RedactionNames,
-                               collecting secrets: inout SecretCollector) -> [UInt8]? {
+    /// ``redact(_:names:headerNames:collecting:)`` on bytes already at hand: the redacted bytes, or `nil` when no
+    /// value changed.
+    static func redact(_ bytes: UnsafeBufferPointer<UInt8>, names: RedactionNames, headerNames: RedactionNames,
+                       collecting secrets: inout SecretCollector) -> [UInt8]? {
         var output: [UInt8]?
         var copied = 0
         let count = bytes.count

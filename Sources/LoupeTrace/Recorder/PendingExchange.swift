@@ -7,6 +7,11 @@ import Loupe
 /// Turning it into a ``TraceExchange`` parses URLs and JSON bodies, so that happens in ``TraceWriter``'s
 /// background task, never on the request path. Bodies are kept by reference (`Data` is copy-on-write), so
 /// holding them here copies nothing.
+///
+/// Its optionals are spelled `Optional<…>` and every property is set once in ``init(_:messageCap:payloadCap:)``: a
+/// `T?` property is implicitly set to `nil` before the initializer runs, and with such properties assigned again
+/// the optimizer built the value in a temporary, then copied it out (every reference retained) and destroyed the
+/// temporary, on the request path of every exchange (DECISIONS 466).
 struct PendingExchange: Sendable {
     var id: UUID
     var operation: String
@@ -14,30 +19,30 @@ struct PendingExchange: Sendable {
     var url: String
     var startedAt: Date
     var appHeaders: HTTPFields
-    var requestBody: Data?
-    var replayOf: UUID?
+    var requestBody: Optional<Data>
+    var replayOf: Optional<UUID>
     /// The adapter that recorded it, when not Loupe's client (``ExchangeStarted/adapter``).
-    var adapter: String?
+    var adapter: Optional<String>
     /// The client's records, stored as they came with ``ExchangeFinished/attempts``.
-    var attempts: [AttemptRecord] = []
-    var events: [TraceEvent] = []
+    var attempts: [AttemptRecord]
+    var events: [TraceEvent]
     // Set when the exchange finishes.
-    var endedAt: Date?
-    var outcome: ExchangeOutcome = .clientError
-    var finalResponse: HTTPResponse?
-    var responseBody: Data?
+    var endedAt: Optional<Date>
+    var outcome: ExchangeOutcome
+    var finalResponse: Optional<HTTPResponse>
+    var responseBody: Optional<Data>
     /// The whole body's size when ``responseBody`` is only its first bytes (a streamed body).
-    var responseBodySize: Int?
-    var error: String?
+    var responseBodySize: Optional<Int>
+    var error: Optional<String>
     /// Exchanges the recorder dropped just before this one, reported as an event so the gap is visible.
-    var droppedBefore = 0
+    var droppedBefore: Int
     /// The stream it carries, with its messages so far (bounded); nil for a request and response.
-    var stream: ExchangeStreamKind?
-    var messages: MessageKeeper?
+    var stream: Optional<ExchangeStreamKind>
+    var messages: Optional<MessageKeeper>
 
     init(_ started: ExchangeStarted, messageCap: Int = 10_000, payloadCap: Int = 64 << 10) {
         stream = started.stream
-        if started.stream != nil { messages = MessageKeeper(cap: messageCap, payloadCap: payloadCap) }
+        messages = started.stream != nil ? MessageKeeper(cap: messageCap, payloadCap: payloadCap) : nil
         id = started.exchangeID
         operation = started.operation
         method = started.request.method.rawValue
@@ -51,6 +56,15 @@ struct PendingExchange: Sendable {
         requestBody = started.requestBody
         replayOf = started.replayOf
         adapter = started.adapter
+        attempts = []
+        events = []
+        endedAt = nil
+        outcome = .clientError
+        finalResponse = nil
+        responseBody = nil
+        responseBodySize = nil
+        error = nil
+        droppedBefore = 0
     }
 
     /// `scheme://authority` and `path` as one string, in one allocation: an interpolation appended four times,
@@ -88,6 +102,16 @@ struct PendingExchange: Sendable {
     }
 
     func makeTrace(policy: RedactionPolicy, bodyCap: Int) -> TraceExchange {
+        var traces: [TraceExchange] = []
+        appendTrace(to: &traces, policy: policy, bodyCap: bodyCap)
+        return traces[0]
+    }
+
+    /// ``makeTrace(policy:bodyCap:)`` built where it is kept, at the end of the writer's batch: built as a local,
+    /// redacted and returned, the exchange (some thirty references) was copied and the copy destroyed twice, after
+    /// it was built and when it was returned (≈ 1,100 instructions an exchange; DECISIONS 464). Appended at once and
+    /// changed in place there, it is only moved.
+    func appendTrace(to traces: inout [TraceExchange], policy: RedactionPolicy, bodyCap: Int) {
         // Record the headers that went on the wire (after middleware added auth, tracing and so on) when an
         // attempt was made; a short-circuited exchange only has the app's own.
         let requestFields = attempts.last?.request.headerFields ?? appHeaders
@@ -105,14 +129,14 @@ struct PendingExchange: Sendable {
                 attributes: ["count": String(droppedBefore)]), at: 0)
         }
         // Redacted in place (DECISIONS 432): nothing else holds this exchange or its lists.
-        var trace = TraceExchange(
+        traces.append(TraceExchange(
             id: id, operation: operation, method: method, url: url, startedAt: startedAt,
             endedAt: endedAt, outcome: outcome, status: finalResponse.map { $0.status.code } ?? attempts.last?.status,
             error: error, requestHeaders: Self.headers(requestFields),
             requestBody: requestBody.map { TraceBody(data: $0, size: $0.count, isTruncated: false) },
             responseHeaders: finalResponse.map { Self.headers($0.headerFields) } ?? [],
             responseBody: responseBody.map { Self.body($0, size: responseBodySize) },
-            attempts: attempts.map(TraceAttempt.init), events: events, replayOf: replayOf, stream: traceStream(events: events))
+            attempts: attempts.map(TraceAttempt.init), events: events, replayOf: replayOf, stream: traceStream(events: events)))
         // Credentials sent on earlier attempts (a token refreshed since, say) are scrubbed too; only the fields the
         // policy names can hold one, so only those are converted.
         // Gathered field by field: no list is made for a set of fields with none of those (the app's own fields
@@ -127,11 +151,17 @@ struct PendingExchange: Sendable {
         }
         for attempt in attempts.dropLast() { gather(attempt.request.headerFields) }
         gather(appHeaders)
+        Self.finish(&traces[traces.count - 1], policy: policy, alsoSent: alsoSent, fixedAdapterEvent: fixedAdapterEvent,
+                    droppedBefore: droppedBefore, bodyCap: bodyCap)
+    }
+
+    /// Redaction, the built-in adapter's event and the bodies' cap, on the exchange where it is kept.
+    private static func finish(_ trace: inout TraceExchange, policy: RedactionPolicy, alsoSent: [[TraceHeader]],
+                               fixedAdapterEvent: TraceEvent?, droppedBefore: Int, bodyCap: Int) {
         policy.redact(&trace, alsoSent: alsoSent)
         if let fixedAdapterEvent { trace.events.insert(fixedAdapterEvent, at: droppedBefore > 0 ? 1 : 0) }
-        trace.requestBody = Self.capped(trace.requestBody, cap: bodyCap)
-        trace.responseBody = Self.capped(trace.responseBody, cap: bodyCap)
-        return trace
+        trace.requestBody = capped(trace.requestBody, cap: bodyCap)
+        trace.responseBody = capped(trace.responseBody, cap: bodyCap)
     }
 
     /// The event saying which adapter recorded the exchange.

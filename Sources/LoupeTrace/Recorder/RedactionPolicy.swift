@@ -221,16 +221,28 @@ public struct RedactionPolicy: Sendable, Hashable {
     }
 
     package func redact(body: Data, contentType: String?, collecting secrets: inout SecretCollector) -> Data {
-        let named = redactByName(body: body, contentType: contentType, collecting: &secrets)
-        // Then the URLs and `Bearer …` quoted anywhere in a text body (DECISIONS 150).
+        // A JSON body (nearly every body) is read once: whether it is JSON, its fields redacted by name, and whether
+        // its text could quote a URL or a credential. Each `Data.withUnsafeBytes` of a body past 14 bytes goes
+        // through Foundation's storage class under three dynamic exclusivity checks (≈ 230 instructions), and the
+        // three questions made one each (DECISIONS 468).
+        let json: (named: [UInt8]?, mayHoldText: Bool)? = body.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            guard !jsonFieldNames.isEmpty || !headerNames.isEmpty, JSONFieldRedactor.looksLikeJSON(bytes) else { return nil }
+            // A JSON field named like a credential header (`"Authorization": "Bearer …"`) is one too.
+            let named = JSONFieldRedactor.redact(bytes, names: jsonFieldNames, headerNames: headerNames, collecting: &secrets)
+            let mayHoldText = named.map { $0.withUnsafeBufferPointer(Self.mayHoldURLOrScheme) } ?? Self.mayHoldURLOrScheme(bytes)
+            return (named, mayHoldText)
+        }
+        let named = json.map { $0.named.map { Data($0) } ?? body }
+            ?? redactFormOrMultipart(body: body, contentType: contentType, collecting: &secrets)
+        // Then the URLs and `Bearer …` quoted anywhere in a text body (DECISIONS 150); a JSON body whose bytes hold
+        // none of what that looks for is answered already.
+        if let json, !json.mayHoldText { return named }
         return redactText(body: named, collecting: &secrets) ?? named
     }
 
-    private func redactByName(body: Data, contentType: String?, collecting secrets: inout SecretCollector) -> Data {
-        if !jsonFieldNames.isEmpty || !headerNames.isEmpty, JSONFieldRedactor.looksLikeJSON(body) {
-            // A JSON field named like a credential header (`"Authorization": "Bearer …"`) is one too.
-            return JSONFieldRedactor.redact(body, names: jsonFieldNames, headerNames: headerNames, collecting: &secrets) ?? body
-        }
+    /// A body that is not JSON (or a policy that names no field or header): a multipart body's parts, or a form.
+    private func redactFormOrMultipart(body: Data, contentType: String?, collecting secrets: inout SecretCollector) -> Data {
         let lowered = contentType?.lowercased()
         if let lowered, lowered.contains("multipart/") {
             return MultipartRedactor.redact(body, contentType: contentType!, policy: self, collecting: &secrets) ?? body

@@ -19,6 +19,25 @@ struct TraceWriterTests {
             prepare: { $0 })
     }
 
+    @Test("every writer shares one wakeup type, whose destruction after each enqueue needs no metadata lookup")
+    func wakeupIsNotGeneric() {
+        // A type nested in the generic writer would be a different type per `Item`, destroyed through its value
+        // witness after every enqueue (DECISIONS 460).
+        #expect(TraceWriter<TraceExchange>.Wakeup.self == TraceWriter<Int>.Wakeup.self)
+        #expect(TraceWriter<TraceExchange>.Wakeup.self == TraceWriterWakeup.self)
+    }
+
+    @Test("the recorder queues each finished exchange as one reference, not a copy of its fields")
+    func queuedExchangesAreReferences() async {
+        // Copying a `PendingExchange` retains about forty references; the queue, the batch and the conversion
+        // each made one (DECISIONS 461).
+        let inspector = NetworkTraceInspector(store: InMemoryTraceStore())
+        let writer: TraceWriter<FinishedExchange> = inspector.writer
+        #expect(MemoryLayout<FinishedExchange>.size == MemoryLayout<AnyObject>.size)
+        #expect(writer.droppedCount == 0)
+        await inspector.shutdown()
+    }
+
     @Test("a partial batch waits one flush interval on the injected clock, then is written whole")
     func flushInterval() async throws {
         let clock = ManualClock()
