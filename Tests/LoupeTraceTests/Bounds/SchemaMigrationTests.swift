@@ -96,21 +96,28 @@ struct SchemaMigrationTests {
         }
         #expect(version == SQLiteSchema.version)
         #expect(indexes.contains("exchange_retried") && !indexes.contains("exchange_attempt_count"))
+        // The rows written before the upgrade are in the new index: a page of `~att >1` reads it.
+        try Self.expectAnswers(of: store, to: filters, limit: 5, version: "v8", plan: "~att >1", uses: "exchange_retried")
+        try store.close()
+    }
+
+    /// Each filter's page and count on the upgraded `store` are `ids`, and a page of `plan` reads the index `uses`.
+    static func expectAnswers(
+        of store: SQLiteTraceStore, to filters: [(String, [UUID])], limit: Int, version: String, plan: String, uses index: String
+    ) throws {
         for (text, ids) in filters {
-            #expect(try store.exchanges(matching: TraceFilter.parse(text), limit: 5).map(\.id) == ids, "v8 \(text)")
+            #expect(try store.exchanges(matching: TraceFilter.parse(text), limit: limit).map(\.id) == ids, "\(version) \(text)")
             let condition = SQLFilter(try TraceFilter.parse(text))
             let count = try store.pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM exchange WHERE \(condition.sql)") }
-            #expect(count == ids.count, "v8 count \(text)")
+            #expect(count == ids.count, "\(version) count \(text)")
         }
-        // The rows written before the upgrade are in the new index: a page of `~att >1` reads it.
         let detail = try store.pool.read { db in
             try Row.fetchAll(db, sql: """
                 EXPLAIN QUERY PLAN SELECT sequence FROM exchange
-                WHERE \(SQLFilter(TraceFilter.parse("~att >1")).sql) ORDER BY sequence DESC LIMIT 50
+                WHERE \(SQLFilter(TraceFilter.parse(plan)).sql) ORDER BY sequence DESC LIMIT 50
                 """).map { $0["detail"] as String }.joined(separator: "\n")
         }
-        #expect(detail.contains("exchange_retried"), "\(detail)")
-        try store.close()
+        #expect(detail.contains(index), "\(detail)")
     }
 
     @Test("a v8 store is upgraded to v9: attempt_circuit holds only attempts whose breaker was not closed, ~cb finds the same rows, and old rows read back")
@@ -166,20 +173,8 @@ struct SchemaMigrationTests {
         #expect(definition?.contains("WHERE circuit_state <> 'closed'") == true, "\(definition ?? "no index")")
         #expect(entries == 3, "open, half-open and disabled: the attempts written before the upgrade are in it")
         #expect(try (1...6).map { try store.exchange(id: id($0)) } == before)
-        for (text, ids) in filters {
-            #expect(try store.exchanges(matching: TraceFilter.parse(text), limit: 10).map(\.id) == ids, "v9 \(text)")
-            let condition = SQLFilter(try TraceFilter.parse(text))
-            let count = try store.pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM exchange WHERE \(condition.sql)") }
-            #expect(count == ids.count, "v9 count \(text)")
-        }
         // A page of `~cb open` reads the partial index.
-        let detail = try store.pool.read { db in
-            try Row.fetchAll(db, sql: """
-                EXPLAIN QUERY PLAN SELECT sequence FROM exchange
-                WHERE \(SQLFilter(TraceFilter.parse("~cb open")).sql) ORDER BY sequence DESC LIMIT 50
-                """).map { $0["detail"] as String }.joined(separator: "\n")
-        }
-        #expect(detail.contains("attempt_circuit"), "\(detail)")
+        try Self.expectAnswers(of: store, to: filters, limit: 10, version: "v9", plan: "~cb open", uses: "attempt_circuit")
         try store.close()
     }
 

@@ -9,9 +9,10 @@ struct RedactionFastPathTests {
     // MARK: TextMarks
 
     /// `bearer ` or `basic ` (any case) after a non-letter, as the matcher before DECISIONS 401 found it (with its
-    /// `index + 6 < count` bound): written out naively, byte by byte.
-    private static func referenceAuthScheme(_ bytes: [UInt8]) -> Bool {
-        var index = 0
+    /// `index + 6 < count` bound): written out naively, byte by byte, from `start` on (`TextMarksFromBlanksTests`
+    /// asks from each offset).
+    static func referenceAuthScheme(_ bytes: [UInt8], from start: Int = 0) -> Bool {
+        var index = start
         while index + 6 < bytes.count {
             if bytes[index] | 0x20 == UInt8(ascii: "b"), index == 0 || !ASCIIBytes.isLetter(bytes[index - 1]) {
                 for word in ["bearer", "basic"] {

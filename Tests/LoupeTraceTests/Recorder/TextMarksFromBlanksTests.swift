@@ -5,22 +5,9 @@ import Testing
 /// Free text asked for an auth scheme is answered from its blanks, and for a URL from one `:` to the next
 /// (DECISIONS 465): both must answer exactly as the byte-by-byte matchers did, from any starting byte.
 @Suite struct TextMarksFromBlanksTests {
-    /// The matcher as it was: every byte from `start` on, a `b` not after a letter, the word, then a blank.
+    /// The matcher as it was, from `start` on (the fast-path suite's byte-by-byte reference).
     static func reference(_ bytes: [UInt8], from start: Int) -> Bool {
-        var index = start
-        while index + 6 < bytes.count {
-            if bytes[index] | 0x20 == UInt8(ascii: "b"), index == 0 || !ASCIIBytes.isLetter(bytes[index - 1]) {
-                for word in ["bearer", "basic"] {
-                    let letters = Array(word.utf8)
-                    guard index + letters.count < bytes.count,
-                          (0..<letters.count).allSatisfy({ bytes[index + $0] | 0x20 == letters[$0] }),
-                          bytes[index + letters.count] == 0x20 || bytes[index + letters.count] == 0x09 else { continue }
-                    return true
-                }
-            }
-            index += 1
-        }
-        return false
+        RedactionFastPathTests.referenceAuthScheme(bytes, from: start)
     }
 
     @Test("from every starting byte of random texts, the blanks give the matcher's answer")
