@@ -111,11 +111,7 @@ struct SlowRequestFixture {
 
     /// Returns once the server has logged `GET /slow`.
     func waitForTheSlowRequest() async throws {
-        while (try? String(contentsOfFile: accessLog, encoding: .utf8))?.contains("GET /slow") != true {
-            // The demo server writes this line on its own event loop when the request arrives; nothing in this
-            // process can await it, so its file is polled (a poll, not a delay: it ends at the line).
-            try await Task.sleep(for: .milliseconds(10))  // a poll of another process's file, ends at the line: no injected clock reaches its writes
-        }
+        await server.arrival(of: "GET /slow")
     }
 }
 
@@ -293,23 +289,23 @@ struct URLSessionAdapterTests {
     func cancellingTheAppsTaskCancelsTheRequestAndRecordsItCancelled() async throws {
         try await SlowRequestFixture.with { fixture in
             let (store, inspector) = (fixture.store, fixture.inspector)
-            let session = URLSession(configuration: URLSessionConfiguration.ephemeral.recorded(by: inspector))
+            let ends = ExchangeEnds()
+            let recorder = MultiplexClientObserver([inspector, ends])
+            let session = URLSession(configuration: URLSessionConfiguration.ephemeral.recorded(by: recorder))
             defer { session.invalidateAndCancel() }
             let (answers, answer) = AsyncStream<(any Error)?>.makeStream()
             let task = session.dataTask(with: fixture.slowURL) { _, _, error in answer.yield(error) }
             task.resume()
             try await fixture.waitForTheSlowRequest()
-            let clock = ContinuousClock()
-            let cancelledAt = clock.now
             task.cancel()
             var iterator = answers.makeAsyncIterator()
             let error = await iterator.next() ?? nil
             #expect((error as? URLError)?.code == .cancelled)
-            // The cancelled inner request reaches the recorder from FoundationNetworking's own queue, which nothing in
-            // this process can await, so the store is polled. A missed cancel is caught by the outcome below (the
-            // server answers 200 after its 10 s hold), so the poll may wait as long as a loaded machine needs.
-            let deadline = cancelledAt + .seconds(60)
-            while try store.count() == 0, clock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }  // a poll of FoundationNetworking's queue, not a delay: no injected clock reaches that queue
+            // The cancelled inner request reaches the recorder from FoundationNetworking's own queue: its end is
+            // awaited, then written. A missed cancel still ends (the server answers 200 after its 10 s hold) and is
+            // caught by the outcome below.
+            await ends.next("GET /slow")
+            await inspector.flush()
             #expect(try store.count() > 0, "the inner request ran on after the app's task was cancelled")
             try await fixture.expectOneCancelledSlowRequest()
         }

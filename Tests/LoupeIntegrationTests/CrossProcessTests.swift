@@ -29,7 +29,9 @@ import Testing
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if try condition() { return true }
-            usleep(10_000)  // another process commits to the file: no in-process event or injected clock can signal it
+            // The recorder is another process committing to the file: nothing in this process signals its commits,
+            // so the test polls (bounded by the deadline) instead of waiting.
+            usleep(10_000)
         }
         return try condition()
     }

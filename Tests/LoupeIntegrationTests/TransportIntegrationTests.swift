@@ -83,11 +83,7 @@ import Testing
             let task = Task { try await client.send(DemoEndpoints.Slow(milliseconds: 60_000)) }
             // Cancelled once the server has the request (its access log says so), so the cancel must reach the wire;
             // the 60 s answer must not be awaited (30 s leaves a loaded machine room; an answer takes 60).
-            while (try? String(contentsOfFile: accessLog, encoding: .utf8))?.contains("GET /slow") != true {
-                // The server writes the line on its own event loop; nothing here can await it (a poll, bounded by
-                // the suite's time limit, that ends at the line).
-                try await Task.sleep(for: .milliseconds(10))  // a poll of the server's file, ends at the line: no injected clock reaches the server's writes
-            }
+            await server.arrival(of: "GET /slow")
             let started = ContinuousClock.now
             task.cancel()
             let result = await task.result

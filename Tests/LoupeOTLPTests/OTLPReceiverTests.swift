@@ -63,12 +63,17 @@ final class OTLPReceiver {
         }
     }
 
-    /// Kills the receiver and returns once it is gone (its port then refuses). Polls `isRunning` rather than
-    /// `waitUntilExit`, which would block a thread of the cooperative pool.
+    /// Kills the receiver and returns once it is gone (its port then refuses). `waitUntilExit` blocks, so it runs on
+    /// a dispatch thread, not one of the cooperative pool's.
     func stop() async {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        // A poll of another process's exit, bounded at 5 s: no in-process event says when the kernel has reaped it.
-        for _ in 0..<500 where process.isRunning { try? await Task.sleep(for: .milliseconds(10)) }  // a poll of another process's exit, not a delay: no injected clock reaches the kernel
+        let process = process
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                process.waitUntilExit()
+                continuation.resume()
+            }
+        }
     }
 
     deinit {

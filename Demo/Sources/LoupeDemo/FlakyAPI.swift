@@ -14,9 +14,19 @@ public enum FlakyAPI {
     public struct RunningServer: Sendable {
         public let port: Int
         let task: Task<Void, any Error>
+        /// What the access log has recorded, for ``arrival(of:)``; `nil` without an access log.
+        let arrivals: Arrivals?
 
         /// `http://127.0.0.1:PORT`.
         public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+        /// Returns once the access log has recorded `line` (`GET /slow`), at once if it already has: a test waits for
+        /// a request to reach the server without polling the log's file. Only for a server started with an
+        /// `accessLog`. Cancelling the waiting task ends the wait.
+        public func arrival(of line: String) async {
+            guard let arrivals else { preconditionFailure("arrival(of:) needs a server started with an accessLog") }
+            await arrivals.wait(for: line)
+        }
 
         /// Stops the server and waits until it has closed its socket.
         public func stop() async {
@@ -49,7 +59,7 @@ public enum FlakyAPI {
             try await app.runService(gracefulShutdownSignals: [])
         }
         for await bound in ports {
-            return RunningServer(port: bound, task: task)
+            return RunningServer(port: bound, task: task, arrivals: log?.arrivals)
         }
         let failure = await task.result
         if case .failure(let error) = failure { throw error }
@@ -65,6 +75,8 @@ struct AccessLog: RouterMiddleware {
         init(_ handle: FileHandle) { self.handle = Mutex(handle) }
     }
     private let file: File
+    /// The lines written so far, which ``FlakyAPI/RunningServer/arrival(of:)`` waits on.
+    let arrivals = Arrivals()
 
     init?(path: String) {
         guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path)
@@ -81,5 +93,46 @@ struct AccessLog: RouterMiddleware {
     func record(_ line: String) {
         let bytes = Data((line + "\n").utf8)
         file.handle.withLock { $0.write(bytes) }
+        arrivals.record(line)
+    }
+}
+
+/// The distinct lines an access log has written, and the tasks waiting for one.
+final class Arrivals: Sendable {
+    private struct State {
+        var seen: Set<String> = []
+        var waiting: [UInt64: (line: String, continuation: CheckedContinuation<Void, Never>)] = [:]
+        var nextID: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+
+    func record(_ line: String) {
+        let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            guard state.seen.insert(line).inserted else { return [] }
+            let due = state.waiting.filter { $0.value.line == line }
+            for id in due.keys { state.waiting[id] = nil }
+            return due.values.map(\.continuation)
+        }
+        for continuation in ready { continuation.resume() }
+    }
+
+    func wait(for line: String) async {
+        let id = state.withLock { state in
+            state.nextID += 1
+            return state.nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state -> Bool in
+                    if state.seen.contains(line) || Task.isCancelled { return true }
+                    state.waiting[id] = (line, continuation)
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.waiting.removeValue(forKey: id) }?.continuation.resume()
+        }
     }
 }
