@@ -19,13 +19,13 @@ extension Client {
             throw ClientError(operation: operation, request: request, stage: .encoding, underlyingError: problem)
         }
         let id = configuration.makeID()
-        let tracker = ExchangeTracker(exchangeID: id, observer: observer, now: configuration.now)
+        let tracker = ExchangeTracker(
+            exchangeID: id, operation: operation, clock: configuration.clock, observer: observer, now: configuration.now)
         let startedAt = configuration.now()
         observer.exchangeStarted(ExchangeStarted(
             exchangeID: id, operation: operation, request: request, requestBody: body?.bufferedData,
             startedAt: startedAt, replayOf: options.replayOf, stream: options.stream))
-        let context = RequestContext(
-            exchangeID: id, operation: operation, timeout: options.timeout, clock: configuration.clock, tracker: tracker)
+        let context = RequestContext(timeout: options.timeout, tracker: tracker)
 
         func fail(_ stage: ClientError.Stage, _ error: any Error, _ response: RawResponse?) -> ClientError {
             let failure = (error as? ClientError) ?? ClientError(

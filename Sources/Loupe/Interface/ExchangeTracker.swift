@@ -33,12 +33,20 @@ public final class AttemptHandle: Sendable {
 /// ``AttemptRecord``, built here once and handed unchanged to observers, the caller and the recorder.
 final class ExchangeTracker: Sendable {
     let exchangeID: UUID
+    /// The exchange's operation name and the clock its middleware wait on, read through ``RequestContext``.
+    let operation: String
+    let clock: any Clock<Duration>
     let observer: any ClientObserver
     let now: @Sendable () -> Date
     private let attempts = Mutex<[AttemptRecord]>([])
 
-    init(exchangeID: UUID, observer: any ClientObserver, now: @escaping @Sendable () -> Date) {
+    init(
+        exchangeID: UUID, operation: String, clock: any Clock<Duration>, observer: any ClientObserver,
+        now: @escaping @Sendable () -> Date
+    ) {
         self.exchangeID = exchangeID
+        self.operation = operation
+        self.clock = clock
         self.observer = observer
         self.now = now
     }

@@ -7,7 +7,10 @@ import HTTPTypes
 /// property's implicit `nil` made the optimizer build it in a temporary and copy it out (DECISIONS 467, 472).
 public struct RawResponse: Sendable {
     /// Status and header fields.
-    public var head: HTTPResponse
+    public var head: HTTPResponse {
+        // Without `oldValue` a change to the head is still made in place (SE-0268); only the status is read again.
+        didSet { status = head.status }
+    }
     /// The body bytes (empty when the response had none).
     public var body: Data
     /// The protocol version the server answered with (`HTTP/1.0`, `HTTP/1.1`, `HTTP/2`), when the transport knows
@@ -19,6 +22,7 @@ public struct RawResponse: Sendable {
 
     public init(head: HTTPResponse, body: Data = Data(), httpVersion: String? = nil, bodySize: Int? = nil) {
         self.head = head
+        self.status = head.status
         self.body = body
         self.httpVersion = httpVersion
         self.bodySize = bodySize
@@ -32,6 +36,7 @@ public struct RawResponse: Sendable {
         self.init(head: HTTPResponse(status: status, headerFields: headerFields), body: body, httpVersion: httpVersion)
     }
 
-    /// The status code.
-    public var status: HTTPResponse.Status { head.status }
+    /// The status code, ``head``'s, read from it once: `HTTPResponse.status` parses the `:status` field's text on
+    /// every read, and a resilient stack asked it eight times a request (DECISIONS 476).
+    public private(set) var status: HTTPResponse.Status
 }

@@ -9,9 +9,9 @@ import HTTPTypes
 /// property's implicit `nil` made the optimizer build it in a temporary and copy it out (DECISIONS 467, 472).
 public struct RequestContext: Sendable {
     /// The logical request this belongs to.
-    public let exchangeID: UUID
+    public var exchangeID: UUID { tracker.exchangeID }
     /// The endpoint's operation name (`GET /users` when the endpoint names none).
-    public let operation: String
+    public var operation: String { tracker.operation }
     /// How long one attempt may take; transports apply it. `nil` means the transport's default.
     public var timeout: Optional<Duration>
     /// Notes for the next attempt, recorded with it.
@@ -19,17 +19,18 @@ public struct RequestContext: Sendable {
     /// The attempt being sent; set by the client just before the transport is called.
     public internal(set) var attempt: Optional<AttemptHandle>
     /// The clock that middleware use for delays (injected so tests never sleep).
-    public let clock: any Clock<Duration>
+    public var clock: any Clock<Duration> { tracker.clock }
 
+    // What does not change during an exchange (its id, operation and clock) lives once in the tracker, a class:
+    // the chain copies and destroys the context several times a request (a middleware that annotates the next
+    // attempt passes its own copy), and each copy retained the operation's text and copied the clock's existential
+    // through its witness table (DECISIONS 475).
     let tracker: ExchangeTracker
 
-    init(exchangeID: UUID, operation: String, timeout: Duration?, clock: any Clock<Duration>, tracker: ExchangeTracker) {
-        self.exchangeID = exchangeID
-        self.operation = operation
+    init(timeout: Duration?, tracker: ExchangeTracker) {
         self.timeout = timeout
         self.annotations = AttemptAnnotations()
         self.attempt = nil
-        self.clock = clock
         self.tracker = tracker
     }
 

@@ -114,8 +114,9 @@ private final class PlainCache: ResponseCacheStore {
         ] + options.middlewares(clock: ContinuousClock()) + [WhereItRuns(seen: seen)]
         let handler = Client.chain(stack, WhereItAnswers(seen: seen))
         let id = UUID()
-        let tracker = ExchangeTracker(exchangeID: id, observer: NoOpClientObserver(), now: { Date() })
-        let context = RequestContext(exchangeID: id, operation: "GET /v1/x", timeout: nil, clock: ContinuousClock(), tracker: tracker)
+        let tracker = ExchangeTracker(
+            exchangeID: id, operation: "GET /v1/x", clock: ContinuousClock(), observer: NoOpClientObserver(), now: { Date() })
+        let context = RequestContext(timeout: nil, tracker: tracker)
         let response = try await handler(HTTPRequest(method: .get, url: URL(string: "https://api.example.com/v1/x")!), nil, context)
         #expect(response.status == .ok)
         #expect(tracker.attemptCount == 1)
@@ -139,8 +140,9 @@ private final class PlainCache: ResponseCacheStore {
         let seen = Recorded<Bool>()
         let handler = Client.chain([WhereItRuns(seen: seen), middleware, WhereItRuns(seen: seen)], WhereItAnswers(seen: seen))
         let id = UUID()
-        let tracker = ExchangeTracker(exchangeID: id, observer: NoOpClientObserver(), now: { Date() })
-        let context = RequestContext(exchangeID: id, operation: "GET /v1/x", timeout: nil, clock: ContinuousClock(), tracker: tracker)
+        let tracker = ExchangeTracker(
+            exchangeID: id, operation: "GET /v1/x", clock: ContinuousClock(), observer: NoOpClientObserver(), now: { Date() })
+        let context = RequestContext(timeout: nil, tracker: tracker)
         _ = try await handler(HTTPRequest(method: .get, url: URL(string: "https://api.example.com/v1/x")!), nil, context)
         #expect(seen.values == [true, true, true, true, true], "\(name)")
     }
