@@ -5,10 +5,14 @@ Reads the callgrind outputs `cpu-callgrind.sh --keep DIR` leaves (SHAPE-N1.out a
 each function's own instructions a request as (Ir at N2 - Ir at N1) / (N2 - N1), as the script does for the whole
 process, and prints them summed by group (a Swift module read from the mangled name, the Swift runtime's parts,
 malloc, SQLite, ...) for shape A, shape B and their difference. With --group NAME, the functions of that group.
+With --calls, the calls a request of the runtime's atomic reference counting and of allocation instead: each
+retain or release is an atomic read-modify-write, ≈ 5 ns on this machine against ≈ 25 instructions counted
+(Benchmarks/README, "Reference counts"), so CPU time follows their number more than their instructions.
 
   Benchmarks/cpu-callgrind.sh --keep /tmp/cg loopback-raw loopback-bare
   Benchmarks/callgrind-groups.py /tmp/cg loopback-raw loopback-bare
   Benchmarks/callgrind-groups.py /tmp/cg loopback-raw loopback-bare --group "swift concurrency runtime"
+  Benchmarks/callgrind-groups.py /tmp/cg loopback-raw loopback-bare --calls
 
 Needs `callgrind_annotate` (valgrind). Each function's own cost is counted once, so the groups add up to the
 difference of the two shapes' totals.
@@ -46,6 +50,40 @@ def per_request(directory, shape):
     high_n = int(re.search(r"-(\d+)\.out$", high_path).group(1))
     low, high = self_costs(low_path), self_costs(high_path)
     return {name: (high.get(name, 0) - low.get(name, 0)) / (high_n - low_n) for name in set(low) | set(high)}
+
+
+COUNTED_CALLS = ["swift_retain", "swift_release", "swift_bridgeObjectRetain", "swift_bridgeObjectRelease",
+                 "swift_retain_n", "swift_release_n", "swift_allocObject", "malloc", "free", "swift_task_alloc"]
+
+
+def calls(path):
+    """How many times each of COUNTED_CALLS was called in one callgrind output (its `calls=` lines)."""
+    names, counts, callee = {}, dict.fromkeys(COUNTED_CALLS, 0), None
+    with open(path, errors="replace") as lines:
+        for line in lines:
+            if line.startswith(("fn=", "cfn=")):
+                match = re.match(r"c?fn=\((\d+)\)(?: (.*))?", line.strip())
+                if match and match.group(2):
+                    names[match.group(1)] = match.group(2)
+                if line.startswith("cfn="):
+                    callee = names.get(match.group(1)) if match else line[4:].strip()
+            elif line.startswith("calls=") and callee is not None:
+                base = callee.split("'")[0]
+                if base in counts:
+                    counts[base] += int(line.split("=")[1].split()[0])
+                callee = None
+    return counts
+
+
+def calls_per_request(directory, shape):
+    """COUNTED_CALLS a request: the difference of the shape's two runs."""
+    runs = sorted((p for p in glob.glob(os.path.join(directory, f"{shape}-*.out"))
+                   if re.fullmatch(rf"{re.escape(shape)}-\d+\.out", os.path.basename(p))),
+                  key=lambda p: int(re.search(r"-(\d+)\.out$", p).group(1)))
+    if len(runs) != 2:
+        sys.exit(f"callgrind-groups.py: want two runs of {shape} in {directory}, found {len(runs)}")
+    (low, high), n = (calls(p) for p in runs), [int(re.search(r"-(\d+)\.out$", p).group(1)) for p in runs]
+    return {name: (high[name] - low[name]) / (n[1] - n[0]) for name in COUNTED_CALLS}
 
 
 def group(name):
@@ -89,7 +127,18 @@ def main():
     parser.add_argument("b")
     parser.add_argument("--group", help="list this group's functions instead")
     parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--calls", action="store_true", help="count reference-counting and allocation calls instead")
     arguments = parser.parse_args()
+    if arguments.calls:
+        a, b = calls_per_request(arguments.directory, arguments.a), calls_per_request(arguments.directory, arguments.b)
+        print(f"| calls a request | {arguments.a} | {arguments.b} | difference |")
+        print("|---|---|---|---|")
+        for name in COUNTED_CALLS:
+            print(f"| `{name}` | {a[name]:,.1f} | {b[name]:,.1f} | {b[name] - a[name]:+,.1f} |")
+        atomic = COUNTED_CALLS[:6]
+        left, right = sum(a[n] for n in atomic), sum(b[n] for n in atomic)
+        print(f"| **atomic reference counts** | {left:,.1f} | {right:,.1f} | {right - left:+,.1f} |")
+        return
     a, b = per_request(arguments.directory, arguments.a), per_request(arguments.directory, arguments.b)
     if arguments.group:
         rows = [(b.get(n, 0) - a.get(n, 0), a.get(n, 0), b.get(n, 0), n)

@@ -123,7 +123,7 @@ public struct AsyncHTTPClientTransport: ClientTransport {
     private func receive(
         _ request: HTTPRequest, body: RequestBody?, context: RequestContext, timer: AttemptTimer, into progress: ResponseProgress
     ) async throws -> RawResponse {
-        let outgoing = try Self.makeRequest(request, body: body, attempt: context.attempt)
+        let outgoing = try Self.makeRequest(request, body: body, attempt: context.attempt, checked: context.targetChecked(request))
         let response = try await client.execute(outgoing, deadline: timer.deadline)
         // Each hop's URL as an event: a token in a `Location` is then redacted, and scrubbed wherever it is echoed.
         for hop in response.history.dropFirst() { context.record(.redirect, "followed a redirect to \(hop.request.url)") }
@@ -202,8 +202,11 @@ public struct AsyncHTTPClientTransport: ClientTransport {
     /// The request for the async API, which ``send(_:body:context:)`` uses; a streamed body marks the attempt's
     /// request-sent time when its last chunk is taken (the async API reports nothing else, so for other requests that
     /// phase stays unknown rather than guessed).
-    static func makeRequest(_ request: HTTPRequest, body: RequestBody?, attempt: AttemptHandle? = nil) throws -> HTTPClientRequest {
-        var outgoing = HTTPClientRequest(url: try target(of: request))
+    /// `checked`: the client checked this request's authority already (``RequestContext/targetChecked(_:)``).
+    static func makeRequest(
+        _ request: HTTPRequest, body: RequestBody?, attempt: AttemptHandle? = nil, checked: Bool = false
+    ) throws -> HTTPClientRequest {
+        var outgoing = HTTPClientRequest(url: try target(of: request, checked: checked))
         outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
         for field in request.headerFields {
             outgoing.headers.add(name: field.name.rawName, value: field.value)
@@ -222,11 +225,11 @@ public struct AsyncHTTPClientTransport: ClientTransport {
     /// The absolute URL text, joined by hand as `HTTPRequest.url` joins it, without the `URL` that would be parsed
     /// only for AHC to parse its text again (AHC's `invalidURL` becomes ``noURL`` in `explain`); refuses a target
     /// SwiftNIO would trap on.
-    static func target(of request: HTTPRequest) throws -> String {
+    static func target(of request: HTTPRequest, checked: Bool = false) throws -> String {
         guard let scheme = request.scheme, let authority = request.authority, let path = request.path,
               request.method != .connect, !(request.method == .options && path == "*") else { throw noURL }
         // The client checks this already; a transport used on its own must not let SwiftNIO trap on the port.
-        if let problem = RequestTargetCheck.problem(in: request) { throw TransportError(.other, problem.message) }
+        if !checked, let problem = RequestTargetCheck.problem(in: request) { throw TransportError(.other, problem.message) }
         var url = String()
         url.reserveCapacity(scheme.utf8.count + 3 + authority.utf8.count + path.utf8.count)
         url += scheme

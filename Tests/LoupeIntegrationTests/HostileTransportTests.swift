@@ -22,6 +22,19 @@ import Testing
         #expect(refused?.message == "port 70000 is out of range (1-65535)")
     }
 
+    /// The client checks an authority once and the transport skips its own check for that same authority
+    /// (DECISIONS 478); a transport wrapped by one that rewrites the authority still refuses the new one.
+    @Test func aWrappingTransportThatRewritesThePortIsStillRefused() async throws {
+        let inner = AsyncHTTPClientTransport()
+        let client = Client(baseURL: URL(string: "http://127.0.0.1:1")!, transport: PortRewritingTransport(inner: inner))
+        let error = await #expect(throws: ClientError.self) {
+            try await client.execute(HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/")!))
+        }
+        #expect(error?.stage == .transport)
+        #expect((error?.underlyingError as? TransportError)?.message == "port 70000 is out of range (1-65535)")
+        try await inner.shutdown()
+    }
+
     @Test func replayingARecordedExchangeWithABadPortFailsCleanly() async throws {
         let store = InMemoryTraceStore()
         let inspector = NetworkTraceInspector(store: store)
@@ -129,5 +142,15 @@ import Testing
         let response = try await client.execute(HTTPRequest(method: .get, url: server.baseURL.appendingPathComponent("old")))
         #expect(response.httpVersion == "HTTP/1.0")
         #expect(String(decoding: response.body, as: UTF8.self) == "old")
+    }
+}
+
+/// A transport that sends every request to port 70000 through another, as a broken wrapper might.
+private struct PortRewritingTransport: ClientTransport {
+    let inner: AsyncHTTPClientTransport
+    nonisolated(nonsending) func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> RawResponse {
+        var request = request
+        request.authority = "127.0.0.1:70000"
+        return try await inner.send(request, body: body, context: context)
     }
 }

@@ -20,7 +20,8 @@ extension Client {
         }
         let id = configuration.makeID()
         let tracker = ExchangeTracker(
-            exchangeID: id, operation: operation, clock: configuration.clock, observer: observer, now: configuration.now)
+            exchangeID: id, operation: operation, clock: configuration.clock, checkedAuthority: request.authority,
+            observer: observer, now: configuration.now)
         let startedAt = configuration.now()
         observer.exchangeStarted(ExchangeStarted(
             exchangeID: id, operation: operation, request: request, requestBody: body?.bufferedData,

@@ -36,17 +36,21 @@ final class ExchangeTracker: Sendable {
     /// The exchange's operation name and the clock its middleware wait on, read through ``RequestContext``.
     let operation: String
     let clock: any Clock<Duration>
+    /// The authority the client checked before the exchange started (``RequestTargetCheck``): an attempt, and the
+    /// transport under it, check a request's authority again only when a middleware changed it (DECISIONS 478).
+    let checkedAuthority: Optional<String>
     let observer: any ClientObserver
     let now: @Sendable () -> Date
     private let attempts = Mutex<[AttemptRecord]>([])
 
     init(
-        exchangeID: UUID, operation: String, clock: any Clock<Duration>, observer: any ClientObserver,
-        now: @escaping @Sendable () -> Date
+        exchangeID: UUID, operation: String, clock: any Clock<Duration>, checkedAuthority: String? = nil,
+        observer: any ClientObserver, now: @escaping @Sendable () -> Date
     ) {
         self.exchangeID = exchangeID
         self.operation = operation
         self.clock = clock
+        self.checkedAuthority = checkedAuthority
         self.observer = observer
         self.now = now
     }
@@ -67,32 +71,29 @@ final class ExchangeTracker: Sendable {
         transport: any ClientTransport
     ) async throws -> RawResponse {
         let start = now()
-        var record = attempts.withLock {
-            let record = AttemptRecord(
-                number: $0.count + 1, request: request, timings: AttemptTimings(start: start), annotations: context.annotations)
-            $0.append(record)
-            return record
+        // The record is built in the array and finished there, under the lock; what leaves is one copy for each
+        // observer call (DECISIONS 477). Each copy of a record retains its request's and response's storage, its
+        // notes and its error (≈ 9 reference counts), and the record had been copied four times and destroyed five.
+        let (number, started) = attempts.withLock {
+            $0.append(AttemptRecord(
+                number: $0.count + 1, request: request, timings: AttemptTimings(start: start), annotations: context.annotations))
+            return ($0.count, AttemptStarted(exchangeID: exchangeID, record: $0[$0.count - 1]))
         }
-        let handle = AttemptHandle(number: record.number, start: start, now: now)
+        let handle = AttemptHandle(number: number, start: start, now: now)
         var context = context
         context.attempt = handle
-        observer.attemptStarted(AttemptStarted(exchangeID: exchangeID, record: record))
+        observer.attemptStarted(started)
         do {
             // Again here, for authorities a middleware rewrote: no transport may see an unusable port.
-            if let problem = RequestTargetCheck.problem(in: request) { throw problem }
+            if !context.targetChecked(request), let problem = RequestTargetCheck.problem(in: request) { throw problem }
             let response = try await transport.send(request, body: body, context: context)
-            record.timings = handle.finish()
-            record.response = response.head
-            store(record)
+            let record = finish(number, timings: handle.finish(), response: response.head, error: nil)
             observer.attemptFinished(AttemptFinished(
                 exchangeID: exchangeID, record: record, responseBody: response.body, responseBodySize: response.bodySize))
             return response
         } catch {
-            record.timings = handle.finish()
             let partial = (error as? TransportError)?.partialResponse
-            record.response = partial?.head
-            record.error = String(describing: error)
-            store(record)
+            let record = finish(number, timings: handle.finish(), response: partial?.head, error: String(describing: error))
             if let partial, let failure = error as? TransportError { recordIncomplete(partial, failure, answering: request.method) }
             observer.attemptFinished(AttemptFinished(
                 exchangeID: exchangeID, record: record, responseBody: partial?.body, responseBodySize: partial?.bodySize, error: error))
@@ -115,7 +116,13 @@ final class ExchangeTracker: Sendable {
                attributes: attributes)
     }
 
-    private func store(_ record: AttemptRecord) {
-        attempts.withLock { $0[record.number - 1] = record }
+    /// Finishes attempt `number`'s record in place and returns a copy of it.
+    private func finish(_ number: Int, timings: AttemptTimings, response: HTTPResponse?, error: String?) -> AttemptRecord {
+        attempts.withLock {
+            $0[number - 1].timings = timings
+            $0[number - 1].response = response
+            $0[number - 1].error = error
+            return $0[number - 1]
+        }
     }
 }

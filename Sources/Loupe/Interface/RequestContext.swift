@@ -41,6 +41,14 @@ public struct RequestContext: Sendable {
 
     /// The number of attempts sent so far for this exchange.
     public var attemptsSoFar: Int { tracker.attemptCount }
+
+    /// Whether `request`'s authority is the one the client checked before the exchange started (and so needs no
+    /// ``RequestTargetCheck`` again). Equal texts share their storage unless a middleware rewrote the authority,
+    /// so this is a comparison of two words on every request that keeps it.
+    package func targetChecked(_ request: HTTPRequest) -> Bool {
+        guard let checked = tracker.checkedAuthority else { return false }
+        return request.authority == checked
+    }
 }
 
 /// What middleware say about the next attempt, so the recorder can show why it happened.
