@@ -5,9 +5,8 @@ Reads the callgrind outputs `cpu-callgrind.sh --keep DIR` leaves (SHAPE-N1.out a
 each function's own instructions a request as (Ir at N2 - Ir at N1) / (N2 - N1), as the script does for the whole
 process, and prints them summed by group (a Swift module read from the mangled name, the Swift runtime's parts,
 malloc, SQLite, ...) for shape A, shape B and their difference. With --group NAME, the functions of that group.
-With --calls, the calls a request of the runtime's atomic reference counting and of allocation instead: each
-retain or release is an atomic read-modify-write, ≈ 5 ns on this machine against ≈ 25 instructions counted
-(Benchmarks/README, "Reference counts"), so CPU time follows their number more than their instructions.
+With --calls, the calls a request of the runtime's reference counting and of allocation instead (each retain or
+release of a heap object is an atomic read-modify-write: `refcount-cost.swift` measures a pair at 10–15 ns).
 
   Benchmarks/cpu-callgrind.sh --keep /tmp/cg loopback-raw loopback-bare
   Benchmarks/callgrind-groups.py /tmp/cg loopback-raw loopback-bare
