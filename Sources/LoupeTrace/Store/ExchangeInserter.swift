@@ -296,8 +296,10 @@ extension SQLiteTraceStore {
     /// transaction begins, and allows changing it only outside one.
     func insertTransaction<T>(_ body: (Database) throws -> T) throws -> T {
         try pool.writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA temp_store = MEMORY")
-            defer { try? db.execute(sql: "PRAGMA temp_store = DEFAULT") }
+            // Prepared once per connection, as the notice's look-up (DECISIONS 482): parsing each pragma again cost
+            // ≈ 16,000 instructions a transaction.
+            try db.cachedStatement(sql: "PRAGMA temp_store = MEMORY").execute()
+            defer { try? db.cachedStatement(sql: "PRAGMA temp_store = DEFAULT").execute() }
             var result: T?
             try db.inTransaction {
                 result = try body(db)
