@@ -26,7 +26,7 @@ struct ExchangeInserter {
     /// Exchanges waiting for a multi-row insert.
     private var pendingExchanges: [TraceExchange] = []
     /// Attempts of inserted exchanges waiting for a multi-row insert, with their exchange's sequence and notes.
-    private var pendingAttempts: [(attempt: TraceAttempt, sequence: Int64, notes: String?)] = []
+    private var pendingAttempts: [PendingAttempt] = []
     /// The last attempt notes written and their JSON text: consecutive attempts of one client carry the same
     /// notes (breaker key, credential generation…), and sorting and writing them was a third of an attempt row's
     /// cost (DECISIONS 391).
@@ -198,12 +198,16 @@ struct ExchangeInserter {
                 notes = rows.notes(of: attempt)
                 lastNotes = (attempt.notes, notes)
             }
-            pendingAttempts.append((attempt, sequence, notes))
+            pendingAttempts.append(PendingAttempt(attempt: attempt, sequence: sequence, notes: notes))
             if pendingAttempts.count == Self.attemptsPerInsert {
                 let pending = pendingAttempts
                 try insertAttempts.insert { row in
-                    for (attempt, sequence, notes) in pending {
-                        rows.bindAttempt(attempt, sequence: sequence, notes: notes, to: &row)
+                    // In place, as ``insertGroup(_:)`` binds exchanges: a `for` loop copied each attempt out.
+                    pending.withUnsafeBufferPointer { pending in
+                        for index in pending.indices {
+                            rows.bindAttempt(pending[index].attempt, sequence: pending[index].sequence,
+                                             notes: pending[index].notes, to: &row)
+                        }
                     }
                 }
                 pendingAttempts.removeAll(keepingCapacity: true)
@@ -243,11 +247,21 @@ struct ExchangeInserter {
 
     private mutating func insertPendingAttempts() throws {
         let rows = rows
-        for (attempt, sequence, notes) in pendingAttempts {
-            try insertAttempt.insert { rows.bindAttempt(attempt, sequence: sequence, notes: notes, to: &$0) }
+        for pending in pendingAttempts {
+            try insertAttempt.insert {
+                rows.bindAttempt(pending.attempt, sequence: pending.sequence, notes: pending.notes, to: &$0)
+            }
         }
         pendingAttempts.removeAll(keepingCapacity: true)
     }
+}
+
+/// An attempt of an inserted exchange waiting for ``ExchangeInserter``'s multi-row insert. A named struct, not a tuple:
+/// bound from an unsafe buffer, a tuple's fields went through the runtime's generic copies (DECISIONS 481).
+private struct PendingAttempt {
+    let attempt: TraceAttempt
+    let sequence: Int64
+    let notes: String?
 }
 
 extension SQLiteTraceStore {
