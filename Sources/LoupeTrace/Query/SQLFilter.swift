@@ -5,9 +5,8 @@ import Loupe
 /// A ``TraceFilter`` as an SQL `WHERE` condition over the `exchange` table.
 ///
 /// Indexed terms become plain SQL the planner can serve from indexes: `~m` `~c` `~op` `~dur` `~att` compare
-/// columns, `~e`, `~replay`, a retried `~att` (`>1`, `3`…) and a `~m` other than `GET` repeat the conditions of
-/// their partial indexes, `~d` picks from the distinct hosts first, `~cb` looks in the `attempt_circuit` index.
-/// Regex terms (`~u` `~h` `~b`) call
+/// columns, `~e`, `~replay` and a retried `~att` (`>1`, `3`…) repeat the conditions of their partial indexes, `~d` picks from the distinct
+/// hosts first, `~cb` looks in the `attempt_circuit` index. Regex terms (`~u` `~h` `~b`) call
 /// `loupe_filter_match`, an SQL function registered on the reading connection for one query: it runs the same
 /// ``TextPattern`` on the same text ``TraceFilter/matches(_:)`` builds, so ordering and `LIMIT` stay in SQL and
 /// any mix of terms (`~c 5xx | ~b secret`) is answered exactly, with no second pass in Swift.
@@ -62,9 +61,7 @@ struct SQLFilter {
     private mutating func clause(_ filter: TraceFilter) -> String {
         switch filter {
         case .method(let method):
-            // The partial index `exchange_method` (v10) holds the rows whose method is not `GET`: SQLite reads it only
-            // when the query says so in those words (the method itself is bound), so any other method says it too.
-            return bind(method == "GET" ? "exchange.method = ?" : "(exchange.method <> 'GET' AND exchange.method = ?)", method)
+            return bind("exchange.method = ?", method)
         // Numbers and Loupe's own names are written as literals: only text from the user is bound, which keeps
         // the count of `?` far below SQLite's limit (999 on old builds) whatever the filter.
         case .status(let range) where range.lowerBound == range.upperBound:

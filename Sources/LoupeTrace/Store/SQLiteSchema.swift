@@ -8,9 +8,9 @@ import GRDB
 /// use `datetime(started_at, 'unixepoch')`; ids are upper-case UUID text; header lists and attributes are JSON.
 enum SQLiteSchema {
     /// The newest schema this code knows.
-    static let version = 10
+    static let version = 9
     /// The migrations this code knows; a store that ran any other was migrated by a newer Loupe.
-    static let knownMigrations: Set<String> = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10"]
+    static let knownMigrations: Set<String> = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"]
 
     /// The migrations, with the defaults recorded as the bounds of a store migrated to v4.
     static var migrator: DatabaseMigrator { migrator(seeding: .default) }
@@ -45,9 +45,6 @@ enum SQLiteSchema {
         }
         migrator.registerMigration("v9") { db in
             try db.execute(sql: v9)
-        }
-        migrator.registerMigration("v10") { db in
-            try db.execute(sql: v10)
         }
         return migrator
     }
@@ -252,22 +249,5 @@ enum SQLiteSchema {
         DROP INDEX attempt_circuit;
         CREATE INDEX attempt_circuit ON attempt(circuit_state, exchange_sequence) WHERE circuit_state <> 'closed';
         PRAGMA user_version = 9;
-        """
-
-    /// Version 10: `exchange_method` holds only the exchanges whose method is not `GET` (DECISIONS 480). Every
-    /// exchange paid for an entry (≈ 1,900 instructions of the recorder's insert, the model in Benchmarks/README.md),
-    /// and nearly every recorded exchange is a `GET`, which the index never served well: `~m GET` matches most rows,
-    /// so its pages read the table in sequence order and stop at the limit either way. ``SQLFilter`` says `method <>
-    /// 'GET'` in the index's own words whenever the method asked for is another, so SQLite can read the index (`~m`
-    /// binds its method, and SQLite proves a partial index's condition from literals only); `~m GET` pages by reading
-    /// the table in sequence order and counts by reading the table (no budget covers it; the 1,000,000-exchange
-    /// budgets ask for `~m POST`, `~m PATCH` and `!~m GET`). The migration drops one index and builds the other from
-    /// one read of the `exchange` table; no table is rebuilt. Older Loupes refuse a v10 store ("reads up to 9"), as
-    /// every schema bump has them do; a v9 store is read as it is by a viewer (the filter's extra condition changes
-    /// no answer) and upgraded by a writer.
-    private static let v10 = """
-        DROP INDEX exchange_method;
-        CREATE INDEX exchange_method ON exchange(method) WHERE method <> 'GET';
-        PRAGMA user_version = 10;
         """
 }

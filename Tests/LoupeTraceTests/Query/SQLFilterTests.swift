@@ -116,23 +116,4 @@ struct SQLFilterTests {
             #expect(!details.contains("USE TEMP B-TREE FOR ORDER BY"), "\(text): \(details)")
         }
     }
-
-    @Test("a method other than GET says exchange_method's condition (v10) and reads it; GET reads the table in sequence order")
-    func methodsAndThePartialIndex() throws {
-        let fixture = try Fixture(count: 50)
-        for (text, index) in [("~m POST", "exchange_method"), ("~m delete", "exchange_method"),
-                              ("~m PUT | ~m PATCH", "exchange_method"), ("~m GET", "SCAN exchange")] {
-            let condition = SQLFilter(try TraceFilter.parse(text))
-            #expect(condition.sql.contains("<> 'GET'") == (text != "~m GET"), "\(text): \(condition.sql)")
-            let details = try fixture.store.pool.read { db in
-                try Row.fetchAll(db, sql: """
-                    EXPLAIN QUERY PLAN SELECT sequence FROM exchange WHERE \(condition.sql) ORDER BY sequence DESC LIMIT 50
-                    """, arguments: condition.arguments).map { $0["detail"] as String }
-            }.joined(separator: "\n")
-            #expect(details.contains(index), "\(text): \(details)")
-            #expect(text.contains("|") || !details.contains("USE TEMP B-TREE FOR ORDER BY"), "\(text): \(details)")
-            let filter = try TraceFilter.parse(text)
-            #expect(try fixture.store.summaries(matching: filter, limit: 10_000).map(\.id) == fixture.expected(filter), "\(text)")
-        }
-    }
 }
