@@ -26,11 +26,13 @@ struct ExchangeInserter {
     /// Exchanges waiting for a multi-row insert.
     private var pendingExchanges: [TraceExchange] = []
     /// Attempts of inserted exchanges waiting for a multi-row insert, with their exchange's sequence and notes.
-    private var pendingAttempts: [(attempt: TraceAttempt, sequence: Int64, notes: String?)] = []
+    private var pendingAttempts: [PendingAttempt] = []
     /// The last attempt notes written and their JSON text: consecutive attempts of one client carry the same
     /// notes (breaker key, credential generation…), and sorting and writing them was a third of an attempt row's
     /// cost (DECISIONS 391).
     private var lastNotes: (notes: [String: String], text: String?)?
+    /// Whether the store's prune notice was looked for (at the first exchange).
+    private var noticeTaken = false
     /// How many exchanges were inserted.
     private(set) var count = 0
     /// How many of them replaced an exchange with the same id already in the store (a HAR imported again).
@@ -48,12 +50,51 @@ struct ExchangeInserter {
     }
 
     mutating func insert(_ exchange: TraceExchange) throws {
-        var exchange = exchange
-        if count == 0, pendingExchanges.isEmpty, let notice = try StoreSettings.takePending(in: db) {
+        if let notice = try takeNotice() {
+            var exchange = exchange
             exchange.events.append(notice.event(on: exchange))
+            pendingExchanges.append(exchange)
+        } else {
+            pendingExchanges.append(exchange)
         }
-        pendingExchanges.append(exchange)
         if pendingExchanges.count == Self.exchangesPerInsert { try insertPendingExchanges() }
+    }
+
+    /// Inserts `exchanges` in order, as ``insert(_:)`` one at a time would, but binds each full group of
+    /// ``exchangesPerInsert`` straight from the list. Queued for a group, every exchange was copied three times on
+    /// the way (the loop's element, the queue's, the bind loop's) and each copy destroyed again: some thirty
+    /// references retained and released, ≈ 2,600 instructions an exchange of the recorder's batches (DECISIONS
+    /// 481). Exchanges already waiting keep their place, and the prune notice goes on a copy of the first exchange:
+    /// those go through the queue, and the groups start once it is empty.
+    mutating func insert(contentsOf exchanges: [TraceExchange]) throws {
+        try exchanges.withUnsafeBufferPointer { list in
+            var next = 0
+            if !list.isEmpty, let notice = try takeNotice() {
+                var first = list[0]
+                first.events.append(notice.event(on: first))
+                pendingExchanges.append(first)
+                next = 1
+            }
+            while next < list.count, !pendingExchanges.isEmpty {
+                try insert(list[next])
+                next += 1
+            }
+            while list.count - next >= Self.exchangesPerInsert {
+                try insertGroup(UnsafeBufferPointer(rebasing: list[next..<next + Self.exchangesPerInsert]))
+                next += Self.exchangesPerInsert
+            }
+            while next < list.count {
+                try insert(list[next])
+                next += 1
+            }
+        }
+    }
+
+    /// The store's prune notice, at the transaction's first exchange only (``StoreSettings/takePending(in:)``).
+    private mutating func takeNotice() throws -> PruneNotice? {
+        guard !noticeTaken else { return nil }
+        noticeTaken = true
+        return try StoreSettings.takePending(in: db)
     }
 
     /// The waiting exchanges in one statement, then their attempts, events and messages. Their sequences are the
@@ -65,29 +106,42 @@ struct ExchangeInserter {
     private mutating func insertPendingExchanges() throws {
         let pending = pendingExchanges
         pendingExchanges.removeAll(keepingCapacity: true)
-        var kept = 0
-        if pending.count == Self.exchangesPerInsert {
-            let (rows, storedAt) = (rows, storedAt)
-            let last: Int64
-            do {
-                try insertExchanges.insert { row in
-                    for exchange in pending { rows.bindExchange(exchange, storedAt: storedAt, to: &row) }
-                }
-                kept = pending.count
-                last = db.lastInsertedRowID
-            } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-                // The rows inserted before the one that collided (SQLite counts them as the statement's changes); the
-                // last rowid is read before the counter's row is written, which may insert one.
-                kept = db.changesCount
-                last = db.lastInsertedRowID
-                if kept > 0 { try Self.advanceSequenceCounter(to: last, in: db) }
+        try pending.withUnsafeBufferPointer { pending in
+            if pending.count == Self.exchangesPerInsert {
+                try insertGroup(pending)
+            } else {
+                for index in pending.indices { try insertAlone(pending[index]) }
             }
-            for (offset, exchange) in pending.prefix(kept).enumerated() {
-                try insertChildren(of: exchange, sequence: last - Int64(kept - 1 - offset))
-            }
-            count += kept
         }
-        for exchange in pending.dropFirst(kept) { try insertAlone(exchange) }
+    }
+
+    /// ``exchangesPerInsert`` exchanges in one statement (see ``insertPendingExchanges()``), each borrowed from
+    /// `group` where it lies: indexing an unsafe buffer hands the binding the element in place, where a `for` loop
+    /// over an array copies each one out first.
+    private mutating func insertGroup(_ group: UnsafeBufferPointer<TraceExchange>) throws {
+        let (rows, storedAt) = (rows, storedAt)
+        let kept: Int
+        let last: Int64
+        do {
+            try insertExchanges.insert { row in
+                for index in group.indices { rows.bindExchange(group[index], storedAt: storedAt, to: &row) }
+            }
+            kept = group.count
+            last = db.lastInsertedRowID
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+            // The rows inserted before the one that collided (SQLite counts them as the statement's changes); the
+            // last rowid is read before the counter's row is written, which may insert one.
+            kept = db.changesCount
+            last = db.lastInsertedRowID
+            if kept > 0 { try Self.advanceSequenceCounter(to: last, in: db) }
+        }
+        for offset in 0..<kept {
+            // The three lists only: the exchange passed from the buffer to a mutating method was copied whole.
+            try insertChildren(group[offset].attempts, group[offset].events, group[offset].stream?.messages,
+                               sequence: last - Int64(kept - 1 - offset))
+        }
+        count += kept
+        for index in kept..<group.count { try insertAlone(group[index]) }
     }
 
     /// Moves the exchange table's `AUTOINCREMENT` counter up to `sequence`. SQLite writes the counter when an insert
@@ -116,7 +170,7 @@ struct ExchangeInserter {
             try insertExchange.insert(bind)
             replaced += 1
         }
-        try insertChildren(of: exchange, sequence: db.lastInsertedRowID)
+        try insertChildren(exchange.attempts, exchange.events, exchange.stream?.messages, sequence: db.lastInsertedRowID)
         count += 1
     }
 
@@ -133,9 +187,10 @@ struct ExchangeInserter {
     }
 
     /// An inserted exchange's attempts (queued for a multi-row insert), events and messages.
-    private mutating func insertChildren(of exchange: TraceExchange, sequence: Int64) throws {
+    private mutating func insertChildren(_ attempts: [TraceAttempt], _ events: [TraceEvent], _ messages: [TraceMessage]?,
+                                         sequence: Int64) throws {
         let rows = rows
-        for attempt in exchange.attempts {
+        for attempt in attempts {
             let notes: String?
             if let last = lastNotes, Self.sameNotes(last.notes, attempt.notes) {
                 notes = last.text
@@ -143,22 +198,26 @@ struct ExchangeInserter {
                 notes = rows.notes(of: attempt)
                 lastNotes = (attempt.notes, notes)
             }
-            pendingAttempts.append((attempt, sequence, notes))
+            pendingAttempts.append(PendingAttempt(attempt: attempt, sequence: sequence, notes: notes))
             if pendingAttempts.count == Self.attemptsPerInsert {
                 let pending = pendingAttempts
                 try insertAttempts.insert { row in
-                    for (attempt, sequence, notes) in pending {
-                        rows.bindAttempt(attempt, sequence: sequence, notes: notes, to: &row)
+                    // In place, as ``insertGroup(_:)`` binds exchanges: a `for` loop copied each attempt out.
+                    pending.withUnsafeBufferPointer { pending in
+                        for index in pending.indices {
+                            rows.bindAttempt(pending[index].attempt, sequence: pending[index].sequence,
+                                             notes: pending[index].notes, to: &row)
+                        }
                     }
                 }
                 pendingAttempts.removeAll(keepingCapacity: true)
             }
         }
-        for event in exchange.events {
+        for event in events {
             let attributes = rows.attributes(of: event)
             try insertEvent.insert { rows.bindEvent(event, sequence: sequence, attributes: attributes, to: &$0) }
         }
-        for message in exchange.stream?.messages ?? [] {
+        for message in messages ?? [] {
             try insertMessage.insert { rows.bindMessage(message, sequence: sequence, to: &$0) }
         }
     }
@@ -188,11 +247,21 @@ struct ExchangeInserter {
 
     private mutating func insertPendingAttempts() throws {
         let rows = rows
-        for (attempt, sequence, notes) in pendingAttempts {
-            try insertAttempt.insert { rows.bindAttempt(attempt, sequence: sequence, notes: notes, to: &$0) }
+        for pending in pendingAttempts {
+            try insertAttempt.insert {
+                rows.bindAttempt(pending.attempt, sequence: pending.sequence, notes: pending.notes, to: &$0)
+            }
         }
         pendingAttempts.removeAll(keepingCapacity: true)
     }
+}
+
+/// An attempt of an inserted exchange waiting for ``ExchangeInserter``'s multi-row insert. A named struct, not a tuple:
+/// bound from an unsafe buffer, a tuple's fields went through the runtime's generic copies (DECISIONS 481).
+private struct PendingAttempt {
+    let attempt: TraceAttempt
+    let sequence: Int64
+    let notes: String?
 }
 
 extension SQLiteTraceStore {
@@ -241,8 +310,10 @@ extension SQLiteTraceStore {
     /// transaction begins, and allows changing it only outside one.
     func insertTransaction<T>(_ body: (Database) throws -> T) throws -> T {
         try pool.writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA temp_store = MEMORY")
-            defer { try? db.execute(sql: "PRAGMA temp_store = DEFAULT") }
+            // Prepared once per connection, as the notice's look-up (DECISIONS 482): parsing each pragma again cost
+            // ≈ 16,000 instructions a transaction.
+            try db.cachedStatement(sql: "PRAGMA temp_store = MEMORY").execute()
+            defer { try? db.cachedStatement(sql: "PRAGMA temp_store = DEFAULT").execute() }
             var result: T?
             try db.inTransaction {
                 result = try body(db)

@@ -99,7 +99,7 @@ public final class SQLiteTraceStore: TraceStore {
         try guarded {
             try insertTransaction { db in
                 var inserter = try ExchangeInserter(db, storedAt: storedAt)
-                for exchange in exchanges { try inserter.insert(exchange) }
+                try inserter.insert(contentsOf: exchanges)
                 try inserter.finish()
             }
         }

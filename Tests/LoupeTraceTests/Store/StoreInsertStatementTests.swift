@@ -74,6 +74,72 @@ struct StoreInsertStatementTests {
         #expect(sequences.count == earlier.count + group - 1 + group, "\(collision)")
     }
 
+    /// A list written at once (``SQLiteTraceStore/write(_:)``): how many exchanges, whether a prune notice waits for
+    /// the first, and where an id the store already holds sits in the list.
+    struct ListCase: CustomStringConvertible, Sendable {
+        var count: Int
+        var notice: Bool
+        var collisionAt: Int?
+
+        var description: String {
+            "\(count) exchanges\(notice ? ", a prune notice" : "")\(collisionAt.map { ", a stored id at \($0)" } ?? "")"
+        }
+    }
+
+    @Test("a list written at once, its groups bound straight from it, stores exactly what the same exchanges written one at a time store",
+          arguments: [ListCase(count: 1, notice: false), ListCase(count: 15, notice: true), ListCase(count: 16, notice: false),
+                      ListCase(count: 16, notice: true), ListCase(count: 17, notice: false), ListCase(count: 40, notice: false),
+                      ListCase(count: 40, notice: true), ListCase(count: 40, notice: false, collisionAt: 3),
+                      ListCase(count: 40, notice: false, collisionAt: 20), ListCase(count: 40, notice: true, collisionAt: 3),
+                      ListCase(count: 40, notice: true, collisionAt: 31), ListCase(count: 40, notice: false, collisionAt: 39)])
+    func listWrittenAtOnce(_ list: ListCase) throws {
+        let earlier = (0..<3).map { Self.numbered(100 + $0) }
+        var batch = (0..<list.count).map { Self.numbered($0) }
+        if let at = list.collisionAt { batch[at].id = earlier[2].id }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        // `write` takes the list; `writeAll` hands the inserter one exchange at a time (the path the test above checks
+        // against GRDB's own inserts).
+        var stores: [SQLiteTraceStore] = []
+        for (name, atOnce) in [("list.sqlite", true), ("single.sqlite", false)] {
+            let store = try StoreWriteColumnsTests.store(folder.file(name))
+            try store.write(earlier)
+            if list.notice {
+                let result = try store.prune(TraceStoreBounds(maxCount: 2, maxBytes: nil, maxAge: nil),
+                                             now: StoreWriteColumnsTests.now, dryRun: false)
+                #expect(result.removedCount == 1)
+            }
+            if atOnce {
+                try store.write(batch)
+            } else {
+                try store.writeAll { sink in for exchange in batch { try sink(exchange) } }
+            }
+            stores.append(store)
+        }
+        for table in ["exchange", "attempt", "event", "message", "sqlite_sequence"] {
+            let written = try StoreWriteColumnsTests.cells(of: table, in: stores[0])
+            let expected = try StoreWriteColumnsTests.cells(of: table, in: stores[1])
+            #expect(written == expected, "\(table), \(list)")
+        }
+        // The notice was taken from the store's settings (a table without rowids) in both.
+        let settings = try stores.map { store in
+            try store.pool.read { db in try String.fetchAll(db, sql: "SELECT key FROM store_setting ORDER BY key") }
+        }
+        #expect(settings[0] == settings[1] && !settings[0].contains("pending_prune"), "\(list)")
+        // The batch is there in its order, each exchange with its own attempts and events.
+        let read = try stores[0].exchanges(matching: nil, limit: 100).filter { exchange in batch.contains { $0.id == exchange.id } }
+        #expect(read.map(\.operation) == batch.map(\.operation), "\(list)")
+        for (stored, written) in zip(read, batch) {
+            #expect(stored.attempts == written.attempts, "\(list)")
+            #expect(stored.events.filter { $0.kind != PruneNotice.eventKind } == written.events, "\(list)")
+        }
+        let notices = try stores[0].pool.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM event WHERE kind = ?", arguments: [PruneNotice.eventKind.rawValue])
+        }
+        #expect(notices == (list.notice ? 1 : 0), "\(list)")
+        for store in stores { try store.close() }
+    }
+
     @Test("the multi-row inserts stop at a failing row instead of undoing the statement: every constraint in their programs halts with FAIL, none with ABORT")
     func groupInsertsNeedNoStatementJournal() throws {
         let folder = try TemporaryFolder()

@@ -87,6 +87,9 @@ struct StoreWriteColumnsTests {
         #expect(inside == 2, "MEMORY inside")
         try store.write((0..<40).map { SQLiteTraceStoreTests.simple($0) })
         #expect(try tempStore() == 0)
+        // The pragmas are prepared once per connection and run again for each transaction.
+        #expect(try store.insertTransaction { try Int.fetchOne($0, sql: "PRAGMA temp_store") } == 2, "MEMORY inside again")
+        #expect(try tempStore() == 0)
         #expect(throws: (any Error).self) { try store.insertTransaction { _ in throw TraceStoreError.notFound("x") } }
         #expect(try tempStore() == 0)
         #expect(try store.count() == 40)
