@@ -36,7 +36,7 @@ import Testing
             Self.pending(3, token: "TOKEN-three-99999", adapter: RecordingAdapter.urlSession, droppedBefore: 2),
         ]
         var batch: [TraceExchange] = []
-        for exchange in exchanges { exchange.appendTrace(to: &batch, policy: policy, bodyCap: 30) }
+        for var exchange in exchanges { exchange.appendTrace(to: &batch, policy: policy, bodyCap: 30) }
         #expect(batch == exchanges.map { $0.makeTrace(policy: policy, bodyCap: 30) })
         for (trace, token) in zip(batch, ["TOKEN-one-123456", "TOKEN-two-654321", "TOKEN-three-99999"]) {
             let encoded = String(decoding: try JSONEncoder().encode(trace), as: UTF8.self)
