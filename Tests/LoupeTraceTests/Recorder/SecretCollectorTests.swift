@@ -161,4 +161,37 @@ struct URLRedactionShortcutTests {
             }
         }
     }
+
+    @Test("a first header's candidates, shared from the cache or kept one by one, give the same list and budget (DECISIONS 492)")
+    func firstHeaderSharesTheCachesList() {
+        var random = SeededGenerator(seed: 492)
+        let pieces = ["tok", "token-abc", "Bearer", "Basic", " ", "; ", "=", "dXNlcjpzM2NyZXQtcGFzcw==", "\"", "same",
+                      "session=same", "a=same", "[REDACTED]", "x"]
+        let names = ["Authorization", "Cookie", "Set-Cookie", "X-Api-Key", "Proxy-Authorization"]
+        for _ in 0..<3_000 {
+            let name = names.randomElement(using: &random)!
+            let value = (0..<Int.random(in: 1...6, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
+            let minimumLength = [1, 3, 6, 12].randomElement(using: &random)!
+            let before = Bool.random(using: &random) ? ["earlier-value"] : []
+            var shared = SecretCollector(minimumLength: minimumLength)
+            var reference = SecretCollector(minimumLength: minimumLength)
+            for earlier in before { shared.add(earlier); reference.add(earlier) }
+            shared.addHeader(name: name, value: value)
+            if value != RedactionPolicy.marker {
+                for candidate in SecretCollector.headerCandidates(name: name, value: value) { reference.add(candidate) }
+            }
+            #expect(shared.list == reference.list, "\(name): \(value)")
+            // The bytes counted against the budget are the same: a value filling it exactly is kept by both, one
+            // byte more by neither.
+            let used = reference.list.reduce(0) { $0 + $1.utf8.count }
+            let filler = String(repeating: "f", count: SecretCollector.byteBudget - used)
+            var (sharedFull, referenceFull) = (shared, reference)
+            sharedFull.add(filler)
+            referenceFull.add(filler)
+            #expect(sharedFull.list == referenceFull.list)
+            shared.add(filler + "f")
+            reference.add(filler + "f")
+            #expect(shared.list == reference.list)
+        }
+    }
 }
