@@ -40,7 +40,9 @@ struct PendingExchange: Sendable {
     var stream: Optional<ExchangeStreamKind>
     var messages: Optional<MessageKeeper>
 
-    init(_ started: ExchangeStarted, messageCap: Int = 10_000, payloadCap: Int = 64 << 10) {
+    init(_ started: borrowing ExchangeStarted, messageCap: Int = 10_000, payloadCap: Int = 64 << 10) {
+        // Borrowed, and the fields it keeps copied one by one: taken as it was, the whole record was copied for the call
+        // (every reference it holds retained) and destroyed after, on the request path (DECISIONS 493).
         stream = started.stream
         messages = started.stream != nil ? MessageKeeper(cap: messageCap, payloadCap: payloadCap) : nil
         id = started.exchangeID
