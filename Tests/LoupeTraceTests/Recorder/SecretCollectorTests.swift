@@ -129,38 +129,6 @@ struct SecretCollectorTests {
         #expect(!collector.values.contains("/x"))
         #expect(!collector.values.contains { $0.hasPrefix(" ") || $0.hasSuffix(" ") })
     }
-}
-
-@Suite("URL redaction without parsing")
-struct URLRedactionShortcutTests {
-    @Test("the shortcut for URLs with nothing to redact gives what URLComponents gives, secrets included")
-    func shortcutMatchesParsing() {
-        let pieces = [
-            "https://api.example.com", "http://127.0.0.1:8080", "https://user:pa%20ss@host.example", "https://h@x.example",
-        ]
-        let paths = ["", "/", "/ping", "/a%20b/c", "/odd path", "/@at"]
-        let queries = [
-            "", "?", "?n=1", "?token=abcdef123", "?a=1&api_key=s3cr3t-v4lue&b=2", "?api%5Fkey=zzzzzz9", "?x=1&&y",
-            "?password=%5BREDACTED%5D", "?q=a+b&Token=t0k3n-val", "?sig", "?n=1#frag", "?key=1#token=inside-fragment",
-        ]
-        let fragments = ["", "#top", "#a?token=b"]
-        let policies = [RedactionPolicy(), RedactionPolicy(includeDefaults: false)]
-        for policy in policies {
-            for piece in pieces {
-                for path in paths {
-                    for query in queries {
-                        for fragment in fragments {
-                            let url = piece + path + query + fragment
-                            var fast = SecretCollector(minimumLength: 4)
-                            var parsed = SecretCollector(minimumLength: 4)
-                            #expect(policy.redact(url: url, collecting: &fast) == policy.redactParsing(url: url, collecting: &parsed), "\(url)")
-                            #expect(fast.values == parsed.values, "\(url)")
-                        }
-                    }
-                }
-            }
-        }
-    }
 
     @Test("a first header's candidates, shared from the cache or kept one by one, give the same list and budget (DECISIONS 492)")
     func firstHeaderSharesTheCachesList() {
@@ -194,4 +162,53 @@ struct URLRedactionShortcutTests {
             #expect(shared.list == reference.list)
         }
     }
+}
+
+@Suite("URL redaction without parsing")
+struct URLRedactionShortcutTests {
+    @Test("the shortcut for URLs with nothing to redact gives what URLComponents gives, secrets included")
+    func shortcutMatchesParsing() {
+        let pieces = [
+            "https://api.example.com", "http://127.0.0.1:8080", "https://user:pa%20ss@host.example", "https://h@x.example",
+        ]
+        let paths = ["", "/", "/ping", "/a%20b/c", "/odd path", "/@at"]
+        let queries = [
+            "", "?", "?n=1", "?token=abcdef123", "?a=1&api_key=s3cr3t-v4lue&b=2", "?api%5Fkey=zzzzzz9", "?x=1&&y",
+            "?password=%5BREDACTED%5D", "?q=a+b&Token=t0k3n-val", "?sig", "?n=1#frag", "?key=1#token=inside-fragment",
+        ]
+        let fragments = ["", "#top", "#a?token=b"]
+        let policies = [RedactionPolicy(), RedactionPolicy(includeDefaults: false)]
+        for policy in policies {
+            for piece in pieces {
+                for path in paths {
+                    for query in queries {
+                        for fragment in fragments {
+                            let url = piece + path + query + fragment
+                            var fast = SecretCollector(minimumLength: 4)
+                            var parsed = SecretCollector(minimumLength: 4)
+                            #expect(policy.redact(url: url, collecting: &fast) == policy.redactParsing(url: url, collecting: &parsed), "\(url)")
+                            #expect(fast.values == parsed.values, "\(url)")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("URLs with `@`, `?`, `#` and `=` anywhere, found with memchr: what URLComponents gives (DECISIONS 494)")
+    func bytesFoundWithMemchrMatchParsing() {
+        var random = SeededGenerator(seed: 494)
+        let pieces = ["https://", "api.example.com", "/p", "@", "?", "#", "=", "&", "token=s3cr3t-val", "a=1", "x", "%40",
+                      "access_token=abcdefgh1", ":", "user:pw@"]
+        for policy in [RedactionPolicy(), RedactionPolicy(includeDefaults: false)] {
+            for _ in 0..<3_000 {
+                let url = (0..<Int.random(in: 0...7, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
+                var fast = SecretCollector(minimumLength: 4)
+                var parsed = SecretCollector(minimumLength: 4)
+                #expect(policy.redact(url: url, collecting: &fast) == policy.redactParsing(url: url, collecting: &parsed), "\(url)")
+                #expect(fast.values == parsed.values, "\(url)")
+            }
+        }
+    }
+
 }
