@@ -50,10 +50,27 @@ enum JSONFieldRedactor {
             let next = JSONTokenizer.skipWhitespace(bytes, from: stringEnd)
             guard next < count, bytes[next] == colon else { continue }
             // A key: is it one of ours?
-            let name = unescaped(bytes, from: token.start + 1, to: contentEnd(bytes, start: token.start, end: stringEnd))
-            // Most keys are no secret's: the filters turn them away before the name is normalized and hashed.
-            let mayBeField = names.mayContain(name), mayBeHeader = headerNames.mayContain(name)
-            let normalized = mayBeField || mayBeHeader ? RedactionNames.normalized(name) : ""
+            let keyEnd = contentEnd(bytes, start: token.start, end: stringEnd)
+            // Most keys are no secret's: the filters turn them away before the name is made, normalized and hashed.
+            // A key without an escape is its own text, so its bytes are asked directly, once for both filters; the
+            // same answers as asking the string `unescaped` makes of them (DECISIONS 491).
+            let raw = UnsafeBufferPointer(rebasing: bytes[(token.start + 1)..<min(keyEnd, count)])
+            var escapedName: String?
+            let mayBeField: Bool, mayBeHeader: Bool
+            if !raw.contains(backslash) {
+                let probe = NameFilter.probe(raw)
+                (mayBeField, mayBeHeader) = (names.mayContain(probe: probe), headerNames.mayContain(probe: probe))
+            } else {
+                let unescapedName = unescaped(bytes, from: token.start + 1, to: keyEnd)
+                (mayBeField, mayBeHeader) = (names.mayContain(unescapedName), headerNames.mayContain(unescapedName))
+                escapedName = unescapedName
+            }
+            guard mayBeField || mayBeHeader else {
+                tokens.position = next + 1
+                continue
+            }
+            let name = escapedName ?? unescaped(bytes, from: token.start + 1, to: keyEnd)
+            let normalized = RedactionNames.normalized(name)
             let isField = mayBeField && names.containsNormalized(normalized)
             let isHeader = !isField && mayBeHeader && headerNames.containsNormalized(normalized)
             guard isHeader || isField else {

@@ -13,7 +13,7 @@ extension NetworkTraceInspector: CompletedExchangeObserver {
             return state.unreportedDrops
         }
         pending.finish(with: finished, droppedBefore: droppedBefore)
-        if !writer.enqueue(FinishedExchange(pending)) {  // its last use: moved, not copied
+        if !writer.enqueue(ExchangeBox(pending)) {  // its last use: moved, not copied
             // Lost too: reported, with the ones it carried, on the next exchange that makes it.
             state.withLock { $0.unreportedDrops += droppedBefore + 1 }
         }

@@ -36,8 +36,8 @@ public final class NetworkTraceInspector: ClientObserver {
     /// The settings this inspector was made with.
     public let configuration: Configuration
     let state = Mutex(State())
-    /// Finished exchanges go to the writer boxed (DECISIONS 461).
-    let writer: TraceWriter<FinishedExchange>
+    /// Exchanges go to the writer in the box they were kept in from their start (DECISIONS 461, 490).
+    let writer: TraceWriter<ExchangeBox>
 
     /// The in-flight exchanges that carry a stream (for ``openStreams``).
     func inFlightStreams() -> [PendingExchange] {
@@ -56,8 +56,8 @@ public final class NetworkTraceInspector: ClientObserver {
             prepare: { [link = configuration.link] batch in
                 var traces: [TraceExchange] = []
                 traces.reserveCapacity(batch.count)
-                // Each exchange borrowed from its box (a `for` loop's binding copied it out first).
-                batch.forEach { $0.pending.appendTrace(to: &traces, policy: policy, bodyCap: cap) }
+                // Each exchange borrowed from its box (a `for` loop's binding, or reading `pending`, copied it out).
+                batch.forEach { $0.appendTrace(to: &traces, policy: policy, bodyCap: cap) }
                 // After redaction and capping: the link sends exactly what the store will hold.
                 link?.forward(traces)
                 return traces
@@ -97,10 +97,9 @@ public final class NetworkTraceInspector: ClientObserver {
     // so `attemptStarted` and `attemptFinished` keep their no-op defaults (and cost no lock on the request path).
 
     public func exchangeStarted(_ exchange: ExchangeStarted) {
-        // Moved (`take()`), never copied, into the dictionary: a copy of `PendingExchange` retains every reference
-        // it holds.
-        var pending: PendingExchange? = PendingExchange(
-            exchange, messageCap: configuration.messageCap, payloadCap: configuration.messagePayloadCap)
+        // Boxed here, once: the table, `finish` and the writer then hand on one reference (DECISIONS 490).
+        let box = ExchangeBox(PendingExchange(
+            exchange, messageCap: configuration.messageCap, payloadCap: configuration.messagePayloadCap))
         let limit = configuration.queueCapacity
         state.withLock { state in
             // In-flight exchanges are bounded like the queue, so a leak elsewhere cannot grow memory forever.
@@ -109,7 +108,7 @@ public final class NetworkTraceInspector: ClientObserver {
                 state.unreportedDrops += 1
                 return
             }
-            state.inFlight.insert(pending.take()!)
+            state.inFlight.insert(box)
         }
     }
 
@@ -138,33 +137,19 @@ public final class NetworkTraceInspector: ClientObserver {
     }
 
     public func exchangeFinished(_ exchange: ExchangeFinished) {
-        var taken: PendingExchange?
         var droppedBefore = 0
-        state.withLock { state in
-            taken = state.inFlight.remove(exchange.exchangeID)
-            guard taken != nil else { return }
+        let taken = state.withLock { state -> ExchangeBox? in
+            guard let box = state.inFlight.remove(exchange.exchangeID) else { return nil }
             droppedBefore = state.unreportedDrops
             state.unreportedDrops = 0
+            return box
         }
-        // Changed in place through the optional and moved out by `take()`: a copy would retain every reference
-        // the exchange holds.
-        guard taken != nil else { return }
-        taken!.finish(with: exchange, droppedBefore: droppedBefore)
-        if !writer.enqueue(FinishedExchange(taken.take()!)) {
+        guard let taken else { return }
+        // Out of the table, so this caller alone holds it until the writer takes it (see ``ExchangeBox``).
+        taken.pending.finish(with: exchange, droppedBefore: droppedBefore)
+        if !writer.enqueue(taken) {
             // This one is lost too: report it, and the ones it was carrying, on the next exchange that makes it.
             state.withLock { $0.unreportedDrops += droppedBefore + 1 }
         }
-    }
-}
-
-/// A finished exchange on its way to the writer: one reference, so the queue, the batch and the writer's loop hand
-/// it on by a retain instead of copying a `PendingExchange` (about forty references, each retained on a copy and
-/// released on its destruction, and its bytes moved) at each step: into the queue, out of it into the batch, and out
-/// of the batch for conversion. One allocation instead (DECISIONS 461).
-final class FinishedExchange: Sendable {
-    let pending: PendingExchange
-
-    init(_ pending: consuming PendingExchange) {
-        self.pending = pending
     }
 }

@@ -129,7 +129,30 @@ package struct SecretCollector {
     /// This collector's own limits (minimum length, byte budget, values already kept) apply to each use as before.
     package mutating func addHeader(name: String, value: String) {
         guard !keepsNothing, value != RedactionPolicy.marker else { return }
-        for candidate in HeaderSecretsCache.candidates(name: name, value: value) { keep(candidate) }
+        let candidates = HeaderSecretsCache.candidates(name: name, value: value)
+        // An exchange's first secrets are usually its bearer header's. When `keep` would keep every candidate as it
+        // comes, the list it would build is the cache's own: shared instead of allocated and filled (DECISIONS 492),
+        // and ``ValueScrubberCache`` then finds the exchange's scrubber by the list's identity.
+        if list.isEmpty, let total = keepsEvery(candidates) {
+            list = candidates
+            bytes = total
+            return
+        }
+        for candidate in candidates { keep(candidate) }
+    }
+
+    /// The candidates' bytes in all when an empty collector's `keep` would keep each of them, in order (each long
+    /// enough, all within the budget, no two equal, fewer than ``indexedFrom``); `nil` otherwise.
+    private func keepsEvery(_ candidates: [String]) -> Int? {
+        guard candidates.count < Self.indexedFrom else { return nil }
+        var total = 0
+        for (index, candidate) in candidates.enumerated() {
+            let length = candidate.utf8.count
+            guard length >= minimumLength, total + length <= Self.byteBudget else { return nil }
+            for earlier in candidates[..<index] where earlier == candidate { return nil }
+            total += length
+        }
+        return total
     }
 
     /// The candidates (``candidate(_:)``, in the order ``add(_:)`` would meet them) a header gives: its value and

@@ -36,7 +36,7 @@ import Testing
             Self.pending(3, token: "TOKEN-three-99999", adapter: RecordingAdapter.urlSession, droppedBefore: 2),
         ]
         var batch: [TraceExchange] = []
-        for exchange in exchanges { exchange.appendTrace(to: &batch, policy: policy, bodyCap: 30) }
+        for var exchange in exchanges { exchange.appendTrace(to: &batch, policy: policy, bodyCap: 30) }
         #expect(batch == exchanges.map { $0.makeTrace(policy: policy, bodyCap: 30) })
         for (trace, token) in zip(batch, ["TOKEN-one-123456", "TOKEN-two-654321", "TOKEN-three-99999"]) {
             let encoded = String(decoding: try JSONEncoder().encode(trace), as: UTF8.self)
@@ -72,5 +72,21 @@ import Testing
         let encoded = String(decoding: try JSONEncoder().encode(trace), as: UTF8.self)
         #expect(!encoded.contains(old) && !encoded.contains(new))
         #expect(trace.attempts.map(\.status) == [401, 503])
+    }
+
+    @Test("an exchange made from a borrowed start record keeps every field of it, and the record stays whole (DECISIONS 493)")
+    func startRecordBorrowed() {
+        let id = UUID(), replayed = UUID()
+        let request = HTTPRequest(method: .put, scheme: "http", authority: "ü.example.test:8080", path: "/a/b?c=d",
+                                  headerFields: [.accept: "text/plain", .userAgent: "tests"])
+        let started = ExchangeStarted(exchangeID: id, operation: "put things", request: request, requestBody: Data("body".utf8),
+                                      startedAt: Self.start, replayOf: replayed, adapter: "app-adapter", stream: .eventStream)
+        let pending = PendingExchange(started, messageCap: 3, payloadCap: 5)
+        #expect(pending.id == id && pending.operation == "put things" && pending.method == "PUT")
+        #expect(pending.url == "http://ü.example.test:8080/a/b?c=d")
+        #expect(pending.startedAt == Self.start && pending.appHeaders == request.headerFields)
+        #expect(pending.requestBody == Data("body".utf8) && pending.replayOf == replayed && pending.adapter == "app-adapter")
+        #expect(pending.stream == .eventStream && pending.messages != nil)
+        #expect(started.request == request && started.operation == "put things" && started.requestBody == Data("body".utf8))
     }
 }

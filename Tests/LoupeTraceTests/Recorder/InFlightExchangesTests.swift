@@ -31,13 +31,13 @@ struct InFlightExchangesTests {
                 exchanges.update(id) { $0.operation = "update \(step)" }
                 if reference[id] != nil { reference[id] = "update \(step)" }
             default:
-                #expect(exchanges.remove(id)?.operation == reference.removeValue(forKey: id))
+                #expect(exchanges.remove(id)?.pending.operation == reference.removeValue(forKey: id))
             }
             #expect(exchanges.count == reference.count)
         }
         let held = exchanges.filter { _ in true }
         #expect(Dictionary(uniqueKeysWithValues: held.map { ($0.id, $0.operation) }) == reference)
-        for id in ids { #expect(exchanges.remove(id)?.operation == reference.removeValue(forKey: id)) }
+        for id in ids { #expect(exchanges.remove(id)?.pending.operation == reference.removeValue(forKey: id)) }
         #expect(exchanges.count == 0)
     }
 
@@ -49,7 +49,7 @@ struct InFlightExchangesTests {
         exchanges.update(UUID()) { $0.operation = "changed" }
         #expect(exchanges.remove(UUID()) == nil)
         #expect(exchanges.count == 1)
-        #expect(exchanges.remove(known)?.operation == "op")
+        #expect(exchanges.remove(known)?.pending.operation == "op")
     }
 
     @Test("past the first few, exchanges go to the dictionary, and room made in the array is used again")
@@ -69,6 +69,22 @@ struct InFlightExchangesTests {
         #expect(exchanges.count == ids.count - 1)
         for id in ids where id != ids[3] && id != ids.last { #expect(exchanges.remove(id)?.id == id) }
         #expect(exchanges.remove(again)?.id == again)
+        #expect(exchanges.count == 0)
+    }
+
+    @Test("the table holds the box it was given: updates land in it, and removal hands the same box back (DECISIONS 490)")
+    func boxesAreHeldNotCopied() {
+        var exchanges = InFlightExchanges()
+        let ids = (0..<(InFlightExchanges.few + 3)).map { _ in UUID() }
+        let boxes = ids.map { ExchangeBox(Self.pending($0)) }
+        for box in boxes { exchanges.insert(box) }
+        for (id, box) in zip(ids, boxes) {
+            exchanges.update(id) { $0.operation = "changed \(id)" }
+            // Seen through the caller's own reference: the table changed the box, not a copy of its exchange.
+            #expect(box.pending.operation == "changed \(id)")
+            #expect(box.id == id)
+        }
+        for (id, box) in zip(ids, boxes).reversed() { #expect(exchanges.remove(id) === box) }
         #expect(exchanges.count == 0)
     }
 }

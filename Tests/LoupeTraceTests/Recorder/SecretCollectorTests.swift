@@ -129,6 +129,39 @@ struct SecretCollectorTests {
         #expect(!collector.values.contains("/x"))
         #expect(!collector.values.contains { $0.hasPrefix(" ") || $0.hasSuffix(" ") })
     }
+
+    @Test("a first header's candidates, shared from the cache or kept one by one, give the same list and budget (DECISIONS 492)")
+    func firstHeaderSharesTheCachesList() {
+        var random = SeededGenerator(seed: 492)
+        let pieces = ["tok", "token-abc", "Bearer", "Basic", " ", "; ", "=", "dXNlcjpzM2NyZXQtcGFzcw==", "\"", "same",
+                      "session=same", "a=same", "[REDACTED]", "x"]
+        let names = ["Authorization", "Cookie", "Set-Cookie", "X-Api-Key", "Proxy-Authorization"]
+        for _ in 0..<3_000 {
+            let name = names.randomElement(using: &random)!
+            let value = (0..<Int.random(in: 1...6, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
+            let minimumLength = [1, 3, 6, 12].randomElement(using: &random)!
+            let before = Bool.random(using: &random) ? ["earlier-value"] : []
+            var shared = SecretCollector(minimumLength: minimumLength)
+            var reference = SecretCollector(minimumLength: minimumLength)
+            for earlier in before { shared.add(earlier); reference.add(earlier) }
+            shared.addHeader(name: name, value: value)
+            if value != RedactionPolicy.marker {
+                for candidate in SecretCollector.headerCandidates(name: name, value: value) { reference.add(candidate) }
+            }
+            #expect(shared.list == reference.list, "\(name): \(value)")
+            // The bytes counted against the budget are the same: a value filling it exactly is kept by both, one
+            // byte more by neither.
+            let used = reference.list.reduce(0) { $0 + $1.utf8.count }
+            let filler = String(repeating: "f", count: SecretCollector.byteBudget - used)
+            var (sharedFull, referenceFull) = (shared, reference)
+            sharedFull.add(filler)
+            referenceFull.add(filler)
+            #expect(sharedFull.list == referenceFull.list)
+            shared.add(filler + "f")
+            reference.add(filler + "f")
+            #expect(shared.list == reference.list)
+        }
+    }
 }
 
 @Suite("URL redaction without parsing")
@@ -161,4 +194,21 @@ struct URLRedactionShortcutTests {
             }
         }
     }
+
+    @Test("URLs with `@`, `?`, `#` and `=` anywhere, found with memchr: what URLComponents gives (DECISIONS 494)")
+    func bytesFoundWithMemchrMatchParsing() {
+        var random = SeededGenerator(seed: 494)
+        let pieces = ["https://", "api.example.com", "/p", "@", "?", "#", "=", "&", "token=s3cr3t-val", "a=1", "x", "%40",
+                      "access_token=abcdefgh1", ":", "user:pw@"]
+        for policy in [RedactionPolicy(), RedactionPolicy(includeDefaults: false)] {
+            for _ in 0..<3_000 {
+                let url = (0..<Int.random(in: 0...7, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
+                var fast = SecretCollector(minimumLength: 4)
+                var parsed = SecretCollector(minimumLength: 4)
+                #expect(policy.redact(url: url, collecting: &fast) == policy.redactParsing(url: url, collecting: &parsed), "\(url)")
+                #expect(fast.values == parsed.values, "\(url)")
+            }
+        }
+    }
+
 }

@@ -32,8 +32,8 @@ struct TraceWriterTests {
         // Copying a `PendingExchange` retains about forty references; the queue, the batch and the conversion
         // each made one (DECISIONS 461).
         let inspector = NetworkTraceInspector(store: InMemoryTraceStore())
-        let writer: TraceWriter<FinishedExchange> = inspector.writer
-        #expect(MemoryLayout<FinishedExchange>.size == MemoryLayout<AnyObject>.size)
+        let writer: TraceWriter<ExchangeBox> = inspector.writer
+        #expect(MemoryLayout<ExchangeBox>.size == MemoryLayout<AnyObject>.size)
         #expect(writer.droppedCount == 0)
         await inspector.shutdown()
     }
