@@ -96,10 +96,11 @@ public final class InMemoryTraceStore: TraceStore {
                 exchange.sequence = state.nextSequence
                 state.sequences[IDKey(exchange.id)] = state.nextSequence
                 state.nextSequence += 1
-                let entry = Entry(exchange: exchange, summary: exchange.summary, storedAt: storedAt,
-                                  bytes: exchange.storedByteCount)
-                state.totalBytes += entry.bytes
-                state.entries.append(entry)
+                // The summary and size first, so the exchange is moved into its entry, not copied (its references
+                // retained) and the loop's copy destroyed after (DECISIONS 509).
+                let summary = exchange.summary, bytes = exchange.storedByteCount
+                state.totalBytes += bytes
+                state.entries.append(Entry(exchange: consume exchange, summary: summary, storedAt: storedAt, bytes: bytes))
             }
             state.version += 1
             if let bounds, Self.exceeds(state, bounds, now: storedAt) {
