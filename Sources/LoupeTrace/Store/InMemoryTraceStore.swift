@@ -1,3 +1,4 @@
+import DequeModule
 import Foundation
 import Synchronization
 
@@ -14,19 +15,47 @@ public final class InMemoryTraceStore: TraceStore {
         var bytes: Int
     }
 
+    /// An exchange's id as the index's key, hashed as two words: `UUID` hashes its 16 bytes through
+    /// `Hasher.combine(bytes:)`, and a bounded store hashes ids three times an exchange (looked up, inserted, and
+    /// removed when pruned, with its neighbours rehashed; DECISIONS 506).
+    private struct IDKey: Hashable {
+        let id: UUID
+
+        init(_ id: UUID) { self.id = id }
+
+        func hash(into hasher: inout Hasher) {
+            let words = withUnsafeBytes(of: id.uuid) { ($0.load(as: UInt64.self), $0.load(fromByteOffset: 8, as: UInt64.self)) }
+            hasher.combine(words.0)
+            hasher.combine(words.1)
+        }
+    }
+
     private struct State {
-        /// Oldest first, so sequences ascend and a binary search finds one.
-        var entries: [Entry] = []
+        /// Oldest first, so sequences ascend and a binary search finds one. A deque: a bounded store drops its
+        /// oldest entries on nearly every write, and an array shifted every entry left each time (DECISIONS 506).
+        var entries: Deque<Entry> = []
         /// Each stored exchange's sequence: writes replace by id, and a scan per write made a long live view
-        /// quadratic.
-        var sequences: [UUID: Int64] = [:]
+        /// quadratic. Pruned ids stay until ``forgetPruned()`` (DECISIONS 507): a look-up checks the sequence it
+        /// finds against the entries, and sequences are never reused, so a pruned id is found nowhere.
+        var sequences: [IDKey: Int64] = [:]
         var nextSequence: Int64 = 1
         var totalBytes = 0
         /// Counts writes and prunes: the ``StoreChangeMarker/version``.
         var version: Int64 = 0
 
+        /// Drops the pruned ids from the index once they are as many as the entries (and a few more): removing each
+        /// as it was pruned rehashed its neighbours, ≈ 1,500 instructions an exchange of a bounded store; rebuilt
+        /// now and then, the index costs one insertion an exchange, and stays within twice the entries.
+        mutating func forgetPruned() {
+            guard sequences.count > 2 * entries.count + 64 else { return }
+            sequences.removeAll(keepingCapacity: true)
+            for index in entries.indices {
+                sequences[IDKey(entries[index].exchange.id)] = entries[index].exchange.sequence
+            }
+        }
+
         func index(of id: UUID) -> Int? {
-            sequences[id].flatMap(index(ofSequence:))
+            sequences[IDKey(id)].flatMap(index(ofSequence:))
         }
 
         func index(ofSequence sequence: Int64) -> Int? {
@@ -65,12 +94,13 @@ public final class InMemoryTraceStore: TraceStore {
                     state.totalBytes -= state.entries.remove(at: index).bytes
                 }
                 exchange.sequence = state.nextSequence
-                state.sequences[exchange.id] = state.nextSequence
+                state.sequences[IDKey(exchange.id)] = state.nextSequence
                 state.nextSequence += 1
-                let entry = Entry(exchange: exchange, summary: exchange.summary, storedAt: storedAt,
-                                  bytes: exchange.storedByteCount)
-                state.totalBytes += entry.bytes
-                state.entries.append(entry)
+                // The summary and size first, so the exchange is moved into its entry, not copied (its references
+                // retained) and the loop's copy destroyed after (DECISIONS 509).
+                let summary = exchange.summary, bytes = exchange.storedByteCount
+                state.totalBytes += bytes
+                state.entries.append(Entry(exchange: consume exchange, summary: summary, storedAt: storedAt, bytes: bytes))
             }
             state.version += 1
             if let bounds, Self.exceeds(state, bounds, now: storedAt) {
@@ -202,8 +232,8 @@ public final class InMemoryTraceStore: TraceStore {
             removedCount: cut, removedBytes: removedBytes, remainingCount: items.count - cut,
             remainingBytes: state.totalBytes - removedBytes, reasons: reasons, isDryRun: dryRun)
         if !dryRun {
-            for entry in state.entries[..<cut] { state.sequences[entry.exchange.id] = nil }
             state.entries.removeFirst(cut)
+            state.forgetPruned()
             state.totalBytes -= removedBytes
             state.version += 1
         }
