@@ -36,18 +36,16 @@ struct SQLiteInsert {
         var row = SQLiteRow(handle)
         bind(&row)
         let texts = row.texts
-        // The texts' bytes stay where they are until the bindings that point into them are cleared, then are freed.
-        let bytes = row.textBytes
-        defer { bytes.deallocate() }
-        do {
+        // The texts' bytes stay where they are until the bindings that point into them are cleared below.
+        try row.textBytes.withUnsafeBufferPointer { bytes in
             // Bindings are cleared after each row (also on failure) so the statement never points into this buffer,
             // nor holds the last row's bodies, after the call.
             defer { sqlite3_clear_bindings(handle) }
             var failure = row.failure
             for text in texts {
-                // The buffer is allocated at the first text and starts with a NUL, so its base is never nil here: an
-                // empty text is '' (a nil pointer would bind NULL).
-                let start = UnsafeRawPointer(bytes.base! + text.offset)
+                // `textBytes` starts with a NUL, so its base address is never nil: an empty text is '' (a nil
+                // pointer would bind NULL).
+                let start = UnsafeRawPointer(bytes.baseAddress! + text.offset)
                 let code = text.isBlob
                     ? sqlite3_bind_blob(handle, text.index, start, text.length, staticBytes)
                     : sqlite3_bind_text(handle, text.index, start.assumingMemoryBound(to: CChar.self), text.length,
@@ -85,7 +83,7 @@ struct SQLiteRow {
     /// The first bind that failed (`SQLITE_TOOBIG` for a value past SQLite's limit), thrown before the step.
     private(set) var failure: Int32 = SQLITE_OK
     /// The texts' bytes, one after another, after a leading NUL; bound when the row is complete.
-    private(set) var textBytes = RowBytes()
+    private(set) var textBytes: [UInt8] = [0]
     /// Each text's (and small blob's) parameter and its place in ``textBytes``.
     private(set) var texts: [(index: Int32, offset: Int, length: Int32, isBlob: Bool)] = []
 
@@ -125,25 +123,32 @@ struct SQLiteRow {
                 if failure == SQLITE_OK { failure = SQLITE_TOOBIG }
                 return
             }
-            addText((index, textBytes.count, Int32(length), false))
-            textBytes.append(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(utf8)[..<length]))
+            if textBytes.count == 1 { reserve() }
+            texts.append((index, textBytes.count, Int32(length), false))
+            textBytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[..<length]))
         }
     }
 
     /// A header list as its JSON text (``StoredJSON/text(of:)-([TraceHeader])``), written straight into the row's
     /// text buffer: no `String` is made and copied in again (DECISIONS 403). JSON text holds no NUL (control
     /// characters are escaped), so all of it is bound, as `add(StoredJSON.text(of: headers))` binds it. Written
-    /// in place, through a pointer into room for the most it can take (DECISIONS 500, 502).
+    /// through a pointer into scratch room (on the stack for the usual few headers) and appended in one copy
+    /// (DECISIONS 500).
     mutating func add(jsonOf headers: [TraceHeader]) {
         count += 1
+        if textBytes.count == 1 { reserve() }
         let start = textBytes.count
-        let length = StoredJSON.write(headers, into: textBytes.room(StoredJSON.textBound(of: headers)))
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: StoredJSON.textBound(of: headers)) { room in
+            let length = StoredJSON.write(headers, into: room.baseAddress!)
+            textBytes.append(contentsOf: UnsafeBufferPointer(rebasing: room[..<length]))
+        }
+        let length = textBytes.count - start
         guard length <= Int(Int32.max) else {
+            textBytes.removeSubrange(start...)
             if failure == SQLITE_OK { failure = SQLITE_TOOBIG }
             return
         }
-        textBytes.commit(length)
-        addText((count, start, Int32(length), false))
+        texts.append((count, start, Int32(length), false))
     }
 
     /// An exchange's URL, host and path (``StoredURLParts/hostAndPath(of:)``), three parameters in a row. A plain
@@ -162,25 +167,28 @@ struct SQLiteRow {
             return
         }
         count += 1
-        addText((count, start + host.lowerBound, Int32(host.count), false))
+        texts.append((count, start + host.lowerBound, Int32(host.count), false))
         count += 1
-        addText((count, start + path.lowerBound, Int32(path.count), false))
+        texts.append((count, start + path.lowerBound, Int32(path.count), false))
     }
 
     /// An id as its stored text (``StoredUUID/text(of:)``), written straight into the row's text buffer: no
     /// `String` is made for it (DECISIONS 403).
     mutating func add(idOf id: UUID) {
         count += 1
+        if textBytes.count == 1 { reserve() }
         let start = textBytes.count
-        let written = StoredUUID.format(id, into: UnsafeMutableBufferPointer(start: textBytes.room(36), count: 36))
-        textBytes.commit(written)
-        addText((count, start, Int32(written), false))
+        textBytes.append(contentsOf: repeatElement(0, count: 36))
+        let written = textBytes.withUnsafeMutableBufferPointer { buffer in
+            StoredUUID.format(id, into: UnsafeMutableBufferPointer(rebasing: buffer[start...]))
+        }
+        texts.append((count, start, Int32(written), false))
     }
 
-    /// Records a text's parameter and place, with room for a 16-row statement's texts at the first one.
-    private mutating func addText(_ text: (index: Int32, offset: Int, length: Int32, isBlob: Bool)) {
-        if texts.isEmpty { texts.reserveCapacity(256) }
-        texts.append(text)
+    /// Room for a 16-row statement's texts at the first one (growing by doubling copied them several times).
+    private mutating func reserve() {
+        textBytes.reserveCapacity(8192)
+        texts.reserveCapacity(256)
     }
 
     /// A blob up to this size is copied into the row's buffer and bound from there, as texts are; a larger one is
@@ -202,8 +210,9 @@ struct SQLiteRow {
             }
         }
         count += 1
-        addText((count, textBytes.count, Int32(value.count), true))
-        value.withUnsafeBytes { textBytes.append($0) }
+        if textBytes.count == 1 { reserve() }
+        texts.append((count, textBytes.count, Int32(value.count), true))
+        value.withUnsafeBytes { textBytes.append(contentsOf: $0.assumingMemoryBound(to: UInt8.self)) }
     }
 
     /// A NULL: the parameter is left as it is, which is NULL. SQLite makes a statement's parameters NULL when it is
@@ -218,48 +227,6 @@ struct SQLiteRow {
         count += 1
         let code = body(handle, count)
         if code != SQLITE_OK, failure == SQLITE_OK { failure = code }
-    }
-}
-
-/// The bytes of one row's texts and small blobs (``SQLiteRow/textBytes``), in memory of their own: appended with one
-/// `memcpy`, or written in place (ids, header lists). An array's `append(contentsOf:)` cost ≈ 93 instructions a text
-/// (its uniqueness and capacity checks, a generic copy), and the ids and header lists were written elsewhere first
-/// (DECISIONS 502). Allocated at the first text (8 KiB, doubling), with a NUL first so that an empty text has a
-/// non-nil address; freed by ``SQLiteInsert/insert(_:)`` once the bindings pointing into it are cleared. A row is
-/// only ever passed `inout` to the binding closure, so no copy outlives that.
-struct RowBytes {
-    /// The first byte, or nil before the first text.
-    private(set) var base: UnsafeMutablePointer<UInt8>?
-    /// The bytes written, the leading NUL included.
-    private(set) var count = 1
-    private var capacity = 0
-
-    /// Where the next `size` bytes go, to be written and then ``commit(_:)``-ed (some or all of them).
-    mutating func room(_ size: Int) -> UnsafeMutablePointer<UInt8> {
-        if count + size > capacity { grow(to: count + size) }
-        return base! + count
-    }
-
-    mutating func commit(_ written: Int) {
-        count += written
-    }
-
-    mutating func append(_ bytes: UnsafeRawBufferPointer) {
-        let to = room(bytes.count)
-        if let from = bytes.baseAddress { UnsafeMutableRawPointer(to).copyMemory(from: from, byteCount: bytes.count) }
-        count += bytes.count
-    }
-
-    private mutating func grow(to needed: Int) {
-        let wanted = max(needed, 2 * capacity, 8192)
-        guard let grown = realloc(base, wanted) else { fatalError("SQLiteRow: no memory for \(wanted) bytes") }
-        base = grown.assumingMemoryBound(to: UInt8.self)
-        if capacity == 0 { base![0] = 0 }
-        capacity = wanted
-    }
-
-    func deallocate() {
-        free(base)
     }
 }
 
