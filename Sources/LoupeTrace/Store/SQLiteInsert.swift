@@ -29,7 +29,8 @@ struct SQLiteInsert {
     }
 
     /// Binds the values `bind` adds, in the statement's parameter order, runs the insert and resets the statement.
-    /// Every parameter must be bound: SQLite keeps a parameter's last value across resets otherwise.
+    /// Every parameter must be added: a NULL is left unbound (NULL after the last row's cleared bindings, see
+    /// `SQLiteRow.skipNull()`), and SQLite keeps a parameter's last value across resets otherwise.
     func insert(_ bind: (inout SQLiteRow) -> Void) throws {
         let handle = statement.sqliteStatement
         var row = SQLiteRow(handle)
@@ -91,10 +92,8 @@ struct SQLiteRow {
     }
 
     mutating func add(_ value: Int64?) {
-        bind { handle, index in
-            guard let value else { return sqlite3_bind_null(handle, index) }
-            return sqlite3_bind_int64(handle, index, value)
-        }
+        guard let value else { return skipNull() }
+        bind { handle, index in sqlite3_bind_int64(handle, index, value) }
     }
 
     mutating func add(_ value: Int?) {
@@ -106,14 +105,12 @@ struct SQLiteRow {
     }
 
     mutating func add(_ value: Double?) {
-        bind { handle, index in
-            guard let value else { return sqlite3_bind_null(handle, index) }
-            return sqlite3_bind_double(handle, index, value)
-        }
+        guard let value else { return skipNull() }
+        bind { handle, index in sqlite3_bind_double(handle, index, value) }
     }
 
     mutating func add(_ value: String?) {
-        guard var value else { return bind { handle, index in sqlite3_bind_null(handle, index) } }
+        guard var value else { return skipNull() }
         count += 1
         let index = count
         value.withUTF8 { utf8 in
@@ -134,15 +131,17 @@ struct SQLiteRow {
 
     /// A header list as its JSON text (``StoredJSON/text(of:)-([TraceHeader])``), written straight into the row's
     /// text buffer: no `String` is made and copied in again (DECISIONS 403). JSON text holds no NUL (control
-    /// characters are escaped), so all of it is bound, as `add(StoredJSON.text(of: headers))` binds it.
+    /// characters are escaped), so all of it is bound, as `add(StoredJSON.text(of: headers))` binds it. Written
+    /// through a pointer into scratch room (on the stack for the usual few headers) and appended in one copy
+    /// (DECISIONS 500).
     mutating func add(jsonOf headers: [TraceHeader]) {
         count += 1
         if textBytes.count == 1 { reserve() }
-        var json = PrettyJSON()
-        swap(&json.bytes, &textBytes)  // moved, not copied
-        let start = json.bytes.count
-        StoredJSON.write(headers, to: &json)
-        swap(&json.bytes, &textBytes)
+        let start = textBytes.count
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: StoredJSON.textBound(of: headers)) { room in
+            let length = StoredJSON.write(headers, into: room.baseAddress!)
+            textBytes.append(contentsOf: UnsafeBufferPointer(rebasing: room[..<length]))
+        }
         let length = textBytes.count - start
         guard length <= Int(Int32.max) else {
             textBytes.removeSubrange(start...)
@@ -202,10 +201,10 @@ struct SQLiteRow {
     /// `malloc` and a `free` a blob (the statement's value had been released by the last row's cleared bindings),
     /// ≈ 1,000 instructions an exchange for its two bodies (DECISIONS 453).
     mutating func add(_ value: Data?) {
-        guard let value, !value.isEmpty, value.count <= Self.bufferedBlobLimit else {
+        guard let value else { return skipNull() }
+        guard !value.isEmpty, value.count <= Self.bufferedBlobLimit else {
             return bind { handle, index in
-                guard let value else { return sqlite3_bind_null(handle, index) }
-                return value.withUnsafeBytes { bytes in
+                value.withUnsafeBytes { bytes in
                     sqlite3_bind_blob64(handle, index, bytes.baseAddress, sqlite3_uint64(bytes.count), transient)
                 }
             }
@@ -214,6 +213,14 @@ struct SQLiteRow {
         if textBytes.count == 1 { reserve() }
         texts.append((count, textBytes.count, Int32(value.count), true))
         value.withUnsafeBytes { textBytes.append(contentsOf: $0.assumingMemoryBound(to: UInt8.self)) }
+    }
+
+    /// A NULL: the parameter is left as it is, which is NULL. SQLite makes a statement's parameters NULL when it is
+    /// prepared and ``SQLiteInsert/insert(_:)`` clears them after every row (`sqlite3_clear_bindings`, also on a
+    /// failure), and no other code binds the store's insert statements. `sqlite3_bind_null` cost ≈ 67 instructions
+    /// a call, ten a recorded exchange with its attempt (DECISIONS 501).
+    private mutating func skipNull() {
+        count += 1
     }
 
     private mutating func bind(_ body: (OpaquePointer, Int32) -> Int32) {

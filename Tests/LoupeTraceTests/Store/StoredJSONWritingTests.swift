@@ -35,6 +35,36 @@ struct StoredJSONWritingTests {
         }
     }
 
+    @Test("the row's header-list writer writes what text(of:) writes, byte for byte, on random lists of awkward text")
+    func pointerWriterMatchesTheText() throws {
+        // Pieces around the word the scan copies (8 bytes): runs shorter, equal and longer, every control character,
+        // quotes and backslashes in a row, multi-byte UTF-8 across a word's edge. A Swift `String` holds no invalid
+        // UTF-8 (decoding repairs it), so none can reach the writer.
+        let controls = (0..<0x20).map { String(UnicodeScalar(UInt8($0))) }
+        let pieces = controls + ["\"", "\\", "\"\"\\\\", "/", "\u{7F}", "é", "日本", "😀", "\u{2028}", "a", "abcdefg", "abcdefgh",
+                                 "abcdefghijklmnopq", "application/json; charset=utf-8", "Bearer [redacted]", Self.awkward]
+        var random = HARStreamFixtures.Random(state: HAREntryWriterTests.seed())
+        let seed = random.state
+        func text(_ random: inout HARStreamFixtures.Random) -> String {
+            (0..<random.below(7)).map { _ in random.pick(pieces) }.joined()
+        }
+        var lists: [[TraceHeader]] = [[], [TraceHeader(name: "", value: "")]]
+        for _ in 0..<500 {
+            lists.append((0..<random.below(6)).map { _ in TraceHeader(name: text(&random), value: text(&random)) })
+        }
+        for headers in lists {
+            let bound = StoredJSON.textBound(of: headers)
+            // Guard bytes past the bound: the writer stores whole words, and must not go past its room.
+            var room = [UInt8](repeating: 0xEE, count: bound + 16)
+            let length = room.withUnsafeMutableBufferPointer { StoredJSON.write(headers, into: $0.baseAddress!) }
+            #expect(length <= bound, "seed \(seed)")
+            #expect(room[bound...].allSatisfy { $0 == 0xEE }, "seed \(seed)")
+            let expected = StoredJSON.text(of: headers)
+            #expect(Array(room[..<length]) == Array(expected.utf8), "seed \(seed): \(headers)")
+            #expect(expected == (try Self.encoded(headers)), "seed \(seed)")
+        }
+    }
+
     @Test("a linked exchange's source is written byte for byte as JSONEncoder writes it, and reads back the same")
     func sourceMatchesTheEncoder() throws {
         let encoder = JSONEncoder()
