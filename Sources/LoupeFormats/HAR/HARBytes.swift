@@ -190,21 +190,7 @@ final class HARBytes {
 
     /// One byte that JSON must escape: `\"`, `\\`, `\b \t \n \f \r`, else `\u00xx`. The caller reserved 6 bytes.
     private func escapeByte(_ byte: UInt8) {
-        put(UInt8(ascii: "\\"))
-        switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"): put(byte)
-        case 0x08: put(UInt8(ascii: "b"))
-        case 0x09: put(UInt8(ascii: "t"))
-        case 0x0A: put(UInt8(ascii: "n"))
-        case 0x0C: put(UInt8(ascii: "f"))
-        case 0x0D: put(UInt8(ascii: "r"))
-        default:
-            put(UInt8(ascii: "u"))
-            put(UInt8(ascii: "0"))
-            put(UInt8(ascii: "0"))
-            put(Self.hexDigit(byte >> 4))
-            put(Self.hexDigit(byte & 0x0F))
-        }
+        count += JSONByteScan.writeEscape(of: byte, to: base + count)
     }
 
     /// A string already escaped by the rules above (``StoredHeaderText`` checks that), quoted; one holding a
@@ -218,9 +204,6 @@ final class HARBytes {
     }
 
     @inline(__always)
-    private static func hexDigit(_ value: UInt8) -> UInt8 {
-        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
-    }
 
     func int(_ value: Int) {
         reserve(20)

@@ -116,3 +116,37 @@
         return (control | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)) & highs
     }
 }
+
+extension JSONByteScan {
+    /// The JSON escape of a byte a writer stopped at (`"`, `\` or a control character below 0x20): `\"`, `\\`,
+    /// `\b \t \n \f \r`, else `\u00xx` in lowercase hex, as `JSONEncoder` writes them. Its bytes in a word, the
+    /// first in the lowest byte, and how many there are (2 or 6): the one escape table of ``PrettyJSON``, the
+    /// store's header lists and HAR output.
+    @inline(__always)
+    package static func escape(_ byte: UInt8) -> (word: UInt64, count: Int) {
+        let backslash = UInt64(UInt8(ascii: "\\"))
+        let second: UInt8
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): second = byte
+        case 0x08: second = UInt8(ascii: "b")
+        case 0x09: second = UInt8(ascii: "t")
+        case 0x0A: second = UInt8(ascii: "n")
+        case 0x0C: second = UInt8(ascii: "f")
+        case 0x0D: second = UInt8(ascii: "r")
+        default:
+            let high = byte >> 4, low = byte & 0x0F
+            let hex = { (digit: UInt8) -> UInt64 in UInt64(digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10) }
+            let prefix = backslash | UInt64(UInt8(ascii: "u")) << 8 | UInt64(UInt8(ascii: "0")) << 16 | UInt64(UInt8(ascii: "0")) << 24
+            return (prefix | hex(high) << 32 | hex(low) << 40, 6)
+        }
+        return (backslash | UInt64(second) << 8, 2)
+    }
+
+    /// Writes ``escape(_:)`` of `byte` at `out`, which has room for 6 bytes, and returns how many it wrote.
+    @inline(__always)
+    package static func writeEscape(of byte: UInt8, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        let (word, count) = escape(byte)
+        withUnsafeBytes(of: word.littleEndian) { UnsafeMutableRawPointer(out).copyMemory(from: $0.baseAddress!, byteCount: count) }
+        return count
+    }
+}

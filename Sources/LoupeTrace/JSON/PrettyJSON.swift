@@ -214,24 +214,9 @@ package struct PrettyJSON {
             guard stop < utf8.count else { break }
             let byte = utf8[stop]
             runStart = stop + 1
-            bytes.append(UInt8(ascii: "\\"))
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
-            case 0x08: bytes.append(UInt8(ascii: "b"))
-            case 0x09: bytes.append(UInt8(ascii: "t"))
-            case 0x0A: bytes.append(UInt8(ascii: "n"))
-            case 0x0C: bytes.append(UInt8(ascii: "f"))
-            case 0x0D: bytes.append(UInt8(ascii: "r"))
-            default:
-                bytes.append(UInt8(ascii: "u"))
-                bytes.append(UInt8(ascii: "0"))
-                bytes.append(UInt8(ascii: "0"))
-                bytes.append(Self.hexDigits[Int(byte >> 4)])
-                bytes.append(Self.hexDigits[Int(byte & 0x0F)])
-            }
+            let (word, count) = JSONByteScan.escape(byte)
+            withUnsafeBytes(of: word.littleEndian) { bytes.append(contentsOf: $0.prefix(count)) }
         }
         bytes.append(UInt8(ascii: "\""))
     }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
 }

@@ -83,6 +83,9 @@ extension StoredJSON {
         return text.withUTF8 { putEscaped($0, to: out, at: start) }
     }
 
+    /// The loop is `HARBytes.string(_:)`'s, with the escape table shared (``JSONByteScan/escape(_:)``), but not the
+    /// loop itself: here the row has room for every escape up front (``textBound(of:)``), while the HAR writer grows
+    /// its buffer only at an escape, since its strings are bodies of megabytes.
     private static func putEscaped(_ utf8: UnsafeBufferPointer<UInt8>, to out: UnsafeMutablePointer<UInt8>, at start: Int) -> Int {
         var at = start
         out[at] = UInt8(ascii: "\"")
@@ -94,29 +97,11 @@ extension StoredJSON {
             guard stop < utf8.count else { break }
             let byte = utf8[stop]
             runStart = stop + 1
-            out[at] = UInt8(ascii: "\\")
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"): out[at + 1] = byte
-            case 0x08: out[at + 1] = UInt8(ascii: "b")
-            case 0x09: out[at + 1] = UInt8(ascii: "t")
-            case 0x0A: out[at + 1] = UInt8(ascii: "n")
-            case 0x0C: out[at + 1] = UInt8(ascii: "f")
-            case 0x0D: out[at + 1] = UInt8(ascii: "r")
-            default:
-                out[at + 1] = UInt8(ascii: "u")
-                out[at + 2] = UInt8(ascii: "0")
-                out[at + 3] = UInt8(ascii: "0")
-                out[at + 4] = hexDigits.utf8Start[Int(byte >> 4)]
-                out[at + 5] = hexDigits.utf8Start[Int(byte & 0x0F)]
-                at += 4
-            }
-            at += 2
+            at += JSONByteScan.writeEscape(of: byte, to: out + at)
         }
         out[at] = UInt8(ascii: "\"")
         return at + 1
     }
-
-    private static let hexDigits: StaticString = "0123456789abcdef"
 
     /// A map (an attempt's notes, an event's attributes) as `JSONEncoder` writes a `[String: String]` with the same
     /// options: `{"key":"value",…}`, keys in the byte order of their UTF-8 (as ``PrettyJSON`` sorts them). The

@@ -102,4 +102,18 @@ struct JSONByteScanTests {
         #expect(read == body)
         #expect(index == quoted.count)
     }
+    /// The one escape table (``JSONByteScan/escape(_:)``, which `PrettyJSON`, the store's header lists and the HAR
+    /// writer share) writes every byte a JSON string must escape as `JSONEncoder` does.
+    @Test func everyEscapeAsJSONEncoderWritesIt() throws {
+        for byte in Array(UInt8(0)..<0x20) + [UInt8(ascii: "\""), UInt8(ascii: "\\")] {
+            let encoded = try JSONEncoder().encode(String(UnicodeScalar(byte)))
+            let expected = Array(encoded.dropFirst().dropLast())  // without the quotes
+            let (word, count) = JSONByteScan.escape(byte)
+            let escaped = withUnsafeBytes(of: word.littleEndian) { Array($0.prefix(count)) }
+            #expect(escaped == expected, "byte \(byte)")
+            var room = [UInt8](repeating: 0xEE, count: 8)
+            let written = room.withUnsafeMutableBufferPointer { JSONByteScan.writeEscape(of: byte, to: $0.baseAddress!) }
+            #expect(Array(room.prefix(written)) == expected && room[written...].allSatisfy { $0 == 0xEE }, "byte \(byte)")
+        }
+    }
 }
