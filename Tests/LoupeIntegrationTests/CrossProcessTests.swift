@@ -30,8 +30,8 @@ import Testing
         while Date() < deadline {
             if try condition() { return true }
             // The recorder is another process committing to the file: nothing in this process signals its commits,
-            // so the test polls (bounded by the deadline) instead of waiting.
-            usleep(10_000)
+            // so the test polls, bounded by the deadline.
+            usleep(10_000)  // a poll of another process's commits: no clock or event of this process reaches them
         }
         return try condition()
     }

@@ -89,8 +89,8 @@ import Testing
         while ContinuousClock.now < deadline {
             if try condition() { return true }
             // The listener and the link run on their own event loops across a real TLS socket: nothing in-process
-            // signals a commit on the other side, so the test polls (bounded by the deadline) instead of waiting.
-            try? await Task.sleep(for: .milliseconds(10))
+            // signals a commit on the other side, so the test polls, bounded by the deadline.
+            try? await Task.sleep(for: .milliseconds(10))  // a poll across a real TLS socket: no event says when
         }
         return try condition()
     }

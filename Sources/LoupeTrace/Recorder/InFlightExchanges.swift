@@ -31,11 +31,6 @@ struct InFlightExchanges {
         }
     }
 
-    /// Holds `exchange`, boxed, under its id (tests).
-    mutating func insert(_ exchange: consuming PendingExchange) {
-        insert(ExchangeBox(exchange))
-    }
-
     /// Changes the exchange held under `id` in place (nothing when there is none).
     mutating func update(_ id: UUID, _ change: (inout PendingExchange) -> Void) {
         if let index = firstIndex(of: id) {

@@ -88,3 +88,10 @@ struct InFlightExchangesTests {
         #expect(exchanges.count == 0)
     }
 }
+
+extension InFlightExchanges {
+    /// Holds `exchange`, boxed, under its id: the tests' shorthand (the recorder boxes each exchange at its start).
+    mutating func insert(_ exchange: consuming PendingExchange) {
+        insert(ExchangeBox(exchange))
+    }
+}
