@@ -7,19 +7,24 @@
 # a request costs the machine, which other load disturbs much less than the wall clock. CPU budgets (issue 32): bare
 # ≤ 1.03×, resilient ≤ 1.15×, resilient + SQLite ≤ 1.30× raw AHC's CPU per request, with nothing dropped.
 #
+# With --control, raw AHC runs twice a round (`raw-again`): its ratio to the first run is the measurement's own spread,
+# printed beside the verdicts (an identical program measured 1.02× by the medians, 0.95–1.07× between quartiles of
+# 24 paired rounds on the idle machine of stop 42: about the bare budget's whole margin).
+#
 # With --parts, also the client over a minimal transport (`thin`: the client's own cost) and the bare client plus
 # each part of the resilient stack alone (`only-retry`, …), in the same rounds: what each part costs.
 #
-# Usage: Benchmarks/loopback-budget.sh [--runs R] [--requests N] [--no-build] [--parts]   (R = 5, N = 20000)
+# Usage: Benchmarks/loopback-budget.sh [--runs R] [--requests N] [--no-build] [--parts] [--control]   (R = 5, N = 20000)
 set -euo pipefail
 
-runs=5 requests=20000 build=1 parts=0
+runs=5 requests=20000 build=1 parts=0 control=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs=$2; shift ;;
     --requests) requests=$2; shift ;;
     --no-build) build=0 ;;
     --parts) parts=1 ;;
+    --control) control=1 ;;
     *) echo "loopback-budget.sh: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -36,11 +41,12 @@ trap 'rm -rf "$work"' EXIT
 
 shapes=(raw bare resilient resilient-sqlite)
 part_shapes=(thin only-retry only-breaker only-throttle only-dedup only-cache only-bearer only-metrics only-tracing)
+[ "$control" = 1 ] && shapes+=(raw-again)
 [ "$parts" = 1 ] && shapes+=("${part_shapes[@]}")
 echo "== $runs interleaved rounds of ${shapes[*]}, $requests requests each, 8 in flight"
 for run in $(seq "$runs"); do
   for shape in "${shapes[@]}"; do
-    line=$("$profile" "loopback-$shape" "$requests")
+    line=$("$profile" "loopback-${shape%-again}" "$requests")
     echo "   $line"
     case "$line" in *"dropped 0,"* | *"µs CPU each") ;; *) echo "the recorder dropped exchanges: $line"; exit 1 ;; esac
     echo "$line" | sed -E 's/.* ([0-9.]+) µs each.*/\1/' >> "$work/$shape"
