@@ -57,13 +57,8 @@ struct InFlightExchanges {
     }
 
     private func firstIndex(of id: UUID) -> Int? {
-        // The ids' bytes compared as two words: `UUID ==` compares its sixteen-byte tuple element by element.
-        let wanted = Self.words(id)
-        return first.firstIndex { Self.words($0.id) == wanted }
-    }
-
-    private static func words(_ id: UUID) -> (UInt64, UInt64) {
-        withUnsafeBytes(of: id.uuid) { ($0.load(as: UInt64.self), $0.load(fromByteOffset: 8, as: UInt64.self)) }
+        let wanted = id.words
+        return first.firstIndex { $0.id.words == wanted }
     }
 }
 

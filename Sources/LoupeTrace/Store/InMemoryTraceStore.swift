@@ -24,7 +24,7 @@ public final class InMemoryTraceStore: TraceStore {
         init(_ id: UUID) { self.id = id }
 
         func hash(into hasher: inout Hasher) {
-            let words = withUnsafeBytes(of: id.uuid) { ($0.load(as: UInt64.self), $0.load(fromByteOffset: 8, as: UInt64.self)) }
+            let words = id.words
             hasher.combine(words.0)
             hasher.combine(words.1)
         }
