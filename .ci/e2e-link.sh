@@ -16,6 +16,8 @@ trap cleanup EXIT
 passed=0
 ok() { passed=$((passed + 1)); echo "   ok: $*"; }
 fail() { echo "E2E-LINK FAILED: $*"; for f in "$work"/*.out "$work"/*.err; do [ -f "$f" ] && { echo "--- $f"; tail -c 1500 "$f"; }; done; exit 1; }
+# plural N WORD: the count as Quantity.count writes it (thousands separators) and the noun, singular or plural.
+plural() { python3 -c "import sys; n = int(sys.argv[1]); print(f\"{n:,} {sys.argv[2]}{'' if n == 1 else 's'}\")" "$1" "$2"; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 # The identity (key, certificate, secret) is made here on first use, so the test never touches the user's.
 export XDG_STATE_HOME="$work/state"
@@ -55,12 +57,12 @@ grep -q "link to loupe://…@127.0.0.1:$port: $sent of $sent exchange(s) deliver
 ok "the demo recorded $sent exchanges and the link delivered all $sent"
 grep -q "^linked: loupe demo (pid [0-9]* on " "$work/listen1.out" || fail "no linked line"
 for _ in $(seq 50); do grep -q '^left: loupe demo' "$work/listen1.out" && break; sleep 0.1; done
-grep -q "^left: loupe demo (pid [0-9]* on [^)]*) from 127.0.0.1:[0-9]*, $sent exchange(s) stored$" "$work/listen1.out" || fail "no left line"
+grep -q "^left: loupe demo (pid [0-9]* on [^)]*) from 127.0.0.1:[0-9]*, $(plural "$sent" exchange) stored$" "$work/listen1.out" || fail "no left line"
 ok "one line when the app linked, one when it left"
 diff <(shape "$work/demo.sqlite") <(shape "$work/linked.sqlite") >"$work/diff.err" || fail "stores differ"
 ok "the listener's store holds exactly the demo's $sent exchanges, attempts and events"
 kill -TERM "$listener_pid"; wait "$listener_pid" 2>/dev/null
-grep -q "^received $sent exchange(s) from 1 link(s); apps reported 0 dropped; refused 0 connection(s)$" "$work/listen1.out" \
+grep -q "^received $(plural "$sent" exchange) from 1 link; apps reported 0 dropped; refused 0 connections$" "$work/listen1.out" \
   || fail "summary: $(tail -1 "$work/listen1.out")"
 ok "SIGTERM ends listen with its counts"
 
@@ -181,7 +183,7 @@ ok "s shows the SOURCE column: the send's row says loupe send"
 tm send-keys -t link q
 for _ in $(seq 100); do [ -f "$work/tui-exit.txt" ] && break; sleep 0.1; done
 [ "$(cat "$work/tui-exit.txt" 2>/dev/null)" = 0 ] || fail "tui --listen exit: $(cat "$work/tui-exit.txt" 2>/dev/null)"
-wait_screen "received $((demo_rows + 1)) exchange(s) from 3 link(s)"
+wait_screen "received $(plural $((demo_rows + 1)) exchange) from 3 links"
 ok "q ends tui --listen with exit 0 and the listener's counts"
 tm kill-server 2>/dev/null
 

@@ -11,7 +11,30 @@ enum TransportErrorMapping {
     static func map(_ error: any Error) -> any Error {
         if error is CancellationError { return error }
         if let error = error as? TransportError { return error }
-        return TransportError(kind(of: error), String(describing: error))
+        return TransportError(kind(of: error), message(for: error))
+    }
+
+    /// The failure in a person's words: a socket error by its errno (`connection refused`), not NIO's description
+    /// of the system call (`connection reset (error set): Connection refused) (errno: 111)`).
+    static func message(for error: any Error) -> String {
+        switch error {
+        case let error as IOError:
+            return errnoText(error.errnoCode)
+        case let error as NIOConnectionError:
+            if let dns = error.dnsAError ?? error.dnsAAAAError { return "cannot resolve \(error.host): \(dns)" }
+            if let first = error.connectionErrors.first { return message(for: first.error) }
+            return "cannot connect to \(error.host):\(error.port)"
+        default:
+            return String(describing: error)
+        }
+    }
+
+    /// `strerror`'s text, lowercased as the CLI's messages are.
+    static func errnoText(_ code: CInt) -> String {
+        guard let text = strerror(code) else { return "errno \(code)" }
+        let words = String(cString: text)
+        guard let first = words.first, words.dropFirst().first?.isLowercase == true else { return words }
+        return first.lowercased() + words.dropFirst()
     }
 
     static func kind(of error: any Error) -> TransportError.Kind {

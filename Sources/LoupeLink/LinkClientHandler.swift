@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 import LoupeRules
 import LoupeTrace
 import NIOCore
@@ -13,7 +14,7 @@ enum LinkClientError: Error, CustomStringConvertible {
         switch self {
         case .refused(let reason): "the listener refused the link: \(reason)"
         case .noWelcome(let limit): "no welcome within \(limit)"
-        case .badAck(let count): "the listener acknowledged \(count) exchange(s) it was not sent"
+        case .badAck(let count): "the listener acknowledged \(Quantity.count(count, "exchange")) it was not sent"
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 import LoupeTrace
 import NIOCore
 import NIOPosix
@@ -34,9 +35,9 @@ public enum LinkListenerEvent: Sendable, Equatable {
         switch self {
         case .linked(let peer, let app): "linked: \(LinkListener.name(of: app)) from \(peer)"
         case .left(let peer, let app, let stored, let reason):
-            "left: \(LinkListener.name(of: app)) from \(peer), \(stored) exchange(s) stored"
+            "left: \(LinkListener.name(of: app)) from \(peer), \(Quantity.count(stored, "exchange")) stored"
                 + (reason.map { " (\($0))" } ?? "")
-        case .drops(let app, let total): "dropped: \(LinkListener.name(of: app)) dropped \(total) exchange(s) in all"
+        case .drops(let app, let total): "dropped: \(LinkListener.name(of: app)) dropped \(Quantity.count(total, "exchange")) in all"
         case .refused(let line): "refused: " + line
         }
     }

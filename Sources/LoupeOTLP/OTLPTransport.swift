@@ -22,6 +22,10 @@ public struct OTLPEndpoint: Sendable, Hashable {
     public let headers: HTTPFields
 
     /// Checks `url`: `http` or `https`, with a host, and no user info (credentials belong in `headers`).
+    ///
+    /// A URL whose path ends in `/v1/traces` is used as given; any other is a base endpoint, as OpenTelemetry's
+    /// exporters read `OTEL_EXPORTER_OTLP_ENDPOINT`, and `v1/traces` is appended to its path:
+    /// `http://127.0.0.1:4318` posts to `http://127.0.0.1:4318/v1/traces`.
     public init(url: URL, headers: HTTPFields = [:]) throws(OTLPEndpointError) {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw OTLPEndpointError("an OTLP endpoint must be an http:// or https:// URL, not \(url.absoluteString)")
@@ -32,8 +36,17 @@ public struct OTLPEndpoint: Sendable, Hashable {
         guard url.user == nil, url.password == nil else {
             throw OTLPEndpointError("an OTLP endpoint cannot carry user info; send credentials with a header")
         }
-        self.url = url
+        self.url = Self.tracesURL(url)
         self.headers = headers
+    }
+
+    /// `url` itself when its path already names the traces signal, else `url` with `v1/traces` appended.
+    static func tracesURL(_ url: URL) -> URL {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
+        let path = components.percentEncodedPath
+        if path.hasSuffix("/v1/traces") { return url }
+        components.percentEncodedPath = (path.hasSuffix("/") ? path : path + "/") + "v1/traces"
+        return components.url ?? url
     }
 
     /// As ``init(url:headers:)`` from text.

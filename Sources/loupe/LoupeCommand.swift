@@ -10,6 +10,7 @@ struct LoupeCommand: AsyncParsableCommand {
         commandName: "loupe",
         abstract: "A resilient HTTP client's flight recorder and terminal inspector.",
         discussion: "STORE defaults to $LOUPE_STORE, else $XDG_STATE_HOME/loupe/traces.sqlite (~/.local/state/loupe/traces.sqlite).",
+        version: LoupeVersion.current,
         subcommands: [
             DemoCommand.self, TUICommand.self, SendCommand.self, ListCommand.self, ShowCommand.self, StatsCommand.self,
             ExportCommand.self, ImportCommand.self, CurlCommand.self, PruneCommand.self, RedactCommand.self, ReplayCommand.self,
@@ -20,6 +21,9 @@ struct LoupeCommand: AsyncParsableCommand {
     /// Exit codes per the command-line contract: 0 success, 1 the operation found failures, 2 bad usage or input.
     static func main() async {
         do {
+            if let topic = unknownHelpTopic(Array(CommandLine.arguments.dropFirst())) {
+                throw CommandFailure.badInput("no command '\(topic)'; 'loupe help' lists them")
+            }
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
@@ -37,6 +41,18 @@ struct LoupeCommand: AsyncParsableCommand {
                 Foundation.exit(code)
             }
         }
+    }
+
+    /// The word of `loupe help WORD…` that names no command, or nil. ArgumentParser answers an unknown topic with
+    /// the top-level help and exit 0, which reads as success to a script.
+    static func unknownHelpTopic(_ arguments: [String]) -> String? {
+        guard arguments.first == "help" else { return nil }
+        var commands: [any ParsableCommand.Type] = configuration.subcommands
+        for word in arguments.dropFirst() where !word.hasPrefix("-") {
+            guard let command = commands.first(where: { $0._commandName == word }) else { return word }
+            commands = command.configuration.subcommands
+        }
+        return nil
     }
 
     /// What `main` does with `error`: help goes to stdout with exit 0; everything else is at most one stderr line

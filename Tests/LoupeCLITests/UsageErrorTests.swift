@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LoupeTrace
 @testable import loupe
 import Testing
 
@@ -105,6 +106,28 @@ struct UsageErrorTests {
             }
             #expect(text.contains("USAGE"))
         }
+    }
+
+    @Test("`loupe help WORD` for a command that does not exist is bad usage, not help")
+    func unknownHelpTopic() {
+        #expect(LoupeCommand.unknownHelpTopic(["help", "bogus"]) == "bogus")
+        #expect(LoupeCommand.unknownHelpTopic(["help", "rules", "bogus"]) == "bogus")
+        #expect(LoupeCommand.unknownHelpTopic(["help", "list"]) == nil)
+        #expect(LoupeCommand.unknownHelpTopic(["help", "rules", "check"]) == nil)
+        #expect(LoupeCommand.unknownHelpTopic(["help"]) == nil)
+        #expect(LoupeCommand.unknownHelpTopic(["list", "bogus"]) == nil)
+    }
+
+    @Test("--version prints the version and exits 0")
+    func version() {
+        let report: ErrorReport?
+        do {
+            _ = try LoupeCommand.parseAsRoot(["--version"])
+            report = nil
+        } catch {
+            report = LoupeCommand.report(for: error)
+        }
+        #expect(report == .help(LoupeVersion.current))
     }
 
     @Test("the CLI's own failures keep their code and never print control characters")

@@ -55,6 +55,8 @@ import Testing
         try await transport.shutdown()
         #expect(error?.stage == .transport)
         #expect((error?.underlyingError as? TransportError)?.kind == .connectFailed)
+        // In a person's words: not NIO's `connection reset (error set): Connection refused) (errno: 111)`.
+        #expect((error?.underlyingError as? TransportError)?.description == "connect failed: connection refused")
     }
 
     @Test func attemptTimeoutIsATimeout() async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Loupe
 import LoupeTrace
 import NIOCore
 import NIOPosix
@@ -134,7 +135,7 @@ import Testing
         let counts = link.counts
         #expect(counts.acknowledged + counts.dropped == counts.sent)
         #expect(try first.store.count() + second.store.count() == counts.acknowledged)
-        #expect(await Self.eventually { second.lines.contains { $0 == "dropped: tester (pid \(getpid()) on \(LinkHello.localHostName())) dropped \(dropped) exchange(s) in all" } })
+        #expect(await Self.eventually { second.lines.contains { $0 == "dropped: tester (pid \(getpid()) on \(LinkHello.localHostName())) dropped \(Quantity.count(dropped, "exchange")) in all" } })
         let warnings = logs.lines.withLock { $0.filter { $0.contains("cannot reach") } }
         #expect(warnings.count == 1, "one line for the outage, not one per attempt: \(warnings)")
         await second.listener.stop()

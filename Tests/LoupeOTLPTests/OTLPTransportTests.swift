@@ -37,6 +37,21 @@ struct OTLPTransportTests {
         let endpoint = try OTLPEndpoint("https://collector.example:4318/v1/traces", headers: [.authorization: "Bearer k"])
         #expect(endpoint.url.host == "collector.example")
         #expect(endpoint.headers[.authorization] == "Bearer k")
+        #expect(endpoint.url.absoluteString == "https://collector.example:4318/v1/traces")
+    }
+
+    @Test("a base endpoint posts to /v1/traces, as OpenTelemetry's exporters do; a traces URL is used as given")
+    func baseEndpoints() throws {
+        let cases = [
+            "http://127.0.0.1:4318": "http://127.0.0.1:4318/v1/traces",
+            "http://127.0.0.1:4318/": "http://127.0.0.1:4318/v1/traces",
+            "http://collector:4318/otlp": "http://collector:4318/otlp/v1/traces",
+            "http://collector:4318/otlp/v1/traces": "http://collector:4318/otlp/v1/traces",
+            "http://collector:4318/v1/traces?x=1": "http://collector:4318/v1/traces?x=1",
+        ]
+        for (given, posted) in cases {
+            #expect(try OTLPEndpoint(given).url.absoluteString == posted, "\(given)")
+        }
         for bad in ["ftp://h/v1/traces", "h:4318/v1/traces", "http:///v1/traces", "http://u:p@h/v1/traces", "", "not a url"] {
             #expect(throws: OTLPEndpointError.self, "\(bad)") { try OTLPEndpoint(bad) }
         }

@@ -1,5 +1,5 @@
 import Foundation
-import LoupeTUI
+@testable import LoupeTUI
 import Testing
 
 /// `Documentation/Keys.md` is the key table written out: it fails here the moment a binding, a description or a
@@ -22,6 +22,8 @@ import Testing
     @Test func everyScreenIsInTheReferenceAndEveryCommandHasAKeyOrAPromptEntry() {
         let text = KeyReference.markdown(.standard)
         for context in KeyContext.allCases { #expect(!Keymap.standard.bindings(in: context).isEmpty, "\(context)") }
+        // Every screen has its section (screen 5 had none).
+        for context in KeyContext.allCases { #expect(KeyReference.screens.contains { $0.0 == context }, "\(context)") }
         for key in ["`R`", "`e`", "`d`", "`/`", "`?`"] { #expect(text.contains("| \(key) |"), "\(key)") }
     }
 

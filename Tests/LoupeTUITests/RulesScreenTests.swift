@@ -69,6 +69,17 @@ import Testing
         app.turn(on: screen)
         #expect(rules.changesSent == [.setEnabled("getUser down", false), .remove("getUser down")])
         #expect(screen.lines.contains { $0.contains("deleting rule 'getUser down'…") })
+        // The app has not answered yet: a poll with nothing new keeps the line as it is.
+        app.refresh()
+        app.turn(on: screen)
+        #expect(screen.lines.contains { $0.contains("deleting rule 'getUser down'…") })
+        // The app reports the rule gone: only now does the line say it was deleted.
+        rules.state.withLock { $0[0].entries.removeAll { $0.rule.name == "getUser down" } }
+        rules.changes.withLock { $0 += 1 }
+        app.refresh()
+        app.turn(on: screen)
+        #expect(screen.lines.contains { $0.contains("deleted rule 'getUser down'") })
+        #expect(!screen.lines.contains { $0.contains("deleting rule") })
         screen.press("g", "c", "a", "A")
         app.turn(on: screen)
         #expect(Array(rules.changesSent.dropFirst(2)) == [.decide(Self.heldID, .resume), .decide(Self.heldID, .abort), .continueAll])

@@ -206,9 +206,20 @@ public final class InspectorApp {
     /// The linked apps' states for the title bar, read on every poll (`loupe tui --listen` sets it).
     package var sourceStatus: (@Sendable () -> [SourceStatus])?
 
+    /// The listener's link and refusals, read on every poll (`loupe tui --listen` sets it): the empty flows list
+    /// and screen 5 show the link, and a new refusal is said on the status line.
+    package var listenerStatus: (@Sendable () -> ListenerStatus)?
+
     /// Looks at the store for changes (by this or another process), and at the linked apps.
     package func refresh() {
         if let sourceStatus { state.sources = sourceStatus() }
+        if let listenerStatus {
+            let now = listenerStatus()
+            if now.refused > (state.listener?.refused ?? 0), let line = now.lastRefusal {
+                state.status = .error("link refused: " + line)
+            }
+            state.listener = now
+        }
         apply(.poll)
     }
 

@@ -47,6 +47,7 @@ enum CommandInfo {
         .cycleWindow: "Metrics window: 1m, 5m, 15m, 1h, all",
         .flowsForKey: "The flows of this breaker key (its host or operation)",
         .rules: "Rules of the linked apps with their hits, and the requests their breakpoints hold",
+        .link: "Show the link apps are given (loupe tui --listen) on the status line",
         .toggleRule: "Enable or disable the selected rule",
         .deleteRule: "Delete the selected rule",
         .editRule: "Edit the selected rule as TOML in $VISUAL / $EDITOR (a held request: its request, as e edits one)",

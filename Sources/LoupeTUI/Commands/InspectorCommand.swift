@@ -16,6 +16,7 @@ package enum InspectorCommand: String, Hashable, Sendable, CaseIterable {
     case cycleWindow, flowsForKey
     // Rules (screen 5) and rules made from an exchange.
     case rules, toggleRule, deleteRule, editRule, continueHeld, abortHeld, continueAll, newRule
+    case link
     // Text input, in prompts.
     case submit, cancel, complete, historyPrevious, historyNext
     case cursorLeft, cursorRight, cursorStart, cursorEnd

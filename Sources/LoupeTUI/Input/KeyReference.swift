@@ -11,6 +11,7 @@ package enum KeyReference {
         (.circuits, "The circuit-breaker board (`3`)"),
         (.circuitHistory, "A breaker key's transitions (Enter on the board)"),
         (.metrics, "The metrics (`4`)"),
+        (.rules, "Rules and held requests (`5`, with `loupe tui --listen`)"),
         (.help, "The help (`?`)"),
         (.prompt, "Prompts (`f` filter, `/` search, `:` command)"),
     ]

@@ -3,6 +3,8 @@
 struct EmptyHint {
     let hasLoaded: Bool
     let filtered: Bool
+    /// The link apps are given, when the inspector listens: an empty store then waits for them.
+    var link: String? = nil
 
     var lines: [StyledLine] {
         guard hasLoaded else { return [StyledLine("Reading the store…", style: .dim)] }
@@ -11,6 +13,17 @@ struct EmptyHint {
                 StyledLine("No exchange matches", style: .heading),
                 .empty,
                 StyledLine("f edits the filter (an empty one clears it); M shows all, not only marked.", style: .dim),
+            ]
+        }
+        if let link {
+            return [
+                StyledLine("Waiting for linked apps", style: .heading),
+                .empty,
+                StyledLine("Give each app this line in its environment (the app calls LoupeLink.fromEnvironment()):"),
+                .empty,
+                StyledLine(link, style: .label),
+                .empty,
+                StyledLine("or --link to loupe demo and loupe send. :link shows it again.", style: .dim),
             ]
         }
         return [

@@ -22,6 +22,7 @@ package enum InspectorRenderer {
         TitleBar(state: state).render(in: layout.titleBar, into: &buffer)
         var context = RenderContext(session: state.session, calendar: state.calendar, search: state.highlightedSearch)
         context.now = state.now
+        context.link = state.listener?.link
         state.top.render(in: layout.content, into: &buffer, context: context)
         if let prompt = state.prompt {
             PromptLine(prompt: prompt).render(in: layout.statusLine, footer: layout.footer, keymap: state.keymap,

@@ -63,4 +63,6 @@ package struct RenderContext {
     package var search: String?
     /// The wall clock's time of the last update.
     package var now = Date(timeIntervalSince1970: 0)
+    /// The link apps are given (`LOUPE_LINK=…`), when this inspector listens: empty screens say it.
+    package var link: String?
 }

@@ -124,6 +124,12 @@ extension InspectorState {
             showBoard(command == .circuits ? .circuits : .metrics, environment)
         case .rules:
             showRules(environment)
+        case .link:
+            guard let listener else {
+                status = .error("not listening: loupe tui --listen PORT links apps")
+                return true
+            }
+            status = StatusMessage(listener.link)
         case .newRule:
             newRule(argument, environment)
         case .commandPrompt:

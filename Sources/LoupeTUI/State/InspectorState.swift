@@ -11,6 +11,8 @@ package struct InspectorState: Sendable {
     package var storeName: String
     /// The linked apps, for the title bar (`loupe tui --listen`); empty otherwise.
     package var sources: [SourceStatus] = []
+    /// The listener's link and refusals (`loupe tui --listen`); nil otherwise.
+    package var listener: ListenerStatus?
     /// The screen size everything is laid out for.
     package private(set) var size: Size
     /// Whether replay is available (a replayer was given).

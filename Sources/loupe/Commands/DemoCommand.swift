@@ -128,7 +128,7 @@ struct DemoCommand: AsyncParsableCommand {
 
     /// `port N is in use` for the common case, the server's own reason otherwise.
     static func startFailure(_ error: any Error, port: Int) -> CommandFailure {
-        if String(describing: error).contains(String(cString: strerror(EADDRINUSE))) {
+        if BindFailure.isAddressInUse(error) {
             return CommandFailure.badInput("port \(port) is in use")
         }
         return CommandFailure.badInput("cannot start the demo API on 127.0.0.1:\(port): \(error)")

@@ -49,7 +49,7 @@ struct ImportCommand: AsyncParsableCommand {
             // Nothing was imported: a store this import created goes again rather than stay behind empty.
             if created { StoreAccess.remove(store, path: storePath) } else { StoreAccess.reportPrunes(store, path: storePath) }
             if error is HARImportError { throw CommandFailure.badInput("\(path): \(error)") }
-            throw CommandFailure.badInput("cannot write \(entries) exchange(s) to \(storePath), none imported: \(error)")
+            throw CommandFailure.badInput("cannot write \(Quantity.count(entries, "exchange")) to \(storePath), none imported: \(error)")
         }
         StoreAccess.reportPrunes(store, path: storePath)  // what keeping the store within its bounds removed
         print(TerminalText.line(Self.summary(count, file: path, store: storePath)))

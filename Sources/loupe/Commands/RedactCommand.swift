@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Loupe
 import LoupeTrace
 import LoupeFormats
 
@@ -49,7 +50,7 @@ struct RedactCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure.badInput("cannot redact \(TerminalText.line(path)): \(error)")
         }
-        print(TerminalText.line("Redacted \(result.changed) of \(result.examined) exchange(s) in \(path)"))
+        print(TerminalText.line("Redacted \(result.changed) of \(Quantity.count(result.examined, "exchange")) in \(path)"))
         guard result.isComplete else {
             throw CommandFailure.failed(
                 "another process has \(TerminalText.line(path)) open, so old copies may remain in its -wal file; "

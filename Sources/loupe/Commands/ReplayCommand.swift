@@ -162,7 +162,7 @@ struct ReplayCommand: AsyncParsableCommand {
         plan.ignore = try ignorePatterns()
         plan.pacing = fast ? .fast : .recorded
         guard plan.requestCount <= ReplayPlan.maximumRequests else {
-            throw CommandFailure.badInput("\(originals.count) exchange(s) × \(plan.times + plan.noiseRuns) is more than \(ReplayPlan.maximumRequests) requests; lower --times or narrow the filter")
+            throw CommandFailure.badInput("\(Quantity.count(originals.count, "exchange")) × \(plan.times + plan.noiseRuns) is more than \(ReplayPlan.maximumRequests) requests; lower --times or narrow the filter")
         }
         return plan
     }

@@ -113,7 +113,9 @@ struct SendCommand: AsyncParsableCommand {
         let sink: any ResponseBodySink = tap
         let client = Client(
             baseURL: request.url!, transport: transport, middlewares: resilience.makeMiddlewares(),
-            observer: MultiplexClientObserver([tap, inspector, LiveAttemptPrinter(redacting: url, with: redaction.policy)]))
+            observer: MultiplexClientObserver([tap, inspector, LiveAttemptPrinter(
+                redacting: url, with: redaction.policy,
+                silencedWhen: { standardOutput.writeFailure != nil || through?.writeFailure != nil })]))
         let retried = resilience.retriedStatuses
         let streaming = ResponseStreaming(
             // A status the retry policy may retry is held back (bounded) until it is final: output cannot be unsent.

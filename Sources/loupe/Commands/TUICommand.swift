@@ -3,6 +3,7 @@ import Foundation
 import LoupeLink
 import LoupeTUI
 import LoupeTrace
+import Synchronization
 
 /// `loupe tui [STORE]`: the live terminal inspector, on a store opened read-only.
 struct TUICommand: AsyncParsableCommand {
@@ -53,13 +54,21 @@ struct TUICommand: AsyncParsableCommand {
         let (store, path) = try StoreAccess.openForWriting(listenStore ?? store)
         // The link is the one thing printed before the screen takes over, and again after it.
         let wakeup = StoreWakeup()
+        // The screen covers standard error: refusals are kept for the status line instead of printed.
+        let lastRefusal = Mutex<String?>(nil)
         let listener = try await ListenOption.start(at: address, store: store, insecureLoopback: insecureLoopback,
-                                                    onStored: { _ in wakeup?.signal() }) { _ in }
+                                                    onStored: { _ in wakeup?.signal() }) { event in
+            if case .refused(let line) = event { lastRefusal.withLock { $0 = line } }
+        }
         StandardStreams.error("\(LinkAddress.environmentVariable)=\(listener.link)\n")
         let replayer = StoreReplayer(path: path)
         let app = InspectorApp(store: store, storeName: path, replayer: replayer, filter: filter, keymap: keymap,
                                history: FilePromptHistory(), rules: ListenerRules(listener))
         app.sourceStatus = { listener.sources.map(Self.status) }
+        let link = "\(LinkAddress.environmentVariable)=\(listener.link)"
+        app.listenerStatus = {
+            ListenerStatus(link: link, refused: listener.counts.refused, lastRefusal: lastRefusal.withLock { $0 })
+        }
         app.wakeup = wakeup
         let result = await Result(catching: { try await Inspector.run(app, mouse: !noMouse) })
         await listener.stop()

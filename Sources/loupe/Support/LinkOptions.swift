@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Loupe
 import LoupeLink
 import LoupeRules
 import LoupeTrace
@@ -40,7 +41,7 @@ enum LinkOption {
     static func report(_ link: LoupeLink?) {
         guard let link else { return }
         let counts = link.counts
-        var line = "loupe: link to \(link.address.redacted): \(counts.acknowledged) of \(counts.sent) exchange(s) "
+        var line = "loupe: link to \(link.address.redacted): \(counts.acknowledged) of \(Quantity.count(counts.sent, "exchange")) "
             + "delivered, \(counts.dropped) dropped"
         if counts.pending > 0 { line += ", \(counts.pending) undelivered at exit" }
         StandardStreams.error(line + "\n")
@@ -77,13 +78,14 @@ enum ListenOption {
             return try await LinkListener.start(at: address, identity: identity, store: store, settings: settings,
                                                 events: events)
         } catch {
-            throw CommandFailure.badInput("cannot listen on \(address): \(StandardStreams.reason(error))")
+            if BindFailure.isAddressInUse(error) { throw CommandFailure.badInput("port \(address.port) is in use") }
+            throw CommandFailure.badInput("cannot listen on \(address): \(error)")
         }
     }
 
     /// The closing line: what the listener took in.
     static func summary(_ counts: LinkListener.Counts) -> String {
-        "received \(counts.stored) exchange(s) from \(counts.linked) link(s); apps reported \(counts.droppedByApps) "
-            + "dropped; refused \(counts.refused) connection(s)"
+        "received \(Quantity.count(counts.stored, "exchange")) from \(Quantity.count(counts.linked, "link")); apps reported "
+            + "\(Quantity.count(counts.droppedByApps)) dropped; refused \(Quantity.count(counts.refused, "connection"))"
     }
 }

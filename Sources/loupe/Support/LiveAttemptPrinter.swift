@@ -8,10 +8,14 @@ struct LiveAttemptPrinter: ClientObserver {
     /// The request's URL, whose secrets an error or event may quote.
     var url: String
     var policy: RedactionPolicy
+    /// True once the command's own output failed (`loupe send … | head`): from then on the command's one line says
+    /// what happened, and the attempt and its `incomplete` event, which only follow from it, are not printed.
+    var silenced: @Sendable () -> Bool
 
-    init(redacting url: String, with policy: RedactionPolicy) {
+    init(redacting url: String, with policy: RedactionPolicy, silencedWhen silenced: @escaping @Sendable () -> Bool = { false }) {
         self.url = url
         self.policy = policy
+        self.silenced = silenced
     }
 
     func attemptFinished(_ attempt: AttemptFinished) {
@@ -34,6 +38,7 @@ struct LiveAttemptPrinter: ClientObserver {
     /// Reason phrases, errors and event messages come from the server: shown redacted as the store has them, with
     /// control characters made visible.
     private func write(_ line: String) {
+        guard !silenced() else { return }
         StandardStreams.error("loupe: " + TerminalText.line(policy.redact(text: line, about: url)) + "\n")
     }
 }

@@ -24,6 +24,16 @@ package struct RulesScreen: InspectorScreen {
     private var pageHeight: Int
     private let linked: Bool
     private var seenVersion = -1
+    /// The change last sent and not yet seen in what the apps report back: its status line (`deleting rule 'x'…`)
+    /// turns into what happened (`deleted rule 'x'`) once the app's state shows it, never before.
+    private var pending: PendingChange?
+
+    private struct PendingChange {
+        var app: String?
+        var change: RulesChange
+        /// The line that replaces `deleting …` once the app shows the change.
+        var done: String
+    }
 
     package init(context: inout ScreenContext) {
         pageHeight = max(1, context.area.height - 1)
@@ -64,6 +74,29 @@ package struct RulesScreen: InspectorScreen {
     package mutating func refresh(_ reason: RefreshReason, context: inout ScreenContext) {
         pageHeight = max(1, context.area.height - 1)
         reload(context)
+        settle(&context)
+    }
+
+    /// Replaces the pending change's `…` line with what the app did, once its reported state shows it.
+    private mutating func settle(_ context: inout ScreenContext) {
+        guard let pending else { return }
+        let reported = pending.app.flatMap { app in apps.first { $0.id == app } }
+        let applied: Bool
+        switch pending.change {
+        case .remove(let name):
+            applied = reported.map { !$0.entries.contains { $0.rule.name == name } } ?? false
+        case .setEnabled(let name, let enabled):
+            applied = reported?.entries.first { $0.rule.name == name }?.rule.limits.enabled == enabled
+        case .decide(let id, _):
+            applied = reported.map { !$0.held.contains { $0.id == id } } ?? false
+        case .continueAll:
+            applied = apps.allSatisfy { $0.held.isEmpty }
+        case .put:
+            applied = false
+        }
+        guard applied else { return }
+        context.status = StatusMessage(pending.done)
+        self.pending = nil
     }
 
     package mutating func perform(_ command: InspectorCommand, argument: String?, context: inout ScreenContext) -> Bool {
@@ -78,10 +111,12 @@ package struct RulesScreen: InspectorScreen {
             guard case .rule(let app, let entry)? = selectedRow else { return nothing(command, &context) }
             let enabled = !entry.rule.limits.enabled
             send(.setEnabled(entry.rule.name, enabled), to: app, &context,
-                 done: "\(enabled ? "enabling" : "disabling") rule '\(entry.rule.name)'")
+                 doing: "\(enabled ? "enabling" : "disabling") rule '\(entry.rule.name)'",
+                 done: "\(enabled ? "enabled" : "disabled") rule '\(entry.rule.name)'")
         case .deleteRule:
             guard case .rule(let app, let entry)? = selectedRow else { return nothing(command, &context) }
-            send(.remove(entry.rule.name), to: app, &context, done: "deleting rule '\(entry.rule.name)'")
+            send(.remove(entry.rule.name), to: app, &context, doing: "deleting rule '\(entry.rule.name)'",
+                 done: "deleted rule '\(entry.rule.name)'")
         case .editRule, .open:
             switch selectedRow {
             case .rule(let app, let entry)?: context.effects.append(.editRule(app: app, entry.rule))
@@ -92,10 +127,12 @@ package struct RulesScreen: InspectorScreen {
             guard case .held(let app, let held)? = selectedRow else { return nothing(command, &context) }
             let abort = command == .abortHeld
             send(.decide(held.id, abort ? .abort : .resume), to: app, &context,
-                 done: "\(abort ? "aborting" : "continuing") \(held.method) \(held.operation)")
+                 doing: "\(abort ? "aborting" : "continuing") \(held.method) \(held.operation)",
+                 done: "\(abort ? "aborted" : "continued") \(held.method) \(held.operation)")
         case .continueAll:
             let count = apps.reduce(0) { $0 + $1.held.count }
-            send(.continueAll, to: nil, &context, done: "continuing \(count) held request\(count == 1 ? "" : "s")")
+            send(.continueAll, to: nil, &context, doing: "continuing \(Quantity.count(count, "held request"))",
+                 done: "continued \(Quantity.count(count, "held request"))")
         default:
             return false
         }
@@ -111,12 +148,14 @@ package struct RulesScreen: InspectorScreen {
         return true
     }
 
-    private func send(_ change: RulesChange, to app: String?, _ context: inout ScreenContext, done: String) {
+    private mutating func send(_ change: RulesChange, to app: String?, _ context: inout ScreenContext,
+                               doing: String, done: String) {
         guard let control = context.rules, control.send(change, to: app) else {
             context.status = .error(linked ? "the app is no longer linked" : Self.unlinked)
             return
         }
-        context.status = StatusMessage(done + "…")
+        context.status = StatusMessage(doing + "…")
+        pending = PendingChange(app: app, change: change, done: done)
     }
 
     static let unlinked = "rules act on linked apps: run loupe tui --listen and link an app"
@@ -160,6 +199,11 @@ package struct RulesScreen: InspectorScreen {
         let header = apps.isEmpty ? "No linked app takes rules yet (an app opts in with a link or LOUPE_RULES)"
             : "\(held) held · \(rules) rule\(rules == 1 ? "" : "s") · \(apps.count) app\(apps.count == 1 ? "" : "s")\(maxHold)"
         _ = buffer.write(header, x: area.x, y: area.y, maxWidth: area.width, style: .heading)
+        if apps.isEmpty, let link = context.link, area.height > 4 {
+            _ = buffer.write("Give an app this line in its environment, or --link to loupe demo and loupe send:",
+                             x: area.x + 1, y: area.y + 2, maxWidth: area.width - 2, style: .dim)
+            _ = buffer.write(link, x: area.x + 1, y: area.y + 3, maxWidth: area.width - 2, style: .label)
+        }
         for (offset, row) in rows.dropFirst(scroll).prefix(area.height - 1).enumerated() {
             let y = area.y + 1 + offset
             let index = scroll + offset
