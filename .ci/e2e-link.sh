@@ -52,7 +52,7 @@ timeout 60 "$loupe" demo --headless --duration 3 --pause 20 --store "$work/demo.
   >"$work/demo1.out" 2>"$work/demo1.err" || fail "demo exited $?"
 sent=$(sed -n 's/^recorded \([0-9]*\) of .*/\1/p' "$work/demo1.out")
 [ -n "$sent" ] && [ "$sent" -gt 20 ] || fail "demo recorded '$sent'"
-grep -q "link to loupe://…@127.0.0.1:$port: $sent of $sent exchange(s) delivered, 0 dropped" "$work/demo1.err" \
+grep -q "link to loupe://…@127.0.0.1:$port: $sent of $(plural "$sent" exchange) delivered, 0 dropped" "$work/demo1.err" \
   || fail "demo's link line: $(grep link "$work/demo1.err")"
 ok "the demo recorded $sent exchanges and the link delivered all $sent"
 grep -q "^linked: loupe demo (pid [0-9]* on " "$work/listen1.out" || fail "no linked line"
@@ -79,8 +79,8 @@ sleep 1
 start_listener listen3 "$port" "$work/linked.sqlite"
 wait "$demo_pid" || fail "demo exited $? after the listener died"
 line=$(grep "link to loupe://" "$work/demo2.err")
-[[ "$line" =~ :\ ([0-9]+)\ of\ ([0-9]+)\ exchange\(s\)\ delivered,\ ([0-9]+)\ dropped ]] || fail "link line: $line"
-delivered=${BASH_REMATCH[1]} linked_sent=${BASH_REMATCH[2]} dropped=${BASH_REMATCH[3]}
+[[ "$line" =~ :\ ([0-9]+)\ of\ ([0-9,]+)\ exchanges?\ delivered,\ ([0-9]+)\ dropped ]] || fail "link line: $line"
+delivered=${BASH_REMATCH[1]} linked_sent=${BASH_REMATCH[2]//,/} dropped=${BASH_REMATCH[3]}
 recorded=$(sed -n 's/^recorded \([0-9]*\) of .*/\1/p' "$work/demo2.out")
 [ "$linked_sent" = "$recorded" ] || fail "the link was given $linked_sent, the demo recorded $recorded"
 received=$(sqlite3 "$work/linked.sqlite" 'SELECT count(*) FROM exchange')
@@ -120,14 +120,14 @@ kill -CONT "$listener_pid"
 wait "$demo_pid" || fail "demo exited $? with a stopped viewer"
 held=$(awk -v a="$stop_at" -v b="$cont_at" 'BEGIN { printf "%.1f", b - a }')
 line=$(grep "link to loupe://" "$work/demo5.err")
-[[ "$line" =~ :\ ([0-9]+)\ of\ ([0-9]+)\ exchange\(s\)\ delivered,\ ([0-9]+)\ dropped ]] || fail "link line: $line"
-delivered=${BASH_REMATCH[1]} linked_sent=${BASH_REMATCH[2]} dropped=${BASH_REMATCH[3]}
+[[ "$line" =~ :\ ([0-9]+)\ of\ ([0-9,]+)\ exchanges?\ delivered,\ ([0-9]+)\ dropped ]] || fail "link line: $line"
+delivered=${BASH_REMATCH[1]} linked_sent=${BASH_REMATCH[2]//,/} dropped=${BASH_REMATCH[3]}
 received=$(sqlite3 "$work/linked.sqlite" 'SELECT count(*) FROM exchange')
 [ $((received + dropped)) -eq "$linked_sent" ] && [ "$delivered" = "$received" ] \
   || fail "stopped viewer: delivered $delivered, dropped $dropped, received $received of $linked_sent"
 [ "$filled" = 0 ] || [ "$dropped" -gt 0 ] || fail "the stop filled the kernel's buffers but the demo dropped nothing"
-for _ in $(seq 50); do grep -q "^dropped: loupe demo .* dropped $dropped exchange(s) in all$" "$work/listen5.out" && break; sleep 0.1; done
-[ "$dropped" = 0 ] || grep -q "^dropped: loupe demo .* dropped $dropped exchange(s) in all$" "$work/listen5.out" \
+for _ in $(seq 50); do grep -q "^dropped: loupe demo .* dropped $(plural "$dropped" exchange) in all$" "$work/listen5.out" && break; sleep 0.1; done
+[ "$dropped" = 0 ] || grep -q "^dropped: loupe demo .* dropped $(plural "$dropped" exchange) in all$" "$work/listen5.out" \
   || fail "the viewer was not told of $dropped drops: $(grep dropped "$work/listen5.out")"
 # The app's own requests: median duration of those started while the viewer was stopped, and of the others.
 median() { sqlite3 "$work/demo5.sqlite" "SELECT duration FROM exchange WHERE $1 ORDER BY duration" \
@@ -155,6 +155,10 @@ wait_screen() {
   cat "$work/pane.out"; fail "the screen never showed '$1'"
 }
 wait_screen "Loupe │ flows │"
+# The link printed before the screen took over is on the screen itself while no app has linked (issue 43.14).
+wait_screen "Waiting for linked apps"
+wait_screen "LOUPE_LINK=loupe://"
+ok "tui --listen shows the link on its empty list"
 for n in 1 2; do
   timeout 60 "$loupe" demo --headless --duration 2 --pause 50 --store "$work/tui-demo$n.sqlite" --link "$tlink" \
     >"$work/tui-demo$n.out" 2>"$work/tui-demo$n.err" &
@@ -206,7 +210,7 @@ if [ "$(id -u)" = 0 ] && command -v ip >/dev/null && ip netns add "loupe-v-$$" 2
   ip netns exec "$b" timeout 60 "$loupe" demo --headless --duration 2 --pause 20 --store "$work/netns-demo.sqlite" \
     --link "$ns_link" >"$work/netns-demo.out" 2>"$work/netns-demo.err" || fail "netns demo exited $?"
   ns_sent=$(sed -n 's/^recorded \([0-9]*\) of .*/\1/p' "$work/netns-demo.out")
-  grep -q ": $ns_sent of $ns_sent exchange(s) delivered, 0 dropped" "$work/netns-demo.err" || fail "netns: $(cat "$work/netns-demo.err")"
+  grep -q ": $ns_sent of $(plural "$ns_sent" exchange) delivered, 0 dropped" "$work/netns-demo.err" || fail "netns: $(cat "$work/netns-demo.err")"
   diff <(shape "$work/netns-demo.sqlite") <(shape "$work/netns.sqlite") >/dev/null || fail "netns stores differ"
   # The demo's host cannot reach the listener's loopback: only the veth path is used.
   grep -q "from 10.77.0.2:" "$work/netns-listen.out" || fail "netns: $(cat "$work/netns-listen.out")"
@@ -233,7 +237,7 @@ plain_link=$(grep -m1 '^LOUPE_LINK=' "$work/plain.out" | cut -d= -f2-)
 [[ "$plain_link" =~ ^loupe\+tcp://[A-Za-z0-9_-]{16,}@127\.0\.0\.1:$iport$ ]] || fail "plain link: $plain_link"
 timeout 30 "$loupe" send GET http://127.0.0.1:1/plain --store "$work/plain-send.sqlite" --link "$plain_link" \
   >/dev/null 2>"$work/plain-send.err"
-grep -q "1 of 1 exchange(s) delivered" "$work/plain-send.err" || fail "plain send: $(cat "$work/plain-send.err")"
+grep -q "1 of 1 exchange delivered" "$work/plain-send.err" || fail "plain send: $(cat "$work/plain-send.err")"
 kill -TERM "$plain_pid"; wait "$plain_pid" 2>/dev/null
 ok "listen --insecure-loopback prints loupe+tcp://…@127.0.0.1:$iport and a send delivers over it"
 

@@ -32,6 +32,12 @@ printf '[[rule]]\nname = "a"\nmatch = "~u ."\nfault = { status = 503 \n' >"$work
 [ "$(wc -l <"$work/check.err")" = 1 ] && grep -q "^loupe: rules file $work/broken.toml:[0-9]*: " "$work/check.err" \
   || fail "rules check line: $(cat "$work/check.err")"
 ok "a syntax error: one line '$(cut -c1-70 "$work/check.err")…', exit 2"
+# A rule that can never fire (a response term in match) is refused on its match line, not the [[rule]] line.
+printf '[[rule]]\nname = "never"\nmatch = "~c 5xx"\nfault = { status = 503 }\n' >"$work/never.toml"
+"$loupe" rules check "$work/never.toml" >"$work/check.out" 2>"$work/check.err"; code=$?
+[ "$code" = 2 ] && grep -q "^loupe: rules file $work/never.toml:3: rule 'never': match: ~c is about the response" "$work/check.err" \
+  || fail "rules check of ~c 5xx (exit $code): $(cat "$work/check.err")"
+ok "a rule that can never fire: '$(cut -c1-90 "$work/check.err")…', exit 2"
 printf '[[rule]]\nname = "canned users"\nmatch = "~op getUser"\nmock = { status = 200, headers = { "content-type" = "application/json" }, body = %s }\n' \
   "'{\"id\":0,\"name\":\"mocked\"}'" >"$work/mock.toml"
 "$loupe" rules check "$work/mock.toml" >"$work/check.out" 2>&1 || fail "a good file: $(cat "$work/check.out")"

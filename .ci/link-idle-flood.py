@@ -139,11 +139,11 @@ except subprocess.TimeoutExpired:
     listener.kill()
     fail("the demo did not finish")
 recorded = re.search(r"^recorded (\d+) of ", out, re.M)
-delivered = re.search(r": (\d+) of (\d+) exchange\(s\) delivered, (\d+) dropped", err)
+delivered = re.search(r": (\d+) of ([\d,]+) exchanges? delivered, (\d+) dropped", err)
 if not recorded or not delivered:
     listener.kill()
     fail(f"demo output: {out[-500:]} {err[-500:]}")
-sent, total, dropped = int(delivered.group(1)), int(delivered.group(2)), int(delivered.group(3))
+sent, total, dropped = int(delivered.group(1)), int(delivered.group(2).replace(",", "")), int(delivered.group(3))
 if not (sent == total == int(recorded.group(1)) and dropped == 0):
     # The demo's drain at exit is 3 s: it may end before a slot frees; then what it did deliver must add up.
     listener.kill()

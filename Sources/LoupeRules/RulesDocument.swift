@@ -40,9 +40,11 @@ public enum RulesDocument {
         for (index, element) in list.enumerated() {
             let line = index < headers.count ? headers[index] : nil
             guard let entry = element.table else { throw ConfigFileError(line: line, "each rule must be a [[rule]] table") }
-            let rule = try self.rule(entry, line: line, number: index + 1)
+            let end = index + 1 < headers.count ? headers[index + 1] : Int.max
+            let keyLine = { (key: String) in line.flatMap { keyLineIn(text, key: key, from: $0, before: end) } ?? line }
+            let rule = try self.rule(entry, line: line, keyLine: keyLine, number: index + 1)
             guard names.insert(rule.name).inserted else {
-                throw ConfigFileError(line: line, "two rules are named '\(rule.name)'")
+                throw ConfigFileError(line: keyLine("name"), "two rules are named '\(rule.name)'")
             }
             rules.append(rule)
         }
@@ -58,37 +60,39 @@ public enum RulesDocument {
                                         "mock", "fault", "rewrite", "breakpoint", "breaker"]
     static let actions = ["mock", "fault", "rewrite", "breakpoint", "breaker"]
 
-    private static func rule(_ table: TOMLTable, line: Int?, number: Int) throws(ConfigFileError) -> Rule {
+    /// `keyLine(key)` is the line of `key` inside this rule's table (the `[[rule]]` line when it is not found):
+    /// a mistake is reported on the line that holds it.
+    private static func rule(_ table: TOMLTable, line: Int?, keyLine: (String) -> Int?, number: Int) throws(ConfigFileError) -> Rule {
         let label = "rule \(number)"
         for key in table.keys where !ruleKeys.contains(key) {
-            throw ConfigFileError(line: line, "\(label): unknown key '\(key.prefix(40))'")
+            throw ConfigFileError(line: keyLine(key), "\(label): unknown key '\(key.prefix(40))'")
         }
         guard let name = table["name"]?.string, !name.isEmpty, name.count <= maxNameLength,
               !name.contains(where: { $0.isNewline || $0 == "\0" }) else {
-            throw ConfigFileError(line: line, "\(label): needs a name (1 to \(maxNameLength) characters on one line)")
+            throw ConfigFileError(line: keyLine("name"), "\(label): needs a name (1 to \(maxNameLength) characters on one line)")
         }
         let named = "rule '\(name)'"
         let match = table["match"]?.string ?? ""
         var limits = RuleLimits()
         if let value = table["enabled"] {
-            guard let enabled = value.bool else { throw ConfigFileError(line: line, "\(named): enabled must be true or false") }
+            guard let enabled = value.bool else { throw ConfigFileError(line: keyLine("enabled"), "\(named): enabled must be true or false") }
             limits.enabled = enabled
         }
         if let value = table["times"] {
             guard let times = value.int, (1...1_000_000_000).contains(times) else {
-                throw ConfigFileError(line: line, "\(named): times must be a whole number from 1 to 1000000000")
+                throw ConfigFileError(line: keyLine("times"), "\(named): times must be a whole number from 1 to 1000000000")
             }
             limits.times = times
         }
         if let value = table["until"] {
             guard let text = value.string, let date = ISO8601DateFormatter().date(from: text) else {
-                throw ConfigFileError(line: line, "\(named): until must be a time like \"2026-11-27T04:00:00Z\"")
+                throw ConfigFileError(line: keyLine("until"), "\(named): until must be a time like \"2026-11-27T04:00:00Z\"")
             }
             limits.until = date
         }
         if let value = table["probability"] {
             guard let probability = value.double ?? value.int.map(Double.init), (0...1).contains(probability) else {
-                throw ConfigFileError(line: line, "\(named): probability must be a number from 0 to 1")
+                throw ConfigFileError(line: keyLine("probability"), "\(named): probability must be a number from 0 to 1")
             }
             limits.probability = probability
         }
@@ -96,15 +100,54 @@ public enum RulesDocument {
         guard present.count == 1, let word = present.first, let body = table[word]?.table else {
             throw ConfigFileError(line: line, "\(named): needs exactly one action table: mock, fault, rewrite, breakpoint or breaker")
         }
-        let action = try self.action(word, body, named: named, line: line)
+        let action = try self.action(word, body, named: named, line: keyLine(word))
         if case .breaker = action {} else if match.isEmpty {
             throw ConfigFileError(line: line, "\(named): needs match, a filter such as \"~op getUser\" (\"~u .\" for every request)")
         }
+        let rule: Rule
         do {
-            return try Rule(name: name, match: match.isEmpty ? "~u ." : match, action: action, limits: limits)
+            rule = try Rule(name: name, match: match.isEmpty ? "~u ." : match, action: action, limits: limits)
         } catch {
-            throw ConfigFileError(line: line, "\(named): match: \(error)")
+            throw ConfigFileError(line: keyLine("match"), "\(named): match: \(error)")
         }
+        // A term about the response or the recorded exchange is never true of a request about to be sent: such a
+        // rule could never act, which a file must not be able to say without a word.
+        if case .breaker = action {} else if let term = responseTerm(in: rule.filter) {
+            throw ConfigFileError(line: keyLine("match"), "\(named): match: \(term) is about the response or the recorded "
+                + "exchange, which a rule never sees (it acts before the request is sent); match the request with "
+                + "~m, ~d, ~u, ~h, ~b, ~op or ~att")
+        }
+        return rule
+    }
+
+    /// The first term of `filter` that a request about to be sent cannot have (``RuleSubject`` reads it as false),
+    /// as it is written (`~c`), or nil when every term is about the request.
+    static func responseTerm(in filter: TraceFilter) -> String? {
+        switch filter {
+        case .status: "~c"
+        case .duration: "~dur"
+        case .circuit: "~cb"
+        case .error: "~e"
+        case .replay: "~replay"
+        case .source: "~src"
+        case .rule: "~rule"
+        case .method, .host, .url, .header, .body, .operation, .attempts: nil
+        case .not(let inner): responseTerm(in: inner)
+        case .and(let left, let right), .or(let left, let right): responseTerm(in: left) ?? responseTerm(in: right)
+        }
+    }
+
+    /// The 1-based line of `key = …` (or a `[rule.key]` table) among lines `start + 1 ..< end` of `text`.
+    static func keyLineIn(_ text: String, key: String, from start: Int, before end: Int) -> Int? {
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+        where index + 1 > start && index + 1 < end {
+            let trimmed = line.drop { $0 == " " || $0 == "\t" }
+            if trimmed.hasPrefix("[rule.\(key)]") || trimmed.hasPrefix("[ rule.\(key) ]") { return index + 1 }
+            guard trimmed.hasPrefix(key) else { continue }
+            let rest = trimmed.dropFirst(key.count).drop { $0 == " " || $0 == "\t" }
+            if rest.first == "=" { return index + 1 }
+        }
+        return nil
     }
 
     private static func action(_ word: String, _ table: TOMLTable, named: String, line: Int?) throws(ConfigFileError) -> RuleAction {

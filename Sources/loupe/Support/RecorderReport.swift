@@ -15,7 +15,7 @@ enum RecorderReport {
         StandardStreams.error(line + "\n")
     }
 
-    /// `loupe: recorder: 3 exchange(s) not stored in PATH (1 dropped, …; 2 lost to store errors, last: …); 5 stored`,
+    /// `loupe: recorder: 3 exchanges not stored in PATH (1 dropped, …; 2 lost to store errors, last: …); 5 stored`,
     /// or nil when nothing was lost.
     static func line(written: Int, dropped: Int, failed: Int, lastError: String?, path: String) -> String? {
         guard dropped > 0 || failed > 0 else { return nil }

@@ -61,7 +61,7 @@ enum StoreAccess {
         StandardStreams.error(pruneLine(notice, path: path) + "\n")
     }
 
-    /// `loupe: PATH: removed the oldest 12 exchange(s) (3.1 KiB), over 10 exchanges, to keep the store within its
+    /// `loupe: PATH: removed the oldest 12 exchanges (3.1 KiB), over 10 exchanges, to keep the store within its
     /// bounds (…; change them with …)`.
     static func pruneLine(_ notice: PruneNotice, path: String) -> String {
         "loupe: \(TerminalText.line(path)): removed the oldest \(notice.amount), \(notice.why), to keep the store "
