@@ -269,11 +269,14 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
-            ]
+            ],
+            // Fixtures read by path (#filePath), not through Bundle.module: excluded so SwiftPM does not warn.
+            exclude: ["Cassettes/Cassettes"]
         ),
         .testTarget(
             name: "LoupeTUITests",
-            dependencies: ["Loupe", "LoupeTrace", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeTUI", "LoupeRules", "LoupeBoard"]
+            dependencies: ["Loupe", "LoupeTrace", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeTUI", "LoupeRules", "LoupeBoard"],
+            exclude: ["Screens"]  // whole-screen snapshots, read by path
         ),
         // Framing and state machines in-process; the listener and the app's side on 127.0.0.1.
         .testTarget(
@@ -323,7 +326,8 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),
-            ]
+            ],
+            exclude: ["Cassettes"]  // the README's cassette, found by the `.cassette` trait through #filePath
         ),
         // The adapters (OpenAPI transport and middleware, AsyncHTTPClient wrapper, URLSession protocol) against the
         // demo server on 127.0.0.1 and real SQLite stores.
@@ -349,7 +353,8 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
-            ]
+            ],
+            exclude: ["Fixtures"]  // golden bytes and the script that made them, read by path
         ),
     ]
 )

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every command in README.md, run as it is written: each line of a ```sh block is executed (a screen-taking command
-# under tmux, quit with q), and each ```swift block must appear word for word in a test under Tests/, which
+# under tmux, quit with q), and each ```swift block must compile as written: a whole program is an Examples/ target's main.swift
+# byte for byte, Package.swift lines are compiled as a manifest, and a fragment appears word for word in a test, which
 # `swift test` compiles and runs. A README command that stops working, or an example that drifts from its test, fails CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -79,8 +80,31 @@ fi
 examples=0
 awk '/^```swift$/ { n++; inside = 1; next } /^```$/ { inside = 0 } inside { print > (dir "/example-" n ".swift") }' \
   dir="$work" README.md
+manifests=0 programs=0
 for example in "$work"/example-*.swift; do
   [ -e "$example" ] || break
+  case "$(head -n 1 "$example")" in
+    "// Package.swift")
+      # Package.swift lines: put into a manifest of a package beside a clone named `loupe` (the name the lines use
+      # after `package:`), which SwiftPM must compile as written.
+      pkg="$work/manifest-$manifests/MyApp"; mkdir -p "$pkg/Sources/MyApp"; ln -s "$PWD" "$work/manifest-$manifests/loupe"
+      echo 'print("MyApp")' > "$pkg/Sources/MyApp/main.swift"
+      { echo '// swift-tools-version: 6.1'; echo 'import PackageDescription'; echo 'let package = Package('
+        echo '    name: "MyApp",'; echo '    platforms: [.macOS(.v15)],'; tail -n +2 "$example"; echo ')'; } > "$pkg/Package.swift"
+      (cd "$pkg" && swift package dump-package > "$work/manifest.json" 2> "$work/manifest.err") \
+        || { cat "$pkg/Package.swift" "$work/manifest.err"; fail "the README's Package.swift lines do not compile as a manifest"; }
+      grep -q '"identity" : "loupe"' "$work/manifest.json" || fail "the README's manifest does not name the package loupe"
+      for product in $(grep -o 'product(name: "[A-Za-z]*"' "$example" | cut -d'"' -f2); do
+        grep -q "name: \"$product\"" Package.swift || fail "the README names a product Loupe does not have: $product"
+      done
+      manifests=$((manifests + 1)); examples=$((examples + 1)); continue ;;
+    import\ *)
+      # A whole program: byte for byte the main.swift of an Examples/ target, which .ci/e2e-examples.sh builds.
+      found=""
+      for main in Examples/Sources/*/main.swift; do cmp -s "$example" "$main" && { found="$main"; break; }; done
+      [ -n "$found" ] || { cat "$example"; fail "this README program is no Examples/Sources/*/main.swift byte for byte"; }
+      programs=$((programs + 1)); examples=$((examples + 1)); continue ;;
+  esac
   found=""
   # In a test, or in Examples/, whose package .ci/e2e-examples.sh builds and runs.
   for test in $(grep -rlF "$(head -n 1 "$example")" Tests Examples/Sources); do
@@ -99,4 +123,4 @@ PY
   [ -n "$found" ] || { cat "$example"; fail "this README example is in no test under Tests/"; }
   examples=$((examples + 1))
 done
-echo "e2e-readme: $ran commands ran as written, $examples Swift examples found in tests"
+echo "e2e-readme: $ran commands ran as written, $examples Swift examples checked ($programs whole programs built in Examples/, $manifests Package.swift lines compiled as a manifest, the rest found in tests)"

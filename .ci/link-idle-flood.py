@@ -156,8 +156,8 @@ listen_out.seek(0)
 lines = listen_out.read().splitlines()
 refused = [line for line in lines if line.startswith("refused:")]
 summary = lines[-1] if lines else ""
-match = re.search(r"refused (\d+) connection", summary)
-if not match or int(match.group(1)) < opened - open_now:  # each connection it accepted and closed is a refusal
+match = re.search(r"refused ([\d,]+) connection", summary)
+if not match or int(match.group(1).replace(",", "")) < opened - open_now:  # each connection it accepted and closed is a refusal
     fail(f"summary: {summary}")
 windows = int(closed_after // 10) + 2
 if len(refused) > 10 * windows:

@@ -59,5 +59,15 @@ let package = Package(
                 .product(name: "LoupeTrace", package: loupe),
             ]
         ),
+        // The README's "Record your app" program, byte for byte (.ci/e2e-readme.sh compares them): it compiles as
+        // written, with the products the README's Package.swift lines name. Built, not run (it calls example.com).
+        .executableTarget(
+            name: "ReadmeExample",
+            dependencies: [
+                .product(name: "Loupe", package: loupe),
+                .product(name: "LoupeAsyncHTTPClient", package: loupe),
+                .product(name: "LoupeTrace", package: loupe),
+            ]
+        ),
     ]
 )
