@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import LoupeConfig
+import LoupeTrace
 import Synchronization
 
 /// A rules file an app reads (`LOUPE_RULES=PATH`), and reads again when it changes.
@@ -52,7 +53,7 @@ public final class RulesFile: Sendable {
 
     /// `loupe: rules file PATH:LINE: reason; running with no rules from it`.
     public static func problemLine(_ error: ConfigFileError, path: String) -> String {
-        "loupe: rules file \(error.message(file: path)); running with no rules from it"
+        TerminalText.line("loupe: rules file \(error.message(file: path)); running with no rules from it")
     }
 
     /// The rules in the file at `path`; a missing file is an error here (it was asked for).
