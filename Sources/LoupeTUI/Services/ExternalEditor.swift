@@ -13,6 +13,8 @@ package struct ExternalEditor: Sendable {
     /// Why ``editPrivately(_:named:)`` has nothing to send.
     package struct Problem: Error, Sendable, Hashable {
         package var message: String
+        /// What the file held when the editor failed, for a caller that keeps the user's text to reopen.
+        package var saved: String?
     }
 
     /// Edits `text` as a file named `name` in a new directory only this user may enter (0700), and returns what was
@@ -32,7 +34,9 @@ package struct ExternalEditor: Sendable {
         guard FileManager.default.createFile(atPath: file, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
             return .failure(Problem(message: "cannot write \(file)"))
         }
-        if let problem = edit(file) { return .failure(Problem(message: problem)) }
+        if let problem = edit(file) {
+            return .failure(Problem(message: problem, saved: try? String(contentsOfFile: file, encoding: .utf8)))
+        }
         guard let saved = try? String(contentsOfFile: file, encoding: .utf8) else {
             return .failure(Problem(message: "the editor left no readable file"))
         }
