@@ -4,7 +4,9 @@
 # fault on everything opens the breakers and nothing hangs); then the inspector under tmux, `--listen`, linked to
 # the headless demo: a fault rule made from a getUser row opens the getUser breaker within 2 s and it closes after
 # the rule is disabled; a breakpoint on createOrder edited in a real editor (a script as $EDITOR) and continued,
-# the API receiving the edited body; the viewer killed while a request is held, and the app continuing it at once.
+# the API receiving the edited body; the viewer killed while a request is held, and the app continuing it at once;
+# a rule named with escapes (issue 44.15); a held request with the demo's token edited through a spying editor
+# (issue 43.5: redacted in the file, a 0700 directory removed afterwards, the app's own token sent).
 set -uo pipefail
 loupe="$1"
 work=$(mktemp -d)
@@ -45,6 +47,7 @@ grep -qF "x␛]0;pwned␇␛[2J (fault)" "$work/check.out" || fail "check output
 LOUPE_RULES="$work/escape.toml" timeout 60 "$loupe" demo --headless --duration 1 --pause 20 --store "$work/escape.sqlite" \
   >"$work/escape.out" 2>"$work/escape.err" || fail "the demo with an escape in a rule's name exited $?"
 LC_ALL=C grep -q "$(printf '\033')" "$work/escape.err" && fail "the app's log printed a raw escape: $(od -c "$work/escape.err" | head -3)"
+grep -qF "x␛]0;pwned␇" "$work/escape.err" || fail "the app's log does not name the rule: $(head -3 "$work/escape.err")"
 ok "a rule named with escapes: rules check and the app's log show them made visible ($(cat "$work/check.out"))"
 
 echo "== the headless demo with a rules file"

@@ -119,7 +119,7 @@ import Testing
             let mode = ((try? FileManager.default.attributesOfItem(atPath: directory))?[.posixPermissions] as? Int) ?? -1
             log.seen.withLock { $0.append(((path as NSString).lastPathComponent, mode, directory)) }
             // What vim leaves beside the file while it edits.
-            FileManager.default.createFile(atPath: directory + "/." + (path as NSString).lastPathComponent + ".swp", contents: Data("swap".utf8))
+            _ = FileManager.default.createFile(atPath: directory + "/." + (path as NSString).lastPathComponent + ".swp", contents: Data("swap".utf8))
             let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
             try? text.replacingOccurrences(of: "\"qty\":1", with: "\"qty\":5").write(toFile: path, atomically: true, encoding: .utf8)
             clock.advance(seconds)
