@@ -104,11 +104,6 @@ public final class RuleBook: Sendable {
         apply(changes)
     }
 
-    /// How many rules `origin` has set now (a viewer's are bounded as a file's are).
-    public func count(from origin: RuleOrigin) -> Int {
-        state.withLock { $0.state.entries.count { $0.origin == origin } }
-    }
-
     /// Removes the rule named `name`.
     public func remove(named name: String, by origin: RuleOrigin) {
         let changes = mutate { $0.remove(named: name) }

@@ -77,14 +77,16 @@ public final class RulesFile: Sendable {
 
 extension RuleBook {
     /// The book of an app that opted in: one when a link is configured or `LOUPE_RULES` names a file (then read
-    /// and watched), `nil` otherwise, so rules never act in an app that did not ask for them.
+    /// and watched), `nil` otherwise, so rules never act in an app that did not ask for them. Give `redaction` the
+    /// recorder's policy: held requests leave the app redacted by it.
     public static func forApp(
         linkConfigured: Bool, environment: [String: String] = ProcessInfo.processInfo.environment,
-        maxHold: Duration = .seconds(60), logger: Logger = Logger(label: "loupe.rules")
+        maxHold: Duration = .seconds(60), logger: Logger = Logger(label: "loupe.rules"),
+        redaction: RedactionPolicy = RedactionPolicy()
     ) -> (book: RuleBook, file: RulesFile?)? {
         let path = environment["LOUPE_RULES"].flatMap { $0.isEmpty ? nil : $0 }
         guard linkConfigured || path != nil else { return nil }
-        let book = RuleBook(maxHold: maxHold, logger: logger)
+        let book = RuleBook(maxHold: maxHold, logger: logger, redaction: redaction)
         return (book, path.map { RulesFile(path: $0, book: book) })
     }
 }
