@@ -4,7 +4,9 @@
 # fault on everything opens the breakers and nothing hangs); then the inspector under tmux, `--listen`, linked to
 # the headless demo: a fault rule made from a getUser row opens the getUser breaker within 2 s and it closes after
 # the rule is disabled; a breakpoint on createOrder edited in a real editor (a script as $EDITOR) and continued,
-# the API receiving the edited body; the viewer killed while a request is held, and the app continuing it at once.
+# the API receiving the edited body; the viewer killed while a request is held, and the app continuing it at once;
+# a rule named with escapes (issue 44.15); a held request with the demo's token edited through a spying editor
+# (issue 43.5: redacted in the file, a 0700 directory removed afterwards, the app's own token sent).
 set -uo pipefail
 loupe="$1"
 work=$(mktemp -d)
@@ -43,6 +45,16 @@ printf '[[rule]]\nname = "canned users"\nmatch = "~op getUser"\nmock = { status 
 "$loupe" rules check "$work/mock.toml" >"$work/check.out" 2>&1 || fail "a good file: $(cat "$work/check.out")"
 grep -qF "1 rule: canned users (mock)" "$work/check.out" || fail "check output: $(cat "$work/check.out")"
 ok "a good file: $(cat "$work/check.out")"
+# Issue 44.15: a rule's name with escapes (retitle the window, clear the screen) is printed with them made visible.
+printf '[[rule]]\nname = "x\\u001b]0;pwned\\u0007\\u001b[2J"\nmatch = "~op a"\nfault = { status = 503 }\n' >"$work/escape.toml"
+"$loupe" rules check "$work/escape.toml" >"$work/check.out" 2>&1 || fail "a file with an escape in a name: $(cat "$work/check.out")"
+LC_ALL=C grep -q "$(printf '\033')" "$work/check.out" && fail "rules check printed a raw escape: $(od -c "$work/check.out" | head -3)"
+grep -qF "x␛]0;pwned␇␛[2J (fault)" "$work/check.out" || fail "check output: $(cat "$work/check.out")"
+LOUPE_RULES="$work/escape.toml" timeout 60 "$loupe" demo --headless --duration 1 --pause 20 --store "$work/escape.sqlite" \
+  >"$work/escape.out" 2>"$work/escape.err" || fail "the demo with an escape in a rule's name exited $?"
+LC_ALL=C grep -q "$(printf '\033')" "$work/escape.err" && fail "the app's log printed a raw escape: $(od -c "$work/escape.err" | head -3)"
+grep -qF "x␛]0;pwned␇" "$work/escape.err" || fail "the app's log does not name the rule: $(head -3 "$work/escape.err")"
+ok "a rule named with escapes: rules check and the app's log show them made visible ($(cat "$work/check.out"))"
 
 echo "== the headless demo with a rules file"
 LOUPE_RULES="$work/broken.toml" timeout 60 "$loupe" demo --headless --duration 2 --pause 20 --store "$work/broken.sqlite" \
@@ -168,5 +180,51 @@ at=$(sqlite3 "$work/linked-demo.sqlite" "SELECT max(at) FROM event WHERE kind = 
 python3 -c 'import sys; d=float(sys.argv[1])-float(sys.argv[2]); print("   continued %.0f ms after the kill" % (d*1000)); sys.exit(0 if d < 1 else 1)' "$at" "$killed_at" \
   || fail "continued more than 1 s after the kill"
 ok "the viewer killed while a request was held: the demo continued it within 1 s"
+kill -TERM "$demo_pid" 2>/dev/null; wait "$demo_pid" 2>/dev/null
+
+echo "== a held request with the app's credential, edited in the inspector (issue 43.5)"
+# An editor that keeps a copy of what it was given, its directory's mode and listing, and leaves a swap file as vim
+# does; it changes nothing, so the app must send its own token back where the viewer saw [REDACTED].
+cat >"$work/spy.sh" <<EOF2
+#!/bin/sh
+dir=\$(dirname "\$1")
+cp "\$1" $(printf %q "$work/given.http")
+stat -c %a "\$dir" >$(printf %q "$work/given.mode")
+echo "\$dir" >$(printf %q "$work/given.dir")
+: >"\$dir/.\$(basename "\$1").swp"
+ls -a "\$dir" >$(printf %q "$work/given.ls")
+EOF2
+chmod +x "$work/spy.sh"
+tport=$(free_port)
+sed -e "s|EDITOR=[^ ]*|EDITOR=$(printf %q "$work/spy.sh")|" -e "s|127.0.0.1:[0-9]*|127.0.0.1:$tport|" \
+  -e "s|tui.sqlite|tui2.sqlite|" -e "s|tui.err|tui2.err|" "$work/tui.sh" >"$work/tui2.sh"
+tm new-session -d -s "$session" -x 120 -y 40 "sh $(printf %q "$work/tui2.sh")" || fail "tmux"
+wait_for any "Loupe │ flows │"
+link=$(grep -m1 '^LOUPE_LINK=' "$work/tui2.err" | cut -d= -f2-)
+[ -n "$link" ] || fail "no link from the second tui --listen: $(cat "$work/tui2.err")"
+"$loupe" demo --headless --duration 120 --pause 20 --store "$work/linked-demo2.sqlite" --link "$link" \
+  >"$work/demo2.out" 2>"$work/demo2.err" &
+demo_pid=$!
+pids+=($demo_pid)
+keys 1 f C-u '~op profile' Enter
+wait_for any "/secure/profile"
+keys B C-u 'new-rule breakpoint' Enter
+wait_for any "rule 'hold profile' (~op profile) sent"
+keys 5
+wait_for any "⏸ held"
+keys g e
+wait_for any "continuing GET profile, edited"
+[ -s "$work/given.http" ] || fail "the editor was given nothing"
+grep -qF "demo-token" "$work/given.http" && fail "the editor was given the app's token: $(grep -i authorization "$work/given.http")"
+grep -qiF "authorization: [REDACTED]" "$work/given.http" || fail "no redacted Authorization in: $(cat "$work/given.http")"
+[ "$(cat "$work/given.mode")" = 700 ] || fail "the editor's directory is $(cat "$work/given.mode")"
+grep -q "^held-request-until-[0-9][0-9]\.[0-9][0-9]\.[0-9][0-9]\.http$" "$work/given.ls" || fail "the file's name: $(cat "$work/given.ls")"
+[ -e "$(cat "$work/given.dir")" ] && fail "the editor's directory is left: $(ls -a "$(cat "$work/given.dir")")"
+deadline=$((SECONDS + 15))
+until [ "$(sqlite3 "$work/tui2.sqlite" "SELECT count(*) FROM exchange x JOIN event e ON e.exchange_sequence = x.sequence WHERE x.operation = 'profile' AND x.status = 200 AND e.kind = 'rule' AND e.attributes LIKE '%\"decision\":\"edit\"%'")" -gt 0 ]; do
+  [ $SECONDS -lt $deadline ] || fail "the edited profile request did not get 200 (its token not put back?): $(sqlite3 "$work/tui2.sqlite" "SELECT status, outcome FROM exchange WHERE operation = 'profile' ORDER BY sequence DESC LIMIT 3")"
+  sleep 0.2
+done
+ok "the editor saw 'Authorization: [REDACTED]' in a 0700 directory (gone afterwards with its swap file); the app sent its own token (200)"
 kill -TERM "$demo_pid" 2>/dev/null; wait "$demo_pid" 2>/dev/null
 echo "$script_name: $passed passed ($((SECONDS - started)) s)"

@@ -80,9 +80,10 @@ final class LinkClientHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private func end() {
         if let origin = rulesViewer, let book = core.rules.withLock({ $0 }) {
-            // The viewer went away: what it held goes on at once, and what it set is removed.
+            // The viewer went away: what it held goes on at once, and what it set is removed; after the commands it
+            // sent before leaving, so none of them sets a rule for a viewer that is gone.
             rulesViewer = nil
-            book.forget(origin)
+            core.ruleCommands.async { book.forget(origin) }
         }
         timeout?.cancel()
         closedPromise?.succeed(welcomed)
@@ -111,8 +112,13 @@ final class LinkClientHandler: ChannelInboundHandler, RemovableChannelHandler {
                 fail(LinkProtocolError.unexpected(.rules, expected: "an ack").description, context: context)
                 return
             }
-            if let problem = command.apply(to: book, origin: origin) {
-                core.configuration.logger.warning("loupe link: a rule command from the viewer was refused: \(problem)")
+            // Applied off this event loop, which the app's own HTTP client may share: parsing and indexing a
+            // thousand rules must not hold up its requests. In order, one command after another.
+            let logger = core.configuration.logger
+            core.ruleCommands.async {
+                if let problem = command.apply(to: book, origin: origin) {
+                    logger.warning("loupe link: a rule command from the viewer was refused: \(TerminalText.line(problem))")
+                }
             }
         case (_, .refuse(let reason)):
             fail(LinkClientError.refused(TerminalText.line(reason)).description, context: context)

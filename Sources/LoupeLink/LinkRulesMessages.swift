@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Loupe
 import LoupeRules
 import LoupeTrace
 import NIOCore
@@ -58,12 +59,23 @@ public struct LinkRuleCommand: Codable, Sendable, Equatable {
         switch op {
         case .put:
             guard let text = rules else { return "a put without rules" }
+            // Bounded as a rules file is: in bytes before reading, and in rules the viewer holds after the put.
+            guard text.utf8.count <= RulesDocument.maxBytes else {
+                return "rules from the viewer: more than \(Quantity.bytes(RulesDocument.maxBytes)) of rules"
+            }
+            let parsed: [Rule]
             do {
-                for rule in try RulesDocument.parse(text) { book.put(rule, origin: origin) }
-                return nil
+                parsed = try RulesDocument.parse(text)
             } catch {
                 return "rules from the viewer: \(error.message(file: "rules"))"
             }
+            let names = Set(parsed.map(\.name))
+            let kept = book.entries.count { $0.origin == origin && !names.contains($0.rule.name) }
+            guard kept + parsed.count <= RulesDocument.maxRules else {
+                return "rules from the viewer: \(kept + parsed.count) rules, more than the \(RulesDocument.maxRules) a viewer may set"
+            }
+            book.put(parsed, origin: origin)
+            return nil
         case .remove:
             guard let name else { return "a remove without a name" }
             book.remove(named: name, by: origin)
@@ -80,7 +92,10 @@ public struct LinkRuleCommand: Codable, Sendable, Equatable {
             case "edit": decision = .edit(edit ?? HoldEdit())
             default: return "an unknown decision"
             }
-            book.decide(held: held, decision)
+            guard book.decide(held: held, decision) else {
+                // The viewer decided after the longest hold (or another decision): the request went on as it was.
+                return "held request \(held) is no longer held (it went on when the longest hold passed); the decision was not applied"
+            }
             return nil
         case .continueAll:
             book.resumeAll()
@@ -113,7 +128,9 @@ public struct LinkRuleState: Codable, Sendable, Equatable {
     public init(_ book: RuleBook) {
         let entries = book.entries
         self.init(rules: RulesDocument.text(entries.map(\.rule)), hits: entries.map(\.hits),
-                  origins: entries.map(\.origin.description), held: book.held, maxHold: book.maxHold.seconds)
+                  origins: entries.map(\.origin.description),
+                  // Redacted as every exchange is before it is linked; the app puts its values back in an edit.
+                  held: book.held.map(HeldRedaction(book.redaction).redacted), maxHold: book.maxHold.seconds)
     }
 }
 

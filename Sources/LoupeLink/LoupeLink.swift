@@ -160,6 +160,9 @@ public final class LoupeLink: TraceForwarding {
         let ruleStateDirty = Mutex(false)
         /// Counts connections, so each viewer's rules are its own origin.
         let viewers = Mutex(0)
+        /// Where the viewer's rule commands are applied, in the order they came: a serial queue of its own, off
+        /// the event loops the app's HTTP client may share (a put of many rules parses and indexes them all).
+        let ruleCommands = DispatchQueue(label: "loupe.link.rule-commands")
 
         init(address: LinkAddress, configuration: Configuration, context: NIOSSLContext?) {
             self.address = address

@@ -43,14 +43,19 @@ public final class RuleBook: Sendable {
     let now: @Sendable () -> Date
     /// The longest a breakpoint holds; then the request continues and its trace says so.
     public let maxHold: Duration
+    /// How held requests are redacted before they leave the app (the live link), and how a viewer's edit of the
+    /// redacted form gets the app's values back (``HeldRedaction``). Give it the recorder's policy.
+    public let redaction: RedactionPolicy
 
     /// A book; `random` draws in `0..<1` for rules with a probability (seed it in tests).
     public init(
         maxHold: Duration = .seconds(60), logger: Logger = Logger(label: "loupe.rules"),
         clock: any Clock<Duration> = ContinuousClock(), now: @escaping @Sendable () -> Date = Date.init,
-        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+        redaction: RedactionPolicy = RedactionPolicy()
     ) {
         self.maxHold = maxHold
+        self.redaction = redaction
         self.logger = logger
         self.clock = clock
         self.now = now
@@ -85,15 +90,24 @@ public final class RuleBook: Sendable {
     /// Adds `rule` or replaces the one of the same name.
     public func put(_ rule: Rule, origin: RuleOrigin) {
         let changes = mutate { $0.put(rule, origin: origin) }
-        logger.info("rule \(rule.name) set by \(origin): \(rule.action.word) on \(rule.match)",
-                    metadata: ["rule": "\(rule.name)", "action": "\(rule.action.word)", "enabled": "\(rule.limits.enabled)"])
+        log("rule \(rule.name) set by \(origin): \(rule.action.word) on \(rule.match)",
+            ["rule": rule.name, "action": rule.action.word, "enabled": "\(rule.limits.enabled)"])
+        apply(changes)
+    }
+
+    /// Adds `rules`, each replacing the one of its name, as one change: the index is rebuilt once, however many
+    /// rules there are (a viewer's command of a thousand rules is one change, not a thousand).
+    public func put(_ rules: [Rule], origin: RuleOrigin) {
+        guard !rules.isEmpty else { return }
+        let changes = mutate { state in rules.flatMap { state.put($0, origin: origin) } }
+        logChange(origin, rules)
         apply(changes)
     }
 
     /// Removes the rule named `name`.
     public func remove(named name: String, by origin: RuleOrigin) {
         let changes = mutate { $0.remove(named: name) }
-        logger.info("rule \(name) removed by \(origin)", metadata: ["rule": "\(name)"])
+        log("rule \(name) removed by \(origin)", ["rule": name])
         apply(changes)
     }
 
@@ -101,7 +115,7 @@ public final class RuleBook: Sendable {
     @discardableResult
     public func setEnabled(_ enabled: Bool, named name: String, by origin: RuleOrigin) -> Bool {
         guard let changes = mutate({ $0.setEnabled(enabled, named: name) }) else { return false }
-        logger.info("rule \(name) \(enabled ? "enabled" : "disabled") by \(origin)", metadata: ["rule": "\(name)"])
+        log("rule \(name) \(enabled ? "enabled" : "disabled") by \(origin)", ["rule": name])
         apply(changes)
         return true
     }
@@ -109,21 +123,29 @@ public final class RuleBook: Sendable {
     /// Replaces every rule from `origin` with `rules` (a rules file reloaded). `quietly` when the caller logs the
     /// change itself (a rules file that did not read: its one line says so).
     public func replaceAll(from origin: RuleOrigin, with rules: [Rule], quietly: Bool = false) {
-        var changes = mutate { $0.removeAll(from: origin) }
-        for rule in rules { changes += mutate { $0.put(rule, origin: origin) } }
+        let changes = mutate { state in
+            state.removeAll(from: origin) + rules.flatMap { state.put($0, origin: origin) }
+        }
         if !quietly { apply(changes); return logChange(origin, rules) }
         apply(changes)
     }
 
     private func logChange(_ origin: RuleOrigin, _ rules: [Rule]) {
-        logger.info("rules from \(origin): \(rules.count) rule\(rules.count == 1 ? "" : "s")",
-                    metadata: ["rules": "\(rules.map(\.name).joined(separator: ","))"])
+        log("rules from \(origin): \(rules.count) rule\(rules.count == 1 ? "" : "s")",
+            ["rules": rules.map(\.name).joined(separator: ",")])
+    }
+
+    /// Logs at info level with every control character made visible: rule names, filters and origins come from
+    /// rules files and viewers, and a raw escape in them would retitle or clear the terminal the log goes to.
+    func log(_ message: String, _ metadata: [String: String]) {
+        logger.info("\(TerminalText.line(message))",
+                    metadata: metadata.mapValues { .string(TerminalText.line($0)) })
     }
 
     /// Removes every rule from `origin` and lets its held requests go on at once (a viewer that went away).
     public func forget(_ origin: RuleOrigin) {
         let changes = mutate { $0.removeAll(from: origin) }
-        logger.info("rules from \(origin) removed: it went away", metadata: ["origin": "\(origin)"])
+        log("rules from \(origin) removed: it went away", ["origin": "\(origin)"])
         apply(changes)
         resumeAll()
     }
@@ -181,6 +203,10 @@ public final class RuleBook: Sendable {
         return decision
     }
 
+    /// How many times the index was rebuilt (each change of the rules, each rule spent): for tests that a change
+    /// of many rules rebuilds it once.
+    var indexBuilds: Int { state.withLock { $0.generation } }
+
     /// Called with `state`'s lock held, so indexes are replaced in the order the states were made.
     private func reindex(_ locked: inout Locked) {
         locked.generation += 1
@@ -207,7 +233,7 @@ public final class RuleBook: Sendable {
             case .closed: _ = registry.disable(change.key)
             case .release: _ = registry.reset(change.key)
             }
-            logger.info("breaker \(change.key): \(change.override.rawValue) by a rule", metadata: ["key": "\(change.key)"])
+            log("breaker \(change.key): \(change.override.rawValue) by a rule", ["key": change.key])
         }
     }
 
@@ -230,8 +256,8 @@ public final class RuleBook: Sendable {
     @discardableResult
     public func decide(held id: UUID, _ decision: HoldDecision) -> Bool {
         guard let waiting = holds.withLock({ $0.waiting.removeValue(forKey: id) }) else { return false }
-        logger.info("held \(waiting.held.phase.rawValue) of \(waiting.held.operation): \(Self.word(decision))",
-                    metadata: ["rule": "\(waiting.held.rule)"])
+        log("held \(waiting.held.phase.rawValue) of \(waiting.held.operation): \(Self.word(decision))",
+            ["rule": waiting.held.rule])
         waiting.resume.resume(returning: decision)
         notify(.held(held))
         return true

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import LoupeConfig
+import LoupeTrace
 import Synchronization
 
 /// A rules file an app reads (`LOUPE_RULES=PATH`), and reads again when it changes.
@@ -52,7 +53,7 @@ public final class RulesFile: Sendable {
 
     /// `loupe: rules file PATH:LINE: reason; running with no rules from it`.
     public static func problemLine(_ error: ConfigFileError, path: String) -> String {
-        "loupe: rules file \(error.message(file: path)); running with no rules from it"
+        TerminalText.line("loupe: rules file \(error.message(file: path)); running with no rules from it")
     }
 
     /// The rules in the file at `path`; a missing file is an error here (it was asked for).
@@ -76,14 +77,16 @@ public final class RulesFile: Sendable {
 
 extension RuleBook {
     /// The book of an app that opted in: one when a link is configured or `LOUPE_RULES` names a file (then read
-    /// and watched), `nil` otherwise, so rules never act in an app that did not ask for them.
+    /// and watched), `nil` otherwise, so rules never act in an app that did not ask for them. Give `redaction` the
+    /// recorder's policy: held requests leave the app redacted by it.
     public static func forApp(
         linkConfigured: Bool, environment: [String: String] = ProcessInfo.processInfo.environment,
-        maxHold: Duration = .seconds(60), logger: Logger = Logger(label: "loupe.rules")
+        maxHold: Duration = .seconds(60), logger: Logger = Logger(label: "loupe.rules"),
+        redaction: RedactionPolicy = RedactionPolicy()
     ) -> (book: RuleBook, file: RulesFile?)? {
         let path = environment["LOUPE_RULES"].flatMap { $0.isEmpty ? nil : $0 }
         guard linkConfigured || path != nil else { return nil }
-        let book = RuleBook(maxHold: maxHold, logger: logger)
+        let book = RuleBook(maxHold: maxHold, logger: logger, redaction: redaction)
         return (book, path.map { RulesFile(path: $0, book: book) })
     }
 }

@@ -92,7 +92,17 @@ public struct RulesTransport: ClientTransport {
             context.record(.rule, "rule \(rule): request held \(waited), aborted from the inspector",
                            attributes: ["rule": rule, "action": "hold", "held": waited, "decision": "abort"])
             throw AbortedFromInspectorError(rule: rule)
-        case .edit(let edit)?:
+        case .edit(let viewed)?:
+            // The viewer edited the redacted form: the app's own values go back where it left the marker.
+            let edit: HoldEdit
+            switch HeldRedaction(book.redaction).restore(viewed, original: held) {
+            case .success(let restored): edit = restored
+            case .failure(let refusal):
+                context.record(.rule, "rule \(rule): request held \(waited), the edit was refused (\(refusal)); continued unchanged",
+                               attributes: ["rule": rule, "action": "hold", "held": waited, "decision": "edit-refused",
+                                            "reason": refusal.description])
+                return (request, body)
+            }
             let (edited, editedBody) = Self.apply(edit, to: request, body: body)
             var changed: [String] = []
             if edited.method != request.method || edited.path != request.path || edited.authority != request.authority { changed.append("target") }
@@ -129,7 +139,16 @@ public struct RulesTransport: ClientTransport {
             attributes["decision"] = "abort"
             context.record(.rule, "rule \(rule): response held \(waited), aborted from the inspector", attributes: attributes)
             throw AbortedFromInspectorError(rule: rule)
-        case .edit(let edit)?:
+        case .edit(let viewed)?:
+            let edit: HoldEdit
+            switch HeldRedaction(book.redaction).restore(viewed, original: held) {
+            case .success(let restored): edit = restored
+            case .failure(let refusal):
+                attributes["decision"] = "edit-refused"
+                attributes["reason"] = refusal.description
+                context.record(.rule, "rule \(rule): response held \(waited), the edit was refused (\(refusal)); continued", attributes: attributes)
+                return response
+            }
             attributes["decision"] = "edit"
             attributes["mocked"] = "true"
             context.record(.rule, "rule \(rule): response held \(waited), edited from the inspector", attributes: attributes)

@@ -2,10 +2,12 @@ import Foundation
 import HTTPTypes
 import Logging
 import Loupe
-import LoupeRules
+@testable import LoupeRules
 import LoupeTesting
 import LoupeTrace
 import NIOCore
+import NIOPosix
+import Synchronization
 import Testing
 @testable import LoupeLink
 
@@ -78,5 +80,119 @@ import Testing
         #expect(ContinuousClock.now - stopped < .seconds(10))
         #expect(book.entries.isEmpty)
         await link.finish()
+    }
+
+    /// `count` never-matching rules named `prefix 0`, `prefix 1`, …
+    static func rules(_ count: Int, _ prefix: String) throws -> [Rule] {
+        try (0..<count).map { try Rule(name: "\(prefix) \($0)", match: "~u never-\($0)", action: .fault(.status(503))) }
+    }
+
+    /// Issue 44.3: a put of a thousand rules rebuilt the index a thousand times (quadratic in rules).
+    @Test func aPutOfAThousandRulesRebuildsTheIndexOnce() throws {
+        let book = RuleBook()
+        let origin = RuleOrigin.viewer("v #1")
+        let before = book.indexBuilds
+        #expect(LinkRuleCommand.put(try Self.rules(1000, "a")).apply(to: book, origin: origin) == nil)
+        #expect(book.indexBuilds - before == 1)
+        #expect(book.entries.count == 1000)
+        // A rules file reloaded is one change too.
+        let file = RuleOrigin.file("/tmp/r.toml")
+        let reloaded = book.indexBuilds
+        book.replaceAll(from: file, with: try Self.rules(200, "f"))
+        #expect(book.indexBuilds - reloaded == 1)
+    }
+
+    /// Issue 44.3: a viewer may hold no more rules than a rules file may (two puts of 1,000 made 2,000).
+    @Test func aViewerMaySetNoMoreRulesThanAFileHolds() throws {
+        let book = RuleBook()
+        let origin = RuleOrigin.viewer("v #1")
+        #expect(LinkRuleCommand.put(try Self.rules(1000, "a")).apply(to: book, origin: origin) == nil)
+        let refused = LinkRuleCommand.put(try Self.rules(1000, "b")).apply(to: book, origin: origin)
+        #expect(refused?.contains("more than the 1000 a viewer may set") == true)
+        #expect(book.entries.count == 1000)
+        // Replacing its own rules by name stays within the bound.
+        #expect(LinkRuleCommand.put(try Self.rules(10, "a")).apply(to: book, origin: origin) == nil)
+        let huge = LinkRuleCommand(op: .put, rules: String(repeating: "#", count: RulesDocument.maxBytes + 1))
+        #expect(huge.apply(to: book, origin: origin)?.contains("more than 1.0 MiB") == true)
+    }
+
+    /// Issue 44.3: commands were applied on the event loop the app's HTTP client shares; now on a queue of their own.
+    @Test func theViewersCommandsRunOffTheEventLoops() async throws {
+        let harness = try await LinkLoopbackTests.Harness()
+        let logs = LinkLoopbackTests.LogBox()
+        let book = RuleBook(maxHold: .seconds(60))
+        let onLoop = Mutex<[Bool]>([])
+        book.onChange { _ in onLoop.withLock { $0.append(MultiThreadedEventLoopGroup.currentEventLoop != nil) } }
+        var configuration = LinkLoopbackTests.configuration(logs)
+        configuration.rules = book
+        let link = try LoupeLink(try harness.link(), configuration: configuration)
+        #expect(await LinkLoopbackTests.eventually { harness.listener.rulesApps.count == 1 })
+        #expect(harness.listener.send(.put(try Self.rules(3, "x"))))
+        #expect(await LinkLoopbackTests.eventually { book.entries.count == 3 })
+        let seen = onLoop.withLock { $0 }
+        #expect(!seen.isEmpty && !seen.contains(true), "changes made on an event loop: \(seen)")
+        await harness.listener.stop()
+        await link.finish()
+    }
+
+    /// What reached the server: the request and its body.
+    final class Recording: ClientTransport {
+        let seen = Mutex<[(HTTPRequest, Data?)]>([])
+        func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> RawResponse {
+            seen.withLock { $0.append((request, body?.bufferedData)) }
+            context.attempt?.markRequestSent()
+            return RawResponse(status: .ok)
+        }
+    }
+
+    /// Issue 43.5: a held request reached the viewer with the app's real token; now it is sent redacted, the
+    /// viewer's edit of the redacted form goes out with the app's own values, and a marker the app has no value
+    /// for is refused (the request goes on unchanged, and its event says why).
+    @Test func heldRequestsAreSentRedactedAndTheAppPutsItsValuesBack() async throws {
+        let book = RuleBook(maxHold: .seconds(60))
+        book.put(try Rule(name: "hold", match: "~op createOrder", action: .breakpoint(RuleBreakpoint())), origin: .code)
+        let server = Recording()
+        let client = Client(baseURL: URL(string: "http://api.test")!, transport: RulesTransport(wrapping: server, book: book))
+        func send() -> Task<Void, any Error> {
+            Task {
+                var request = HTTPRequest(method: .post, scheme: "http", authority: "api.test", path: "/orders?api_key=k-123456&n=1")
+                request.headerFields[.authorization] = "Bearer demo-token-abcdef"
+                request.headerFields[.contentType] = "application/json"
+                _ = try await client.execute(request, body: .data(Data(#"{"password":"hunter22","qty":1}"#.utf8)),
+                                             options: RequestOptions(operation: "createOrder"))
+            }
+        }
+        // The edit the viewer makes: quantity 1 → 42 in the redacted text, markers left in place.
+        let first = send()
+        #expect(await LinkLoopbackTests.eventually { book.held.count == 1 })
+        let state = LinkRuleState(book)
+        let shown = try #require(state.held.first)
+        let wire = String(decoding: try JSONEncoder().encode(state), as: UTF8.self)
+        #expect(!wire.contains("demo-token") && !wire.contains("k-123456") && !wire.contains("hunter22"))
+        let body = String(decoding: shown.body ?? Data(), as: UTF8.self).replacingOccurrences(of: "\"qty\":1", with: "\"qty\":42")
+        let edit = HoldEdit(method: "POST", url: shown.url, headers: shown.headers, body: Data(body.utf8))
+        #expect(LinkRuleCommand.decide(shown.id, .edit(edit)).apply(to: book, origin: .viewer("v")) == nil)
+        try await first.value
+        let (sent, sentBody) = try #require(server.seen.withLock { $0.first })
+        #expect(sent.headerFields[.authorization] == "Bearer demo-token-abcdef")
+        #expect(sent.path == "/orders?api_key=k-123456&n=1")
+        #expect(sentBody == Data(#"{"password":"hunter22","qty":42}"#.utf8))
+
+        // A marker where the app has no value: refused, and the request goes on as the app made it.
+        let second = send()
+        #expect(await LinkLoopbackTests.eventually { book.held.count == 1 })
+        let again = try #require(LinkRuleState(book).held.first)
+        let forged = HoldEdit(headers: again.headers + [TraceHeader(name: "X-Api-Key", value: RedactionPolicy.marker)])
+        #expect(LinkRuleCommand.decide(again.id, .edit(forged)).apply(to: book, origin: .viewer("v")) == nil)
+        try await second.value
+        let (unchanged, _) = try #require(server.seen.withLock { $0.last })
+        #expect(unchanged.headerFields[HTTPField.Name("X-Api-Key")!] == nil)
+        #expect(unchanged.headerFields[.authorization] == "Bearer demo-token-abcdef")
+    }
+
+    /// A decision that comes after the hold ended is not applied, and the app says so.
+    @Test func aLateDecisionIsRefusedAndSaid() {
+        let late = LinkRuleCommand.decide(UUID(), .edit(HoldEdit())).apply(to: RuleBook(), origin: .viewer("v"))
+        #expect(late?.contains("no longer held") == true)
     }
 }

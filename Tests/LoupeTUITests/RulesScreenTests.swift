@@ -45,12 +45,13 @@ import Testing
         ], held: [held], maxHold: 60)]
     }
 
-    static func app(_ rules: FakeRules?, editor: ExternalEditor = ExternalEditor { _ in "no editor in tests" })
+    static func app(_ rules: FakeRules?, editor: ExternalEditor = ExternalEditor { _ in "no editor in tests" },
+                    wallClock: @escaping @Sendable () -> Date = { now })
         throws -> (InspectorApp, InMemoryScreen) {
         let store = try Fixture.store([Fixture.exchange(1, url: "https://api.example.com/users/1"), Fixture.exchange(2)])
         let app = InspectorApp(store: store, storeName: "/tmp/traces.sqlite", replayer: nil, timeZone: .gmt,
                                keymap: .standard, history: InMemoryPromptHistory(), size: Size(width: 80, height: 24),
-                               now: { Fixture.clock.now }, editor: editor, wallClock: { now }, rules: rules)
+                               now: { Fixture.clock.now }, editor: editor, wallClock: wallClock, rules: rules)
         let screen = InMemoryScreen(width: 80, height: 24)
         app.refresh()
         app.turn(on: screen)
@@ -107,6 +108,68 @@ import Testing
             return
         }
         #expect(id == Self.heldID && edit.method == "POST" && edit.url == "http://127.0.0.1:8080/orders")
+        #expect(edit.body == Data("{\"sku\":\"A1\",\"qty\":5}".utf8))
+        #expect(screen.lines.contains { $0.contains("continuing POST createOrder, edited") })
+    }
+
+    /// A wall clock the test moves: the user taking their time in the editor.
+    final class WallClock: Sendable {
+        let date = Mutex(RulesScreenTests.now)
+        func advance(_ seconds: TimeInterval) { date.withLock { $0 = $0.addingTimeInterval(seconds) } }
+        var now: Date { date.withLock { $0 } }
+    }
+
+    /// What the editor saw: the file's name and its directory's mode and path.
+    final class EditorLog: Sendable {
+        let seen = Mutex<[(name: String, mode: Int, directory: String)]>([])
+    }
+
+    static func watchingEditor(_ log: EditorLog, clock: WallClock, takes seconds: TimeInterval) -> ExternalEditor {
+        ExternalEditor { path in
+            let directory = (path as NSString).deletingLastPathComponent
+            let mode = ((try? FileManager.default.attributesOfItem(atPath: directory))?[.posixPermissions] as? Int) ?? -1
+            log.seen.withLock { $0.append(((path as NSString).lastPathComponent, mode, directory)) }
+            // What vim leaves beside the file while it edits.
+            _ = FileManager.default.createFile(atPath: directory + "/." + (path as NSString).lastPathComponent + ".swp", contents: Data("swap".utf8))
+            let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+            try? text.replacingOccurrences(of: "\"qty\":1", with: "\"qty\":5").write(toFile: path, atomically: true, encoding: .utf8)
+            clock.advance(seconds)
+            return nil
+        }
+    }
+
+    /// Issue 43.4: an edit saved after the app's longest hold said "continuing …, edited" while the app had let the
+    /// request go on unchanged. The file's name shows the deadline; a late edit is said and not sent.
+    @Test func anEditSavedAfterTheHoldEndedIsReportedLateAndNotSent() throws {
+        let rules = FakeRules(try Self.apps())
+        let clock = WallClock()
+        let log = EditorLog()
+        let (app, screen) = try Self.app(rules, editor: Self.watchingEditor(log, clock: clock, takes: 61), wallClock: { clock.now })
+        screen.press("5", "e")
+        app.turn(on: screen)
+        // Held 3.2 s before `now` (22:13:50 UTC) with a 60 s hold: it ends at 22:14:46.
+        #expect(log.seen.withLock { $0.map(\.name) } == ["held-request-until-22.14.46.http"])
+        #expect(rules.changesSent.isEmpty, "a late edit must not be sent as if applied")
+        #expect(screen.lines.contains { $0.contains("edit: too late: the hold ended at 22:14:46") })
+        #expect(!screen.lines.contains { $0.contains("continuing POST createOrder, edited") })
+    }
+
+    /// Issue 43.5: the editor's file lives in a private directory, gone afterwards with the editor's swap file.
+    @Test func theEditorsFileIsInAPrivateDirectoryRemovedAfterwards() throws {
+        let rules = FakeRules(try Self.apps())
+        let clock = WallClock()
+        let log = EditorLog()
+        let (app, screen) = try Self.app(rules, editor: Self.watchingEditor(log, clock: clock, takes: 5), wallClock: { clock.now })
+        screen.press("5", "e")
+        app.turn(on: screen)
+        let seen = try #require(log.seen.withLock { $0.first })
+        #expect(seen.mode == 0o700)
+        #expect((seen.directory as NSString).lastPathComponent.hasPrefix("loupe-edit-"))
+        #expect(!FileManager.default.fileExists(atPath: seen.directory), "the directory and the swap file are removed")
+        guard case .decide(_, .edit(let edit))? = rules.changesSent.first else {
+            Issue.record("an edit in time is sent: \(rules.changesSent)")
+            return
+        }
         #expect(edit.body == Data("{\"sku\":\"A1\",\"qty\":5}".utf8))
         #expect(screen.lines.contains { $0.contains("continuing POST createOrder, edited") })
     }

@@ -9,30 +9,37 @@ extension InspectorApp {
         let edits = pendingRuleEdits
         pendingRuleEdits = []
         for effect in edits {
-            let (app, text, suffix): (String, String, String)
+            let (app, text, name): (String, String, String)
             switch effect {
-            case .editRule(let owner, let rule): (app, text, suffix) = (owner, RulesDocument.text([rule]), "toml")
+            case .editRule(let owner, let rule): (app, text, name) = (owner, RulesDocument.text([rule]), "rule.toml")
             case .editHeld(let owner, let held):
-                (app, text, suffix) = (owner, held.phase == .request ? RuleDraft.text(of: held) : RuleDraft.responseText(of: held), "http")
+                // The file's name says until when the app holds it: vim and most editors show the name while editing.
+                let until = heldDeadline(held, app: owner).map { "-until-" + clock($0).replacingOccurrences(of: ":", with: ".") } ?? ""
+                (app, text, name) = (owner, held.phase == .request ? RuleDraft.text(of: held) : RuleDraft.responseText(of: held),
+                                     "held-\(held.phase.rawValue)\(until).http")
             default: continue
             }
-            let file = FileManager.default.temporaryDirectory
-                .appendingPathComponent("loupe-rule-\(UUID().uuidString.lowercased().prefix(8)).\(suffix)").path
-            guard FileManager.default.createFile(atPath: file, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
-                apply(.finished(.error("edit: cannot write \(file)"), replay: false))
-                continue
-            }
-            var problem: String?
-            screen.suspend { problem = editor.edit(file) }
+            var result: Result<String, ExternalEditor.Problem> = .failure(.init(message: "the editor did not run"))
+            screen.suspend { result = editor.editPrivately(text, named: name) }
             lastDrawn = nil
-            let saved = (try? String(contentsOfFile: file, encoding: .utf8)) ?? text
-            try? FileManager.default.removeItem(atPath: file)
-            if let problem {
-                apply(.finished(.error("edit: \(problem); nothing was changed"), replay: false))
-                continue
+            switch result {
+            case .failure(let problem):
+                apply(.finished(.error(TerminalText.line("edit: \(problem.message); nothing was changed")), replay: false))
+            case .success(let saved):
+                apply(.finished(ruleEdited(effect, app: app, saved: saved), replay: false))
             }
-            apply(.finished(ruleEdited(effect, app: app, saved: saved), replay: false))
         }
+    }
+
+    /// When the app lets `held` go on unchanged: when it was held plus the app's longest hold.
+    private func heldDeadline(_ held: HeldRequest, app: String) -> Date? {
+        guard let maxHold = environment.rules?.apps().first(where: { $0.id == app })?.maxHold, maxHold.isFinite else { return nil }
+        return held.since.addingTimeInterval(maxHold)
+    }
+
+    /// `HH:mm:ss` in the inspector's time zone.
+    private func clock(_ date: Date) -> String {
+        String(ClockFormat.string(date, calendar: state.calendar).prefix(8))
     }
 
     private func ruleEdited(_ effect: InspectorEffect, app: String, saved: String) -> StatusMessage {
@@ -56,6 +63,16 @@ extension InspectorApp {
                 edit = try held.phase == .request ? RuleDraft.edit(from: saved, held: held) : RuleDraft.responseEdit(from: saved)
             } catch {
                 return .error(TerminalText.line("edit: \(error); the request is still held"))
+            }
+            // Too late: the app already let it go on unchanged, and an edit sent now would say it was applied.
+            let stillHeld = control.apps().first { $0.id == app }?.held.contains { $0.id == held.id } ?? false
+            if let deadline = heldDeadline(held, app: app), environment.wallClock() >= deadline {
+                return .error(TerminalText.line("edit: too late: the hold ended at \(clock(deadline)) and the app continued "
+                    + "\(held.method) \(held.operation) unchanged; the edit was not sent"))
+            }
+            if !stillHeld {
+                return .error(TerminalText.line("edit: \(held.method) \(held.operation) is no longer held (the app let it go on); "
+                    + "the edit was not sent"))
             }
             guard control.send(.decide(held.id, .edit(edit)), to: app) else { return .error("edit: the app is no longer linked") }
             return StatusMessage(TerminalText.line("continuing \(held.method) \(held.operation), edited"))

@@ -10,6 +10,39 @@ package struct ExternalEditor: Sendable {
         self.edit = edit
     }
 
+    /// Why ``editPrivately(_:named:)`` has nothing to send.
+    package struct Problem: Error, Sendable, Hashable {
+        package var message: String
+        /// What the file held when the editor failed, for a caller that keeps the user's text to reopen.
+        package var saved: String?
+    }
+
+    /// Edits `text` as a file named `name` in a new directory only this user may enter (0700), and returns what was
+    /// saved. The directory goes before this returns, with whatever the editor left beside the file (vim's swap,
+    /// backup and undo files): what was edited may be a credential or a body the user would not leave in `/tmp`.
+    /// Every edit the inspector makes (held requests, rules, replays) goes through here.
+    package func editPrivately(_ text: String, named name: String) -> Result<String, Problem> {
+        var template = Array((NSTemporaryDirectory() + "loupe-edit-XXXXXX").utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            return .failure(Problem(message: "cannot make a private directory in \(NSTemporaryDirectory()): \(String(cString: strerror(errno)))"))
+        }
+        let directory = String(cString: made)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // mkdtemp makes it 0700 whatever the umask; said again so the promise does not rest on one libc.
+        chmod(directory, 0o700)
+        let file = directory + "/" + name.replacingOccurrences(of: "/", with: "-")
+        guard FileManager.default.createFile(atPath: file, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+            return .failure(Problem(message: "cannot write \(file)"))
+        }
+        if let problem = edit(file) {
+            return .failure(Problem(message: problem, saved: try? String(contentsOfFile: file, encoding: .utf8)))
+        }
+        guard let saved = try? String(contentsOfFile: file, encoding: .utf8) else {
+            return .failure(Problem(message: "the editor left no readable file"))
+        }
+        return .success(saved)
+    }
+
     /// The user's editor from `environment`, run on the terminal the inspector gave up for it
     /// (``Screen/suspend(while:)``).
     ///

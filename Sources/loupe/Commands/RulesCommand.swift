@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LoupeConfig
+import LoupeTrace
 import LoupeRules
 
 /// `loupe rules check FILE`: whether a rules file (`LOUPE_RULES`) is valid, before an app reads it.
@@ -25,7 +26,8 @@ struct RulesCommand: AsyncParsableCommand {
                 throw CommandFailure.badInput("rules file \(error.message(file: file))")
             }
             let names = rules.map { "\($0.name) (\($0.action.word))" }.joined(separator: ", ")
-            print("\(file): \(rules.count) rule\(rules.count == 1 ? "" : "s")\(rules.isEmpty ? "" : ": " + names)")
+            // Names come from the file: an escape in one must not retitle or clear the terminal.
+            print(TerminalText.line("\(file): \(rules.count) rule\(rules.count == 1 ? "" : "s")\(rules.isEmpty ? "" : ": " + names)"))
         }
     }
 }
