@@ -2,7 +2,7 @@
 # The live link between real processes on loopback: `loupe demo --headless --link` streaming into `loupe listen`
 # (every exchange the demo recorded is in the listener's store, with its attempts and events, and nothing else);
 # a listener killed with -9 mid-stream and a new one on the same port (received + dropped = sent, and the demo kept
-# answering); the hostile-input lines of `listen` and `--link`.
+# answering); the hostile-input lines of `listen` and `--link`; hostile peers (.ci/link-hostile-peers.py).
 set -uo pipefail
 loupe="$1"
 work=$(mktemp -d)
@@ -227,6 +227,11 @@ if (ulimit -n 20000) 2>/dev/null; then
 else
   echo "   skipped: ulimit -n 20000 is not allowed here"
 fi
+
+echo "== hostile peers (issue 44): drop counts, a bounded store, an idle flood, the lines, exits and backoff"
+python3 "$(dirname "$0")/link-hostile-peers.py" "$loupe" "$work" drops store-bound lockout lines send-timing misbehave \
+  || fail "hostile peers"
+ok "hostile peers of the link (.ci/link-hostile-peers.py)"
 
 echo "== --insecure-loopback: plain TCP, loopback only"
 iport=$(free_port)

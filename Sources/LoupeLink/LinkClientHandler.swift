@@ -99,6 +99,7 @@ final class LinkClientHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
             welcomed = true
             timeout?.cancel()
+            core.isDown.withLock { $0 = false }
             core.linkCount.withLock { $0 += 1 }
             core.configuration.logger.info("loupe link: linked to \(core.address.redacted)")
             if welcome.rules == true, core.rules.withLock({ $0 }) != nil {
@@ -123,8 +124,8 @@ final class LinkClientHandler: ChannelInboundHandler, RemovableChannelHandler {
         case (_, .refuse(let reason)):
             fail(LinkClientError.refused(TerminalText.line(reason)).description, context: context)
         case (true, .ack(let count)):
-            guard core.outbox.withLock({ $0.acknowledge(count) }) else {
-                fail(LinkClientError.badAck(count).description, context: context)
+            guard core.outbox.withLock({ $0.acknowledge(count.value) }) else {
+                fail(LinkClientError.badAck(count.value).description, context: context)
                 return
             }
             pump()
@@ -155,7 +156,7 @@ final class LinkClientHandler: ChannelInboundHandler, RemovableChannelHandler {
             context.write(wrapOutboundOut(bytes), promise: nil)
         }
         if let dropped = core.outbox.withLock({ $0.takeDropReport() }),
-           let bytes = try? LinkFrameCodec.encode(.drops(dropped))
+           let bytes = try? LinkFrameCodec.encode(.drops(LinkCount(clamping: dropped)))
         {
             context.write(wrapOutboundOut(bytes), promise: nil)
         }

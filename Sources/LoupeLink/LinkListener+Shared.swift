@@ -13,6 +13,8 @@ extension LinkListener {
         let events: @Sendable (LinkListenerEvent) -> Void
         let counts = Mutex(Counts())
         let channels = Mutex([ObjectIdentifier: any Channel]())
+        /// Which connections keep their slots (``LinkAdmission``).
+        let admission: Mutex<LinkAdmission<ObjectIdentifier>>
         let linkedApps = Mutex([ObjectIdentifier: LinkHello]())
         /// The latest rule state of each linked app that takes rules.
         let ruleStates = Mutex([ObjectIdentifier: LinkRuleState]())
@@ -29,6 +31,7 @@ extension LinkListener {
             self.store = store
             self.settings = settings
             self.events = events
+            admission = Mutex(LinkAdmission(maxConnections: settings.maxConnections, maxUnproven: settings.maxUnproven))
             pool = NIOThreadPool(numberOfThreads: 1)
             pool.start()
         }
@@ -37,16 +40,42 @@ extension LinkListener {
             pool.shutdownGracefully { _ in }
         }
 
+        /// Takes a new connection, closing the oldest one without a hello when unproven peers are at their budget;
+        /// false when it must be refused (every slot is a linked app's).
         func admit(_ channel: any Channel) -> Bool {
-            channels.withLock { open in
-                guard open.count < settings.maxConnections else { return false }
-                open[ObjectIdentifier(channel)] = channel
-                return true
+            let id = ObjectIdentifier(channel)
+            let (decision, evicted) = channels.withLock { open -> (LinkAdmission<ObjectIdentifier>.Decision, (any Channel)?) in
+                let decision = admission.withLock { $0.arrived(id) }
+                guard decision != .refuse else { return (decision, nil) }
+                open[id] = channel
+                guard case .admitEvicting(let oldest) = decision else { return (decision, nil) }
+                return (decision, open[oldest])
             }
+            if let evicted { evict(evicted) }
+            return decision != .refuse
+        }
+
+        /// Closes `channel` on its event loop through its handler, which says why once (unless it linked meanwhile).
+        private func evict(_ channel: any Channel) {
+            channel.eventLoop.execute {
+                guard let context = try? channel.pipeline.syncOperations.context(handlerType: LinkServerHandler.self),
+                      let handler = context.handler as? LinkServerHandler
+                else {
+                    channel.close(promise: nil)
+                    return
+                }
+                handler.evict(context: context, reason: "no hello yet, closed to make room for a newer connection")
+            }
+        }
+
+        /// The connection's app proved the secret.
+        func welcomed(_ channel: any Channel) {
+            admission.withLock { $0.welcomed(ObjectIdentifier(channel)) }
         }
 
         func remove(_ channel: any Channel) {
             _ = channels.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) }
+            admission.withLock { $0.left(ObjectIdentifier(channel)) }
             _ = linkedApps.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) }
             if ruleStates.withLock({ $0.removeValue(forKey: ObjectIdentifier(channel)) }) != nil { rulesChanged() }
         }
@@ -85,7 +114,8 @@ extension LinkListener {
             }
         }
 
-        func reportDrops(_ total: Int, from app: LinkHello) {
+        func reportDrops(_ count: LinkCount, from app: LinkHello) {
+            let total = count.value
             sources.withLock { $0[AppKey(app)]?.source.dropped = total }
             let added = dropTotals.withLock { totals -> Int in
                 let previous = totals[AppKey(app)] ?? 0
@@ -94,7 +124,8 @@ extension LinkListener {
                 totals[AppKey(app)] = total
                 return added
             }
-            counts.withLock { $0.droppedByApps += added }
+            // Each total is in range, but apps are many and the sum lives as long as the listener.
+            counts.withLock { $0.droppedByApps = LinkCount.saturating($0.droppedByApps, adding: added) }
         }
 
         func openChannels() -> [any Channel] { channels.withLock { Array($0.values) } }
@@ -112,16 +143,18 @@ extension LinkListener {
         }
 
         /// Batches of every connection waiting for the store's thread, written many to a transaction.
-        let storeQueue = Mutex(LinkStoreQueue<PendingWrite>(maxExchanges: 4_096))
+        let storeQueue = Mutex(LinkStoreQueue<PendingWrite>(maxExchanges: 4_096, maxBytes: 8 << 20))
 
         /// Queues `batch` for the store's thread; the future completes on `eventLoop` once the transaction that
         /// holds it committed (or failed).
         /// `batch` holds their source already (``LinkSessionMachine`` sets it from the hello as it reads each one).
-        func write(_ batch: [TraceExchange], on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+        func write(_ batch: [TraceExchange], bytes: Int = 0, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
             writes.withLock { $0 += 1 }
             let count = batch.count
             let promise = eventLoop.makePromise(of: Void.self)
-            let action = storeQueue.withLock { $0.enqueue(PendingWrite(exchanges: batch, promise: promise), count: count) }
+            let action = storeQueue.withLock {
+                $0.enqueue(PendingWrite(exchanges: batch, promise: promise), count: count, bytes: bytes)
+            }
             if action == .startWriter {
                 pool.submit { [self] state in
                     guard case .active = state else {

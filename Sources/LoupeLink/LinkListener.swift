@@ -48,12 +48,27 @@ public enum LinkListenerEvent: Sendable, Equatable {
 ///
 /// Hostile peers are bounded: a connection that has not said a good hello within ``Settings/helloTimeout`` is
 /// closed (a plain-TCP peer, a TLS handshake never finished, silence); a frame's length is checked before its
-/// bytes are buffered; at most ``Settings/maxConnections`` connections are open at once; refusals are printed
-/// ten per ten seconds at most. A slow store slows only the reads of the connections writing into it.
+/// bytes are buffered; at most ``Settings/maxConnections`` connections are open at once, of which at most
+/// ``Settings/maxUnproven`` have not proved the secret (the newest of those replaces the oldest, so idle ones
+/// cannot keep apps out: ``LinkAdmission``); numbers from peers are ``LinkCount``s; bodies are capped as the
+/// recorder caps them; refusals are printed ten per ten seconds at most. A slow store slows only the reads of the
+/// connections writing into it, by count and by bytes.
 public final class LinkListener: Sendable {
     public struct Settings: Sendable {
+        /// The recorder's default body cap, made once.
+        static let defaultBodyCap = NetworkTraceInspector.Configuration().bodyCap
+
         public var helloTimeout: Duration = .seconds(10)
+        /// Connections open at once, linked apps and peers that have not said a hello together.
         public var maxConnections = 512
+        /// Of those, how many may not have proved the secret yet: past it, the oldest of them is closed to make room
+        /// for the newest (``LinkAdmission``), so idle connections cannot keep linked apps out.
+        public var maxUnproven = 128
+        /// The most body bytes stored per request or response an app sends: the recorder's cap (1 MiB), since a
+        /// frame could carry more.
+        public var bodyCap = Self.defaultBodyCap
+        /// Bytes of exchanges read ahead of the store per connection before reads pause (with the count below).
+        public var maxPendingBytesPerConnection = 16 << 20
         /// Exchanges read ahead of the store per connection before reads pause.
         public var maxPendingPerConnection = 2_000
         /// Plain TCP instead of TLS (`loupe listen --insecure-loopback`): allowed only on a loopback address, where
@@ -96,6 +111,7 @@ public final class LinkListener: Sendable {
         var tls = TLSConfiguration.makeServerConfiguration(
             certificateChain: [.certificate(identity.certificate)], privateKey: .privateKey(identity.privateKey))
         tls.minimumTLSVersion = .tlsv13
+        tls.shutdownTimeout = LinkProtocol.tlsShutdownTimeout
         let context: NIOSSLContext? = try settings.insecureLoopback ? nil : NIOSSLContext(configuration: tls)
         let shared = Shared(identity: identity, store: store, settings: settings, events: events)
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -105,7 +121,7 @@ public final class LinkListener: Sendable {
                 child.eventLoop.makeCompletedFuture {
                     let peer = child.remoteAddress.map(Self.describe) ?? "?"
                     guard shared.admit(child) else {
-                        shared.refused("\(peer): over \(settings.maxConnections) connections at once")
+                        shared.refused("\(peer): over \(settings.maxConnections) linked apps at once")
                         child.close(promise: nil)
                         return
                     }

@@ -17,6 +17,11 @@ public enum LinkProtocol {
     /// The largest first frame of a connection (the hello, or the welcome): 64 KiB, so a peer that has not proved
     /// the secret costs the listener at most that much memory.
     public static let maxFirstFrameLength = 64 << 10
+    /// How long closing a TLS connection waits for the peer's close_notify, on either side (NIOSSL's default is 5 s).
+    /// At exit, a listener that never answered cost `loupe send --link` that much after its drain; on the listener, a
+    /// peer dropped for its silence kept its socket that long, and its timed-out close raised an error of its own
+    /// (issue 44).
+    static let tlsShutdownTimeout = TimeAmount.milliseconds(300)
     /// Loupe's own version, sent in the hello.
     public static let loupeVersion = LoupeVersion.current
 
@@ -62,9 +67,9 @@ public enum LinkMessageType: UInt8, Sendable, CaseIterable {
 public enum LinkFrame: Sendable, Equatable {
     case hello(LinkHello)
     case exchange(TraceExchange)
-    case drops(Int)
+    case drops(LinkCount)
     case welcome(LinkWelcome)
-    case ack(Int)
+    case ack(LinkCount)
     case refuse(String)
     case ruleState(LinkRuleState)
     case rules(LinkRuleCommand)
@@ -173,7 +178,7 @@ public struct LinkFrameCodec: Sendable {
         case .welcome(let welcome): return Self.frame(.welcome, payload: try encoder.encode(welcome))
         case .ack(let count):
             var payload = ByteBuffer()
-            payload.writeInteger(UInt64(count))
+            payload.writeInteger(UInt64(count.value))
             return Self.frame(.ack, payload: payload.readableBytesView)
         case .refuse(let reason): return Self.frame(.refuse, payload: Array(reason.utf8.prefix(1024)))
         case .ruleState(let state): return Self.frame(.ruleState, payload: try encoder.encode(state))
@@ -215,15 +220,16 @@ public struct LinkFrameCodec: Sendable {
                 if let exchange = payload.withUnsafeReadableBytes(LinkExchangeReader.exchange) { return .exchange(exchange) }
                 return .exchange(try decoder.decode(TraceExchange.self, from: bytes))
             case .drops:
-                let count = try decoder.decode([String: Int].self, from: bytes)["dropped"]
-                guard let count, count >= 0 else { throw LinkProtocolError.badPayload(type) }
+                // Any JSON integer reads (a larger one fails as a bad payload); the range is ``LinkCount``'s.
+                let number = try decoder.decode([String: Int64].self, from: bytes)["dropped"]
+                guard let number, let count = LinkCount(number) else { throw LinkProtocolError.badPayload(type) }
                 return .drops(count)
             case .welcome: return .welcome(try decoder.decode(LinkWelcome.self, from: bytes))
             case .ack:
-                guard payload.readableBytes == 8, let count = payload.getInteger(at: payload.readerIndex, as: UInt64.self),
-                      count <= UInt64(Int32.max)
+                guard payload.readableBytes == 8, let number = payload.getInteger(at: payload.readerIndex, as: UInt64.self),
+                      let count = LinkCount(number)
                 else { throw LinkProtocolError.badPayload(type) }
-                return .ack(Int(count))
+                return .ack(count)
             case .refuse:
                 return .refuse(String(decoding: payload.readableBytesView.prefix(1024), as: UTF8.self))
             case .ruleState: return .ruleState(try decoder.decode(LinkRuleState.self, from: bytes))

@@ -14,6 +14,8 @@ final class LinkServerHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private let peer: String
     private var machine: LinkSessionMachine
     private var pending: [TraceExchange] = []
+    /// What ``pending`` counts for against the store's bounds (``TraceExchange/storedByteCount``).
+    private var pendingBytes = 0
     private var writing = false
     private var heldRead = false
     private var stored = 0
@@ -25,7 +27,7 @@ final class LinkServerHandler: ChannelDuplexHandler, RemovableChannelHandler {
     init(shared: LinkListener.Shared, peer: String) {
         self.shared = shared
         self.peer = peer
-        machine = LinkSessionMachine(secret: shared.identity.secret)
+        machine = LinkSessionMachine(secret: shared.identity.secret, bodyCap: shared.settings.bodyCap)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -33,9 +35,7 @@ final class LinkServerHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         deadline = context.eventLoop.scheduleTask(in: timeout.timeAmount) {
             let (handler, context) = bound.value
-            guard case .awaitingHello = handler.machine.state else { return }
-            handler.shared.refused("\(handler.peer): no hello within \(timeout) (a TLS handshake never finished, or a silent peer)")
-            context.close(promise: nil)
+            handler.perform(handler.machine.helloDeadlinePassed(timeout), context: context)
         }
     }
 
@@ -53,10 +53,21 @@ final class LinkServerHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelReadComplete()
     }
 
+    /// The listener closes this connection to make room for a newer one, unless its app linked meanwhile.
+    func evict(context: ChannelHandlerContext, reason: String) {
+        perform(machine.evicted(reason), context: context)
+    }
+
+    private var readsHeld: Bool {
+        pending.count >= shared.settings.maxPendingPerConnection
+            || pendingBytes >= shared.settings.maxPendingBytesPerConnection
+    }
+
     func read(context: ChannelHandlerContext) {
         // Flow control: a viewer whose store is behind stops reading this app, and TCP slows the app's sends
-        // (which its bounded buffer absorbs); other apps are not held up.
-        if pending.count >= shared.settings.maxPendingPerConnection {
+        // (which its bounded buffer absorbs); other apps are not held up. Bytes count as well as exchanges: 2,000
+        // exchanges of 1 MiB bodies would be 2 GiB in memory.
+        if readsHeld {
             heldRead = true
         } else {
             context.read()
@@ -68,16 +79,10 @@ final class LinkServerHandler: ChannelDuplexHandler, RemovableChannelHandler {
             perform(machine.failed(error), context: context)
             return
         }
-        guard case .linked = machine.state else {
-            if case .awaitingHello = machine.state {
-                shared.refused("\(peer): \(Self.explain(error))")
-                // A refused connection says nothing more: the peer gets the TLS alert.
-                _ = machine.failed(.emptyFrame)
-            }
-            context.close(promise: nil)
-            return
-        }
-        closeReason = Self.explain(error)
+        // A refused connection says nothing more: the peer gets the TLS alert. One that was already dropped (its
+        // hello deadline, an eviction) is not refused again for the TLS error its close raises.
+        perform(machine.transportFailed(beforeHello: Self.explain(error), afterHello: Self.explainAfterHello(error)),
+                context: context)
         context.close(promise: nil)
     }
 
@@ -97,6 +102,7 @@ final class LinkServerHandler: ChannelDuplexHandler, RemovableChannelHandler {
             break
         case .welcome(let app):
             deadline?.cancel()
+            shared.welcomed(context.channel)
             shared.counts.withLock { $0.linked += 1 }
             shared.linkedApps.withLock { $0[ObjectIdentifier(context.channel)] = app }
             shared.sourceLinked(app)
@@ -108,11 +114,12 @@ final class LinkServerHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 context.writeAndFlush(wrapOutboundOut(bytes), promise: nil)
             }
         case .store(let exchange):
+            pendingBytes += exchange.storedByteCount
             pending.append(exchange)
         case .drops(let total):
             if case .linked(let app) = machine.state {
                 shared.reportDrops(total, from: app)
-                shared.events(.drops(app: app, total: total))
+                shared.events(.drops(app: app, total: total.value))
             }
         case .refuse(let reason):
             shared.refused("\(peer): \(reason)")
@@ -122,6 +129,9 @@ final class LinkServerHandler: ChannelDuplexHandler, RemovableChannelHandler {
             } else {
                 context.close(promise: nil)
             }
+        case .drop(let reason):
+            shared.refused("\(peer): \(reason)")
+            context.close(promise: nil)
         case .close(let line):
             closeReason = line
             context.close(promise: nil)
@@ -136,19 +146,21 @@ final class LinkServerHandler: ChannelDuplexHandler, RemovableChannelHandler {
         writing = true
         let batch = pending
         let count = batch.count
+        let bytes = pendingBytes
         pending = []
+        pendingBytes = 0
         pending.reserveCapacity(count)
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        shared.write(batch, on: context.eventLoop).whenComplete { result in
+        shared.write(batch, bytes: bytes, on: context.eventLoop).whenComplete { result in
             let (handler, context) = bound.value
             handler.writing = false
             switch result {
             case .success:
                 handler.stored += count
-                if context.channel.isActive, let bytes = try? LinkFrameCodec.encode(.ack(count)) {
+                if context.channel.isActive, let bytes = try? LinkFrameCodec.encode(.ack(LinkCount(clamping: count))) {
                     context.writeAndFlush(handler.wrapOutboundOut(bytes), promise: nil)
                 }
-                if handler.heldRead, handler.pending.count < handler.shared.settings.maxPendingPerConnection {
+                if handler.heldRead, !handler.readsHeld {
                     handler.heldRead = false
                     context.read()
                 }
@@ -176,6 +188,18 @@ final class LinkServerHandler: ChannelDuplexHandler, RemovableChannelHandler {
             return "closed during the TLS handshake"
         }
         return "TLS failed: \(TerminalText.line(String(text.prefix(200))))"
+    }
+
+    /// One line for a TLS or socket failure of a linked app's connection.
+    static func explainAfterHello(_ error: any Error) -> String {
+        if let ssl = error as? NIOSSLError, case .uncleanShutdown = ssl {
+            // The handshake was long over: the app's process ended (or its network did) without closing the link.
+            return "the app went away without closing the link: killed, or cut off"
+        }
+        if let io = error as? IOError {
+            return "the connection failed: \(TerminalText.line(String(io.description.prefix(200))))"
+        }
+        return explain(error)
     }
 }
 

@@ -17,9 +17,12 @@ struct LinkSessionMachine: Sendable {
         /// Store this exchange (and ack it once stored): numbered by the store, its source the app linked.
         case store(TraceExchange)
         /// The app reports this many drops in all.
-        case drops(Int)
+        case drops(LinkCount)
         /// Send this refusal, close, and print it.
         case refuse(String)
+        /// Count and print this refusal, and close without a word: the peer never proved the secret, and may not
+        /// even have finished its TLS handshake.
+        case drop(String)
         /// Close without answering (the peer refused us, or is gone), printing this line.
         case close(String)
         /// Keep the app's latest rules and held requests (only from an app whose hello said it takes rules).
@@ -27,12 +30,15 @@ struct LinkSessionMachine: Sendable {
     }
 
     private let secret: [UInt8]
+    /// The most body bytes stored per request or response: the recorder's cap, whatever the app sent.
+    private let bodyCap: Int
     private(set) var state: State = .awaitingHello
     /// The linked app as each of its exchanges records it (made once, not per exchange).
     private var source: TraceSource?
 
-    init(secret: String) {
+    init(secret: String, bodyCap: Int = LinkListener.Settings.defaultBodyCap) {
         self.secret = Array(secret.utf8)
+        self.bodyCap = bodyCap
     }
 
     mutating func received(_ frame: LinkFrame) -> Action {
@@ -58,6 +64,9 @@ struct LinkSessionMachine: Sendable {
             // Whatever the app says of these, the store numbers it and the hello names its source.
             exchange.sequence = nil
             exchange.source = source
+            // A frame holds up to 8 MiB: a body is kept as the recorder would have kept it, not as large as that.
+            exchange.requestBody = exchange.requestBody?.capped(at: bodyCap)
+            exchange.responseBody = exchange.responseBody?.capped(at: bodyCap)
             return .store(exchange)
         case (.linked, .drops(let count)):
             return .drops(count)
@@ -75,6 +84,36 @@ struct LinkSessionMachine: Sendable {
     mutating func failed(_ error: LinkProtocolError) -> Action {
         guard state != .closed else { return .none }
         return refuse(error.description)
+    }
+
+    /// The hello deadline passed: a peer still without a hello is dropped (once: the close that follows may raise
+    /// a TLS error of its own, which ``transportFailed(beforeHello:afterHello:)`` then ignores).
+    mutating func helloDeadlinePassed(_ limit: Duration) -> Action {
+        guard case .awaitingHello = state else { return .none }
+        state = .closed
+        return .drop("no hello within \(limit) (a TLS handshake never finished, or a silent peer)")
+    }
+
+    /// The listener let another connection take this one's place while it had not said its hello
+    /// (``LinkAdmission``).
+    mutating func evicted(_ reason: String) -> Action {
+        guard case .awaitingHello = state else { return .none }
+        state = .closed
+        return .drop(reason)
+    }
+
+    /// TLS or the socket failed: `beforeHello` says why to a peer that never linked, `afterHello` to a linked app
+    /// (the same error reads differently: an unclean close before the hello is a handshake cut short, after it an
+    /// app that went away).
+    mutating func transportFailed(beforeHello: String, afterHello: String) -> Action {
+        switch state {
+        case .closed: return .none
+        case .awaitingHello:
+            state = .closed
+            return .drop(beforeHello)
+        case .linked:
+            return .close(afterHello)
+        }
     }
 
     private mutating func refuse(_ reason: String) -> Action {

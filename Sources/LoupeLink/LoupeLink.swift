@@ -26,7 +26,8 @@ public final class LoupeLink: TraceForwarding {
         public var backoff: LinkBackoff
         /// How long one connection may take to connect and be welcomed. Default 10 s.
         public var connectTimeout: Duration
-        /// How long ``LoupeLink/finish()`` waits for the viewer to acknowledge what is buffered. Default 3 s.
+        /// How long ``LoupeLink/finish()`` waits for the viewer to acknowledge what is buffered (on ``clock``), while
+        /// the link is up or its first connection is under way. Default 3 s.
         public var drainTimeout: Duration
         /// The app name in the hello (default: the process name).
         public var appName: String?
@@ -82,6 +83,7 @@ public final class LoupeLink: TraceForwarding {
         // The certificate is self-signed: the custom callback below replaces chain and name checks with the pin.
         tls.certificateVerification = .noHostnameVerification
         tls.minimumTLSVersion = .tlsv13
+        tls.shutdownTimeout = LinkProtocol.tlsShutdownTimeout
         // A `loupe+tcp://` link (loopback only, checked when it was parsed) has no TLS at all.
         core = Core(address: address, configuration: configuration,
                     context: try address.isPlainTCP ? nil : NIOSSLContext(configuration: tls))
@@ -131,10 +133,20 @@ public final class LoupeLink: TraceForwarding {
         core.wake()
     }
 
+    /// Waits up to ``Configuration/drainTimeout`` (on the configuration's clock) for the viewer to acknowledge what
+    /// is buffered, then closes the link. It does not wait for a link that is down: one whose last connection ended
+    /// (refused, lost, or never welcomed) without a new one welcomed since, so a listener that is not there costs an
+    /// exiting command nothing.
     public func finish() async {
-        let deadline = ContinuousClock.now + configuration.drainTimeout
-        while core.outbox.withLock({ $0.pending }) > 0, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(5))
+        let (clock, drain, core) = (configuration.clock, configuration.drainTimeout, core)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await clock.sleep(for: drain) }
+            group.addTask {
+                // Polled: acks and the connection's end come from the event loop, which has no waiter to wake.
+                while core.isDraining, !Task.isCancelled { try? await Task.sleep(for: .milliseconds(5)) }
+            }
+            await group.next()
+            group.cancelAll()
         }
         let running = task.withLock { task in defer { task = nil }; return task }
         running?.cancel()
@@ -164,6 +176,14 @@ public final class LoupeLink: TraceForwarding {
         /// the event loops the app's HTTP client may share (a put of many rules parses and indexes them all).
         let ruleCommands = DispatchQueue(label: "loupe.link.rule-commands")
 
+        /// The last connection ended and none was welcomed since: ``LoupeLink/finish()`` does not wait for it.
+        let isDown = Mutex(false)
+
+        /// Something waits for the viewer, and a viewer may still take it.
+        var isDraining: Bool {
+            !isDown.withLock { $0 } && outbox.withLock { $0.pending } > 0
+        }
+
         init(address: LinkAddress, configuration: Configuration, context: NIOSSLContext?) {
             self.address = address
             self.configuration = configuration
@@ -187,18 +207,20 @@ public final class LoupeLink: TraceForwarding {
             while !Task.isCancelled {
                 lastFailure.withLock { $0 = nil }
                 var welcomed = false
+                var lasted = Duration.zero
                 do {
                     let handler = try await connect()
-                    welcomed = try await handler.closed.get()
+                    lasted = try await configuration.clock.measure { welcomed = try await handler.closed.get() }
                 } catch {
                     lastFailure.withLock { $0 = $0 ?? Self.explain(error) }
                 }
+                isDown.withLock { $0 = true }
                 current.withLock { $0 = nil }
                 outbox.withLock { $0.connectionLost() }
                 if Task.isCancelled { break }
                 let why = lastFailure.withLock { $0 } ?? "the listener closed the link"
                 let delay: Duration
-                switch machine.ended(welcomed: welcomed, reason: why, unit: configuration.random()) {
+                switch machine.ended(welcomed: welcomed, lasted: lasted, reason: why, unit: configuration.random()) {
                 case .logOutageAndWait(let reason, let wait):
                     // Once per outage, not per attempt or request.
                     logger.warning("loupe link: cannot reach \(address.redacted): \(reason); retrying in the background")

@@ -15,21 +15,41 @@ import Testing
 
     @Test func anOutageIsSaidOnceAndTheDelayGrowsWithItsFailures() {
         var machine = LinkConnectionMachine(backoff: Self.backoff)
-        #expect(machine.ended(welcomed: false, reason: "refused", unit: 0) == .logOutageAndWait("refused", .milliseconds(100)))
-        #expect(machine.ended(welcomed: false, reason: "refused", unit: 0) == .wait(.milliseconds(200)))
-        #expect(machine.ended(welcomed: false, reason: "refused", unit: 1) == .wait(.milliseconds(200)), "jitter: half of 400")
-        for _ in 0..<20 { _ = machine.ended(welcomed: false, reason: "refused", unit: 0) }
-        #expect(machine.ended(welcomed: false, reason: "refused", unit: 0) == .wait(.seconds(1)), "capped")
+        #expect(machine.ended(welcomed: false, lasted: .zero, reason: "refused", unit: 0) == .logOutageAndWait("refused", .milliseconds(100)))
+        #expect(machine.ended(welcomed: false, lasted: .zero, reason: "refused", unit: 0) == .wait(.milliseconds(200)))
+        #expect(machine.ended(welcomed: false, lasted: .zero, reason: "refused", unit: 1) == .wait(.milliseconds(200)), "jitter: half of 400")
+        for _ in 0..<20 { _ = machine.ended(welcomed: false, lasted: .zero, reason: "refused", unit: 0) }
+        #expect(machine.ended(welcomed: false, lasted: .zero, reason: "refused", unit: 0) == .wait(.seconds(1)), "capped")
         #expect(machine.failures == 24)
     }
 
     @Test func aWelcomedConnectionEndsTheOutageAndResetsTheBackoff() {
         var machine = LinkConnectionMachine(backoff: Self.backoff)
-        _ = machine.ended(welcomed: false, reason: "refused", unit: 0)
-        _ = machine.ended(welcomed: false, reason: "refused", unit: 0)
-        #expect(machine.ended(welcomed: true, reason: "the listener closed the link", unit: 0)
+        _ = machine.ended(welcomed: false, lasted: .zero, reason: "refused", unit: 0)
+        _ = machine.ended(welcomed: false, lasted: .zero, reason: "refused", unit: 0)
+        #expect(machine.ended(welcomed: true, lasted: LinkConnectionMachine.stableLink,
+                              reason: "the listener closed the link", unit: 0)
             == .logOutageAndWait("the listener closed the link", .milliseconds(100)), "a new outage is said again")
         #expect(machine.failures == 1 && machine.outageReported)
+    }
+
+    /// Issue 44, item 19: a listener that welcomes and then misbehaves (here, each connection over in 50 ms) made
+    /// the app redial at once and warn every time. Those connections are failed attempts of one outage.
+    @Test func aWelcomeThatDoesNotHoldIsPartOfTheOutage() {
+        var machine = LinkConnectionMachine(backoff: Self.backoff)
+        var actions: [LinkConnectionMachine.Action] = []
+        for _ in 0..<10 {
+            actions.append(machine.ended(welcomed: true, lasted: .milliseconds(50), reason: "an unexpected welcome", unit: 0))
+        }
+        #expect(actions.first == .logOutageAndWait("an unexpected welcome", .milliseconds(100)))
+        #expect(actions.dropFirst().allSatisfy { if case .wait = $0 { true } else { false } }, "warned once: \(actions)")
+        #expect(actions.last == .wait(.seconds(1)), "backed off to the maximum, not redialled at once")
+        #expect(machine.failures == 10)
+        // Just under the bar is still the outage; a link that held ends it.
+        #expect(machine.ended(welcomed: true, lasted: LinkConnectionMachine.stableLink - .milliseconds(1), reason: "x",
+                              unit: 0) == .wait(.seconds(1)))
+        #expect(machine.ended(welcomed: true, lasted: LinkConnectionMachine.stableLink, reason: "lost", unit: 0)
+            == .logOutageAndWait("lost", .milliseconds(100)))
     }
 
     /// The real loop against a port nobody listens on: each redial waits on the manual clock (no test sleeps

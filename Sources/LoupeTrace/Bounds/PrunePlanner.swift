@@ -73,10 +73,18 @@ enum PrunePlanner {
     }
 }
 
-/// Counts exchanges written, says when an automatic prune is due, and remembers what automatic prunes removed.
+/// Counts exchanges and bytes written, says when an automatic prune is due, and remembers what automatic prunes
+/// removed.
+///
+/// Due after `interval` exchanges, or after a sixteenth of the store's size bound in bytes (``TraceStoreBounds/
+/// maxBytes``, as the last prune read it), whichever comes first: by count alone, a store bounded to 20 MiB reached
+/// 155 MiB from 65 exchanges of 1–3 MiB (issue 44). So a writer stays within its bound plus a sixteenth, plus what
+/// one write holds.
 final class AutoPruner: Sendable {
     let interval: Int
-    private let written = Mutex(0)
+    private let written = Mutex((count: 0, bytes: 0))
+    /// Bytes written between prunes: a sixteenth of the size bound, `Int.max` without one.
+    private let byteInterval = Mutex(Int.max)
     private let last = Mutex<PruneResult?>(nil)
     private let total = Mutex<PruneNotice?>(nil)
 
@@ -84,15 +92,30 @@ final class AutoPruner: Sendable {
         self.interval = max(1, interval)
     }
 
-    /// Records `count` writes; true once every `interval` exchanges.
-    func isDue(afterWriting count: Int) -> Bool {
-        written.withLock { written in
-            written += count
-            guard written >= interval else { return false }
-            written = 0
+    /// The smallest byte interval: a tiny bound is not pruned after every exchange.
+    static let minimumByteInterval = 64 << 10
+
+    /// Records `count` writes of `bytes` (their ``TraceExchange/storedByteCount``); true once every `interval`
+    /// exchanges or byte interval.
+    func isDue(afterWriting count: Int, bytes: Int) -> Bool {
+        let byteInterval = byteInterval.withLock { $0 }
+        return written.withLock { written in
+            written.count += count
+            written.bytes = written.bytes > Int.max - bytes ? Int.max : written.bytes + bytes
+            guard written.count >= interval || written.bytes >= byteInterval else { return false }
+            written = (0, 0)
             return true
         }
     }
+
+    /// The store's bounds as a prune read them: they set the byte interval.
+    func note(_ bounds: TraceStoreBounds) {
+        let interval = bounds.maxBytes.map { max(Self.minimumByteInterval, $0 / 16) } ?? Int.max
+        byteInterval.withLock { $0 = interval }
+    }
+
+    /// Whether a byte count is worth making for ``isDue(afterWriting:bytes:)``: not for a store without a size bound.
+    var countsBytes: Bool { byteInterval.withLock { $0 } != Int.max }
 
     /// Notes an automatic prune that removed something.
     func record(_ result: PruneResult, notice: PruneNotice) {

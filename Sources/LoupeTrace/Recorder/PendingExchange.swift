@@ -216,12 +216,7 @@ struct PendingExchange: Sendable {
     /// The body cut at `cap` bytes, keeping the size of the whole body (redaction happened before the cut, so a
     /// secret cannot survive because the cut made the JSON unrecognisable).
     static func capped(_ body: TraceBody?, cap: Int) -> TraceBody? {
-        guard var body else { return nil }
-        let limit = max(0, cap)
-        guard body.data.count > limit else { return body }
-        body.data = Data(body.data.prefix(limit))
-        body.isTruncated = true
-        return body
+        body?.capped(at: cap)
     }
 
     private static func headers(_ fields: HTTPFields) -> [TraceHeader] {

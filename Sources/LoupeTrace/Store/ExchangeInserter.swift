@@ -293,7 +293,8 @@ extension SQLiteTraceStore {
         } catch let error as DatabaseError {
             throw Self.storeError(error, path: path)
         }
-        if autoPruner?.isDue(afterWriting: written) == true { autoPrune() }
+        // One transaction, whatever its size: pruned by count after it, as before.
+        if autoPruner?.isDue(afterWriting: written, bytes: 0) == true { autoPrune() }
         return WriteCount(written: written, replaced: replaced)
     }
 }

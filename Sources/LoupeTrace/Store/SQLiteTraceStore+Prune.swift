@@ -74,6 +74,7 @@ extension SQLiteTraceStore {
         let moment = now()
         let pruned = try? pool.write { db -> (PruneResult, PruneNotice)? in
             let bounds = try StoreSettings.bounds(in: db)
+            autoPruner.note(bounds)
             let (keepFrom, reasons) = try Self.firstKept(db, bounds: bounds, now: moment)
             guard let keepFrom else { return nil }
             let result = try Self.apply(db, keepFrom: keepFrom, reasons: reasons, dryRun: false)

@@ -15,8 +15,9 @@ import Synchronization
 ///
 /// A store has its own ``bounds`` (recorded when it is created; by default 256 MB and 14 days; changed with
 /// ``setBounds(_:)`` or `loupe prune --set-max-…`). A writable store keeps itself within them: it prunes when it
-/// opens and after every `pruneEvery` exchanges written, on the caller of ``write(_:)`` (the recorder's background
-/// writer), never on the request path. Every prune that removes exchanges is recorded in the store, and the next
+/// opens, after every `pruneEvery` exchanges written and after every sixteenth of its size bound written, on the
+/// caller of ``write(_:)`` (the recorder's background writer, the listener's store thread), never on the request
+/// path. Every prune that removes exchanges is recorded in the store, and the next
 /// exchange written carries a `store-prune` event saying how many went and why (``PruneNotice``).
 ///
 /// ```swift
@@ -103,7 +104,10 @@ public final class SQLiteTraceStore: TraceStore {
                 try inserter.finish()
             }
         }
-        if autoPruner?.isDue(afterWriting: exchanges.count) == true { autoPrune() }
+        if let autoPruner {
+            let bytes = autoPruner.countsBytes ? exchanges.reduce(0) { $0 + $1.storedByteCount } : 0
+            if autoPruner.isDue(afterWriting: exchanges.count, bytes: bytes) { autoPrune() }
+        }
     }
 
     public func recent(limit: Int) throws -> [TraceSummary] {

@@ -38,6 +38,31 @@ struct StoreBoundsTests {
         #expect(writer.automaticPrunes?.reasons == [.count])
     }
 
+    /// Issue 44, item 2: by count alone, a writer pruned only every `pruneEvery` exchanges, so large bodies took a
+    /// 20 MiB store to 155 MiB. It prunes after every sixteenth of the size bound written as well.
+    @Test("a long-running writer keeps within the size bound by bytes, not only every pruneEvery exchanges")
+    func prunedByBytesWritten() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.file("traces.sqlite")
+        let bound = 2 << 20
+        let writer = try SQLiteTraceStore(path: path, bounds: TraceStoreBounds(maxCount: nil, maxBytes: bound, maxAge: nil),
+                                          pruneEvery: 10_000)
+        var peak = 0
+        for index in 0..<60 {
+            var exchange = SQLiteTraceStoreTests.simple(index)
+            exchange.requestBody = TraceBody(data: Data(repeating: UInt8(index), count: 200 << 10), size: 200 << 10,
+                                             isTruncated: false)
+            try writer.write([exchange])
+            let stored = try writer.pool.read { try Double.fetchOne($0, sql: "SELECT TOTAL(stored_bytes) FROM exchange") }
+            peak = max(peak, Int(stored ?? 0))
+        }
+        // The bound, a sixteenth of it written since the last prune, and the one write that crossed it.
+        #expect(peak <= bound + bound / 16 + (201 << 10), "peak \(peak) bytes counted against a bound of \(bound)")
+        #expect(try writer.count() < 15, "60 exchanges of 200 KiB do not fit 2 MiB")
+        #expect(writer.automaticPrunes?.reasons == [.bytes])
+    }
+
     @Test("bounds changed by another process apply from the running writer's next prune")
     func changedWhileWriting() throws {
         let folder = try TemporaryFolder()
