@@ -87,7 +87,11 @@ exec sleep 600
 EOF
   rm -f "$work/exit.txt" "$work/after-exit.txt"
   tm kill-server 2>/dev/null
-  tm new-session -d -s "$session" -x 100 -y 30 "sh $(printf %q "$work/run.sh")" || fail "tmux could not start"
+  # kill-server returns before the old server has let go of its socket: a new session may be refused for a moment.
+  local tries=0
+  until tm new-session -d -s "$session" -x 100 -y 30 "sh $(printf %q "$work/run.sh")" 2>/dev/null; do
+    tries=$((tries + 1)); [ $tries -lt 50 ] || fail "tmux could not start"; sleep 0.1
+  done
   wait_for any "${2:-/orders}"
 }
 status_row=28
@@ -227,6 +231,8 @@ if command -v vim >/dev/null; then
   expect_orders $total "vim's :wq without a change"
   ok "e opens the real vim on the terminal; :wq without a change asks nothing and sends nothing (issue 43.1)"
   keys q
+  # The next start kills this tmux server: only once the inspector has gone.
+  for _ in $(seq 100); do [ -s "$work/exit.txt" ] && break; sleep 0.1; done
 else
   fail "vim is not installed (.ci/run installs it)"
 fi
@@ -325,7 +331,7 @@ wait_for $status_row ":repeat-replay 10 2"
 keys C-u
 type_text "repeat-replay 2000 1"
 keys Enter
-wait_for $status_row "repeating GET 127.0.0.1/slow: [0-9]+ of 2000" regex
+wait_for $status_row "repeating GET 127.0.0.1/slow: [0-9]+ of 2,000… Esc stops it" regex
 keys Escape
 wait_for $status_row "stopped after [0-9,]+ of 2,000 · GET 127.0.0.1/slow: 200 ×" regex
 stopped=$(row $status_row | sed -E 's/.*stopped after ([0-9,]+) of.*/\1/' | tr -d ,)
@@ -342,7 +348,7 @@ for how in q C-c; do
   keys C-u
   type_text "repeat-replay 2000 2"
   keys Enter
-  wait_for $status_row "repeating GET 127.0.0.1/slow: [0-9]*[1-9][0-9]* of 2000" regex
+  wait_for $status_row "repeating GET 127.0.0.1/slow: [0-9]*[1-9][0-9]* of 2,000" regex
   rm -f "$work/exit.txt"
   keys "$how"
   for _ in $(seq 200); do [ -s "$work/exit.txt" ] && break; sleep 0.1; done

@@ -191,6 +191,7 @@ import Testing
     func escStopsARepeat() async {
         let (app, screen, gate) = repeating(2_000, 2)
         await untilStarted(2, gate)
+        #expect(screen.lines[22].hasPrefix(" repeating GET 127.0.0.1/accounts/42 2,000× … Esc stops it"), "\(screen.lines[22])")
         screen.press(.escape)
         app.turn(on: screen)
         #expect(screen.lines[22].contains("stopping the repeat"), "\(screen.lines[22])")

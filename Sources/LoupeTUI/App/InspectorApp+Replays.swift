@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 import LoupeTrace
 import LoupeReplay
 
@@ -109,7 +110,8 @@ extension InspectorApp {
                 while let result = await group.next() {
                     if let result, result.status != nil { summary.results.append(result) } else { summary.errors += 1 }
                     let done = summary.results.count + summary.errors
-                    inbox.post(.finished(StatusMessage("repeating \(target): \(done) of \(plan.times)…\(stop.isStopped ? " (stopping)" : "")"),
+                    inbox.post(.finished(StatusMessage("repeating \(target): \(Quantity.count(done)) of \(Quantity.count(plan.times))…"
+                                                         + (stop.isStopped ? " stopping" : " Esc stops it")),
                                          replay: false), token: UUID())
                     if started < plan.times, !stop.isStopped { startOne() }
                 }

@@ -264,7 +264,7 @@ extension InspectorState {
             replay = .running
             isRepeating = true
             replayTarget = "\(summary.method) \(summary.host)\(summary.pathAndQuery)"
-            status = StatusMessage("repeating \(replayTarget) \(plan.times)× …")
+            status = StatusMessage("repeating \(replayTarget) \(Quantity.count(plan.times))× … Esc stops it")
             pendingEffects.append(.repeatReplay(summary.id, plan))
         }
     }
