@@ -103,7 +103,7 @@ ok "failures counted with exit 1; the JSON report has the documented shape"
 echo "-- POST: refused without a terminal unless --yes; asked on a terminal"
 orders_before=$(count "$port_a" "POST /orders")
 run 2 "POST without --yes" "$loupe" replay "$store" --id '#3'
-grep -q "^loupe: POST .*not idempotent.*pass --yes" "$work/err.txt" || fail "refusal wording: $(cat "$work/err.txt")"
+grep -q "^loupe: POST .*may change the server.*pass --yes" "$work/err.txt" || fail "refusal wording: $(cat "$work/err.txt")"
 [ "$(count "$port_a" "POST /orders")" = "$orders_before" ] || fail "a refused POST was sent"
 run 0 "POST --yes" "$loupe" replay "$store" --id '#3' --yes --times 2
 [ "$(count "$port_a" "POST /orders")" = $((orders_before + 2)) ] || fail "POST --yes was not sent twice"
@@ -130,6 +130,11 @@ tmux new-session -d -s "$session" -x 120 -y 40 \
 for _ in $(seq 200); do tmux capture-pane -p -t "$session" > "$work/out.txt"; grep -q ' 1 / 1' "$work/out.txt" && break; sleep 0.1; done
 grep -q ' 1 / 1' "$work/out.txt" || fail "the TUI never showed the one /items exchange"
 tmux send-keys -t "$session" e
+# An edit always asks, even for a GET, and lists what changed (issue 43.1).
+for _ in $(seq 200); do tmux capture-pane -p -t "$session" > "$work/out.txt"; grep -q 'Replay? y/N · sends the edited GET .*/items?edited=1 once' "$work/out.txt" && break; sleep 0.1; done
+grep -q 'changed: URL /items → /items?edited=1, header X-Edited added' "$work/out.txt" || fail "e: no question listing the changes"
+[ "$(count "$port_a" "GET /items")" = "$items_seen" ] || fail "the edit went out before y"
+tmux send-keys -t "$session" y
 for _ in $(seq 200); do [ -n "$(edited id)" ] && break; sleep 0.1; done
 for _ in $(seq 200); do tmux capture-pane -p -t "$session" > "$work/out.txt"; grep -q 'replayed GET /items?edited=1 → 200' "$work/out.txt" && break; sleep 0.1; done
 grep -q 'replayed GET /items?edited=1 → 200' "$work/out.txt" || fail "e: the status never said the edited request was replayed"
@@ -142,7 +147,7 @@ edited_id=$(edited id)
 "$loupe" show "$store" "$edited_id" > "$work/show.txt" 2>&1 || fail "loupe show of the edited replay"
 grep -q 'X-Edited: by-the-e2e' "$work/show.txt" || { cp "$work/show.txt" "$work/out.txt"; fail "the edited header was not recorded"; }
 tmux kill-session -t "$session" 2>/dev/null || true
-ok "e with EDITOR set to a script: the edited request (new query, added header) is sent once and recorded as a replay of the original"
+ok "e with EDITOR set to a script: the question lists the changes; y sends the edited request (new query, added header) once, recorded as a replay of the original"
 
 echo "-- a HAR file as the source, recorded into another store with its original"
 "$loupe" export "$store" --har "$work/items.har" --filter '~u items & !~replay' >/dev/null || fail "export"
@@ -150,6 +155,21 @@ run 1 "HAR replay" "$loupe" replay "$work/items.har" --id '#1' --store "$work/fr
 [ "$(sqlite3 "$work/from-har.sqlite" "SELECT COUNT(*) FROM exchange WHERE replay_of = '$items_id'")" = 3 ] || fail "HAR replays are not linked"
 [ "$(sqlite3 "$work/from-har.sqlite" "SELECT COUNT(*) FROM exchange WHERE id = '$items_id'")" = 1 ] || fail "the HAR original was not brought along"
 ok "a HAR source replays into --store, with its original there so the link resolves"
+
+echo "-- a redacted query value is never sent as the marker: left out with a warning, or from LOUPE_REPLAY_QUERY_<NAME> (issue 43.6)"
+keyed="$work/keyed.sqlite"
+"$loupe" send GET "$a/items?page=2&api_key=s3cret" --store "$keyed" >/dev/null 2>&1 || fail "recording /items?api_key"
+sqlite3 "$keyed" "SELECT url FROM exchange" | grep -q 'api_key=%5BREDACTED%5D' || fail "the recorded api_key was not redacted"
+last_query() { python3 -c "import json,urllib.request; print(json.load(urllib.request.urlopen('http://127.0.0.1:$port_a/seen'))['GET /items']['query'])"; }
+run 0 "replay of a redacted query" env -u LOUPE_REPLAY_QUERY_API_KEY "$loupe" replay "$keyed" --id '#1'
+[ "$(last_query)" = "page=2" ] || fail "sent query '$(last_query)', want 'page=2'"
+grep -q "^loupe: warning: the query's api_key was redacted in the recorded request and is left out; supply it with LOUPE_REPLAY_QUERY_API_KEY$" "$work/err.txt" \
+  || fail "no warning for the redacted query value: $(cat "$work/err.txt")"
+run 0 "replay with LOUPE_REPLAY_QUERY_API_KEY" env LOUPE_REPLAY_QUERY_API_KEY='fresh key&1' "$loupe" replay "$keyed" --id '#1'
+[ "$(last_query)" = "page=2&api_key=fresh%20key%261" ] || fail "sent query '$(last_query)', want the fresh key"
+grep -q 'warning' "$work/err.txt" && fail "a warning though the value was supplied: $(cat "$work/err.txt")"
+sqlite3 "$keyed" "SELECT url FROM exchange" | grep -q 'fresh' && fail "the supplied key reached the store"
+ok "loupe replay leaves a redacted api_key out with a warning, or sends LOUPE_REPLAY_QUERY_API_KEY's value (redacted again in the store)"
 
 echo "-- bad input: exit 2 and one line"
 for args in "--id #1 --times 0" "--id #1 --concurrency 0" "--id #1 --rate inf" "--id #1 --base-url ftp://x" \

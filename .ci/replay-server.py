@@ -7,6 +7,9 @@ GET  /volatile  a body with a fresh requestId and generatedAt on every call, and
 POST /orders    creates an order (the body is echoed back with an id)
 POST /price?value=N  sets the price /items reports
 GET  /count     how many requests each path has had, as JSON
+PUT, DELETE /accounts/N  an account updated or deleted (the body is echoed back)
+GET  /slow      answers after 20 ms (a repeat that runs long enough to be stopped)
+GET  /seen      the last request of each "METHOD /path": its query, body length and headers, as JSON
 """
 import json
 import sys
@@ -17,7 +20,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 NAME = sys.argv[2] if len(sys.argv) > 2 else "a"
-state = {"price": 10, "counts": {}, "orders": 0}
+state = {"price": 10, "counts": {}, "orders": 0, "seen": {}}
 lock = threading.Lock()
 
 
@@ -44,6 +47,9 @@ class Handler(BaseHTTPRequestHandler):
         with lock:
             key = f"{method} {parts.path}"
             state["counts"][key] = state["counts"].get(key, 0) + 1
+            if parts.path not in ("/count", "/seen"):
+                state["seen"][key] = {"query": parts.query, "body_length": length,
+                                      "headers": {name.lower(): value for name, value in self.headers.items()}}
             price = state["price"]
         if method == "GET" and parts.path == "/items":
             items = [{"id": i, "name": f"item {i}", "price": price if i == 4 else 10} for i in range(1, 6)]
@@ -60,6 +66,15 @@ class Handler(BaseHTTPRequestHandler):
             with lock:
                 state["price"] = value
             self.answer(200, {"price": value})
+        elif method in ("PUT", "DELETE") and parts.path.startswith("/accounts/"):
+            self.answer(200, {"account": parts.path.rsplit("/", 1)[1], "method": method, "received": body})
+        elif method == "GET" and parts.path == "/slow":
+            time.sleep(0.02)
+            self.answer(200, {"slow": True})
+        elif method == "GET" and parts.path == "/seen":
+            with lock:
+                seen = dict(state["seen"])
+            self.answer(200, seen)
         elif method == "GET" and parts.path == "/count":
             with lock:
                 counts = dict(state["counts"])
@@ -72,6 +87,12 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self):
         self.route("POST")
+
+    def do_PUT(self):
+        self.route("PUT")
+
+    def do_DELETE(self):
+        self.route("DELETE")
 
 
 ThreadingHTTPServer.daemon_threads = True

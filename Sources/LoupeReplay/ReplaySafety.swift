@@ -2,15 +2,16 @@ import Foundation
 import Loupe
 import LoupeTrace
 
-/// Whether sending a recorded exchange again could repeat a side effect (a second order, a second payment).
+/// Whether sending a recorded exchange again could change something on the server.
 ///
-/// GET, HEAD, OPTIONS, TRACE, PUT and DELETE are idempotent by definition (RFC 9110 §9.2.2): sending them twice
-/// leaves the server as sending them once. Any other method (POST, PATCH, CONNECT, custom ones) is safe to repeat
-/// only when the request carries an `Idempotency-Key` the replay will send again, so the server can recognise it.
-/// A redacted key does not count: replay drops redacted headers.
+/// Only the safe methods GET, HEAD and OPTIONS replay without asking (RFC 9110 §9.2.1). Idempotent is not safe: a
+/// replayed PUT or DELETE overwrites or deletes again whatever is there now, which need not be what was there when
+/// it was recorded, and an `Idempotency-Key` only makes a server drop a second POST within its own window, which a
+/// replay days later is usually outside of. TRACE is left out too: it is rarely enabled and reflects the request
+/// (DECISIONS 520).
 package enum ReplaySafety {
-    /// Methods whose repetition has no further effect.
-    package static let idempotentMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"]
+    /// Methods that replay without asking.
+    package static let safeMethods: Set<String> = ["GET", "HEAD", "OPTIONS"]
 
     /// Why replaying `exchange` needs the user's confirmation, or `nil` when it is safe to repeat.
     package static func reasonToConfirm(_ exchange: TraceExchange) -> String? {
@@ -23,9 +24,7 @@ package enum ReplaySafety {
             }
         }
         let method = exchange.method.uppercased()
-        guard !idempotentMethods.contains(method) else { return nil }
-        let key = exchange.requestHeaders.first { $0.name.caseInsensitiveCompare("Idempotency-Key") == .orderedSame }
-        if let key, !key.value.isEmpty, key.value != RedactionPolicy.marker { return nil }
-        return "\(method) is not idempotent and the request has no Idempotency-Key"
+        guard !safeMethods.contains(method) else { return nil }
+        return "\(method) may change the server (only GET, HEAD and OPTIONS replay without asking)"
     }
 }

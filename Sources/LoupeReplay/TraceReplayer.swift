@@ -6,7 +6,9 @@ import LoupeTrace
 /// Sends a recorded exchange again through a client, marked as a replay of the original.
 ///
 /// Redacted header values (`[REDACTED]`) are never sent: the secret is gone, and sending the marker would only
-/// earn a confusing 401. Supply fresh credentials with a middleware on the replaying client instead.
+/// earn a confusing 401. Supply fresh credentials with a middleware on the replaying client instead. A query item
+/// whose value was redacted (`?api_key=%5BREDACTED%5D`) is left out too, unless ``queryValues`` gives it a value
+/// (issue 43.6).
 public struct TraceReplayer: Sendable {
     /// Why a recorded exchange cannot be replayed.
     public struct ReplayError: Error, CustomStringConvertible, Sendable {
@@ -18,11 +20,51 @@ public struct TraceReplayer: Sendable {
     public var webSocketTransport: (any WebSocketTransport)?
     /// How a stream's recorded client messages are paced.
     public var pacing: StreamPacing
+    /// Values for query items whose recorded value was redacted, by the item's name as recorded.
+    public var queryValues: [String: String]
 
-    public init(client: Client, webSocketTransport: (any WebSocketTransport)? = nil, pacing: StreamPacing = .recorded) {
+    public init(client: Client, webSocketTransport: (any WebSocketTransport)? = nil, pacing: StreamPacing = .recorded,
+                queryValues: [String: String] = [:]) {
         self.client = client
         self.webSocketTransport = webSocketTransport
         self.pacing = pacing
+        self.queryValues = queryValues
+    }
+
+    /// The names of `url`'s query items whose value is the redaction marker, each once, in order.
+    public static func redactedQueryNames(in url: String) -> [String] {
+        guard let query = URLComponents(string: url)?.percentEncodedQuery else { return [] }
+        var names: [String] = []
+        for item in query.split(separator: "&", omittingEmptySubsequences: false) {
+            if let (name, value) = decodedItem(item), value == RedactionPolicy.marker, !names.contains(name) {
+                names.append(name)
+            }
+        }
+        return names
+    }
+
+    /// The query with each redacted item given its value from `values` or left out; every other item keeps its
+    /// bytes as recorded. `nil` when no item is left.
+    static func fillingRedacted(query: String, values: [String: String]) -> String? {
+        var allowed = CharacterSet.urlQueryAllowed
+        allowed.remove(charactersIn: "&=+#;")
+        let items = query.split(separator: "&", omittingEmptySubsequences: false).compactMap { item -> Substring? in
+            guard let (name, value) = decodedItem(item), value == RedactionPolicy.marker else { return item }
+            guard let replacement = values[name],
+                  let encoded = replacement.addingPercentEncoding(withAllowedCharacters: allowed) else { return nil }
+            return Substring(String(item.prefix { $0 != "=" }) + "=" + encoded)
+        }
+        return items.isEmpty ? nil : items.joined(separator: "&")
+    }
+
+    /// A form-encoded `name=value` item, both decoded (`+` as a space).
+    private static func decodedItem(_ item: Substring) -> (name: String, value: String)? {
+        guard let equals = item.firstIndex(of: "=") else { return nil }
+        func decode(_ text: Substring) -> String? {
+            text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+        }
+        guard let name = decode(item[..<equals]), let value = decode(item[item.index(after: equals)...]) else { return nil }
+        return (name, value)
     }
 
     /// The request the recording describes, with redacted headers removed.
@@ -30,10 +72,14 @@ public struct TraceReplayer: Sendable {
     /// - Parameters:
     ///   - baseURL: Sends to this scheme, host and port instead (the recorded path and query are kept).
     ///   - headers: Fields that replace every recorded field of the same name, or are added.
-    public static func request(for exchange: TraceExchange, baseURL: URL? = nil,
-                               headers overrides: HTTPFields = [:]) throws -> (HTTPRequest, RequestBody?) {
+    ///   - queryValues: Values for query items whose recorded value was redacted; the others are left out.
+    public static func request(for exchange: TraceExchange, baseURL: URL? = nil, headers overrides: HTTPFields = [:],
+                               queryValues: [String: String] = [:]) throws -> (HTTPRequest, RequestBody?) {
         guard var components = URLComponents(string: exchange.url), components.host != nil else {
             throw ReplayError(description: "recorded URL is not absolute: \(exchange.url)")
+        }
+        if let query = components.percentEncodedQuery {
+            components.percentEncodedQuery = fillingRedacted(query: query, values: queryValues)
         }
         if let base = baseURL.flatMap({ URLComponents(url: $0, resolvingAgainstBaseURL: false) }) {
             components.scheme = base.scheme
@@ -86,7 +132,7 @@ public struct TraceReplayer: Sendable {
     public func replayAny(_ exchange: TraceExchange, baseURL: URL? = nil, headers: HTTPFields = [:],
                           timeout: Duration? = nil) async throws -> (exchangeID: UUID?, status: Int) {
         if exchange.stream?.kind == .eventStream {
-            let (request, body) = try Self.request(for: exchange, baseURL: baseURL, headers: headers)
+            let (request, body) = try Self.request(for: exchange, baseURL: baseURL, headers: headers, queryValues: queryValues)
             return try await EventStreamReplay(client: client).replay(exchange, request: request, body: body, timeout: timeout)
         }
         guard exchange.stream?.kind == .webSocket else {
@@ -96,14 +142,14 @@ public struct TraceReplayer: Sendable {
         guard let webSocketTransport else {
             throw ReplayError(description: "replaying a WebSocket needs a WebSocket transport (LoupeWebSocket's NIOWebSocketTransport)")
         }
-        let (request, _) = try Self.request(for: exchange, baseURL: baseURL, headers: headers)
+        let (request, _) = try Self.request(for: exchange, baseURL: baseURL, headers: headers, queryValues: queryValues)
         let replay = WebSocketReplay(client: client, transport: webSocketTransport, pacing: pacing)
         return try await replay.replay(exchange, request: request, timeout: timeout)
     }
 
     public func replay(_ exchange: TraceExchange, baseURL: URL? = nil, headers: HTTPFields = [:],
                        timeout: Duration? = nil) async throws -> ClientResponse<Data> {
-        let (request, body) = try Self.request(for: exchange, baseURL: baseURL, headers: headers)
+        let (request, body) = try Self.request(for: exchange, baseURL: baseURL, headers: headers, queryValues: queryValues)
         return try await client.execute(
             request, body: body, options: RequestOptions(operation: exchange.operation, timeout: timeout, replayOf: exchange.id))
     }

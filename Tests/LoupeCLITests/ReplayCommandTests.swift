@@ -87,12 +87,16 @@ struct ReplayCommandTests {
             }
             return asked
         }
-        #expect(try check([Self.exchange("GET"), Self.exchange("PUT"), Self.exchange("POST", key: "k1")], interactive: false) == [])
+        #expect(try check([Self.exchange("GET"), Self.exchange("HEAD"), Self.exchange("OPTIONS")], interactive: false) == [])
+        // Idempotent is not safe (issue 43.2): a PUT, a DELETE, a POST with an Idempotency-Key all need --yes.
+        for unsafe in [Self.exchange("PUT"), Self.exchange("DELETE"), Self.exchange("POST", key: "k1")] {
+            #expect(Self.failure { _ = try check([unsafe], interactive: false) } ?? (0, "") == (2, "\(unsafe.method) http://a.test/orders?x=1: \(unsafe.method) may change the server (only GET, HEAD and OPTIONS replay without asking); pass --yes to replay it without asking"))
+        }
         #expect(try check([post], yes: true, interactive: false) == [])
-        #expect(Self.failure { _ = try check([post], interactive: false) } ?? (0, "") == (2, "POST http://a.test/orders?x=1: POST is not idempotent and the request has no Idempotency-Key; pass --yes to replay it without asking"))
+        #expect(Self.failure { _ = try check([post], interactive: false) } ?? (0, "") == (2, "POST http://a.test/orders?x=1: POST may change the server (only GET, HEAD and OPTIONS replay without asking); pass --yes to replay it without asking"))
         #expect(Self.failure { _ = try check([post, Self.exchange("PATCH"), Self.exchange("GET"), post, Self.exchange("POST", key: "[REDACTED]")], interactive: false) } ?? (0, "") == (2, "4 of the 5 selected requests are not safe to repeat (POST /orders?x=1, PATCH /orders?x=1, POST /orders?x=1, …); pass --yes to replay them without asking"))
         #expect(try check([post], times: 20, interactive: true, answer: " Y ") == [
-            "loupe: POST http://a.test/orders?x=1: POST is not idempotent and the request has no Idempotency-Key. Send it again 20 times? [y/N] ",
+            "loupe: POST http://a.test/orders?x=1: POST may change the server (only GET, HEAD and OPTIONS replay without asking). Send it again 20 times? [y/N] ",
         ])
         #expect(try check([post], interactive: true, answer: "yes").count == 1)
         for answer in [nil, "", "n", "no", "yess"] as [String?] {
@@ -162,5 +166,17 @@ extension ReplayCommandTests {
                 == "loupe: warning: X-Api-Key was redacted in 1 of the 2 recorded requests and is left out; supply it with -H 'X-Api-Key: …'")
         #expect(ReplayConfirmation.redactedWarning([signedIn], supplied: ["authorization", "x-api-key"]) == nil)
         #expect(ReplayConfirmation.redactedWarning([plain], supplied: []) == nil)
+    }
+
+    @Test("a redacted query value is warned about, and LOUPE_REPLAY_QUERY_<NAME> gives the plan its value (issue 43.6)")
+    func redactedQueryWarning() throws {
+        let keyed = TraceExchange(id: UUID(), operation: "items", method: "GET", url: "https://api.example.com/items?api_key=%5BREDACTED%5D",
+                                  startedAt: Date(), outcome: .success)
+        #expect(ReplayConfirmation.redactedWarning([keyed], supplied: [])
+                == "loupe: warning: the query's api_key was redacted in the recorded request and is left out; supply it with LOUPE_REPLAY_QUERY_API_KEY")
+        #expect(ReplayConfirmation.redactedWarning([keyed], supplied: [], suppliedQuery: ["api_key"]) == nil)
+        let command = try #require(try LoupeCommand.parseAsRoot(Self.replay) as? ReplayCommand)
+        #expect(try command.makePlan([keyed], environment: ["LOUPE_REPLAY_QUERY_API_KEY": "k-1"]).queryValues == ["api_key": "k-1"])
+        #expect(try command.makePlan([keyed], environment: [:]).queryValues.isEmpty)
     }
 }

@@ -24,7 +24,7 @@ import Testing
         screen.press("r")
         app.turn(on: screen)
         #expect(screen.lines[22].contains("Replay? y/N · sends POST https://api.example.com/orders once"))
-        #expect(screen.lines[23].contains("POST is not idempotent"))
+        #expect(screen.lines[23].contains("POST may change the server"))
         #expect(screen.lastBuffer?[1, 22].style == .error)
         #expect(app.state.replay.pending?.exchange.id == Fixture.id(2))
         #expect(replayer.replayedIDs.isEmpty)
@@ -113,19 +113,44 @@ import Testing
         #expect(replayer.count == 2, "after the first ends, r works again")
     }
 
-    @Test func anIdempotencyKeyMakesAPostSafeToRepeat() {
+    /// Idempotent is not safe (issue 43.2): a PUT or DELETE overwrites or deletes whatever is there now, and an
+    /// Idempotency-Key only guards the server's own window.
+    @Test func onlyGetHeadAndOptionsReplayWithoutAsking() {
         var post = exchanges[1]
-        #expect(ReplaySafety.reasonToConfirm(post) != nil)
         post.requestHeaders.append(TraceHeader(name: "idempotency-key", value: "k-1"))
-        #expect(ReplaySafety.reasonToConfirm(post) == nil)
-        post.requestHeaders[post.requestHeaders.count - 1].value = RedactionPolicy.marker
-        #expect(ReplaySafety.reasonToConfirm(post) != nil, "a redacted key is not sent again")
-        for method in ["GET", "head", "OPTIONS", "TRACE", "PUT", "DELETE"] {
+        #expect(ReplaySafety.reasonToConfirm(post) != nil)
+        for method in ["GET", "head", "OPTIONS"] {
             #expect(ReplaySafety.reasonToConfirm(Fixture.exchange(9, method: method)) == nil)
         }
-        for method in ["POST", "PATCH", "CONNECT", "PURGE"] {
-            #expect(ReplaySafety.reasonToConfirm(Fixture.exchange(9, method: method)) != nil)
+        for method in ["PUT", "DELETE", "TRACE", "POST", "PATCH", "CONNECT", "PURGE"] {
+            #expect(ReplaySafety.reasonToConfirm(Fixture.exchange(9, method: method))
+                    == "\(method) may change the server (only GET, HEAD and OPTIONS replay without asking)")
         }
+    }
+
+    /// `r` and `R` on a recorded PUT or DELETE ask, saying method, target and count; nothing goes out before `y`.
+    @Test(arguments: ["PUT", "DELETE"])
+    func rAndROnAnIdempotentMethodAsk(_ method: String) async throws {
+        let replayer = FakeReplayer()
+        let (app, screen) = Fixture.app(try Fixture.store([
+            Fixture.exchange(3, method: method, url: "https://api.example.com/accounts/42", status: 200)]), replayer: replayer)
+        screen.press("r")
+        app.turn(on: screen)
+        #expect(screen.lines[22].hasPrefix(" Replay? y/N · sends \(method) https://api.example.com/accounts/42 once"), "\(screen.lines[22])")
+        #expect(screen.lines[23].hasPrefix(" y sends it, any other key cancels · \(method) may change the server"))
+        screen.press(.escape)
+        app.turn(on: screen)
+        screen.press("R", .ctrl("u"))
+        screen.type("repeat-replay 3 1")
+        screen.press(.enter)
+        app.turn(on: screen)
+        #expect(screen.lines[22].hasPrefix(" Replay? y/N · sends \(method) https://api.example.com/accounts/42 3× (1 at once)"))
+        await app.settle()
+        #expect(replayer.replayedIDs.isEmpty)
+        screen.press("y")
+        app.turn(on: screen)
+        await app.settle()
+        #expect(replayer.replayedIDs == Array(repeating: Fixture.id(3), count: 3))
     }
 }
 

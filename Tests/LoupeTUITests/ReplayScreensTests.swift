@@ -97,6 +97,13 @@ import Testing
         let (app, screen) = appWithEditor(editor, replayer: replayer)
         screen.press("e")
         app.turn(on: screen)
+        // Even a GET asks after an edit, and says what changed (issue 43.1).
+        #expect(screen.lines[22].hasPrefix(" Replay? y/N · sends the edited GET https://api.example.com/items?page=2 once"), "\(screen.lines[22])")
+        #expect(app.state.replay.pending?.reasons == ["changed: URL /items → /items?page=2, header Accept changed"])
+        await app.settle()
+        #expect(replayer.replayed.isEmpty)
+        screen.press("y")
+        app.turn(on: screen)
         await app.settle()
         let sent = try #require(replayer.replayed.first)
         #expect(sent.id == Fixture.id(1), "recorded as a replay of the original")

@@ -35,6 +35,22 @@ struct ReplayRequestTests {
         #expect(body?.bufferedData == Data("{}".utf8))
     }
 
+    @Test("a redacted query value is never sent as the marker: left out, or given a value (issue 43.6)")
+    func redactedQuery() throws {
+        var original = Self.original
+        original.url = "https://prod.example.test/v1/items?page=2&api_key=%5BREDACTED%5D&q=a%20b&token=%5BREDACTED%5D&api_key=%5BREDACTED%5D"
+        #expect(TraceReplayer.redactedQueryNames(in: original.url) == ["api_key", "token"])
+        let (left, _) = try TraceReplayer.request(for: original)
+        #expect(left.url?.absoluteString == "https://prod.example.test/v1/items?page=2&q=a%20b")
+        let (filled, _) = try TraceReplayer.request(for: original, queryValues: ["api_key": "k&1 +=é"])
+        #expect(filled.url?.absoluteString
+                == "https://prod.example.test/v1/items?page=2&api_key=k%261%20%2B%3D%C3%A9&q=a%20b&api_key=k%261%20%2B%3D%C3%A9")
+        original.url = "https://prod.example.test/v1/items?api_key=%5BREDACTED%5D"
+        let (none, _) = try TraceReplayer.request(for: original)
+        #expect(none.url?.absoluteString == "https://prod.example.test/v1/items", "no empty ? left behind")
+        #expect(TraceReplayer.redactedQueryNames(in: Self.original.url).isEmpty)
+    }
+
     @Test("a replay is a new request: new trace and span ids, the original's tracestate dropped, an override kept")
     func newTraceContext() throws {
         var original = Self.original

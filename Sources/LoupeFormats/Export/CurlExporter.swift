@@ -7,7 +7,8 @@ import LoupeTrace
 /// expanded by the shell. Text bodies go in `--data-binary '…'`; bodies that are not UTF-8 or contain NUL bytes
 /// (which no argument can hold) are piped in with `printf '\ooo…' | curl … --data-binary @-`, octal escapes being
 /// POSIX where `$'…'` is not. Redacted headers are left out with a `# Name was redacted` line above the command,
-/// `Content-Length` is left to curl, and `--compressed` is added when the request sent `Accept-Encoding`.
+/// so are the recorded `traceparent` and `tracestate` (a pasted command is a new request, not the recorded one's
+/// trace and span), `Content-Length` is left to curl, and `--compressed` is added when the request sent `Accept-Encoding`.
 ///
 /// ```swift
 /// print(CurlExporter.command(for: exchange))
@@ -28,6 +29,10 @@ public enum CurlExporter {
         /// The arguments after `curl`, in order.
         public var arguments: [String] { argumentGroups.flatMap { $0 } }
     }
+
+    /// The W3C trace context headers (lowercased), which a command leaves out; the replays renew them instead
+    /// (`TraceReplayer`).
+    static let recordedTraceContext: Set<String> = ["traceparent", "tracestate"]
 
     /// The shell command for `exchange`.
     public static func command(for exchange: TraceExchange) -> String {
@@ -57,6 +62,12 @@ public enum CurlExporter {
                 continue
             }
             if name == "content-length" { continue }
+            if Self.recordedTraceContext.contains(name) {
+                // The recorded trace context is the original request's: a pasted command (run once or a hundred
+                // times) is a new request and must not claim the old trace and span (issue 43.13, DECISIONS 525).
+                comments.append("\(header.name) left out: it names the recorded request's trace and span")
+                continue
+            }
             if name == "accept-encoding" { compressed = true }
             // `-H 'Name:'` would remove the header; `Name;` sends it empty.
             groups.append(["-H", header.value.isEmpty ? "\(header.name);" : "\(header.name): \(header.value)"])

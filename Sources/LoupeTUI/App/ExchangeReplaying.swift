@@ -13,10 +13,14 @@ public protocol ExchangeReplaying: Sendable {
     /// The names (lowercased) of `exchange`'s redacted headers this replayer fills in itself, for the confirmation
     /// to say so (``ReplayCredentials``).
     func suppliedHeaderNames(for exchange: TraceExchange) -> Set<String>
+    /// The names of `exchange`'s redacted query items this replayer fills in itself (the others are left out).
+    func suppliedQueryNames(for exchange: TraceExchange) -> Set<String>
 }
 
 extension ExchangeReplaying {
     public func suppliedHeaderNames(for exchange: TraceExchange) -> Set<String> { [] }
+
+    public func suppliedQueryNames(for exchange: TraceExchange) -> Set<String> { [] }
 
     public func replayResult(_ exchange: TraceExchange) async throws -> ExchangeReplayResult {
         ExchangeReplayResult(message: try await replay(exchange))

@@ -20,11 +20,14 @@ extension InspectorApp {
         switch effect {
         case .quit:
             hasQuit = true
-            cancelReplays()
+            // The loop ends; ``run(on:)`` then waits for the replays in flight, starting no more.
+            stopRepeats()
             exports.cancelAll()
         case .replay(let id):
             guard let exchange = loadForReplay(id) else { return }
             askOrSend(PendingReplay(exchange: exchange, reasons: reasonsToAsk(exchange)))
+        case .stopRepeat:
+            stopRepeats()
         case .sendConfirmed(let pending):
             send(pending)
         case .repeatReplay(let id, let plan):
@@ -62,7 +65,9 @@ extension InspectorApp {
     /// Why `exchange` may not go out without a `y`: not safe to repeat, or a credential that was redacted.
     func reasonsToAsk(_ exchange: TraceExchange) -> [String] {
         let supplied = replayer?.suppliedHeaderNames(for: exchange) ?? []
-        return [ReplaySafety.reasonToConfirm(exchange)].compactMap { $0 } + ReplayCredentials.notes(exchange, supplied: supplied)
+        let suppliedQuery = replayer?.suppliedQueryNames(for: exchange) ?? []
+        return [ReplaySafety.reasonToConfirm(exchange)].compactMap { $0 }
+            + ReplayCredentials.notes(exchange, supplied: supplied, suppliedQuery: suppliedQuery)
     }
 
     /// Sends `pending` at once when nothing needs asking; otherwise the confirmation takes it (and only it).

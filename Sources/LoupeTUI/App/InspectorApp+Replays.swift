@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 import LoupeTrace
 import LoupeReplay
 
@@ -24,7 +25,12 @@ extension InspectorApp {
         }
     }
 
-    /// Opens each pending request in the editor, then sends what was saved (asking first when not safe to repeat).
+    /// Opens each pending request in the editor, then asks before sending what was saved.
+    ///
+    /// Nothing goes out unless the user changed something and then said `y` (issue 43.1): an editor that failed
+    /// (vim's `:cq`), a file saved with the same bytes or not saved at all (`:q!`), and a text that reads back as
+    /// the recorded request all send nothing and say so. A real edit always asks, whatever the method, and the
+    /// question lists what changed.
     func runEdits(on screen: any Screen) {
         let edits = pendingEdits
         pendingEdits = []
@@ -33,7 +39,8 @@ extension InspectorApp {
                 // A name of its own per edit: two inspectors (or two tests) editing one exchange must not share it.
                 .appendingPathComponent("loupe-edit-\(original.id.uuidString.lowercased().prefix(8))-\(UUID().uuidString.lowercased().prefix(8)).http").path
             let text = keptEdits[original.id] ?? EditableRequest.text(of: original)
-            guard FileManager.default.createFile(atPath: file, contents: Data(text.utf8),
+            let written = Data(text.utf8)
+            guard FileManager.default.createFile(atPath: file, contents: written,
                                                  attributes: [.posixPermissions: 0o600]) else {
                 apply(.finished(.error("edit: cannot write \(file)"), replay: true))
                 continue
@@ -41,18 +48,34 @@ extension InspectorApp {
             var problem: String?
             screen.suspend { problem = editor.edit(file) }
             lastDrawn = nil
-            let saved = (try? String(contentsOfFile: file, encoding: .utf8)) ?? text
+            let savedData = FileManager.default.contents(atPath: file)
             // The text lives on in `keptEdits` when it cannot be sent, so the file is not needed past this point.
             try? FileManager.default.removeItem(atPath: file)
             if let problem {
-                keptEdits[original.id] = saved
+                if let savedData, savedData != written { keptEdits[original.id] = String(decoding: savedData, as: UTF8.self) }
                 apply(.finished(.error("edit: \(problem); nothing was sent"), replay: true))
                 continue
             }
+            guard let savedData else {
+                apply(.finished(.error("edit: the file was removed; nothing was sent"), replay: true))
+                continue
+            }
+            guard savedData != written else {
+                apply(.finished(StatusMessage("edit: the file was not changed; nothing was sent"), replay: true))
+                continue
+            }
+            let saved = String(decoding: savedData, as: UTF8.self)
             do {
                 let edited = try EditableRequest.request(from: saved, original: original)
                 keptEdits[original.id] = nil
-                askOrSend(PendingReplay(exchange: edited, edited: true, reasons: reasonsToAsk(edited)))
+                let changes = RequestChanges.summary(from: original, to: edited)
+                guard !changes.isEmpty else {
+                    apply(.finished(StatusMessage("edit: the request is as recorded; nothing was sent (r replays it)"), replay: true))
+                    continue
+                }
+                // Reasons are never empty here, so `askOrSend` always asks.
+                askOrSend(PendingReplay(exchange: edited, edited: true,
+                                        reasons: ["changed: " + changes.joined(separator: ", ")] + reasonsToAsk(edited)))
             } catch {
                 keptEdits[original.id] = saved
                 apply(.finished(.error("edit: \(error); nothing was sent (your text is kept: e reopens it)"),
@@ -61,7 +84,8 @@ extension InspectorApp {
         }
     }
 
-    /// Sends `exchange` `plan.times` times, `plan.concurrency` at once, posting progress and then a summary.
+    /// Sends `exchange` `plan.times` times, `plan.concurrency` at once, posting progress and then a summary. Esc
+    /// (``stopRepeats()``) starts no more; the summary then says `stopped after N of M`.
     func startRepeat(_ exchange: TraceExchange, _ plan: RepeatPlan) {
         guard let replayer else {
             apply(.finished(.error("replay is not available here: no replayer is configured"), replay: true))
@@ -69,6 +93,8 @@ extension InspectorApp {
         }
         let token = UUID()
         let inbox = inbox
+        let stop = RepeatStop()
+        repeatStops[token] = stop
         let target = "\(exchange.method) \(exchange.host)\(exchange.pathAndQuery)"
         replays[token] = Task {
             let clock = ContinuousClock()
@@ -80,21 +106,37 @@ extension InspectorApp {
                     started += 1
                     group.addTask { try? await replayer.replayResult(exchange) }
                 }
-                while started < min(plan.concurrency, plan.times) { startOne() }
+                while started < min(plan.concurrency, plan.times), !stop.isStopped { startOne() }
                 while let result = await group.next() {
                     if let result, result.status != nil { summary.results.append(result) } else { summary.errors += 1 }
                     let done = summary.results.count + summary.errors
-                    inbox.post(.finished(StatusMessage("repeating \(target): \(done) of \(plan.times)…"), replay: false),
-                               token: UUID())
-                    if Task.isCancelled { group.cancelAll() } else if started < plan.times { startOne() }
+                    inbox.post(.finished(StatusMessage("repeating \(target): \(Quantity.count(done)) of \(Quantity.count(plan.times))…"
+                                                         + (stop.isStopped ? " stopping" : " Esc stops it")),
+                                         replay: false), token: UUID())
+                    if started < plan.times, !stop.isStopped { startOne() }
                 }
             }
             summary.elapsed = clock.now - start
+            if summary.results.count + summary.errors < plan.times { summary.planned = plan.times }
             inbox.post(.finished(StatusMessage(summary.line, isError: summary.errors > 0), replay: true), token: token)
         }
     }
 
-    func cancelReplays() {
-        for task in replays.values { task.cancel() }
+    /// Starts no more sends of any running repeat; the sends in flight end on their own and are recorded.
+    func stopRepeats() {
+        for stop in repeatStops.values { stop.stop() }
+    }
+
+    /// Stops the repeats and waits for every replay in flight to end (each is recorded by then), saying so on
+    /// `screen` while it waits: quitting never drops a request that went out (issue 43.3).
+    func finishReplays(on screen: any Screen) async {
+        stopRepeats()
+        guard !replays.isEmpty else { return }
+        apply(.progress(StatusMessage("quitting: waiting for the replays in flight to end and be recorded…")))
+        draw(on: screen)
+        while !replays.isEmpty {
+            for task in replays.values { await task.value }
+            applyInbox()
+        }
     }
 }

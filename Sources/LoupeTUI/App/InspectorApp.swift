@@ -30,6 +30,8 @@ public final class InspectorApp {
     private var lastRulesVersion: Int?
     let inbox = ActionInbox()
     var replays: [UUID: Task<Void, Never>] = [:]
+    /// The running repeats' stop switches, by the same token as their task in ``replays``.
+    var repeatStops: [UUID: RepeatStop] = [:]
     let rankCounter = RankCounter()
     let exports = BackgroundExports()
     /// Most keys discarded at once: a bound, so endless input cannot keep the loop from drawing.
@@ -96,11 +98,21 @@ public final class InspectorApp {
     /// The caller owns the terminal: shut the screen down in a `defer` so it is restored on every exit.
     public func run(on screen: any Screen) async throws {
         defer {
-            cancelReplays()
             // However the loop ends; each export removes its partial file before its thread ends.
             exports.cancelAll()
             exports.waitForAll()
         }
+        do {
+            try await loop(on: screen)
+        } catch {
+            await finishReplays(on: screen)
+            throw error
+        }
+        // Replays are not cancelled: a request that went out is recorded with its answer (issue 43.3).
+        await finishReplays(on: screen)
+    }
+
+    private func loop(on screen: any Screen) async throws {
         let clock = ContinuousClock()
         if state.size != screen.size { apply(.resized(screen.size)) }
         var nextPoll = clock.now
@@ -285,6 +297,7 @@ public final class InspectorApp {
     func applyInbox() {
         for (token, action) in inbox.drain() {
             replays[token] = nil
+            repeatStops[token] = nil
             apply(action)
         }
     }

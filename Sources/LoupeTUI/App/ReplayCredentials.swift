@@ -1,5 +1,6 @@
 import Foundation
 import LoupeTrace
+import LoupeReplay
 
 /// Credentials a replay must do without, and where the inspector takes a replacement from.
 ///
@@ -8,6 +9,11 @@ import LoupeTrace
 /// so before sending and takes a replacement from the environment: `LOUPE_REPLAY_` and the header's name in
 /// capitals with `-` as `_` (`LOUPE_REPLAY_AUTHORIZATION='Bearer …'`). Only a header that the recording carried
 /// (redacted) is filled, so a credential never goes to a request that did not send one (DECISIONS 164).
+///
+/// A query item whose value was redacted (`?api_key=[REDACTED]`) is treated the same way (issue 43.6): left out
+/// of the replay and said before sending, or filled from `LOUPE_REPLAY_QUERY_` and the item's name in capitals
+/// (`LOUPE_REPLAY_QUERY_API_KEY`), a prefix of its own so that a header and a query item of one name never
+/// share a variable (DECISIONS 523). `loupe replay` takes query values from the same variables.
 package enum ReplayCredentials {
     /// The recorded request headers whose values were redacted, each name once, in recorded order.
     package static func redactedNames(_ exchange: TraceExchange) -> [String] {
@@ -33,10 +39,29 @@ package enum ReplayCredentials {
         }
     }
 
-    /// What the confirmation says about redacted credentials, given the names the replayer fills:
-    /// `Authorization was redacted when recorded and is left out (set LOUPE_REPLAY_AUTHORIZATION to send one)`, or
-    /// `Authorization from $LOUPE_REPLAY_AUTHORIZATION`.
-    package static func notes(_ exchange: TraceExchange, supplied: Set<String>) -> [String] {
+    /// `LOUPE_REPLAY_QUERY_API_KEY` for the query item `api_key`.
+    package static func queryEnvironmentName(for item: String) -> String {
+        "LOUPE_REPLAY_QUERY_" + item.uppercased().map { $0.isLetter || $0.isNumber ? String($0) : "_" }.joined()
+    }
+
+    /// The values `environment` holds for `exchange`'s redacted query items, by recorded name (a value with a
+    /// control character is not used).
+    package static func suppliedQuery(for exchange: TraceExchange, environment: [String: String]) -> [String: String] {
+        var values: [String: String] = [:]
+        for name in TraceReplayer.redactedQueryNames(in: exchange.url) {
+            guard let value = environment[queryEnvironmentName(for: name)], !value.isEmpty,
+                  !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { continue }
+            values[name] = value
+        }
+        return values
+    }
+
+    /// What the confirmation says about redacted credentials, given the header names (lowercased) and query item
+    /// names the replayer fills:
+    /// `Authorization was redacted when recorded and is left out (set LOUPE_REPLAY_AUTHORIZATION to send one)`,
+    /// `Authorization from $LOUPE_REPLAY_AUTHORIZATION`, `query api_key was redacted when recorded and is left out
+    /// (set LOUPE_REPLAY_QUERY_API_KEY to send one)`, `query api_key from $LOUPE_REPLAY_QUERY_API_KEY`.
+    package static func notes(_ exchange: TraceExchange, supplied: Set<String>, suppliedQuery: Set<String> = []) -> [String] {
         let redacted = redactedNames(exchange)
         let filled = redacted.filter { supplied.contains($0.lowercased()) }
         let missing = redacted.filter { !supplied.contains($0.lowercased()) }
@@ -47,6 +72,12 @@ package enum ReplayCredentials {
             notes.append("\(names) \(missing.count == 1 ? "was" : "were") redacted when recorded and is left out (set \(variables) to send one)")
         }
         notes += filled.map { "\($0) from $\(environmentName(for: $0))" }
+        let query = TraceReplayer.redactedQueryNames(in: exchange.url)
+        let missingQuery = query.filter { !suppliedQuery.contains($0) }
+        if !missingQuery.isEmpty {
+            notes.append("query \(missingQuery.joined(separator: ", ")) \(missingQuery.count == 1 ? "was" : "were") redacted when recorded and is left out (set \(missingQuery.map(queryEnvironmentName).joined(separator: ", ")) to send one)")
+        }
+        notes += query.filter(suppliedQuery.contains).map { "query \($0) from $\(queryEnvironmentName(for: $0))" }
         return notes
     }
 }

@@ -85,7 +85,9 @@ extension Keymap {
         KeyBinding([.escape, "q", .backspace], .back, "back", footer: true, in: [.timeline]),
         KeyBinding([.escape, "q", "?"], .back, "close", footer: true, in: [.help]),
         KeyBinding(["q"], .quit, "quit", footer: true, in: [.flows]),
-        KeyBinding([.escape], .back, "clear", help: "Clear the search's highlight", in: [.flows]),
+        KeyBinding([.ctrl("c")], .quit, "quit", help: "Quit from any screen; replays in flight end and are recorded first (a second Ctrl-C quits at once)",
+                   in: [.flows, .timeline, .detail, .diff, .help, .circuits, .circuitHistory, .metrics, .rules]),
+        KeyBinding([.escape], .back, "clear", help: "Clear the search's highlight; while a repeat (R) runs, stop it (on every screen)", in: [.flows]),
         // Prompts: readline's keys.
         KeyBinding([.enter], .submit, "apply", footer: true, in: [.prompt]),
         KeyBinding([.escape, .ctrl("c"), .ctrl("g")], .cancel, "cancel", footer: true, in: [.prompt]),

@@ -14,6 +14,8 @@ package enum InspectorEffect: Hashable, Sendable {
     /// Send the exchange `RepeatPlan.times` times, `concurrency` at once (asking first when it is not safe to
     /// repeat), reporting progress and a summary.
     case repeatReplay(UUID, RepeatPlan)
+    /// Start no more sends of the running repeat; those in flight end and are recorded.
+    case stopRepeat
     /// Open the request in the user's editor, then send what they saved as a replay of the original.
     case edit(UUID)
     /// Write exchanges to a file.

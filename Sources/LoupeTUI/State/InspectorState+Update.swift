@@ -49,7 +49,10 @@ extension InspectorState {
             replay = .confirming(pending)
             status = .error(([pending.question] + pending.reasons).joined(separator: " · "))
         case .finished(let message, let endsReplay):
-            if endsReplay { replay = .idle }
+            if endsReplay {
+                replay = .idle
+                isRepeating = false
+            }
             status = message
         case .progress(let message):
             status = message
@@ -72,6 +75,7 @@ extension InspectorState {
     private mutating func answerConfirmation(_ key: Key, _ pending: PendingReplay) {
         guard key == "y" || key == "Y" else {
             replay = .idle
+            isRepeating = false
             status = StatusMessage("replay cancelled; nothing was sent")
             return
         }
@@ -109,6 +113,10 @@ extension InspectorState {
         case .help:
             guard top.keyContext != .help else { return true }
             push(HelpScreen(for: top.keyContext, keymap: keymap, area: layout.content))
+        case .back where replay == .running && isRepeating:
+            // Esc stops a running repeat before it goes back anywhere: the one key that always means "stop".
+            pendingEffects.append(.stopRepeat)
+            status = StatusMessage("stopping the repeat: no more are sent; those in flight end and are recorded…")
         case .back:
             if screens.count > 1 {
                 pop()
@@ -197,6 +205,7 @@ extension InspectorState {
                 return true
             }
             replay = .running
+            isRepeating = false
             replayTarget = "\(summary.method) \(summary.host)\(summary.pathAndQuery)"
             pendingEffects.append(.edit(summary.id))
         case .diff:
@@ -224,10 +233,12 @@ extension InspectorState {
             return
         }
         guard replay == .idle else {
-            status = StatusMessage("a replay is still running: r is ignored until it ends")
+            status = StatusMessage(isRepeating ? "a repeat is running: Esc stops it; r is ignored until it ends"
+                : "a replay is still running: r is ignored until it ends")
             return
         }
         replay = .running
+        isRepeating = false
         replayTarget = "\(summary.method) \(summary.host)\(summary.pathAndQuery)"
         status = StatusMessage("replaying \(replayTarget)…")
         pendingEffects.append(.replay(id))
@@ -252,12 +263,14 @@ extension InspectorState {
                 return
             }
             guard replay == .idle else {
-                status = StatusMessage("a replay is still running: wait for it to end")
+                status = StatusMessage(isRepeating ? "a repeat is running: Esc stops it"
+                    : "a replay is still running: wait for it to end")
                 return
             }
             replay = .running
+            isRepeating = true
             replayTarget = "\(summary.method) \(summary.host)\(summary.pathAndQuery)"
-            status = StatusMessage("repeating \(replayTarget) \(plan.times)× …")
+            status = StatusMessage("repeating \(replayTarget) \(Quantity.count(plan.times))× … Esc stops it")
             pendingEffects.append(.repeatReplay(summary.id, plan))
         }
     }

@@ -37,6 +37,8 @@ package struct InspectorState: Sendable {
     package var replay: ReplayPhase = .idle
     /// `POST api.example.com/orders`: what the replay under way sends, for its messages.
     package var replayTarget = ""
+    /// Whether the replay under way is a repeat (`R`), which Esc stops (issue 43.3).
+    package var isRepeating = false
 
     /// A fresh state: nothing read yet, following, the flows list.
     package init(storeName: String, size: Size, canReplay: Bool, timeZone: TimeZone = .current,

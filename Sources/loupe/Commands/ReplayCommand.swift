@@ -5,6 +5,7 @@ import Loupe
 import LoupeAsyncHTTPClient
 import LoupeTrace
 import LoupeReplay
+import LoupeTUI
 import LoupeWebSocket
 
 /// `loupe replay [STORE | FILE.har] (--id ID | --filter EXPR) …`: sends recorded requests again, each recorded as a
@@ -104,7 +105,8 @@ struct ReplayCommand: AsyncParsableCommand {
         let plan = try makePlan(source.select(id: id, filter: filter))
         if let warning = ReplayConfirmation.redactedWarning(
             plan.originals, supplied: Set(plan.headers.map { $0.name.canonicalName })
-                .union(resilience.bearer != nil || resilience.basic != nil ? ["authorization"] : [])) {
+                .union(resilience.bearer != nil || resilience.basic != nil ? ["authorization"] : []),
+            suppliedQuery: Set(plan.queryValues.keys)) {
             StandardStreams.error(warning + "\n")
         }
         if let note = Self.adapterNote(plan.originals) { StandardStreams.error(note + "\n") }
@@ -149,7 +151,8 @@ struct ReplayCommand: AsyncParsableCommand {
             + "adapter \(count == 1 ? "is" : "are") resent through Loupe's client, not the app's own networking stack"
     }
 
-    func makePlan(_ originals: [TraceExchange]) throws -> ReplayPlan {
+    func makePlan(_ originals: [TraceExchange],
+                  environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ReplayPlan {
         var plan = ReplayPlan(originals: originals)
         plan.times = times.value
         plan.noiseRuns = noiseRuns?.value ?? 0
@@ -157,6 +160,9 @@ struct ReplayCommand: AsyncParsableCommand {
         plan.rate = rate?.perSecond
         plan.baseURL = try targetURL()
         plan.headers = HeaderArgument.fields(headers)
+        for original in originals {
+            plan.queryValues.merge(ReplayCredentials.suppliedQuery(for: original, environment: environment)) { first, _ in first }
+        }
         plan.timeout = resilience.attemptTimeout
         plan.diff = diff
         plan.ignore = try ignorePatterns()

@@ -28,20 +28,32 @@ enum ReplayConfirmation {
 
     /// Says before anything is sent that recorded credentials were redacted and are left out (the replay would
     /// get a 401 without saying why), and how to supply them; `nil` when none is missing. `supplied` holds the
-    /// lowercased names `-H` (or `--bearer`/`--basic`) sets.
-    static func redactedWarning(_ exchanges: [TraceExchange], supplied: Set<String>) -> String? {
+    /// lowercased names `-H` (or `--bearer`/`--basic`) sets; `suppliedQuery` the query items given a value by
+    /// `LOUPE_REPLAY_QUERY_<NAME>` (a redacted query value is never sent as the marker: issue 43.6).
+    static func redactedWarning(_ exchanges: [TraceExchange], supplied: Set<String>,
+                                suppliedQuery: Set<String> = []) -> String? {
         var missing: [String] = []
+        var missingQuery: [String] = []
         var affected = 0
         for exchange in exchanges {
             let names = ReplayCredentials.redactedNames(exchange).filter { !supplied.contains($0.lowercased()) }
-            if !names.isEmpty { affected += 1 }
+            let items = TraceReplayer.redactedQueryNames(in: exchange.url).filter { !suppliedQuery.contains($0) }
+            if !names.isEmpty || !items.isEmpty { affected += 1 }
             for name in names where !missing.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) {
                 missing.append(name)
             }
+            for item in items where !missingQuery.contains(item) { missingQuery.append(item) }
         }
-        guard let first = missing.first else { return nil }
+        guard !missing.isEmpty || !missingQuery.isEmpty else { return nil }
         let which = exchanges.count == 1 ? "the recorded request" : "\(affected) of the \(exchanges.count) recorded requests"
-        return TerminalText.line("loupe: warning: \(missing.joined(separator: ", ")) \(missing.count == 1 ? "was" : "were") redacted in \(which) and \(missing.count == 1 ? "is" : "are") left out; supply \(missing.count == 1 ? "it" : "them") with -H '\(first): …'")
+        var parts: [String] = []
+        if let first = missing.first {
+            parts.append("\(missing.joined(separator: ", ")) \(missing.count == 1 ? "was" : "were") redacted in \(which) and \(missing.count == 1 ? "is" : "are") left out; supply \(missing.count == 1 ? "it" : "them") with -H '\(first): …'")
+        }
+        if !missingQuery.isEmpty {
+            parts.append("the query's \(missingQuery.joined(separator: ", ")) \(missingQuery.count == 1 ? "was" : "were") redacted in \(which) and \(missingQuery.count == 1 ? "is" : "are") left out; supply \(missingQuery.count == 1 ? "it" : "them") with \(missingQuery.map(ReplayCredentials.queryEnvironmentName).joined(separator: ", "))")
+        }
+        return TerminalText.line("loupe: warning: " + parts.joined(separator: "; "))
     }
 
     static func refusal(_ unsafe: [(exchange: TraceExchange, reason: String)], total: Int) -> String {

@@ -22,6 +22,8 @@ struct ReplayPlan: Sendable {
     var rate: Double?
     var baseURL: URL?
     var headers: HTTPFields = [:]
+    /// Values for redacted query items, by name, from `LOUPE_REPLAY_QUERY_<NAME>` (``ReplayCredentials``).
+    var queryValues: [String: String] = [:]
     var timeout: Duration?
     var diff = false
     var ignore: [DiffPattern] = []
@@ -55,7 +57,8 @@ enum ReplaySession {
     static func run(_ plan: ReplayPlan, client: Client, recorder: NetworkTraceInspector, store: any TraceStore,
                     webSocketTransport: (any WebSocketTransport)? = nil, showProgress: Bool = false) async -> ReplayResult {
         var progress = showProgress ? ReplayProgress(total: plan.requestCount) : nil
-        let replayer = TraceReplayer(client: client, webSocketTransport: webSocketTransport, pacing: plan.pacing)
+        let replayer = TraceReplayer(client: client, webSocketTransport: webSocketTransport, pacing: plan.pacing,
+                                     queryValues: plan.queryValues)
         let jobs = plan.jobs
         let clock = ContinuousClock()
         let scheduler = ReplayScheduler(concurrency: plan.concurrency, rate: plan.rate, clock: clock)

@@ -40,6 +40,10 @@ final class StoreReplayer: ExchangeReplaying {
         Set(ReplayCredentials.supplied(for: exchange, environment: environment).map { $0.name.lowercased() })
     }
 
+    func suppliedQueryNames(for exchange: TraceExchange) -> Set<String> {
+        Set(ReplayCredentials.suppliedQuery(for: exchange, environment: environment).keys)
+    }
+
     func replay(_ exchange: TraceExchange) async throws -> String {
         try await replayResult(exchange).message
     }
@@ -53,6 +57,7 @@ final class StoreReplayer: ExchangeReplaying {
         guard let url = URL(string: exchange.url) else { return ExchangeReplayResult(message: "replay failed: bad recorded URL") }
         let client = Client(baseURL: url, transport: AsyncHTTPClientTransport(), observer: inspector)
         do {
+            let queryValues = ReplayCredentials.suppliedQuery(for: exchange, environment: environment)
             var headers = HTTPFields()
             for (name, value) in ReplayCredentials.supplied(for: exchange, environment: environment) {
                 if let field = HTTPField.Name(name) { headers.append(HTTPField(name: field, value: value)) }
@@ -60,7 +65,7 @@ final class StoreReplayer: ExchangeReplaying {
             if exchange.stream?.kind == .webSocket {
                 // The client's recorded messages go out again at their recorded offsets (ReplaySafety asked first).
                 let started = ContinuousClock.now
-                let replayer = TraceReplayer(client: client, webSocketTransport: NIOWebSocketTransport())
+                let replayer = TraceReplayer(client: client, webSocketTransport: NIOWebSocketTransport(), queryValues: queryValues)
                 let (_, status) = try await replayer.replayAny(exchange, headers: headers)
                 await inspector.flush()
                 let elapsed = started.duration(to: .now)
@@ -69,7 +74,7 @@ final class StoreReplayer: ExchangeReplaying {
                     message: "replayed the WebSocket \(exchange.pathAndQuery) → \(status), closed after \(Quantity.duration(seconds))",
                     status: status, duration: elapsed)
             }
-            let response = try await TraceReplayer(client: client).replay(exchange, headers: headers)
+            let response = try await TraceReplayer(client: client, queryValues: queryValues).replay(exchange, headers: headers)
             await inspector.flush()
             return ExchangeReplayResult(
                 message: "replayed \(exchange.method) \(exchange.pathAndQuery) → \(response.status.code) in \(Quantity.duration(response.duration))",

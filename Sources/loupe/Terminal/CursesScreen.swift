@@ -101,6 +101,10 @@ final class CursesScreen: Screen {
     }
 
     func nextKey(timeout: Duration) -> Key? {
+        if !interruptDelivered, wasInterrupted {
+            interruptDelivered = true
+            return .ctrl("c")
+        }
         if pasting { return readPaste() }
         let parts = timeout.components
         let milliseconds = max(0, Int(parts.seconds) * 1000 + Int(parts.attoseconds / 1_000_000_000_000_000))
@@ -210,6 +214,11 @@ final class CursesScreen: Screen {
 
     /// Whether a child program (the editor) has the terminal: Ctrl-C and Ctrl-\\ are then the child's, not ours.
     private static let suspended = Mutex(false)
+    /// Ctrl-Cs received while the inspector ran; the first is handed out once as a ``Key`` by ``nextKey(timeout:)``.
+    private static let interrupts = Mutex(0)
+    private var interruptDelivered = false
+    /// Whether Ctrl-C was pressed (the command exits 130 after the inspector quits).
+    var wasInterrupted: Bool { Self.interrupts.withLock { $0 } > 0 }
 
     /// Gives the terminal to a child (the editor) the way a shell would: curses leaves (its modes saved), paste
     /// and mouse reports go off, the child runs in our process group (the terminal's foreground group, see
@@ -275,6 +284,12 @@ final class CursesScreen: Screen {
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
                 if number == SIGINT || number == SIGQUIT, CursesScreen.suspended.withLock({ $0 }) { return }
+                // The first Ctrl-C is a key (bound to quit): the inspector then waits for the replays in flight,
+                // so each one that went out is recorded (issue 43.3). A second one ends it at once.
+                if number == SIGINT, CursesScreen.interrupts.withLock({ count in
+                    count += 1
+                    return count == 1
+                }) { return }
                 CursesScreen.restoreTerminal()
                 exit(status)
             }

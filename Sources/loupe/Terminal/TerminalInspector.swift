@@ -1,3 +1,5 @@
+import ArgumentParser
+import Foundation
 import LoupeTUI
 
 /// Runs an ``InspectorApp`` on the real terminal (what `loupe tui` does), restoring the terminal on every exit.
@@ -7,5 +9,7 @@ enum TerminalInspector {
         let screen = try CursesScreen(mouse: mouse)
         defer { screen.shutdown() }
         try await app.run(on: screen)
+        // Ctrl-C quit as `q` does (waiting for replays in flight), and still ends the command as an interrupt.
+        if screen.wasInterrupted { throw ExitCode(128 + SIGINT) }
     }
 }

@@ -113,6 +113,23 @@ struct CurlExporterTests {
         #expect(try Self.run(command).arguments == ["https://api.example.com/v1/users", "-H", "Accept: application/json"])
     }
 
+    @Test("the recorded traceparent and tracestate are left out: a pasted command is a new request (issue 43.13)")
+    func traceContextLeftOut() throws {
+        let exchange = Self.exchange(headers: [
+            TraceHeader(name: "traceparent", value: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"),
+            TraceHeader(name: "TraceState", value: "vendor=abc"),
+            TraceHeader(name: "Accept", value: "application/json"),
+        ])
+        let command = CurlExporter.command(for: exchange)
+        #expect(command == """
+            # traceparent left out: it names the recorded request's trace and span
+            # TraceState left out: it names the recorded request's trace and span
+            curl 'https://api.example.com/v1/users' \\
+              -H 'Accept: application/json'
+            """)
+        #expect(try Self.run(command).arguments == ["https://api.example.com/v1/users", "-H", "Accept: application/json"])
+    }
+
     @Test("--compressed only when Accept-Encoding was sent; Content-Length is left to curl")
     func compressed() {
         let with = CurlExporter.invocation(for: Self.cases[10]).arguments

@@ -21,6 +21,15 @@ struct DiffDocument {
         lines.append(StyledLine([.init("↻ ", .replay), .init("replay #\(replay.sequence ?? 0) vs original #\(original.sequence ?? 0): ", .heading),
                                  .init(summary, diff.isSame ? .statusSuccess : .statusServerError)]))
         lines.append(StyledLine("   \(TerminalText.line(original.method + " " + original.url))", style: .dim))
+        // An edited replay (`e`) sent another request: say what it sent and how it differs, before the answers
+        // (issue 43.11). Per-request ids and trace context differ on every replay and are left out.
+        let requestChanges = RequestChanges.summary(from: original, to: replay, ignoring: HeaderDiff.volatileNames)
+        if !requestChanges.isEmpty {
+            if original.method != replay.method || original.url != replay.url {
+                lines.append(StyledLine("   sent " + TerminalText.line(replay.method + " " + replay.url), style: .label))
+            }
+            lines.append(StyledLine("   request edited: " + TerminalText.line(requestChanges.joined(separator: ", ")), style: .label))
+        }
         for note in diff.notes { lines.append(StyledLine("   note: " + TerminalText.line(note), style: .dim)) }
         lines.append(.empty)
         for difference in diff.differences {
