@@ -172,6 +172,17 @@ import Testing
         #expect(tabs.lines(.response, bodyView: .pretty, width: 80).map(\.text) == ["Response  no response: connection refused"])
     }
 
+    @Test("a retry refused after a real 503: the detail says the answer, then the refusal (issue 43.8)")
+    func headerOfARefusalAfterAnAnswer() {
+        var exchange = Self.exchange
+        exchange.status = 503
+        exchange.outcome = .shortCircuited
+        exchange.replayOf = nil
+        let tabs = DetailTabs(exchange: exchange, calendar: Self.utc)
+        #expect(tabs.header()[1].text == "503 Service Unavailable, then short-circuited  duration 1.25 s  attempts 3")
+        #expect(StatusStyle.cell(for: exchange.summary).text == "SHRT")
+    }
+
     @Test func anExchangeInFlightWithNothingRecordedYet() {
         let exchange = TraceExchange(id: Fixture.id(9), operation: "", method: "GET", url: "https://h.test/",
                                      startedAt: Self.start, outcome: .success)

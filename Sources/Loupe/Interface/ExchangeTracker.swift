@@ -42,6 +42,9 @@ final class ExchangeTracker: Sendable {
     let observer: any ClientObserver
     let now: @Sendable () -> Date
     private let attempts = Mutex<[AttemptRecord]>([])
+    /// The last response a retry answered with another attempt (``keepAnswerBeforeRetry(_:)``): written only when a
+    /// retry follows a response, so a request without retries never takes this lock.
+    private let answerBeforeRetry = Mutex<RawResponse?>(nil)
 
     init(
         exchangeID: UUID, operation: String, clock: any Clock<Duration>, checkedAuthority: String? = nil,
@@ -58,6 +61,14 @@ final class ExchangeTracker: Sendable {
     var attemptCount: Int { attempts.withLock { $0.count } }
     /// Every attempt so far, in order (finished ones with their end, status or error).
     var records: [AttemptRecord] { attempts.withLock { $0 } }
+
+    /// Keeps `response`, which a retry is about to answer with another attempt: if a policy then refuses that
+    /// attempt (an open circuit), the exchange ends with the server's last real answer beside the refusal, not
+    /// with nothing (its `Retry-After` and body were otherwise gone).
+    func keepAnswerBeforeRetry(_ response: RawResponse) { answerBeforeRetry.withLock { $0 = response } }
+
+    /// The response kept by ``keepAnswerBeforeRetry(_:)``, if any.
+    var lastAnswerBeforeRetry: RawResponse? { answerBeforeRetry.withLock { $0 } }
 
     func record(_ kind: ExchangeEventKind, _ message: String, attributes: [String: String]) {
         observer.eventRecorded(ExchangeEvent(exchangeID: exchangeID, kind: kind, at: now(), message: message, attributes: attributes))
