@@ -38,6 +38,9 @@ extension DetailTabs {
         if let mocked = exchange.events.last(where: { $0.kind == .rule && $0.attributes["mocked"] == "true" }) {
             lines.append(StyledLine([.init("mocked by rule '\(mocked.attributes["rule"] ?? "?")': not from the server", .error)]))
         }
+        if let unread = exchange.events.last(where: { $0.kind == .bodyNotRead }) {
+            lines.append(StyledLine([.init("body not read by the app: only the \(unread.attributes["readBytes"] ?? "?") bytes it read are recorded", .error)]))
+        }
         let hasResponse = exchange.status != nil || !exchange.responseHeaders.isEmpty || exchange.responseBody != nil
         guard hasResponse else { return Self.safe(lines) }
         lines += headerSection("Response headers", exchange.responseHeaders)
