@@ -78,6 +78,41 @@ id=$(sqlite3 "$work/mock.sqlite" "SELECT id FROM exchange WHERE operation = 'get
 "$loupe" show "$work/mock.sqlite" "$id" | grep -q "not from the server" || fail "show does not say mocked"
 ok "a mock answered all $users getUser calls; the API's own log has none of them; ~rule finds them; show says 'not from the server'"
 
+echo "== a rewrite is recorded as sent, with the app's request beside it (issue 43.7)"
+rport=$(free_port)
+"${LOUPE_CI_PYTHON:-python3}" "$(dirname "$0")/replay-server.py" "$rport" mapped >/dev/null 2>&1 &
+pids+=($!); disown $!
+for _ in $(seq 50); do python3 -c "import socket; socket.create_connection(('127.0.0.1',$rport),0.2)" 2>/dev/null && break; sleep 0.1; done
+printf '[[rule]]\nname = "rehearsal"\nmatch = "~op listUsers"\nrewrite = { base_url = "http://127.0.0.1:%s/mapped", set_headers = { "X-Rehearsal" = "yes" }, remove_headers = ["user-agent"] }\n' \
+  "$rport" >"$work/rewrite.toml"
+LOUPE_RULES="$work/rewrite.toml" timeout 60 "$loupe" demo --headless --duration 2 --pause 20 --store "$work/rewrite.sqlite" \
+  >"$work/rewrite.out" 2>"$work/rewrite.err" || fail "the demo with a rewrite exited $?"
+got=$(curl -s "http://127.0.0.1:$rport/count" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("GET /mapped/users", 0))')
+[ "$got" -gt 0 ] || fail "the counting server saw no GET /mapped/users"
+id=$(sqlite3 "$work/rewrite.sqlite" "SELECT id FROM exchange WHERE operation = 'listUsers' LIMIT 1")
+"$loupe" show "$work/rewrite.sqlite" "$id" --json >"$work/rewrite.json" || fail "show --json"
+python3 - "$work/rewrite.json" "$rport" <<'PY' || fail "show --json of a rewritten exchange: $(head -c 600 "$work/rewrite.json")"
+import json, sys
+x = json.load(open(sys.argv[1]))
+port = sys.argv[2]
+assert x["url"] == f"http://127.0.0.1:{port}/mapped/users", x["url"]
+sent = {h["name"].lower(): h["value"] for h in x["requestHeaders"]}
+assert sent.get("x-rehearsal") == "yes" and "user-agent" not in sent, sent
+before = x["beforeRule"]
+assert before["method"] == "GET" and before["url"].endswith("/users") and "/mapped/" not in before["url"], before["url"]
+asked = {h["name"].lower(): h["value"] for h in before["headers"]}
+assert "user-agent" in asked and "x-rehearsal" not in asked, asked
+event = next(e for e in x["events"] if e["kind"] == "rule")
+m = event["message"]
+assert "URL GET " in m and f"127.0.0.1:{port}/mapped/users" in m and "set X-Rehearsal: yes" in m and "removed User-Agent" in m, m
+PY
+[ "$("$loupe" list "$work/rewrite.sqlite" --filter '~u /mapped/users' --limit 1000 --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" \
+  = "$(sqlite3 "$work/rewrite.sqlite" "SELECT count(*) FROM exchange WHERE operation = 'listUsers'")" ] || fail "~u /mapped does not find every rewritten exchange"
+"$loupe" show "$work/rewrite.sqlite" "$id" | grep -q '^Before the rule  GET http://127.0.0.1:[0-9]*/users' || fail "show has no 'Before the rule' section"
+[ "$(sqlite3 "$work/rewrite.sqlite" "SELECT count(*) FROM exchange WHERE operation <> 'listUsers' AND before_rule IS NOT NULL")" = 0 ] \
+  || fail "exchanges no rule changed carry a before_rule"
+ok "$got GET /mapped/users reached the counting server; show --json has the sent URL and headers and the app's beside them; ~u /mapped finds them"
+
 printf '[[rule]]\nname = "everything down"\nmatch = "~u ."\nfault = { reset = true }\n' >"$work/down.toml"
 start=$SECONDS
 LOUPE_RULES="$work/down.toml" timeout 60 "$loupe" demo --headless --duration 3 --pause 20 --store "$work/down.sqlite" \
@@ -166,6 +201,17 @@ done
 edited=$(sqlite3 "$work/tui.sqlite" "SELECT message FROM event WHERE kind = 'rule' AND attributes LIKE '%\"decision\":\"edit\"%' LIMIT 1")
 [[ "$edited" == *"request held"*"edited ("*"body"* ]] || fail "the trace's edit event: $edited"
 ok "edited in \$EDITOR and continued: the API echoed \"quantity\":77; the trace says '$edited'"
+# The linked app recorded what it sent (77) with the app's own body beside it, and the link carried both.
+deadline=$((SECONDS + wait_limit))
+until [ "$(sqlite3 "$work/tui.sqlite" "SELECT count(*) FROM exchange WHERE operation = 'createOrder' AND before_rule IS NOT NULL \
+    AND CAST(request_body AS TEXT) LIKE '%77%'")" -ge 1 ]; do
+  [ $SECONDS -lt $deadline ] || fail "the edited createOrder is not stored as sent with the app's request beside it"
+  sleep 0.2
+done
+asked=$(sqlite3 "$work/tui.sqlite" "SELECT before_rule FROM exchange WHERE operation = 'createOrder' AND before_rule IS NOT NULL LIMIT 1" \
+  | python3 -c 'import base64,json,sys; print(base64.b64decode(json.load(sys.stdin)["body"]["data"]).decode())')
+[[ "$asked" != *77* ]] || fail "the body before the edit already says 77: $asked"
+ok "the edited createOrder is stored as sent (77) across the link, the app's body beside it: $asked"
 
 # Killed while a request is held: the app continues it at once.
 wait_for any "⏸ held"

@@ -29,6 +29,22 @@ timeout 120 "${demo_env[@]}" "$loupe" demo --headless --duration 10 --store "$st
 grep -q "^recorded " "$work/demo.txt" || fail "the demo did not say what it recorded: $(cat "$work/demo.txt")"
 echo "   $(cat "$work/demo.txt")"
 
+echo "-- a retry refused after a real 503 keeps the 503 (issue 43.8): list says both, show has its headers and body"
+"$loupe" list "$store" --filter '~cb short-circuited' --limit 1000 > "$work/refused.txt" 2>&1 || fail "loupe list failed"
+grep -q ' SHRT .*(503, then short-circuited)$' "$work/refused.txt" \
+  || fail "no refusal after a 503 is listed as both: $(head -5 "$work/refused.txt")"
+! grep -q ' 503 ' "$work/refused.txt" || fail "a refused exchange lists as a plain 503: $(grep ' 503 ' "$work/refused.txt" | head -2)"
+refused_id=$("$loupe" list "$store" --filter '~cb short-circuited' --limit 1000 --json \
+  | python3 -c 'import json,sys; print(next(r["id"] for r in json.load(sys.stdin) if r.get("status") == 503))')
+"$loupe" show "$store" "$refused_id" --json | python3 -c '
+import json, sys
+x = json.load(sys.stdin)
+assert x["outcome"] == "shortCircuited" and x["status"] == 503, (x["outcome"], x["status"])
+assert x["responseHeaders"], "the 503 lost its headers"
+' || fail "show --json of a refusal after a 503 lacks the 503's headers"
+"$loupe" show "$store" "$refused_id" | grep -q '503 Service Unavailable, then short-circuited' || fail "show does not say both facts"
+ok "$(grep -c 'then short-circuited' "$work/refused.txt") refusals after a 503: listed SHRT with the 503, shown with its headers"
+
 cat > "$work/run.sh" <<EOF
 #!/bin/sh
 env -u LOUPE_STORE HOME=$(printf %q "$work/home") XDG_CONFIG_HOME=$(printf %q "$work/home/config") \\

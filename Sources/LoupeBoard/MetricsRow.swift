@@ -6,7 +6,8 @@ public struct MetricsRow: Sendable, Equatable {
     /// Which exchanges (all, one operation, one host), as ``TraceStats/Group`` names them.
     public var group: TraceStats.Group
     public var counts: MetricsCounts
-    /// Exchanges per second over the window (over the time from the first to the last exchange for `all`).
+    /// Exchanges per second over the time the window's data covers: from the window's start (or the first exchange
+    /// recorded, when later) to now, at least a second; from the first to the last exchange for `all`.
     public var rate: Double
     public var p50: TimeInterval?
     public var p95: TimeInterval?

@@ -83,6 +83,17 @@ public struct TrafficMetrics: Sendable {
         }
     }
 
+    /// The time a window's figures cover: from the window's start, or the first exchange recorded when that is
+    /// later (a recording 15 s old is not 5 minutes of traffic), to `now`, and at least a second (the first
+    /// exchange alone is not an infinite rate). Every group shares the recording's start, so a rare operation's
+    /// rate is not inflated by its own late first exchange.
+    private func coveredSeconds(window seconds: Int, ring: MetricsSlots, now: Date) -> Double {
+        let windowStart = Double(ring.number(of: now) + 1) * Double(ring.width) - Double(seconds)
+        let recordingStart = groups[.all]?.first?.timeIntervalSince1970 ?? windowStart
+        let covered = now.timeIntervalSince1970 - Swift.max(windowStart, recordingStart)
+        return covered.isFinite ? Swift.max(covered, 1) : Double(seconds)
+    }
+
     private func row(_ group: TraceStats.Group, _ state: GroupState, window: MetricsWindow, now: Date) -> MetricsRow? {
         let slots: [MetricsSlots.Slot?]
         var counts: MetricsCounts
@@ -100,7 +111,7 @@ public struct TrafficMetrics: Sendable {
             latency = filled.first?.latency ?? LatencyHistogram()
             filled.dropFirst().forEach { latency.add($0.latency) }
             for slot in filled { if let figures = slot.streams { streams.include(figures) } }
-            rate = Double(counts.requests) / Double(seconds)
+            rate = Double(counts.requests) / coveredSeconds(window: seconds, ring: ring, now: now)
         } else {
             slots = state.coarse.last(60, now: now)
             counts = state.total

@@ -30,6 +30,7 @@ enum LinkExchangeJSON {
     /// Enough for most exchanges in one allocation: the bodies in base64 plus the texts plus room for the rest.
     private static func estimatedSize(_ exchange: TraceExchange) -> Int {
         let bodies = (exchange.requestBody?.data.count ?? 0) + (exchange.responseBody?.data.count ?? 0)
+            + (exchange.beforeRule.map { ($0.body?.data.count ?? 0) + $0.url.utf8.count + $0.headers.count * 64 } ?? 0)
         let headers = (exchange.requestHeaders + exchange.responseHeaders).reduce(0) {
             $0 + $1.name.utf8.count + $1.value.utf8.count + 24
         }
@@ -57,6 +58,15 @@ enum LinkExchangeJSON {
                 guard self.attempt(attempt) else { return false }
             }
             buffer.writeInteger(UInt8(ascii: "]"))
+            if let asked = e.beforeRule {
+                key(#""beforeRule":"#)
+                open()
+                if let body = asked.body { self.body(#""body":"#, body) }
+                headers(#""headers":"#, asked.headers)
+                string(#""method":"#, asked.method)
+                string(#""url":"#, asked.url)
+                close()
+            }
             if let endedAt = e.endedAt { guard date(#""endedAt":"#, endedAt) else { return false } }
             if let error = e.error { string(#""error":"#, error) }
             key(#""events":"#)

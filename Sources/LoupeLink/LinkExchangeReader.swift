@@ -39,7 +39,8 @@ enum LinkExchangeReader {
     static let exchangeKeys = Keys(
         "id", "sequence", "operation", "method", "url", "startedAt", "endedAt", "outcome", "status", "error",
         "requestHeaders", "requestBody", "responseHeaders", "responseBody", "attempts", "events", "replayOf", "source",
-        "stream")
+        "stream", "beforeRule")
+    static let requestKeys = Keys("method", "url", "headers", "body")
     static let streamKeys = Keys(
         "kind", "messages", "sentCount", "receivedCount", "omittedCount", "byteCount", "closeCode", "closeReason",
         "closedBy")
@@ -65,7 +66,7 @@ enum LinkExchangeReader {
             var requestHeaders: [TraceHeader]?, requestBody: TraceBody?
             var responseHeaders: [TraceHeader]?, responseBody: TraceBody?
             var attempts: [TraceAttempt]?, events: [TraceEvent]?, replayOf: UUID?, source: TraceSource?
-            var stream: TraceStream?
+            var stream: TraceStream?, beforeRule: TraceRequest?
             try record(exchangeKeys) { (reader: inout Reader, key: Int) throws(NotSimple) in
                 switch key {
                 case 0: id = try reader.uuid()
@@ -86,7 +87,8 @@ enum LinkExchangeReader {
                 case 15: events = try reader.array { (reader: inout Reader) throws(NotSimple) in try reader.event() }
                 case 16: replayOf = try reader.uuid()
                 case 17: source = try reader.source()
-                default: stream = try reader.stream()
+                case 18: stream = try reader.stream()
+                default: beforeRule = try reader.request()
                 }
             }
             guard let id, let operation, let method, let url, let startedAt, let outcome, let requestHeaders,
@@ -96,7 +98,23 @@ enum LinkExchangeReader {
                 id: id, sequence: sequence, operation: operation, method: method, url: url, startedAt: startedAt,
                 endedAt: endedAt, outcome: outcome, status: status, error: error, requestHeaders: requestHeaders,
                 requestBody: requestBody, responseHeaders: responseHeaders, responseBody: responseBody,
-                attempts: attempts, events: events, replayOf: replayOf, source: source, stream: stream)
+                attempts: attempts, events: events, replayOf: replayOf, source: source, stream: stream,
+                beforeRule: beforeRule)
+        }
+
+        /// What the app asked for before a rule changed it (``TraceExchange/beforeRule``).
+        mutating func request() throws(NotSimple) -> TraceRequest {
+            var method: String?, url: String?, headers: [TraceHeader]?, body: TraceBody?
+            try record(requestKeys) { (reader: inout Reader, key: Int) throws(NotSimple) in
+                switch key {
+                case 0: method = try reader.string()
+                case 1: url = try reader.string()
+                case 2: headers = try reader.headers()
+                default: body = try reader.body()
+                }
+            }
+            guard let method, let url, let headers else { throw NotSimple() }
+            return TraceRequest(method: method, url: url, headers: headers, body: body)
         }
 
         mutating func stream() throws(NotSimple) -> TraceStream {

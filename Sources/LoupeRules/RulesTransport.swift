@@ -30,16 +30,24 @@ public struct RulesTransport: ClientTransport {
             return try await base.send(request, body: body, context: context)
         }
         let decision = verdict.decision
+        let asked = request
         var request = request
         var body = body
         for rewrite in decision.rewrites {
+            let before = request
             request = rewrite.rewrite.apply(to: request)
-            context.record(.rule, "rule \(rewrite.name): rewrote the request", attributes: [
-                "rule": rewrite.name, "action": "rewrite", "to": request.authority ?? ""])
+            let changes = RequestChanges(from: before, body: nil, to: request, body: nil)
+            var attributes = changes.attributes
+            attributes.merge(["rule": rewrite.name, "action": "rewrite", "to": request.authority ?? ""]) { $1 }
+            context.record(.rule, "rule \(rewrite.name): rewrote the request: \(changes)", attributes: attributes)
         }
+        var editedBody: Data?
         if let breakpoint = decision.breakpoint, breakpoint.breakpoint.request {
-            (request, body) = try await holdRequest(request, body: body, rule: breakpoint.name, context: context)
+            (request, body, editedBody) = try await holdRequest(request, body: body, rule: breakpoint.name, context: context)
         }
+        // What goes on the wire is recorded beside what the middleware handed down (the app's request), only when
+        // they differ: an attempt no rule changed carries nothing more.
+        if editedBody != nil || request != asked { context.attempt?.markRewritten(request, body: editedBody) }
         let response = try await answer(request, body: body, decision: decision, prepared: verdict.answer, context: context)
         if let breakpoint = decision.breakpoint, breakpoint.breakpoint.response {
             return try await holdResponse(response, request: request, rule: breakpoint.name, context: context)
@@ -69,8 +77,9 @@ public struct RulesTransport: ClientTransport {
         }
     }
 
+    /// Holds the request for the inspector; returns it as it goes on, with the body when an edit changed it.
     private func holdRequest(_ request: HTTPRequest, body: RequestBody?, rule: String, context: RequestContext)
-        async throws -> (HTTPRequest, RequestBody?) {
+        async throws -> (HTTPRequest, RequestBody?, Data?) {
         let since = book.now()
         let held = HeldRequest(
             exchangeID: context.exchangeID, rule: rule, phase: .request, operation: context.operation,
@@ -83,11 +92,11 @@ public struct RulesTransport: ClientTransport {
         case nil:
             context.record(.rule, "rule \(rule): request held \(waited), the longest hold; continued unchanged",
                            attributes: ["rule": rule, "action": "hold", "held": waited, "decision": "timeout"])
-            return (request, body)
+            return (request, body, nil)
         case .resume?:
             context.record(.rule, "rule \(rule): request held \(waited), continued",
                            attributes: ["rule": rule, "action": "hold", "held": waited, "decision": "continue"])
-            return (request, body)
+            return (request, body, nil)
         case .abort?:
             context.record(.rule, "rule \(rule): request held \(waited), aborted from the inspector",
                            attributes: ["rule": rule, "action": "hold", "held": waited, "decision": "abort"])
@@ -104,14 +113,19 @@ public struct RulesTransport: ClientTransport {
                 return (request, body)
             }
             let (edited, editedBody) = Self.apply(edit, to: request, body: body)
+            let bodyBefore = body?.bufferedData
+            let newBody = edit.body.flatMap { $0 == bodyBefore ? nil : $0 }
+            let changes = RequestChanges(from: request, body: bodyBefore, to: edited, body: newBody)
             var changed: [String] = []
-            if edited.method != request.method || edited.path != request.path || edited.authority != request.authority { changed.append("target") }
-            if edited.headerFields != request.headerFields { changed.append("headers") }
-            if edit.body != nil, edit.body != body?.bufferedData { changed.append("body") }
-            context.record(.rule, "rule \(rule): request held \(waited), edited (\(changed.isEmpty ? "no change" : changed.joined(separator: ", "))) and continued",
-                           attributes: ["rule": rule, "action": "hold", "held": waited, "decision": "edit",
-                                        "edited": changed.joined(separator: ",")])
-            return (edited, editedBody)
+            if changes.target != nil { changed.append("target") }
+            if !changes.set.isEmpty || !changes.removed.isEmpty { changed.append("headers") }
+            if changes.body != nil { changed.append("body") }
+            var attributes = changes.attributes
+            attributes.merge(["rule": rule, "action": "hold", "held": waited, "decision": "edit",
+                              "edited": changed.joined(separator: ",")]) { $1 }
+            context.record(.rule, "rule \(rule): request held \(waited), edited (\(changes)) and continued",
+                           attributes: attributes)
+            return (edited, editedBody, newBody)
         }
     }
 

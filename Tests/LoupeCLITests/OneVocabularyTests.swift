@@ -95,6 +95,15 @@ struct OneVocabularyTests {
         #expect(SummaryJSON(summary).outcome == "shortCircuited", "JSON keeps its value")
     }
 
+    @Test("a retry refused after a real 503: list says SHRT and the 503 before it (issue 43.8)")
+    func refusalAfterARealAnswer() {
+        let summary = Self.summary(.shortCircuited, status: 503)
+        #expect(Formatting.status(summary) == "SHRT")
+        #expect(Formatting.answerBefore(summary) == "  (503, then short-circuited)")
+        #expect(Formatting.answerBefore(Self.summary(.shortCircuited)) == "")
+        #expect(Formatting.answerBefore(Self.summary(.httpError, status: 503)) == "")
+    }
+
     @Test("~cb short-circuited finds only the refused calls, in memory and in SQLite; ~cb open keeps its meaning")
     func shortCircuitedFilter() throws {
         let refused = TraceExchange(id: UUID(), operation: "op", method: "GET", url: "http://x.test/a", startedAt: Self.start,

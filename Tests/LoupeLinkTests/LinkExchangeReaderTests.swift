@@ -27,6 +27,20 @@ import Testing
         return exchange
     }
 
+    @Test("the app's request before a rule crosses the link, written as JSONEncoder writes it (issue 43.7)")
+    func theRequestBeforeTheRuleCrossesTheLink() throws {
+        var exchange = Self.full()
+        exchange.beforeRule = TraceRequest(
+            method: "GET", url: "http://api.test/users", headers: [TraceHeader(name: "x-app-only", value: "1")],
+            body: TraceBody(data: Data(#"{"quantity":1}"#.utf8), size: 14, isTruncated: false))
+        let bytes = try Self.json(exchange)
+        let encoder = LinkProtocol.makeEncoder()
+        #expect(bytes == Array(try encoder.encode(exchange)), "the hand-written frame is JSONEncoder's")
+        let byHand = try #require(Self.byHand(bytes), "read by hand, not left to JSONDecoder")
+        #expect(byHand.beforeRule == exchange.beforeRule)
+        #expect(byHand == Self.byDecoder(bytes))
+    }
+
     @Test func everyFieldReadsBackByHandAsJSONDecoderReadsIt() throws {
         let exchange = Self.full()
         let bytes = try Self.json(exchange)

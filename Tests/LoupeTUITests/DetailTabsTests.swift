@@ -172,6 +172,34 @@ import Testing
         #expect(tabs.lines(.response, bodyView: .pretty, width: 80).map(\.text) == ["Response  no response: connection refused"])
     }
 
+    @Test("a retry refused after a real 503: the detail says the answer, then the refusal (issue 43.8)")
+    func headerOfARefusalAfterAnAnswer() {
+        var exchange = Self.exchange
+        exchange.status = 503
+        exchange.outcome = .shortCircuited
+        exchange.replayOf = nil
+        let tabs = DetailTabs(exchange: exchange, calendar: Self.utc)
+        #expect(tabs.header()[1].text == "503 Service Unavailable, then short-circuited  duration 1.25 s  attempts 3")
+        #expect(StatusStyle.cell(for: exchange.summary).text == "SHRT")
+    }
+
+    @Test("a request a rule changed: the request tab shows what was sent, then what the app asked for (issue 43.7)")
+    func theRequestBeforeTheRule() {
+        var exchange = Self.exchange
+        exchange.beforeRule = TraceRequest(
+            method: "POST", url: "https://api.example.com/v1/items?page=2", headers: [TraceHeader(name: "x-app-only", value: "1")],
+            body: TraceBody(data: Data(#"{"quantity":1}"#.utf8), size: 14, isTruncated: false))
+        let text = DetailTabs(exchange: exchange, calendar: Self.utc).lines(.request, bodyView: .raw, width: 80).map(\.text)
+        let sent = text.firstIndex { $0.hasPrefix("Request  ") }, before = text.firstIndex { $0.hasPrefix("Before the rule  ") }
+        #expect(sent != nil && before != nil && sent! < before!, "\(text)")
+        #expect(text.contains("Before the rule  POST https://api.example.com/v1/items?page=2"))
+        #expect(text.contains("Headers before the rule (1)") && text.contains("  x-app-only: 1"))
+        #expect(text.contains { $0.hasPrefix("Body before the rule") } && text.contains(#"  {"quantity":1}"#))
+        #expect(text.contains("  as sent: a rule or an edit changed what the app asked for (below)"))
+        #expect(!DetailTabs(exchange: Self.exchange, calendar: Self.utc).lines(.request, bodyView: .raw, width: 80)
+            .contains { $0.text.hasPrefix("Before the rule") })
+    }
+
     @Test func anExchangeInFlightWithNothingRecordedYet() {
         let exchange = TraceExchange(id: Fixture.id(9), operation: "", method: "GET", url: "https://h.test/",
                                      startedAt: Self.start, outcome: .success)

@@ -51,7 +51,9 @@ extension Client {
             if let transportError = error as? TransportError {
                 throw fail(transportError.kind == .cancelled ? .cancelled : .transport, error, partial)
             }
-            throw fail(error is InvalidRequestTargetError ? .encoding : .middleware, error, nil)
+            // A refusal after a retried response: that response is the server's last real answer, kept with it.
+            let answered = error is any ShortCircuitError ? tracker.lastAnswerBeforeRetry : nil
+            throw fail(error is InvalidRequestTargetError ? .encoding : .middleware, error, answered)
         }
         if validate, !configuration.acceptableStatus(raw.status) {
             throw fail(.validation, UnacceptableStatusError(status: raw.status.code), raw)

@@ -7,23 +7,33 @@ public final class AttemptHandle: Sendable {
     /// 1 for the first try of an exchange.
     public let number: Int
     private let now: @Sendable () -> Date
-    private let timings: Mutex<AttemptTimings>
+    /// The timings, and what ``markRewritten(_:body:)`` said: one lock for both, taken once more at the end.
+    private let state: Mutex<(timings: AttemptTimings, wire: WireRequest?)>
 
     init(number: Int, start: Date, now: @escaping @Sendable () -> Date) {
         self.number = number
         self.now = now
-        self.timings = Mutex(AttemptTimings(start: start))
+        self.state = Mutex((AttemptTimings(start: start), nil))
     }
 
     /// The request head and body have been written.
-    public func markRequestSent() { timings.withLock { if $0.requestSent == nil { $0.requestSent = now() } } }
+    public func markRequestSent() { state.withLock { if $0.timings.requestSent == nil { $0.timings.requestSent = now() } } }
     /// The response head arrived.
-    public func markFirstByte() { timings.withLock { if $0.firstByte == nil { $0.firstByte = now() } } }
+    public func markFirstByte() { state.withLock { if $0.timings.firstByte == nil { $0.timings.firstByte = now() } } }
 
-    func finish() -> AttemptTimings {
+    /// The transport sends `head` (and `body`, when not `nil`) instead of the request it was given: a rule rewrote
+    /// it, or someone edited it at a breakpoint. The attempt's record keeps both, so the recorder stores what went on
+    /// the wire with what the app asked for beside it. Call it only when something changed.
+    public func markRewritten(_ head: HTTPRequest, body: Data?) {
+        let sent = WireRequest(head: head, body: body)
+        state.withLock { $0.wire = sent }
+    }
+
+    /// Ends the attempt's timings; returns them with what ``markRewritten(_:body:)`` said, if anything.
+    func finish() -> (timings: AttemptTimings, wire: WireRequest?) {
         let end = now()
-        return timings.withLock {
-            $0.end = end
+        return state.withLock {
+            $0.timings.end = end
             return $0
         }
     }
@@ -42,6 +52,9 @@ final class ExchangeTracker: Sendable {
     let observer: any ClientObserver
     let now: @Sendable () -> Date
     private let attempts = Mutex<[AttemptRecord]>([])
+    /// The last response a retry answered with another attempt (``keepAnswerBeforeRetry(_:)``): written only when a
+    /// retry follows a response, so a request without retries never takes this lock.
+    private let answerBeforeRetry = Mutex<RawResponse?>(nil)
 
     init(
         exchangeID: UUID, operation: String, clock: any Clock<Duration>, checkedAuthority: String? = nil,
@@ -58,6 +71,14 @@ final class ExchangeTracker: Sendable {
     var attemptCount: Int { attempts.withLock { $0.count } }
     /// Every attempt so far, in order (finished ones with their end, status or error).
     var records: [AttemptRecord] { attempts.withLock { $0 } }
+
+    /// Keeps `response`, which a retry is about to answer with another attempt: if a policy then refuses that
+    /// attempt (an open circuit), the exchange ends with the server's last real answer beside the refusal, not
+    /// with nothing (its `Retry-After` and body were otherwise gone).
+    func keepAnswerBeforeRetry(_ response: RawResponse) { answerBeforeRetry.withLock { $0 = response } }
+
+    /// The response kept by ``keepAnswerBeforeRetry(_:)``, if any.
+    var lastAnswerBeforeRetry: RawResponse? { answerBeforeRetry.withLock { $0 } }
 
     func record(_ kind: ExchangeEventKind, _ message: String, attributes: [String: String]) {
         observer.eventRecorded(ExchangeEvent(exchangeID: exchangeID, kind: kind, at: now(), message: message, attributes: attributes))
@@ -87,13 +108,15 @@ final class ExchangeTracker: Sendable {
             // Again here, for authorities a middleware rewrote: no transport may see an unusable port.
             if !context.targetChecked(request), let problem = RequestTargetCheck.problem(in: request) { throw problem }
             let response = try await transport.send(request, body: body, context: context)
-            let record = finish(number, timings: handle.finish(), response: response.head, error: nil)
+            let (timings, wire) = handle.finish()
+            let record = finish(number, timings: timings, response: response.head, error: nil, wire: wire)
             observer.attemptFinished(AttemptFinished(
                 exchangeID: exchangeID, record: record, responseBody: response.body, responseBodySize: response.bodySize))
             return response
         } catch {
             let partial = (error as? TransportError)?.partialResponse
-            let record = finish(number, timings: handle.finish(), response: partial?.head, error: String(describing: error))
+            let (timings, wire) = handle.finish()
+            let record = finish(number, timings: timings, response: partial?.head, error: String(describing: error), wire: wire)
             if let partial, let failure = error as? TransportError { recordIncomplete(partial, failure, answering: request.method) }
             observer.attemptFinished(AttemptFinished(
                 exchangeID: exchangeID, record: record, responseBody: partial?.body, responseBodySize: partial?.bodySize, error: error))
@@ -117,9 +140,11 @@ final class ExchangeTracker: Sendable {
     }
 
     /// Finishes attempt `number`'s record in place and returns a copy of it.
-    private func finish(_ number: Int, timings: AttemptTimings, response: HTTPResponse?, error: String?) -> AttemptRecord {
+    private func finish(_ number: Int, timings: AttemptTimings, response: HTTPResponse?, error: String?,
+                        wire: WireRequest?) -> AttemptRecord {
         attempts.withLock {
             $0[number - 1].timings = timings
+            if let wire { $0[number - 1].wire = wire }
             $0[number - 1].response = response
             $0[number - 1].error = error
             return $0[number - 1]

@@ -20,10 +20,13 @@ public struct AttemptRecord: Sendable, Hashable {
     public var response: Optional<HTTPResponse>
     /// A description of the error, when the attempt failed.
     public var error: Optional<String>
+    /// What went on the wire when the transport changed ``request`` (a rule's rewrite, an edit at a breakpoint);
+    /// `nil` when it sent ``request`` as it was.
+    public var wire: Optional<WireRequest>
 
     public init(
         number: Int, request: HTTPRequest, timings: AttemptTimings, annotations: AttemptAnnotations = AttemptAnnotations(),
-        response: HTTPResponse? = nil, error: String? = nil
+        response: HTTPResponse? = nil, error: String? = nil, wire: WireRequest? = nil
     ) {
         self.number = number
         self.request = request
@@ -31,10 +34,14 @@ public struct AttemptRecord: Sendable, Hashable {
         self.annotations = annotations
         self.response = response
         self.error = error
+        self.wire = wire
     }
 
     /// The status code, when a response (or the head of a partial one) arrived.
     public var status: Int? { response?.status.code }
+
+    /// The head that went on the wire: ``wire``'s when the transport changed it, else ``request``.
+    public var sentRequest: HTTPRequest { wire?.head ?? request }
 }
 
 /// What the caller learns about one attempt of an exchange: the client's one record of it.

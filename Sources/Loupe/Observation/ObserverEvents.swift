@@ -178,6 +178,9 @@ public struct ExchangeEventKind: RawRepresentable, Hashable, Sendable, Codable, 
     /// The response head arrived but the body did not finish (connection closed, timed out, too large): the
     /// status, headers and bytes recorded with the exchange are only what arrived.
     public static let incompleteResponse = Self(rawValue: "incomplete")
+    /// The app dropped a streamed response body before reading it to its end: the body recorded is only what it
+    /// read (`readBytes`), and the rest was never received; not an empty body, nor a whole one.
+    public static let bodyNotRead = Self(rawValue: "body-not-read")
     /// A rule acted on the exchange (`LoupeRules`): its `rule` attribute names it, `action` says what it did
     /// (`mock`, `fault`, `rewrite`, `hold`, …); a mocked response carries `mocked: true`.
     public static let rule = Self(rawValue: "rule")

@@ -181,7 +181,15 @@ final class BodyHandoff: ClientObserver {
     }
 
     deinit {
-        // The caller dropped the body unread: what it read is still recorded.
+        // The caller dropped the body before its end: what it read is still recorded, and said to be only that,
+        // before the exchange goes on (an unread body is not an empty one).
+        let unread = state.withLock { state in state.done ? nil : state.pending.map { ($0.exchangeID, state.size) } }
+        if let (id, read) = unread {
+            base.eventRecorded(ExchangeEvent(
+                exchangeID: id, kind: .bodyNotRead, at: Date(),
+                message: "body not read by the app: it dropped the body after \(Quantity.bytes(read)); the rest was not received",
+                attributes: ["readBytes": String(read)]))
+        }
         finish(error: nil)
     }
 

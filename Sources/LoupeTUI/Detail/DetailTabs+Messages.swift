@@ -7,6 +7,9 @@ extension DetailTabs {
     func requestLines(_ view: BodyView) -> [StyledLine] {
         var lines = overview
         lines += [.empty, StyledLine([.init("Request  ", .heading), .init(exchange.method + " " + exchange.url)])]
+        if exchange.beforeRule != nil {
+            lines.append(StyledLine("  as sent: a rule or an edit changed what the app asked for (below)", style: .dim))
+        }
         let query = URLComponents(string: exchange.url)?.queryItems ?? []
         if !query.isEmpty {
             lines += [.empty, Self.heading("Query (\(query.count))")]
@@ -15,6 +18,17 @@ extension DetailTabs {
         lines += headerSection("Request headers", exchange.requestHeaders)
         lines = Self.safe(lines)
         appendBodySection("Request body", exchange.requestBody, headers: exchange.requestHeaders, view, to: &lines)
+        if let asked = exchange.beforeRule {
+            // Both sides, the sent one first: what the server got is the record; what the app asked for is beside it.
+            var before: [StyledLine] = [
+                .empty, StyledLine([.init("Before the rule  ", .heading), .init(asked.method + " " + asked.url)]),
+            ]
+            before += headerSection("Headers before the rule", asked.headers)
+            lines += Self.safe(before)
+            if let body = asked.body {
+                appendBodySection("Body before the rule", body, headers: asked.headers, view, to: &lines)
+            }
+        }
         return lines
     }
 
@@ -23,6 +37,9 @@ extension DetailTabs {
         // A response a rule made is never mistaken for the server's: said first, in the error colour.
         if let mocked = exchange.events.last(where: { $0.kind == .rule && $0.attributes["mocked"] == "true" }) {
             lines.append(StyledLine([.init("mocked by rule '\(mocked.attributes["rule"] ?? "?")': not from the server", .error)]))
+        }
+        if let unread = exchange.events.last(where: { $0.kind == .bodyNotRead }) {
+            lines.append(StyledLine([.init("body not read by the app: only the \(unread.attributes["readBytes"] ?? "?") bytes it read are recorded", .error)]))
         }
         let hasResponse = exchange.status != nil || !exchange.responseHeaders.isEmpty || exchange.responseBody != nil
         guard hasResponse else { return Self.safe(lines) }

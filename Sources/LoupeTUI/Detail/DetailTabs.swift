@@ -39,6 +39,10 @@ package struct DetailTabs {
     /// One or two lines that sit above the tab bar: method + URL, status, duration, attempts, replay-of.
     package func header() -> [StyledLine] {
         var facts: [StyledLine.Span] = [statusSummary]
+        // A retry refused after a real answer: the server's answer, then the refusal the app got.
+        if exchange.status != nil, exchange.outcome == .shortCircuited {
+            facts.append(.init(", then " + ExchangeOutcome.shortCircuited.word, .error))
+        }
         facts += [.init("  duration ", .dim), .init(durationText)]
         facts += [.init("  attempts ", .dim), .init(String(exchange.attempts.count))]
         if let original = exchange.replayOf {

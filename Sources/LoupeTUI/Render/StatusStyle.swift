@@ -1,7 +1,8 @@
 import Loupe
 import LoupeTrace
 
-/// The status column's text and role: the code coloured by class, `ERR` without a response, `—` in flight.
+/// The status column's text and role: the code coloured by class, `SHRT` for a refusal (even after a real answer),
+/// `ERR` without a response, `—` in flight.
 enum StatusStyle {
     static func style(for status: Int) -> Style {
         switch status {
@@ -14,6 +15,8 @@ enum StatusStyle {
     }
 
     static func cell(for summary: TraceSummary) -> (text: String, style: Style) {
+        // The refusal is what the app got, whatever the server said before it (that answer is in the detail).
+        if summary.outcome == .shortCircuited { return (summary.outcome.code, .error) }
         if let status = summary.status { return (String(status), style(for: status)) }
         if summary.duration == nil, summary.error == nil { return ("—", .dim) }
         return (summary.outcome.code, summary.outcome == .cancelled ? .dim : .error)

@@ -19,6 +19,10 @@ extension TraceExchange {
         for header in requestHeaders { bytes += count(header.name) + count(header.value) + 4 }
         for header in responseHeaders { bytes += count(header.name) + count(header.value) + 4 }
         bytes += (requestBody?.data.count ?? 0) + (responseBody?.data.count ?? 0)
+        if let beforeRule {
+            bytes += count(beforeRule.url) + (beforeRule.body?.data.count ?? 0) * 4 / 3 + 64
+            for header in beforeRule.headers { bytes += count(header.name) + count(header.value) + 4 }
+        }
         for attempt in attempts {
             bytes += Self.childRowAllowance + count(attempt.error) + count(attempt.circuitState) + count(attempt.retryReason)
                 + attempt.notes.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }

@@ -36,13 +36,17 @@ public struct TraceExchange: Sendable, Codable, Hashable, Identifiable {
     /// The stream it carried after its head (server-sent events, WebSocket) with its messages; nil for a request
     /// and response.
     public var stream: Optional<TraceStream>
+    /// What the app asked for, when a rule's rewrite or an edit at a breakpoint changed the request before it went
+    /// on the wire: the exchange's method, URL, headers and body are then what was sent. `nil` when nothing changed
+    /// it (nearly always), so nothing more is stored.
+    public var beforeRule: Optional<TraceRequest>
 
     public init(
         id: UUID, sequence: Int64? = nil, operation: String, method: String, url: String, startedAt: Date,
         endedAt: Date? = nil, outcome: ExchangeOutcome, status: Int? = nil, error: String? = nil,
         requestHeaders: [TraceHeader] = [], requestBody: TraceBody? = nil, responseHeaders: [TraceHeader] = [],
         responseBody: TraceBody? = nil, attempts: [TraceAttempt] = [], events: [TraceEvent] = [], replayOf: UUID? = nil,
-        source: TraceSource? = nil, stream: TraceStream? = nil
+        source: TraceSource? = nil, stream: TraceStream? = nil, beforeRule: TraceRequest? = nil
     ) {
         self.id = id
         self.sequence = sequence
@@ -63,6 +67,7 @@ public struct TraceExchange: Sendable, Codable, Hashable, Identifiable {
         self.replayOf = replayOf
         self.source = source
         self.stream = stream
+        self.beforeRule = beforeRule
     }
 
     /// Start to end in seconds, when ended; within `0...TraceTime.maxDuration` whatever the times hold.

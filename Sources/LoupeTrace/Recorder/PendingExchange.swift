@@ -121,7 +121,22 @@ struct PendingExchange: Sendable {
     mutating func appendTrace(to traces: inout [TraceExchange], policy: RedactionPolicy, bodyCap: Int) {
         // Record the headers that went on the wire (after middleware added auth, tracing and so on) when an
         // attempt was made; a short-circuited exchange only has the app's own.
-        let requestFields = attempts.last?.request.headerFields ?? appHeaders
+        let requestFields = attempts.last?.sentRequest.headerFields ?? appHeaders
+        // A rule or an edit changed the last attempt's request below the middleware: the exchange records what
+        // was sent, and what was asked for goes beside it. Nearly every exchange skips this (one pointer test).
+        var method = method, url = url, requestBody = requestBody, beforeRule: TraceRequest? = nil
+        if let last = attempts.last, let wire = last.wire {
+            let asked = last.request
+            beforeRule = TraceRequest(
+                method: asked.method.rawValue,
+                url: Self.joinedURL(scheme: asked.scheme ?? "https", authority: asked.authority ?? "", path: asked.path ?? "/"),
+                headers: Self.headers(asked.headerFields),
+                body: wire.body == nil ? nil : requestBody.map { TraceBody(data: $0, size: $0.count, isTruncated: false) })
+            method = wire.head.method.rawValue
+            url = Self.joinedURL(
+                scheme: wire.head.scheme ?? "https", authority: wire.head.authority ?? "", path: wire.head.path ?? "/")
+            if let sent = wire.body { requestBody = sent }
+        }
         var events = events
         // Made here, on the writer's task, not by the adapter on the request path (one lock fewer per request). A
         // built-in adapter's event is fixed text made in Loupe's code, with nothing from the traffic or the app, so
@@ -143,7 +158,8 @@ struct PendingExchange: Sendable {
             requestBody: requestBody.map { TraceBody(data: $0, size: $0.count, isTruncated: false) },
             responseHeaders: finalResponse.map { Self.headers($0.headerFields) } ?? [],
             responseBody: responseBody.map { Self.body($0, size: responseBodySize) },
-            attempts: attempts.map(TraceAttempt.init), events: events, replayOf: replayOf, stream: traceStream(events: events)))
+            attempts: attempts.map(TraceAttempt.init), events: events, replayOf: replayOf, stream: traceStream(events: events),
+            beforeRule: beforeRule))
         // Credentials sent on earlier attempts (a token refreshed since, say) are scrubbed too; only the fields the
         // policy names can hold one, so only those are converted.
         // Gathered field by field: no list is made for a set of fields with none of those (the app's own fields
@@ -168,6 +184,7 @@ struct PendingExchange: Sendable {
         policy.redact(&trace, alsoSent: alsoSent)
         if let fixedAdapterEvent { trace.events.insert(fixedAdapterEvent, at: droppedBefore > 0 ? 1 : 0) }
         trace.requestBody = capped(trace.requestBody, cap: bodyCap)
+        if let body = trace.beforeRule?.body { trace.beforeRule?.body = capped(body, cap: bodyCap) }
         trace.responseBody = capped(trace.responseBody, cap: bodyCap)
     }
 
@@ -232,6 +249,11 @@ package struct Scrubber {
     private var replacements: [(String, String)] = []
 
     package init(url: String, redactedURL: String) {
+        include(url: url, redactedURL: redactedURL)
+    }
+
+    /// Replaces `url` too (the request before a rule changed it, beside the one sent).
+    package mutating func include(url: String, redactedURL: String) {
         guard url != redactedURL else { return }
         replacements.append((url, redactedURL))
         if let raw = URLComponents(string: url), let redacted = URLComponents(string: redactedURL) {

@@ -30,6 +30,13 @@ package extension RedactionPolicy {
         redact(headers: &exchange.requestHeaders, collecting: &secrets)
         redact(headers: &exchange.responseHeaders, collecting: &secrets)
         for headers in alsoSent { collect(headers: headers, into: &secrets) }
+        // What the app asked for before a rule changed it: redacted by name like the request that was sent.
+        let rawBeforeURL = exchange.beforeRule?.url
+        if exchange.beforeRule != nil {
+            exchange.beforeRule!.url = redact(url: exchange.beforeRule!.url, collecting: &secrets)
+            redact(headers: &exchange.beforeRule!.headers, collecting: &secrets)
+            exchange.beforeRule!.body = redact(exchange.beforeRule!.body, headers: exchange.beforeRule!.headers, collecting: &secrets)
+        }
         exchange.requestBody = redact(exchange.requestBody, headers: exchange.requestHeaders, collecting: &secrets)
         exchange.responseBody = redact(exchange.responseBody, headers: exchange.responseHeaders, collecting: &secrets)
         // A stream's messages like bodies: JSON by field name (recognised by its first byte), URLs and `Bearer …`
@@ -41,7 +48,8 @@ package extension RedactionPolicy {
             }
         }
 
-        let urlScrub = Scrubber(url: rawURL, redactedURL: exchange.url)
+        var urlScrub = Scrubber(url: rawURL, redactedURL: exchange.url)
+        if let rawBeforeURL { urlScrub.include(url: rawBeforeURL, redactedURL: exchange.beforeRule!.url) }
         // Free text first by name (the URLs and `Bearer …` it quotes: a redirect's target in an error or a note),
         // so that what it gives is scrubbed by value everywhere with the rest.
         // Inlined: as a call of its own (it was, once the body's redaction grew; DECISIONS 468) it cost ≈ 150 more a text.
@@ -82,6 +90,11 @@ package extension RedactionPolicy {
         Self.transformValues(&exchange.responseHeaders, text)
         if let body = exchange.requestBody, let scrubbed = scrubber.scrub(body.data) { exchange.requestBody?.data = scrubbed }
         if let body = exchange.responseBody, let scrubbed = scrubber.scrub(body.data) { exchange.responseBody?.data = scrubbed }
+        if exchange.beforeRule != nil {
+            exchange.beforeRule!.url = scrubber.scrubURL(exchange.beforeRule!.url)
+            Self.transformValues(&exchange.beforeRule!.headers, text)
+            if let body = exchange.beforeRule!.body, let scrubbed = scrubber.scrub(body.data) { exchange.beforeRule!.body!.data = scrubbed }
+        }
     }
 
     /// Applies `transform` to every value of `map`, in place: a value it leaves as it was is not written back, so

@@ -8,9 +8,9 @@ import GRDB
 /// use `datetime(started_at, 'unixepoch')`; ids are upper-case UUID text; header lists and attributes are JSON.
 enum SQLiteSchema {
     /// The newest schema this code knows.
-    static let version = 9
+    static let version = 10
     /// The migrations this code knows; a store that ran any other was migrated by a newer Loupe.
-    static let knownMigrations: Set<String> = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"]
+    static let knownMigrations: Set<String> = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10"]
 
     /// The migrations, with the defaults recorded as the bounds of a store migrated to v4.
     static var migrator: DatabaseMigrator { migrator(seeding: .default) }
@@ -45,6 +45,9 @@ enum SQLiteSchema {
         }
         migrator.registerMigration("v9") { db in
             try db.execute(sql: v9)
+        }
+        migrator.registerMigration("v10") { db in
+            try db.execute(sql: v10)
         }
         return migrator
     }
@@ -249,5 +252,15 @@ enum SQLiteSchema {
         DROP INDEX attempt_circuit;
         CREATE INDEX attempt_circuit ON attempt(circuit_state, exchange_sequence) WHERE circuit_state <> 'closed';
         PRAGMA user_version = 9;
+        """
+
+    /// Version 10: `exchange.before_rule`, what the app asked for when a rule's rewrite or an edit at a breakpoint
+    /// changed the request before it went on the wire (issue 43, item 7; ``TraceRequest``), as JSON
+    /// (`{"method","url","headers","body"}`, the body's bytes in base64); `NULL` for the exchanges nothing changed, so
+    /// no row is rewritten and an exchange nothing changed stores nothing more. The exchange's own method, URL, headers
+    /// and body are what was sent. A v9 store opened read-only has no such column and reads as nothing changed.
+    private static let v10 = """
+        ALTER TABLE exchange ADD COLUMN before_rule TEXT;
+        PRAGMA user_version = 10;
         """
 }

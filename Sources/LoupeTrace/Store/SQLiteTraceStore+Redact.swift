@@ -83,7 +83,7 @@ private struct RedactionRewriter {
     init(_ db: Database) throws {
         update = try db.makeStatement(sql: """
             UPDATE exchange SET operation = ?, url = ?, host = ?, path = ?, error = ?, request_headers = ?,
-                request_body = ?, response_headers = ?, response_body = ?, stored_bytes = ?
+                request_body = ?, response_headers = ?, response_body = ?, stored_bytes = ?, before_rule = ?
             WHERE sequence = ?
             """)
         deleteAttempts = try db.makeStatement(sql: "DELETE FROM attempt WHERE exchange_sequence = ?")
@@ -101,7 +101,7 @@ private struct RedactionRewriter {
             exchange.operation, exchange.url, host, path, exchange.error,
             StoredJSON.text(of: exchange.requestHeaders), exchange.requestBody?.data,
             StoredJSON.text(of: exchange.responseHeaders), exchange.responseBody?.data, exchange.storedByteCount,
-            sequence,
+            exchange.beforeRule?.storedText, sequence,
         ]
         try update.execute(arguments: StatementArguments(values))
         // Attempts and events go back in their order (rowid order is their order when read).

@@ -20,13 +20,13 @@ struct RowWriter {
     /// 334, and freed it at the end: ≈ 11,500 instructions an exchange (DECISIONS 450). ``ExchangeInserter`` knows
     /// what to do with the rows kept when an id collides.
     static func insertExchanges(_ count: Int) -> String {
-        let row = "(" + Array(repeating: "?", count: 26).joined(separator: ", ") + ")"
+        let row = "(" + Array(repeating: "?", count: 27).joined(separator: ", ") + ")"
         return """
             INSERT OR FAIL INTO exchange (
                 id, started_at, ended_at, duration, operation, method, url, host, path, status, outcome, error,
                 attempt_count, replay_of, request_headers, request_body, request_body_size, request_body_truncated,
                 response_headers, response_body, response_body_size, response_body_truncated, stored_at, stored_bytes,
-                source, stream)
+                source, stream, before_rule)
             VALUES \(Array(repeating: row, count: count).joined(separator: ", "))
             """
     }
@@ -70,6 +70,7 @@ struct RowWriter {
         row.add(exchange.storedByteCount)
         row.add(exchange.source?.storedText)
         row.add(exchange.stream?.header.storedText)
+        row.add(exchange.beforeRule?.storedText)
     }
 
     static let insertMessage = """
@@ -167,7 +168,8 @@ enum RowReader {
             responseHeaders: try headers(text(row, "response_headers")), responseBody: body(row, prefix: "response"),
             attempts: attempts, events: events, replayOf: uuid(row, "replay_of"),
             source: row.hasColumn("source") ? source(text(row, "source")) : nil,  // none in a v5 store opened read-only
-            stream: row.hasColumn("stream") ? streamHeader(text(row, "stream")).map { TraceStream($0, messages: []) } : nil)
+            stream: row.hasColumn("stream") ? streamHeader(text(row, "stream")).map { TraceStream($0, messages: []) } : nil,
+            beforeRule: row.hasColumn("before_rule") ? TraceRequest.stored(text(row, "before_rule")) : nil)  // none before v10
     }
 
     /// The stream column, or nil (`NULL`, or a hand-edited row that does not read).

@@ -51,7 +51,7 @@ struct ListCommand: AsyncParsableCommand {
                 Formatting.status(summary).padding(toLength: 4, withPad: " ", startingAt: 0),
                 Formatting.pad(Quantity.duration(summary.duration), 9),
                 (summary.attemptCount > 1 ? "×\(summary.attemptCount)" : "").padding(toLength: 3, withPad: " ", startingAt: 0),
-                TerminalText.line(summary.url) + (summary.replayOf != nil ? "  (replay)" : ""),
+                TerminalText.line(summary.url) + (summary.replayOf != nil ? "  (replay)" : "") + Formatting.answerBefore(summary),
             ]
             print(columns.joined(separator: " "))
         }

@@ -82,6 +82,14 @@ struct ExchangeJSON: Encodable {
     var events: [Event]
     /// The stream with its messages, absent for a request and response.
     var stream: StreamJSON?
+    /// What the app asked for when a rule or an edit changed the request before it was sent (the top level's
+    /// `method`, `url`, `requestHeaders` and `requestBody` are what was sent); absent when nothing changed it.
+    struct Request: Encodable {
+        var method, url: String
+        var headers: [Header]
+        var body: Body?
+    }
+    var beforeRule: Request?
 
     init(_ exchange: TraceExchange) {
         stream = exchange.stream.map { StreamJSON($0, startedAt: exchange.startedAt, withMessages: true) }
@@ -100,6 +108,10 @@ struct ExchangeJSON: Encodable {
         requestHeaders = exchange.requestHeaders.map { Header(name: $0.name, value: $0.value) }
         responseHeaders = exchange.responseHeaders.map { Header(name: $0.name, value: $0.value) }
         requestBody = body(exchange.requestBody)
+        beforeRule = exchange.beforeRule.map { asked in
+            Request(method: asked.method, url: asked.url, headers: asked.headers.map { Header(name: $0.name, value: $0.value) },
+                    body: body(asked.body))
+        }
         responseBody = body(exchange.responseBody)
         attempts = exchange.attempts.map { attempt in
             Attempt(number: attempt.number, startedAt: iso(attempt.startedAt) ?? "", requestSentAt: iso(attempt.requestSentAt),
@@ -126,9 +138,11 @@ struct ExchangeJSON: Encodable {
         try container.encode(attempts, forKey: .attempts)
         try container.encode(events, forKey: .events)
         try container.encodeIfPresent(stream, forKey: .stream)
+        try container.encodeIfPresent(beforeRule, forKey: .beforeRule)
     }
 
     private enum Key: String, CodingKey {
         case traceContext, source, requestHeaders, responseHeaders, requestBody, responseBody, attempts, events, stream
+        case beforeRule
     }
 }

@@ -57,8 +57,17 @@ enum Formatting {
 
     static let iso8601 = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
+    /// The status column: the code, or `SHRT` for a refusal (even one after a real answer: see ``answerBefore(_:)``).
     static func status(_ summary: TraceSummary) -> String {
-        summary.status.map { String($0) } ?? summary.outcome.code
+        if summary.outcome == .shortCircuited { return summary.outcome.code }
+        return summary.status.map { String($0) } ?? summary.outcome.code
+    }
+
+    /// `  (503, then short-circuited)` after a row whose retry was refused once the server had answered: both
+    /// facts, the server's last answer first.
+    static func answerBefore(_ summary: TraceSummary) -> String {
+        guard summary.outcome == .shortCircuited, let status = summary.status else { return "" }
+        return "  (\(status), then \(summary.outcome.word))"
     }
 }
 

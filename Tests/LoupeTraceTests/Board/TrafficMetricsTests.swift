@@ -32,13 +32,31 @@ import Testing
         #expect(all.counts.retries == 3)
         #expect(all.counts.budgetDenied == 1)
         #expect(all.counts.retrySucceeded == 1)
-        #expect(all.rate == 2.0 / 60)
+        // The window runs from −50 s to now (+5 s): the current slot is only half over.
+        #expect(all.rate == 2.0 / 55)
         // p50 of {200, 300} ms is 200 ms, in a 1,024 µs bucket starting at 199,680 µs: its top, 200,703 µs.
         #expect(all.p50 == 0.200703)
         #expect(all.max == 0.3)
         #expect(all.rateSeries.count == 6)
         #expect(all.rateSeries == [0, 0, 0.1, 0, 0, 0.1])
         #expect(rows.map(\.group) == [.all, .operation("get-a"), .operation("get-b"), .host("a.test"), .host("b.test")])
+    }
+
+    @Test("a recording younger than the window: RATE divides by the 15 s it covers, not the 5 minutes (issue 43.12)")
+    func rateOverTheTimeCovered() throws {
+        var metrics = TrafficMetrics()
+        // 18 a second for 15 s, ending now; one `rare` exchange 1 s ago.
+        for index in 0..<270 { metrics.add(F.exchange(Int64(index), at: -15 + Double(index) / 18, duration: 0.01)) }
+        metrics.add(F.exchange(270, operation: "rare", at: -1, duration: 0.01))
+        let rows = metrics.rows(window: .fiveMinutes, now: F.at(0))
+        let all = try #require(rows.first)
+        #expect(abs(all.rate - 271.0 / 15) < 1e-9)
+        // The rare operation shares the recording's 15 s: one exchange in 15 s, not one a second.
+        #expect(rows.first(where: { $0.group == .operation("rare") })?.rate == 1.0 / 15)
+        // A store read the moment its first exchange lands: a second, not a division by zero.
+        var first = TrafficMetrics()
+        first.add(F.exchange(1, at: 0, duration: 0.01))
+        #expect(first.rows(window: .oneMinute, now: F.at(0)).first?.rate == 1)
     }
 
     @Test("all time counts every exchange; its rate runs from the first start to the last")

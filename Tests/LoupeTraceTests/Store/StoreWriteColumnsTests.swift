@@ -203,7 +203,7 @@ enum GRDBReference {
             exchange.requestBody?.isTruncated, StoredJSON.text(of: exchange.responseHeaders),
             exchange.responseBody?.data, exchange.responseBody?.size, exchange.responseBody?.isTruncated,
             storedAt.timeIntervalSince1970, exchange.storedByteCount, exchange.source?.storedText,
-            exchange.stream?.header.storedText,
+            exchange.stream?.header.storedText, exchange.beforeRule?.storedText,
         ]
         try db.execute(sql: RowWriter.insertExchange, arguments: StatementArguments(values))
         let sequence = db.lastInsertedRowID

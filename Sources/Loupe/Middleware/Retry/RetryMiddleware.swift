@@ -66,6 +66,7 @@ public struct RetryMiddleware: ClientMiddleware {
                     .retryScheduled, "Retrying after \(reason) in \(Quantity.duration(delay)) (\(source.rawValue))",
                     attributes: ["attempt": "\(attempt + 1)", "delayMs": delay.storedMilliseconds, "reason": reason,
                                  "source": source.rawValue])
+                if case .success(let response) = outcome { context.tracker.keepAnswerBeforeRetry(response) }
                 context.annotations.retryReason = reason
                 context.annotations.retryDelay = delay
                 if delay > .zero {
