@@ -110,7 +110,7 @@ public struct RulesTransport: ClientTransport {
                 context.record(.rule, "rule \(rule): request held \(waited), the edit was refused (\(refusal)); continued unchanged",
                                attributes: ["rule": rule, "action": "hold", "held": waited, "decision": "edit-refused",
                                             "reason": refusal.description])
-                return (request, body)
+                return (request, body, nil)
             }
             let (edited, editedBody) = Self.apply(edit, to: request, body: body)
             let bodyBefore = body?.bufferedData
