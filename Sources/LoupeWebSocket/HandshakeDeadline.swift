@@ -18,7 +18,8 @@ final class HandshakeDeadline: Sendable {
     static func timedOut<T: Sendable>(_ running: Task<T, any Error>, timeout: Duration,
                                       isOpen: @escaping @Sendable () -> Bool) async -> Bool {
         let deadline = HandshakeDeadline()
-        let ended = Task {
+        // Not awaited: it ends with `running`, which the caller cancels or awaits.
+        Task {
             _ = await running.result
             deadline.answer(false)
         }
@@ -35,7 +36,6 @@ final class HandshakeDeadline: Sendable {
             if let ready { continuation.resume(returning: ready) }
         }
         timer.cancel()
-        _ = ended  // ends with `running`, which the caller cancels or awaits
         return answer
     }
 

@@ -257,17 +257,3 @@ struct EventStreamTransport: ClientTransport {
     /// How much of the raw stream is kept as the exchange's body (the events are recorded one by one besides).
     static let keptPrefix = 64 << 10
 }
-
-/// Time since it was made on a client's clock (whatever its concrete type).
-struct ElapsedTime {
-    let elapsed: () -> Duration
-
-    init(_ clock: any Clock<Duration>) {
-        elapsed = Self.since(clock)
-    }
-
-    private static func since<C: Clock<Duration>>(_ clock: C) -> () -> Duration {
-        let start = clock.now
-        return { start.duration(to: clock.now) }
-    }
-}
