@@ -10,11 +10,23 @@ import Foundation
 /// data lines written again at the place of the first, one per line of the redacted data; every other byte, the
 /// other fields and the line ends included, is kept.
 enum EventStreamBodyRedactor {
-    /// Whether `contentType` is `text/event-stream` (parameters and case aside).
+    /// Whether `contentType` is `text/event-stream` (parameters, blanks and case aside). Asked of every body with a
+    /// type, so over the string's bytes, without making a lowercased copy of each `application/json; charset=utf-8`.
     static func isEventStream(_ contentType: String) -> Bool {
-        contentType.utf8.count >= 17 && contentType.lowercased().split(separator: ";").first?
-            .trimmingCharacters(in: .whitespaces) == "text/event-stream"
+        var bytes = contentType.utf8[...]
+        while let first = bytes.first, first == 0x20 || first == 0x09 { bytes = bytes.dropFirst() }
+        guard bytes.count >= eventStream.count else { return false }
+        for wanted in eventStream {
+            let byte = bytes.removeFirst()
+            guard byte == wanted || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") && byte | 0x20 == wanted) else {
+                return false
+            }
+        }
+        while let next = bytes.first, next == 0x20 || next == 0x09 { bytes = bytes.dropFirst() }
+        return bytes.isEmpty || bytes.first == UInt8(ascii: ";")
     }
+
+    private static let eventStream: [UInt8] = Array("text/event-stream".utf8)
 
     /// One line of the body: where it starts, where its text ends and where its line end does.
     private struct Line {

@@ -84,6 +84,16 @@ struct StreamRecordingTests {
         #expect(RedactionPolicy().redact(exchange: redacted) == redacted, "redacting again changes nothing")
     }
 
+    @Test("text/event-stream is recognised whatever its case, blanks and parameters, and nothing else is")
+    func eventStreamTypes() {
+        for type in ["text/event-stream", "Text/Event-Stream; charset=utf-8", "  text/event-stream ;x=1", "TEXT/EVENT-STREAM"] {
+            #expect(EventStreamBodyRedactor.isEventStream(type), "\(type)")
+        }
+        for type in ["text/event-streams", "application/json; charset=utf-8", "text/event", "", "text/plain", "xtext/event-stream"] {
+            #expect(!EventStreamBodyRedactor.isEventStream(type), "\(type)")
+        }
+    }
+
     @Test func pastTheCapTheFirstAndLastAreKeptAndTheRestCountedWithCutPayloads() async throws {
         let body = (0..<10).map { "data: \($0)\(String(repeating: "x", count: 20))\n\n" }.joined()
         let (trace, _) = try await record(body, configuration: .init(messageCap: 4, messagePayloadCap: 5))
