@@ -24,10 +24,10 @@ public struct ServerSentEvent: Sendable, Hashable {
 ///
 /// One leading byte-order mark is skipped; lines end with CRLF, LF or CR (a CR at the end of one chunk and an LF at
 /// the start of the next are one line end); lines starting with `:` are comments; a field without `:` has an empty
-/// value; one space after the colon is dropped; `id` with a NUL is ignored; `retry` only counts when all ASCII
-/// digits; a block with no `data` dispatches nothing; a block not ended by a blank line when the stream ends is
-/// discarded (a missing final newline loses nothing else). Unknown fields are ignored. A value type: ``feed(_:)``
-/// returns what it completed (DECISIONS 240 says why Loupe parses this itself).
+/// value; one space after the colon is dropped; `id` with a NUL or longer than ``maxEventIDBytes`` is ignored;
+/// `retry` only counts when all ASCII digits; a block with no `data` dispatches nothing; a block not ended by a blank
+/// line when the stream ends is discarded (a missing final newline loses nothing else). Unknown fields are ignored.
+/// A value type: ``feed(_:)`` returns what it completed (DECISIONS 240 says why Loupe parses this itself).
 ///
 /// An event is never delivered cut: one whose data (or one of whose lines) would pass ``maxLineBytes`` is dropped
 /// whole and counted in ``droppedEvents``, its bytes released at once; any other line past the cap is ignored. So
@@ -53,6 +53,8 @@ public struct EventStreamParser: Sendable {
     /// Bytes of one line or event beyond which the line or event is dropped (a hostile stream cannot grow memory
     /// forever).
     public let maxLineBytes: Int
+    /// The longest `id:` kept, in bytes: it is sent back as `Last-Event-ID` on every reconnection.
+    public static let maxEventIDBytes = 1024
     /// Events dropped whole because their data passed ``maxLineBytes``.
     public private(set) var droppedEvents = 0
     /// The bytes of the pending line and block the parser holds now (what the cap bounds).
@@ -135,7 +137,9 @@ public struct EventStreamParser: Sendable {
                 data.append(0x0A)
             }
         case "id" where !lineCut:
-            if !value.contains(0) { idBuffer = String(decoding: value, as: UTF8.self) }
+            // Past the bound it is a peer's attempt to have a header of megabytes sent (and recorded) on every
+            // reconnection: ignored, as an id with a NUL is (DECISIONS 548).
+            if !value.contains(0), value.count <= Self.maxEventIDBytes { idBuffer = String(decoding: value, as: UTF8.self) }
         case "retry" where !lineCut:
             if !value.isEmpty, value.allSatisfy({ (0x30...0x39).contains($0) }), let milliseconds = Int(String(decoding: value, as: UTF8.self)) {
                 retry = milliseconds

@@ -96,4 +96,14 @@ import Testing
         #expect(events == [ServerSentEvent(data: "whole", id: "1")], "a cut id or event type is ignored, not kept cut")
         #expect(parser.droppedEvents == 1)
     }
+
+    @Test("an id longer than 1 KiB is ignored: it would be sent back as a header on every reconnection")
+    func aHugeIDIsIgnored() {
+        let huge = String(repeating: "7", count: EventStreamParser.maxEventIDBytes + 1)
+        let (events, parser) = Self.parse("id: 1\ndata: a\n\nid: \(huge)\ndata: b\n\n")
+        #expect(events.map(\.id) == ["1", "1"])
+        #expect(parser.lastEventID == "1")
+        let (_, fits) = Self.parse("id: \(String(repeating: "8", count: EventStreamParser.maxEventIDBytes))\ndata: c\n\n")
+        #expect(fits.lastEventID?.utf8.count == EventStreamParser.maxEventIDBytes)
+    }
 }
