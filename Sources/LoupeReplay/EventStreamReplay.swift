@@ -44,6 +44,12 @@ struct EventStreamReplay {
             for try await _ in replaying.events(
                 request, body: body,
                 options: RequestOptions(operation: exchange.operation, timeout: timeout, replayOf: exchange.id)) {}
+            // A cancelled reader's sequence just ends: without this, an interrupted stream replay counted as a
+            // whole one and `loupe replay` exited 0 (issue 44, item 13), where a plain replay cut short fails.
+            if Task.isCancelled {
+                throw ClientError(operation: exchange.operation, request: request, stage: .cancelled,
+                                  underlyingError: CancellationError(), exchangeID: captured.value.withLock { $0 })
+            }
         } catch let error as ClientError where error.stage == .validation {
             guard let status = (error.underlyingError as? UnacceptableStatusError)?.status else { throw error }
             return (captured.value.withLock { $0 }, status)

@@ -44,9 +44,12 @@ public struct NIOWebSocketTransport: WebSocketTransport {
         for field in request.headerFields where !Self.owned.contains(field.name.canonicalName) { headers.append(field) }
         // The library's own wait for a close's answer runs only after a failure (our close unanswered, a message too
         // large): ours (`options.closeTimeout`, below) has run by then, so it is short.
+        // The frame checks and the bounded inflating sit in the library's extension chain (WebSocketFrameGuard says
+        // why); messages are put together here, not by the library, so each refusal is known as the client's.
+        let frameGuard = WebSocketFrameGuard()
         let configuration = WebSocketClientConfiguration(
             maxFrameSize: max(maxFrameSize, options.maxMessageBytes), additionalHeaders: headers,
-            extensions: options.compression ? [.perMessageDeflate(maxDecompressedFrameSize: options.maxMessageBytes)] : [],
+            extensions: frameGuard.extensions(compression: options.compression, maxBytes: options.maxMessageBytes),
             closeTimeout: .milliseconds(250))
         let maxMessage = options.maxMessageBytes
         let outboundFrameSize = maxFrameSize
@@ -61,12 +64,22 @@ public struct NIOWebSocketTransport: WebSocketTransport {
                 // The reader: the connection lasts as long as it reads. After our close it goes on reading, so the
                 // messages the server sent before it saw the close are delivered and recorded, until its answer.
                 group.addTask {
-                    for try await message in inbound.messages(maxSize: maxMessage) {
-                        switch message {
-                        case .text(let text): link.received(.text(text))
-                        case .binary(let buffer): link.received(.binary(Data(buffer.readableBytesView)))
+                    var assembly = WebSocketMessageAssembly(maxBytes: maxMessage)
+                    do {
+                        for try await frame in inbound {
+                            if let refusal = frameGuard.current { throw refusal }
+                            switch assembly.add(frame) {
+                            case .none: continue
+                            case .message(let message): link.received(message)
+                            case .refuse(let refusal): throw refusal
+                            }
                         }
+                    } catch NIOWebSocketError.invalidFrameLength {
+                        // One frame past the limit: NIO's decoder refused it (and answered 1009 itself).
+                        throw WebSocketRefusal.tooLarge(maxMessage)
                     }
+                    // A check noted a refusal on a frame the library then dropped, and the server closed.
+                    if let refusal = frameGuard.current { throw refusal }
                 }
                 // The writer: once it has sent the close it waits at most `closeTimeout` for the reader to end.
                 group.addTask {
@@ -91,15 +104,39 @@ public struct NIOWebSocketTransport: WebSocketTransport {
                     try await Task.sleep(for: closeTimeout)
                     throw CloseUnanswered(timeout: closeTimeout)
                 }
-                // The first to end ends the connection: the reader (the server closed or dropped), or the writer
-                // (its close went unanswered: thrown here).
-                try await group.next()
+                // The first to end ends the connection: the reader (the server closed or dropped, or the client
+                // refused what it sent), or the writer (its close went unanswered: thrown here).
+                do {
+                    try await group.next()
+                } catch let refusal as WebSocketRefusal {
+                    // Our close carries the refusal's code; the library's own close after this finds it sent.
+                    try? await outbound.close(WebSocketErrorCode(codeNumber: refusal.code), reason: refusal.reason)
+                    throw refusal
+                }
                 group.cancelAll()
             }
         }
+        let running = Task { try await client.run() }
         do {
-            let close = try await client.run()
-            link.closed(code: close.map { Self.number($0.closeCode) }, reason: close?.reason)
+            let close = try await withTaskCancellationHandler {
+                if await HandshakeDeadline.timedOut(running, timeout: options.handshakeTimeout, isOpen: { link.hasOpened }) {
+                    running.cancel()
+                    throw TransportError(.timedOut, "no answer to the WebSocket handshake within \(Quantity.duration(options.handshakeTimeout))")
+                }
+                return try await running.value
+            } onCancel: {
+                running.cancel()
+            }
+            let code = close.map { Self.number($0.closeCode) }
+            if let code, !WebSocketRefusal.isValidOnTheWire(code) {
+                // The library answered it with 1002: what went on the wire was the client's refusal.
+                let refusal = WebSocketRefusal.invalidCloseCode(code)
+                link.refused(code: refusal.code, reason: refusal.reason)
+            } else {
+                link.closed(code: code, reason: close?.reason)
+            }
+        } catch let refusal as WebSocketRefusal {
+            link.refused(code: refusal.code, reason: refusal.reason)
         } catch let unanswered as CloseUnanswered {
             link.closed(code: nil, reason: unanswered.description)
         } catch {
@@ -130,6 +167,7 @@ public struct NIOWebSocketTransport: WebSocketTransport {
     }
 
     static func transportError(_ error: any Error) -> TransportError {
+        if let error = error as? TransportError { return error }
         if let error = error as? WebSocketClientError, error == .webSocketUpgradeFailed || error == .invalidURL {
             return TransportError(.other, "the WebSocket upgrade was refused (\(error))")
         }

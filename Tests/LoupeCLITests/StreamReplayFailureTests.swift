@@ -96,6 +96,26 @@ struct StreamReplayFailureTests {
         #expect(report.text.contains { $0.contains("without an event") && $0.contains("connection refused") }, "\(report.text)")
     }
 
+    @Test("an event stream replay interrupted mid-stream fails as a plain replay cut short does (issue 44, item 13)")
+    func interruptedEventStream() async throws {
+        let (store, original, folder) = try Self.store(with: Self.eventStream)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (opened, open) = AsyncStream.makeStream(of: Void.self)
+        let transport = StreamingMockTransport { _, _, _ in
+            let (body, continuation) = AsyncThrowingStream.makeStream(of: Data.self)
+            continuation.yield(Data("data: a\n\n".utf8))  // and never ends
+            open.yield()
+            return StreamedResponse(head: HTTPResponse(status: .ok, headerFields: [.contentType: "text/event-stream"]), body: body)
+        }
+        let running = Task { await Self.run(ReplayPlan(originals: [original]), store: store, transport: transport, clock: ManualClock()) }
+        var iterator = opened.makeAsyncIterator()
+        await iterator.next()
+        running.cancel()  // what Ctrl-C does to the session
+        let report = await running.value
+        #expect(!report.succeeded, "\(report.text)")
+        #expect(!report.text.contains("Errors: none"), "\(report.text)")
+    }
+
     /// Counts the connections it is asked to open (none must be).
     final class CountingWebSocketTransport: WebSocketTransport {
         let connections = Mutex(0)

@@ -30,6 +30,15 @@ import Testing
         #expect(app.state.flows.window.selectedRow?.id == Fixture.id(3))
     }
 
+    @Test("a count too long for the TRY column is marked, not cut (issue 44, item 17)")
+    func aLongAttemptCountIsMarked() throws {
+        let stormy = [Fixture.exchange(1, url: "https://api.example.com/stream", status: 200, attempts: 1176),
+                      Fixture.exchange(2, url: "https://api.example.com/other", status: 200, attempts: 99)]
+        let (_, screen) = Fixture.app(try Fixture.store(stormy))
+        #expect(screen.lines[2].contains(" 99+ ") && !screen.lines[2].contains("×11"), "\(screen.lines[2])")
+        #expect(screen.lines[3].contains(" ×99 "), "\(screen.lines[3])")
+    }
+
     @Test func anIdleTurnRendersNothingAndAKeyRendersAFrame() throws {
         let (app, screen) = Fixture.app(try Fixture.store(exchanges))
         let rendered = app.renderCount

@@ -69,6 +69,15 @@ package enum Quantity {
         return value < 0 ? "-" + result : result
     }
 
+    /// A count in at most `width` characters after `prefix`: `×12`; one too long to fit reads as the largest
+    /// count of nines that fits, marked with `+` and without the prefix (`99+` for 1,176 in three cells), so a
+    /// cut count never reads as a smaller one.
+    package static func count(_ value: Int, prefix: String, fitting width: Int) -> String {
+        let exact = prefix + String(value)
+        guard exact.count > width else { return exact }
+        return String(repeating: "9", count: max(0, width - 1)) + "+"
+    }
+
     /// A count and its noun, singular or plural: `1 exchange`, `12,345 exchanges`.
     package static func count(_ value: Int, _ singular: String, plural: String? = nil) -> String {
         count(value) + " " + (value == 1 ? singular : plural ?? singular + "s")

@@ -11,11 +11,23 @@ public struct EventStreamOptions: Sendable {
     public var maxReconnects: Int?
     /// The `Last-Event-ID` of the first connection (resuming a stream read before); nil for none.
     public var lastEventID: String?
+    /// Reconnections in all before the stream gives up, events or not; nil for no limit.
+    public var maxTotalReconnects: Int?
+    /// What the server's `retry:` is held within: a `retry: 0` waits the lower bound (default 250 ms), a retry of
+    /// days the upper one (default 1 hour).
+    public var retryRange: ClosedRange<Duration>
+    /// The longest wait when connections keep ending at once and the wait doubles. Default 30 s.
+    public var maxBackoff: Duration
 
-    public init(reconnectDelay: Duration = .seconds(3), maxReconnects: Int? = 10, lastEventID: String? = nil) {
-        self.reconnectDelay = reconnectDelay
+    public init(reconnectDelay: Duration = .seconds(3), maxReconnects: Int? = 10, lastEventID: String? = nil,
+                maxTotalReconnects: Int? = 1000, retryRange: ClosedRange<Duration> = .milliseconds(250) ... .seconds(3600),
+                maxBackoff: Duration = .seconds(30)) {
+        self.reconnectDelay = max(.zero, reconnectDelay)
         self.maxReconnects = maxReconnects.map { max(0, $0) }
         self.lastEventID = lastEventID
+        self.maxTotalReconnects = maxTotalReconnects.map { max(0, $0) }
+        self.retryRange = max(.zero, retryRange.lowerBound) ... max(.zero, retryRange.upperBound)
+        self.maxBackoff = max(.zero, maxBackoff)
     }
 }
 
@@ -33,8 +45,11 @@ extension Client {
     ///
     /// The whole stream is one exchange: each connection is one attempt through the middleware chain, so auth
     /// refresh, the breaker, retry (of a connection that fails before its head) and the recorder apply as to any
-    /// request. When a stream ends or drops, the client waits the server's `retry:` (else
-    /// ``EventStreamOptions/reconnectDelay``) on the client's clock and connects again with `Last-Event-ID`; a
+    /// request. When a stream ends or drops, the client waits the server's `retry:` (held within
+    /// ``EventStreamOptions/retryRange``; else ``EventStreamOptions/reconnectDelay``), longer when connections keep
+    /// ending at once, on the client's clock and connects again with `Last-Event-ID`, at most
+    /// ``EventStreamOptions/maxTotalReconnects`` times; an event larger than 16 MiB is dropped and recorded
+    /// (`stream-drop`), never delivered cut; a
     /// `204` ends the stream quietly, another non-2xx status fails it with ``ClientError``, as does a response that
     /// is not `text/event-stream`. Each event is reported to the observer as a received message. Cancelling the
     /// task that iterates, or dropping the sequence, closes the connection.
@@ -88,7 +103,9 @@ extension Client {
 final class EventStreamSession: Sendable {
     struct State {
         var lastEventID: String?
-        var retry: Duration
+        /// The stream's last `retry:`, in milliseconds as the server sent it (``EventStreamReconnection`` holds it
+        /// within range).
+        var retry: Int?
         /// Events the current connection delivered.
         var delivered = 0
         /// Whether the current connection was accepted as an event stream (and so may be reconnected).
@@ -104,19 +121,20 @@ final class EventStreamSession: Sendable {
     init(options: EventStreamOptions, continuation: AsyncThrowingStream<ServerSentEvent, any Error>.Continuation) {
         self.options = options
         self.continuation = continuation
-        self.state = Mutex(State(lastEventID: options.lastEventID, retry: options.reconnectDelay))
+        self.state = Mutex(State(lastEventID: options.lastEventID, retry: nil))
     }
 }
 
 /// The outermost middleware of an event stream: sets `Accept` and `Last-Event-ID`, and calls the chain again
-/// after a connection that streamed ends, after the server's retry delay. Each call is one attempt.
+/// after a connection that streamed ends, after the wait ``EventStreamReconnection`` sets. Each call is one attempt.
 struct EventStreamReconnector: ClientMiddleware {
     let session: EventStreamSession
 
     nonisolated(nonsending) func intercept(_ request: HTTPRequest, body: RequestBody?, context: RequestContext,
                    next: Next) async throws -> RawResponse {
-        var quiet = 0  // connections in a row that delivered no event
+        var schedule = EventStreamReconnection(options: session.options)
         while true {
+            let opened = ElapsedTime(context.clock)
             var request = request
             let lastID = session.state.withLock { state in
                 state.delivered = 0
@@ -128,9 +146,11 @@ struct EventStreamReconnector: ClientMiddleware {
             request.headerFields[.cacheControl] = "no-store"
             if let lastID { request.headerFields[Self.lastEventID] = lastID } else { request.headerFields[Self.lastEventID] = nil }
             var reason: String
+            var streamed = false
             do {
                 let response = try await next(request, body, context)
-                let (streamed, ended) = session.state.withLock { ($0.streamed, $0.endReason) }
+                let ended: String
+                (streamed, ended) = session.state.withLock { ($0.streamed, $0.endReason) }
                 guard streamed else { return response }  // 204, an error status, a middleware's answer: final
                 reason = ended
             } catch {
@@ -139,12 +159,14 @@ struct EventStreamReconnector: ClientMiddleware {
                 guard error is TransportError else { throw error }
                 reason = String(describing: error)
             }
-            let (delivered, delay, id) = session.state.withLock { ($0.delivered, $0.retry, $0.lastEventID) }
-            quiet = delivered > 0 ? 0 : quiet + 1
-            if let limit = session.options.maxReconnects, quiet > limit {
-                throw TransportError(.connectionReset, "the event stream ended \(quiet) times in a row without an event (\(reason))")
+            let (delivered, retry, id) = session.state.withLock { ($0.delivered, $0.retry, $0.lastEventID) }
+            let delay: Duration
+            switch schedule.connectionEnded(delivered: delivered, lasted: opened.elapsed(), streamed: streamed,
+                                            serverRetry: retry, reason: reason) {
+            case .reconnect(let wait): delay = wait
+            case .giveUp(let why): throw TransportError(.connectionReset, why)
             }
-            var attributes = ["reason": reason, "delayMs": delay.storedMilliseconds]
+            var attributes = ["reason": reason, "delayMs": delay.storedMilliseconds, "reconnects": String(schedule.reconnects)]
             if let id { attributes["lastEventID"] = id }
             context.record(.streamReconnect, "the event stream \(reason == "ended" ? "was closed by the server" : "dropped: \(reason)"); reconnecting in \(Quantity.duration(delay))", attributes: attributes)
             try await context.clock.sleep(for: delay)
@@ -187,18 +209,25 @@ struct EventStreamTransport: ClientTransport {
         context.record(.streamOpen, "event stream opened", attributes: ["attempt": String(context.attempt?.number ?? 0)])
         var prefix = Data()
         var size = 0
+        var dropped = 0
         var ending = "ended"
         do {
             for try await chunk in response.body {
                 if prefix.count < Self.keptPrefix { prefix.append(chunk.prefix(Self.keptPrefix - prefix.count)) }
                 size += chunk.count
                 let events = parser.feed(chunk)
+                if parser.droppedEvents > dropped {
+                    dropped = parser.droppedEvents
+                    context.record(.streamEventDropped,
+                                   "an event over \(Quantity.bytes(parser.maxLineBytes)) was dropped (\(Quantity.count(dropped, "event")) so far)",
+                                   attributes: ["dropped": String(dropped), "maxBytes": String(parser.maxLineBytes)])
+                }
                 guard !events.isEmpty else { continue }
                 let retry = parser.retry
                 session.state.withLock { state in
                     state.delivered += events.count
                     state.lastEventID = parser.lastEventID
-                    if let retry { state.retry = .milliseconds(retry) }
+                    state.retry = retry ?? state.retry
                 }
                 for event in events {
                     context.recordMessage(.received, type: event.type, payload: Data(event.data.utf8), eventID: event.id)
@@ -218,7 +247,7 @@ struct EventStreamTransport: ClientTransport {
         session.state.withLock { state in
             state.endReason = ending
             state.lastEventID = parser.lastEventID
-            if let retry { state.retry = .milliseconds(retry) }
+            state.retry = retry ?? state.retry
         }
         context.record(.streamClose, ending == "ended" ? "the server closed the event stream" : "the event stream dropped: \(ending)",
                        attributes: ["by": "server"])

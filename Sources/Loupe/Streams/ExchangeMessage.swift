@@ -52,6 +52,9 @@ extension ExchangeEventKind {
     /// A server-sent event stream ended or dropped and the client connects again (attributes `reason`, `delayMs`,
     /// `lastEventID`).
     public static let streamReconnect = Self(rawValue: "stream-reconnect")
+    /// A server-sent event larger than the parser's cap was dropped whole, never delivered cut (attributes
+    /// `dropped`: the stream's count so far, `maxBytes`).
+    public static let streamEventDropped = Self(rawValue: "stream-drop")
     /// A stream closed (attributes `by`: `client` or `server`; WebSocket `code` and `reason`).
     public static let streamClose = Self(rawValue: "stream-close")
 }

@@ -57,10 +57,16 @@ public struct WebSocketOptions: Sendable {
     /// that still arrive meanwhile, before it drops the connection (recorded as 1006 by the client). Default 5 s.
     public var closeTimeout: Duration
 
-    public init(compression: Bool = true, maxMessageBytes: Int = 16 << 20, closeTimeout: Duration = .seconds(5)) {
+    /// How long the client waits for the server's answer to the handshake before it gives up (the exchange fails
+    /// with a ``TransportError`` `timed out`). Default 10 s.
+    public var handshakeTimeout: Duration
+
+    public init(compression: Bool = true, maxMessageBytes: Int = 16 << 20, closeTimeout: Duration = .seconds(5),
+                handshakeTimeout: Duration = .seconds(10)) {
         self.compression = compression
         self.maxMessageBytes = max(1, maxMessageBytes)
         self.closeTimeout = max(.milliseconds(1), closeTimeout)
+        self.handshakeTimeout = max(.milliseconds(1), handshakeTimeout)
     }
 }
 
@@ -195,15 +201,24 @@ public final class WebSocketLink: Sendable {
         finish(code: code, reason: reason, error: error, failing: false)
     }
 
+    /// The client failed the connection: a message over ``WebSocketOptions/maxMessageBytes``, or the server broke
+    /// the protocol (a masked frame, text that is not UTF-8, a close code never valid on the wire). Recorded as
+    /// closed by the client with `code` (what the client sent), and ``WebSocket/messages`` ends throwing a
+    /// ``TransportError`` that says why: the client's decision, never blamed on the server.
+    public func refused(code: Int, reason: String) {
+        finish(code: code, reason: reason, error: TransportError(.other, "the client failed the WebSocket: \(code) \(reason)"),
+               failing: true, byClient: true)
+    }
+
     /// The conversation cannot go on (a cassette's recording and the app's messages differ): closed with `code`
     /// and ``WebSocket/messages`` ends throwing `error` whoever asked to close, so the app's reader sees why.
     package func fail(_ error: any Error, code: Int, reason: String) {
         finish(code: code, reason: reason, error: error, failing: true)
     }
 
-    private func finish(code: Int?, reason: String?, error: (any Error)?, failing: Bool) {
+    private func finish(code: Int?, reason: String?, error: (any Error)?, failing: Bool, byClient decided: Bool? = nil) {
         let (context, byClient) = state.withLock { state -> (RequestContext?, Bool) in
-            let byClient = state.closeRequested || Task.isCancelled
+            let byClient = decided ?? (state.closeRequested || Task.isCancelled)
             state.close = WebSocketClose(code: code ?? 1006, reason: reason ?? "", byClient: byClient)
             return (state.context, byClient)
         }

@@ -237,7 +237,7 @@ package enum HARRedactor {
                 if var postData = request["postData"] as? [String: Any] {
                     redactBody(&postData)
                     redactPairs(&postData, "params", names: Self.withOAuthCode(
-                        policy.queryItemNames.union(policy.jsonFieldNames), postData["params"]), header: false)
+                        policy.jsonFieldNames.union(policy.headerNames), postData["params"]), header: false)
                     request["postData"] = postData
                 }
                 entry["request"] = request

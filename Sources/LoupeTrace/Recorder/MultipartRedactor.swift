@@ -18,7 +18,7 @@ enum MultipartRedactor {
             from = found + delimiter.count
         }
         guard starts.count >= 2 else { return nil }
-        let names = policy.queryItemNames.union(policy.jsonFieldNames)
+        let names = policy.jsonFieldNames.union(policy.headerNames)
         var output: [UInt8] = []
         var copied = 0
         for (first, next) in zip(starts, starts.dropFirst()) {

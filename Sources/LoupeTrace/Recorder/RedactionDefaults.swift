@@ -31,9 +31,14 @@ extension RedactionPolicy {
         "x-goog-signature", "x-goog-credential", "awsaccesskeyid",
     ])
 
-    /// Fields redacted at any depth of JSON bodies and in form bodies: the credential names plus key material
-    /// and card data.
+    /// Fields redacted at any depth of JSON bodies and in form bodies, one list for both: the credential names,
+    /// the signatures and tokens URLs carry, key material and card data.
+    ///
+    /// The query list's `key` is not here: as a JSON key it names innocent things too often (`{"key": "photos/1.jpg"}`,
+    /// a cache's or a flag's key), as `code` does in a query (DECISIONS 546).
     public static let defaultFieldNames = RedactionNames(credentialNames + [
+        "auth", "jwt", "sig", "signature", "x-amz-signature", "x-amz-credential", "x-amz-security-token",
+        "x-goog-signature", "x-goog-credential", "awsaccesskeyid",
         "private_key", "client_key", "signing_key", "encryption_key", "card_number", "cvv", "cvc",
     ])
 }

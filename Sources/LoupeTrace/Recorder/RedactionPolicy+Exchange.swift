@@ -43,8 +43,7 @@ package extension RedactionPolicy {
         // in text; what they give is scrubbed by value below, with the rest.
         if let messages = exchange.stream?.messages {
             for index in messages.indices {
-                exchange.stream!.messages[index].payload = redact(
-                    body: messages[index].payload, contentType: nil, collecting: &secrets)
+                exchange.stream!.messages[index].payload = redact(message: messages[index].payload, collecting: &secrets)
             }
         }
 
@@ -132,6 +131,18 @@ package extension RedactionPolicy {
     }
 
     private static let contentType: [UInt8] = Array("content-type".utf8)
+
+    /// A stream message as a body, and JSON in it after a prefix too (socket.io's `42[…]`, a STOMP frame's body,
+    /// `update {…}`): scanned by field name wherever it starts, so short values are redacted where they are named
+    /// (issue 44, item 5).
+    func redact(message payload: Data, collecting secrets: inout SecretCollector) -> Data {
+        var payload = payload
+        if !JSONFieldRedactor.looksLikeJSON(payload), payload.contains(UInt8(ascii: "\"")),
+           let named = JSONFieldRedactor.redact(payload, names: jsonFieldNames, headerNames: headerNames, collecting: &secrets) {
+            payload = named
+        }
+        return redact(body: payload, contentType: nil, collecting: &secrets)
+    }
 
     private func redact(_ body: TraceBody?, headers: [TraceHeader], collecting secrets: inout SecretCollector) -> TraceBody? {
         guard var body else { return nil }

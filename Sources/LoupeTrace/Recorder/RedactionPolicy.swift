@@ -35,9 +35,11 @@ public struct RedactionPolicy: Sendable, Hashable {
 
     /// Header names whose values are redacted.
     public var headerNames: RedactionNames
-    /// Query item names whose values are redacted inside URLs and form bodies.
+    /// Query item names whose values are redacted inside URLs.
     public var queryItemNames: RedactionNames
-    /// Object keys whose values are redacted at any depth of JSON bodies, and field names in form bodies.
+    /// The one list of body field names: object keys whose values are redacted at any depth of JSON bodies, and
+    /// field names in form and multipart bodies, alike; ``headerNames`` count as field names in both too
+    /// (DECISIONS 546).
     public var jsonFieldNames: RedactionNames
     /// Values scrubbed from every exchange wherever they appear (an app's own API key, say), in every form.
     public var secretValues: Set<String>
@@ -230,6 +232,11 @@ public struct RedactionPolicy: Sendable, Hashable {
     }
 
     package func redact(body: Data, contentType: String?, collecting secrets: inout SecretCollector) -> Data {
+        // An event stream's data lines, event by event, as its messages are (issue 44, item 5): then on as text.
+        if let contentType, EventStreamBodyRedactor.isEventStream(contentType) {
+            let named = EventStreamBodyRedactor.redact(body, names: jsonFieldNames, headerNames: headerNames, collecting: &secrets) ?? body
+            return redactText(body: named, collecting: &secrets) ?? named
+        }
         // A JSON body (nearly every body) is read once: whether it is JSON, its fields redacted by name, and whether
         // its text could quote a URL or a credential. Each `Data.withUnsafeBytes` of a body past 14 bytes goes
         // through Foundation's storage class under three dynamic exclusivity checks (≈ 230 instructions), and the
@@ -256,7 +263,8 @@ public struct RedactionPolicy: Sendable, Hashable {
         if let lowered, lowered.contains("multipart/") {
             return MultipartRedactor.redact(body, contentType: contentType!, policy: self, collecting: &secrets) ?? body
         }
-        let formNames = queryItemNames.union(jsonFieldNames)
+        // The same names as JSON's: a form field named like a credential header (`cookie=…`) is one too.
+        let formNames = jsonFieldNames.union(headerNames)
         // A form as its type says, or a body without a type (or as text) that parses as one: `curl --data
         // 'password=…'` sends a form whatever its header says (DECISIONS 152).
         let declaredForm = lowered?.contains("application/x-www-form-urlencoded") ?? false

@@ -21,8 +21,9 @@ struct WSCommand: AsyncParsableCommand {
             (binary as <binary N bytes: BASE64>). At the end of input, messages still arriving are printed until \
             the server has been quiet for --linger seconds (at most --close-timeout), then the connection is closed \
             with 1000 and loupe waits up to --close-timeout for the server's close. Exits 0 when it closed \
-            normally (1000, 1001 or 1005), 1 when the handshake failed, the close went unanswered or the server \
-            closed it otherwise.
+            normally (1000, 1001 or 1005), 1 when the handshake failed or went unanswered for --timeout, the close \
+            went unanswered, the server closed it otherwise, or loupe failed it (1009 for a message over 16 MiB, \
+            1007 for text that is not UTF-8, 1002 for a masked frame or a close code never valid on the wire).
             """
     )
 
@@ -49,6 +50,11 @@ struct WSCommand: AsyncParsableCommand {
         "The longest wait for the server to go quiet after the end of input, and for its answer to the close, in seconds (0.001 to 86400; default: 5).",
         valueName: "SECONDS"), transform: DurationArgument.seconds)
     var closeTimeout = DurationArgument(seconds: 5)
+
+    @Option(help: ArgumentHelp(
+        "The longest wait for the server's answer to the handshake, in seconds (0.001 to 86400; default: 10).",
+        valueName: "SECONDS"), transform: DurationArgument.seconds)
+    var timeout = DurationArgument(seconds: 10)
 
     @Flag(help: "Do not ask the server for permessage-deflate compression.")
     var noCompression = false
@@ -77,7 +83,8 @@ struct WSCommand: AsyncParsableCommand {
         do {
             let socket = try await client.webSocket(
                 request, transport: NIOWebSocketTransport(), options: RequestOptions(operation: "ws"),
-                webSocket: WebSocketOptions(compression: !noCompression, closeTimeout: closeTimeout.duration))
+                webSocket: WebSocketOptions(compression: !noCompression, closeTimeout: closeTimeout.duration,
+                                            handshakeTimeout: timeout.duration))
             let close = try await Self.run(socket, lines: Self.standardInputLines(),
                                            end: WSInputEnd(linger: linger.duration, limit: closeTimeout.duration))
             // The messages end at the close, a moment before the exchange does: shutting the recorder down

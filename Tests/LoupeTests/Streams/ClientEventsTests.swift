@@ -1,6 +1,6 @@
 import Foundation
 import HTTPTypes
-import Loupe
+@testable import Loupe
 import LoupeTesting
 import Synchronization
 import Testing
@@ -120,5 +120,65 @@ import Testing
         }
         await #expect(throws: ClientError.self) { try await reader.value }
         #expect(script.sent.count == 3)
+    }
+
+    /// Limited in time: before the fix the client reconnected without ever sleeping, so no sleeper ever came.
+    @Test("`retry: 0` and a close after each event: the wait is floored, backs off, and the stream gives up (issue 44, item 4)",
+          .timeLimit(.minutes(1)))
+    func aServerThatEndsEveryConnectionAtOnceCannotStormTheClient() async throws {
+        let script = Script([{ Self.stream(["retry: 0\ndata: x\n\n"]) }])
+        let clock = ManualClock()
+        let observer = InMemoryClientObserver()
+        let client = makeComponentsClient(script.transport, observer: observer, clock: clock)
+        let reader = Task {
+            var seen = 0
+            for try await _ in client.events(Self.request, stream: EventStreamOptions(maxTotalReconnects: 8)) { seen += 1 }
+            return seen
+        }
+        for _ in 0..<8 {
+            await clock.waitForSleepers(1)
+            clock.advance(by: clock.requestedSleeps.last ?? .zero)
+        }
+        let expected: [Duration] = [.milliseconds(250), .milliseconds(250), .milliseconds(250), .milliseconds(500),
+                                    .seconds(1), .seconds(2), .seconds(4), .seconds(8)]
+        #expect(clock.requestedSleeps == expected)
+        if clock.requestedSleeps != expected { reader.cancel() }  // today's storm never ends: do not wait for it
+        let error = await #expect(throws: ClientError.self) { try await reader.value }
+        #expect("\(error?.underlyingError as Any)".contains("reconnected 8 times"))
+        #expect(script.sent.count == 9)
+        #expect(observer.finishedExchanges.first?.attempts.count == 9)
+    }
+
+    @Test("a long-lived connection's end is not hurried, and the server's retry is held within range")
+    func theServersRetryIsHeldWithinRange() {
+        var schedule = EventStreamReconnection(options: EventStreamOptions())
+        #expect(schedule.delay(serverRetry: Int.max) == .seconds(3600))
+        #expect(schedule.delay(serverRetry: -5) == .milliseconds(250))
+        #expect(schedule.delay(serverRetry: nil) == .seconds(3))
+        for _ in 0..<6 {
+            #expect(schedule.connectionEnded(delivered: 1, lasted: .seconds(90), streamed: true, serverRetry: 1000, reason: "ended")
+                == .reconnect(after: .seconds(1)))
+        }
+        for _ in 0..<6 {
+            #expect(schedule.connectionEnded(delivered: 0, lasted: .zero, streamed: false, serverRetry: nil, reason: "refused")
+                == .reconnect(after: .seconds(3)))
+        }
+        #expect(schedule.quick == 0, "failures to connect are bounded by the limit in a row, not hurried")
+    }
+
+    @Test("an event past the parser's cap is dropped and recorded, and the stream goes on")
+    func anOversizedEventIsRecordedAsDropped() async throws {
+        let huge = "data: " + String(repeating: "z", count: (16 << 20) + 10) + "\n\n"
+        let script = Script([{ Self.stream([huge, "data: after\n\n"]) }, { Self.stream([], status: .noContent) }])
+        let clock = ManualClock()
+        let observer = InMemoryClientObserver()
+        let client = makeComponentsClient(script.transport, observer: observer, clock: clock)
+        let reader = Task {
+            var seen: [String] = []
+            for try await event in client.events(Self.request, stream: EventStreamOptions(reconnectDelay: .zero)) { seen.append(event.data) }
+            return seen
+        }
+        #expect(try await reader.value == ["after"])
+        #expect(observer.events.contains { $0.kind == .streamEventDropped && $0.attributes["dropped"] == "1" })
     }
 }

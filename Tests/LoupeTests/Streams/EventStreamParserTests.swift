@@ -65,4 +65,45 @@ import Testing
         #expect(parser.feed(Array("data: b\n\n".utf8)) == [ServerSentEvent(data: "b", id: "3")])
         #expect(parser.retry == 10)
     }
+
+    @Test("a stream of data lines that never ends its event holds no more than the cap (issue 44, item 9)")
+    func endlessDataLinesStayWithinTheCap() {
+        var parser = EventStreamParser(maxLineBytes: 1024)
+        var held = 0
+        _ = parser.feed(Array(("data: " + String(repeating: "x", count: 1000) + "\n").utf8))
+        for _ in 0..<200 {
+            #expect(parser.feed(Array(String(repeating: "data:\n", count: 100).utf8)).isEmpty)
+            held = max(held, parser.bufferedBytes)
+        }
+        #expect(held <= 1024, "the parser held \(held) bytes for a cap of 1024")
+        #expect(parser.feed(Array("\ndata: next\n\n".utf8)) == [ServerSentEvent(data: "next")])
+        #expect(parser.droppedEvents == 1)
+    }
+
+    @Test("a line past the cap drops its event whole and counts it, never delivers it cut (issue 44, item 10)",
+          arguments: [1, 7, 4096])
+    func aLinePastTheCapIsDroppedNotCut(chunk: Int) {
+        var parser = EventStreamParser(maxLineBytes: 1024)
+        let text = "id: 1\ndata: " + String(repeating: "y", count: 5000) + "\n\nid: " + String(repeating: "9", count: 2000)
+            + "\nevent: " + String(repeating: "e", count: 3000) + "\ndata: whole\n\n"
+        let bytes = Array(text.utf8)
+        var events: [ServerSentEvent] = []
+        var start = 0
+        while start < bytes.count {
+            events += parser.feed(bytes[start..<min(bytes.count, start + chunk)])
+            start += chunk
+        }
+        #expect(events == [ServerSentEvent(data: "whole", id: "1")], "a cut id or event type is ignored, not kept cut")
+        #expect(parser.droppedEvents == 1)
+    }
+
+    @Test("an id longer than 1 KiB is ignored: it would be sent back as a header on every reconnection")
+    func aHugeIDIsIgnored() {
+        let huge = String(repeating: "7", count: EventStreamParser.maxEventIDBytes + 1)
+        let (events, parser) = Self.parse("id: 1\ndata: a\n\nid: \(huge)\ndata: b\n\n")
+        #expect(events.map(\.id) == ["1", "1"])
+        #expect(parser.lastEventID == "1")
+        let (_, fits) = Self.parse("id: \(String(repeating: "8", count: EventStreamParser.maxEventIDBytes))\ndata: c\n\n")
+        #expect(fits.lastEventID?.utf8.count == EventStreamParser.maxEventIDBytes)
+    }
 }

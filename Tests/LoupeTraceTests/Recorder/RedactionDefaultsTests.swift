@@ -72,6 +72,30 @@ struct RedactionDefaultsTests {
         #expect(String(decoding: redactedForm, as: UTF8.self) == "user=ada&\(name)=%5BREDACTED%5D")
     }
 
+    @Test("JSON and form bodies are redacted by one list: the field names, the query item names and the header names",
+          arguments: ["sig", "signature", "auth", "jwt", "cookie", "x-api-key", "password", "otp"])
+    func oneListForJSONAndForms(name: String) {
+        let json = Data(#"{"user":"ada","\#(name)":"v1"}"#.utf8)
+        let redacted = String(decoding: RedactionPolicy().redact(body: json, contentType: "application/json"), as: UTF8.self)
+        #expect(redacted == #"{"user":"ada","\#(name)":"[REDACTED]"}"#)
+        let form = Data("user=ada&\(name)=v1".utf8)
+        let redactedForm = RedactionPolicy().redact(body: form, contentType: "application/x-www-form-urlencoded")
+        #expect(String(decoding: redactedForm, as: UTF8.self) == "user=ada&\(name)=%5BREDACTED%5D")
+    }
+
+    @Test("a stream message with JSON after a prefix is redacted by name, short values too (issue 44, item 5)")
+    func jsonAfterAPrefixInAMessage() {
+        var secrets = SecretCollector(minimumLength: 6)
+        let socketIO = Data(#"42["login",{"password":"pw1","otp":"4821","room":"a"}]"#.utf8)
+        #expect(String(decoding: RedactionPolicy().redact(message: socketIO, collecting: &secrets), as: UTF8.self)
+            == #"42["login",{"password":"[REDACTED]","otp":"[REDACTED]","room":"a"}]"#)
+        let word = Data(#"AUTH {"client_secret": "cs9Z7"}"#.utf8)
+        #expect(String(decoding: RedactionPolicy().redact(message: word, collecting: &secrets), as: UTF8.self)
+            == #"AUTH {"client_secret": "[REDACTED]"}"#)
+        let plain = Data("hello \"world\": fine".utf8)
+        #expect(RedactionPolicy().redact(message: plain, collecting: &secrets) == plain)
+    }
+
     @Test("names are removed loosely, through the set or the convenience API")
     func removing() {
         var policy = RedactionPolicy()

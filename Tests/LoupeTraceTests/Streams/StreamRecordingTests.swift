@@ -67,6 +67,33 @@ struct StreamRecordingTests {
         #expect(payloads.last?.contains("[REDACTED]") == true)
     }
 
+    @Test("short secrets in events are redacted by name in the stream's stored body too, not only in its messages (issue 44, item 5)")
+    func shortSecretsInTheStreamBodyAreRedactedByName() throws {
+        let body = "id: 1\ndata: {\"password\": \"pw1\", \"otp\": \"4821\", \"client_secret\": \"cs9Z7\", \"n\": 1}\n\n"
+            + "event: update\r\ndata: {\"user\": \"ada\",\r\ndata:  \"sig\": \"s1g\"}\r\n\r\ndata: {\"token\": \"cut"
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let exchange = TraceExchange(
+            id: UUID(), operation: "GET /events", method: "GET", url: "https://api.example.test/events", startedAt: start,
+            endedAt: start, outcome: .success, status: 200,
+            responseHeaders: [TraceHeader(name: "Content-Type", value: "text/event-stream; charset=utf-8")],
+            responseBody: TraceBody(data: Data(body.utf8), size: body.utf8.count, isTruncated: false))
+        let redacted = RedactionPolicy().redact(exchange: exchange)
+        let stored = String(decoding: try #require(redacted.responseBody).data, as: UTF8.self)
+        #expect(stored == "id: 1\ndata: {\"password\": \"[REDACTED]\", \"otp\": \"[REDACTED]\", \"client_secret\": \"[REDACTED]\", \"n\": 1}\n\n"
+            + "event: update\r\ndata: {\"user\": \"ada\",\r\ndata:  \"sig\": \"[REDACTED]\"}\r\n\r\ndata: {\"token\": \"[REDACTED]\"")
+        #expect(RedactionPolicy().redact(exchange: redacted) == redacted, "redacting again changes nothing")
+    }
+
+    @Test("text/event-stream is recognised whatever its case, blanks and parameters, and nothing else is")
+    func eventStreamTypes() {
+        for type in ["text/event-stream", "Text/Event-Stream; charset=utf-8", "  text/event-stream ;x=1", "TEXT/EVENT-STREAM"] {
+            #expect(EventStreamBodyRedactor.isEventStream(type), "\(type)")
+        }
+        for type in ["text/event-streams", "application/json; charset=utf-8", "text/event", "", "text/plain", "xtext/event-stream"] {
+            #expect(!EventStreamBodyRedactor.isEventStream(type), "\(type)")
+        }
+    }
+
     @Test func pastTheCapTheFirstAndLastAreKeptAndTheRestCountedWithCutPayloads() async throws {
         let body = (0..<10).map { "data: \($0)\(String(repeating: "x", count: 20))\n\n" }.joined()
         let (trace, _) = try await record(body, configuration: .init(messageCap: 4, messagePayloadCap: 5))

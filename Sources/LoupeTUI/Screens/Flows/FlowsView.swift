@@ -88,7 +88,7 @@ struct FlowsView {
             buffer.writeRightAligned("…", maxX: durationEnd, y: y, style: .dim)
         }
         if row.attemptCount > 1 {
-            buffer.write("×\(row.attemptCount)", x: x + columns.attemptsX, y: y, maxWidth: FlowColumns.attemptsWidth,
+            buffer.write(Quantity.count(row.attemptCount, prefix: "×", fitting: FlowColumns.attemptsWidth), x: x + columns.attemptsX, y: y, maxWidth: FlowColumns.attemptsWidth,
                          style: .statusClientError)
         }
         if row.replayOf != nil { buffer.write("↻", x: x + columns.replayX, y: y, style: .replay) }
