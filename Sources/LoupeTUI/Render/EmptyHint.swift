@@ -46,7 +46,9 @@ struct EmptyHint {
     }
 
     func render(in area: Rect, into buffer: inout Buffer) {
-        let lines = lines
+        // A line wider than the screen (the link is about 150 characters) wraps, continuing at the block's left
+        // edge: cut, the link could not be copied from here.
+        let lines = lines.flatMap { $0.wrapped(to: area.width, hangingIndent: 0) }
         let blockWidth = lines.map { DisplayWidth.of($0.text) }.max() ?? 0
         let x = area.x + max(0, (area.width - blockWidth) / 2)
         let top = area.y + max(0, (area.height - lines.count) / 2)
