@@ -130,6 +130,12 @@ struct OneVocabularyTests {
         #expect(help.contains("as curl's --json"))
     }
 
+    @Test("export's help runs its first paragraph on, not broken after 'fields that' (issue 43 walk)")
+    func exportHelpParagraph() {
+        let help = ExportCommand.helpMessage(columns: 200)
+        #expect(help.contains("travels in `_loupe` fields that other tools ignore"), "\(help)")
+    }
+
     // MARK: Item 15: one text per quantity in what the commands print
 
     @Test("prune's summary counts and sizes as every printer does")

@@ -69,6 +69,10 @@ import Testing
             #expect(text.contains("OPEN"))
             #expect(text.contains("16.0 s"))  // probe at +35.2 s, seen at +20 s: 15.2 s, rounded up
             #expect(text.contains("failure rate 50% ≥ 50% over 4 calls"))
+            // Every figure whole at any width: at 80 columns the panel's line wraps between figures, and the
+            // chart's heading is one that fits its column.
+            #expect(text.contains("window last 4 calls, min "), "\(text)")
+            #expect(screen.lines[1].contains(width == 80 ? "PROBE 2 MIN" : "LAST 2 MIN"), "\(screen.lines[1])")
         }
     }
 

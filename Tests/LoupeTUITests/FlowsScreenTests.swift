@@ -133,6 +133,16 @@ import Testing
         filtered.apply(.command(.filter, argument: "~c 418"))
         filtered.turn(on: filteredScreen)
         ScreenSnapshot.check(filteredScreen, "flows-filter-matches-nothing")
+        // Only what narrows the list is named as the way out: `M` is not, while all exchanges are shown.
+        var text = filteredScreen.lines.joined(separator: "\n")
+        #expect(text.contains("f edits the filter (an empty one clears it)."))
+        #expect(!text.contains("M shows all"))
+        let (marked, markedScreen) = try self.app()
+        press("m", "M", on: markedScreen, marked)
+        marked.apply(.command(.filter, argument: "~c 418"))
+        marked.turn(on: markedScreen)
+        text = markedScreen.lines.joined(separator: "\n")
+        #expect(text.contains("f edits the filter (an empty one clears it); M shows all, not only marked."))
         _ = app
     }
 }

@@ -122,6 +122,9 @@ import Testing
         }
         for command in InspectorCommand.allCases where !command.isTextEditing {
             #expect(help.contains(command.name))
+            // The whole form the prompt takes, never cut (`sort time|duration|status|siz…` was).
+            let form = command.name + (command.argument.map { " " + $0.placeholder } ?? "")
+            #expect(words(help).contains(form), "\(form)")
         }
         screen.press(.escape)
         app.turn(on: screen)

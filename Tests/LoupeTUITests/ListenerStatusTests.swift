@@ -14,14 +14,14 @@ import Testing
         init(_ status: ListenerStatus) { self.status = Mutex(status) }
     }
 
-    static func app(_ listener: Listener?, rules: Bool = false) throws -> (InspectorApp, InMemoryScreen) {
+    static func app(_ listener: Listener?, rules: Bool = false, width: Int = 100) throws -> (InspectorApp, InMemoryScreen) {
         let store = try Fixture.store([])
         let app = InspectorApp(store: store, storeName: "/tmp/linked.sqlite", replayer: nil, timeZone: .gmt,
-                               keymap: .standard, history: InMemoryPromptHistory(), size: Size(width: 100, height: 24),
+                               keymap: .standard, history: InMemoryPromptHistory(), size: Size(width: width, height: 24),
                                now: { Fixture.clock.now },
                                rules: rules ? RulesScreenTests.FakeRules([]) : nil)
         if let listener { app.listenerStatus = { listener.status.withLock { $0 } } }
-        let screen = InMemoryScreen(width: 100, height: 24)
+        let screen = InMemoryScreen(width: width, height: 24)
         app.refresh()
         app.turn(on: screen)
         return (app, screen)
@@ -53,6 +53,24 @@ import Testing
         otherScreen.press(Key.enter)
         other.turn(on: otherScreen)
         #expect(otherScreen.lines[22].contains("not listening"))
+    }
+
+    /// A real link is about 150 characters: at 80 columns the empty list and screen 5 cut it off, so it could not
+    /// be copied from the inspector. Each shows it whole, over as many lines as it takes.
+    @Test func aRealLengthLinkIsShownWholeAt80Columns() throws {
+        let link = "LOUPE_LINK=loupe://2ISIBi5VACBcS4BWJUGfJOB18JYCnEwhMm7IsShfxBs@127.0.0.1:44327"
+            + "?fp=sha256:1b9c928989abb7fdb9781f7721e5098fdfcaf718b634d4bea73faa25b876a0f3"
+        /// The screen's text with every line's spaces at either end dropped and the lines run together.
+        func joined(_ screen: InMemoryScreen) -> String {
+            screen.lines.map { $0.trimmingCharacters(in: .whitespaces) }.joined()
+        }
+        let (app, screen) = try Self.app(Listener(ListenerStatus(link: link)), rules: true, width: 80)
+        #expect(joined(screen).contains(link), "\(screen.lines.joined(separator: "\n"))")
+        #expect(joined(screen).contains("LoupeLink.fromEnvironment()):"))
+        screen.press("5")
+        app.turn(on: screen)
+        #expect(joined(screen).contains(link), "\(screen.lines.joined(separator: "\n"))")
+        #expect(joined(screen).contains("send:"))
     }
 
     @Test func aRefusedConnectionIsSaidOnTheStatusLine() throws {

@@ -2,17 +2,23 @@
 /// error).
 struct EmptyHint {
     let hasLoaded: Bool
+    /// A filter is set (`f`).
     let filtered: Bool
+    /// Only marked exchanges are shown (`M`).
+    var markedOnly = false
     /// The link apps are given, when the inspector listens: an empty store then waits for them.
     var link: String? = nil
 
     var lines: [StyledLine] {
         guard hasLoaded else { return [StyledLine("Reading the store…", style: .dim)] }
-        if filtered {
+        if filtered || markedOnly {
+            // Name only what narrows the list now: `M` is no way out of a filter that matches nothing.
+            let ways = (filtered ? ["f edits the filter (an empty one clears it)"] : [])
+                + (markedOnly ? ["M shows all, not only marked"] : [])
             return [
                 StyledLine("No exchange matches", style: .heading),
                 .empty,
-                StyledLine("f edits the filter (an empty one clears it); M shows all, not only marked.", style: .dim),
+                StyledLine(ways.joined(separator: "; ") + ".", style: .dim),
             ]
         }
         if let link {
@@ -40,7 +46,9 @@ struct EmptyHint {
     }
 
     func render(in area: Rect, into buffer: inout Buffer) {
-        let lines = lines
+        // A line wider than the screen (the link is about 150 characters) wraps, continuing at the block's left
+        // edge: cut, the link could not be copied from here.
+        let lines = lines.flatMap { $0.wrapped(to: area.width, hangingIndent: 0) }
         let blockWidth = lines.map { DisplayWidth.of($0.text) }.max() ?? 0
         let x = area.x + max(0, (area.width - blockWidth) / 2)
         let top = area.y + max(0, (area.height - lines.count) / 2)

@@ -15,7 +15,7 @@ struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export", abstract: "Export recorded exchanges as a HAR 1.2 file or to an OpenTelemetry collector.",
         discussion: """
-            Loupe's own data (attempts, breaker states, retries, events, replay links) travels in `_loupe` fields that
+            Loupe's own data (attempts, breaker states, retries, events, replay links) travels in `_loupe` fields that \
             other tools ignore and `loupe import` reads back. Values redacted when recording stay redacted.
 
             With --otlp, each exchange becomes a span with a child span per attempt, sent as OTLP/HTTP protobuf \

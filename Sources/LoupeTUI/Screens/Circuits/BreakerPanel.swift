@@ -22,14 +22,30 @@ struct BreakerPanel {
         }
         let thresholds = row.thresholds
         let window = thresholds.windowCalls.map { "last \($0) calls" } ?? thresholds.windowSeconds.map { "last \($0)s" } ?? "?"
-        lines.append(("retries \(row.retries) · denied by budget \(row.budgetDenied) · retried then succeeded \(row.retrySucceeded)"
-                      + " · window \(window), min \(thresholds.minimumCalls)\(thresholds.isRecorded ? "" : " (defaults assumed)")", .normal))
+        let figures = ["retries \(row.retries)", "denied by budget \(row.budgetDenied)",
+                       "retried then succeeded \(row.retrySucceeded)",
+                       "window \(window), min \(thresholds.minimumCalls)\(thresholds.isRecorded ? "" : " (defaults assumed)")"]
+        lines += Self.joined(figures, width: area.width - 2).map { ($0, .normal) }
         for (offset, line) in lines.prefix(area.height - 1).enumerated() {
             buffer.write(line.0, x: area.x + 1, y: area.y + 1 + offset, maxWidth: area.width - 2, style: line.1)
         }
         let chartRows = area.height - 1 - lines.count
         guard chartRows > 0 else { return }
         drawChart(Rect(x: area.x + 1, y: area.y + 1 + lines.count, width: area.width - 2, height: chartRows), into: &buffer)
+    }
+
+    /// The figures joined by ` · ` into lines at most `width` wide, breaking only between figures, so a narrow
+    /// screen shows every figure whole instead of cutting the last ones off.
+    static func joined(_ figures: [String], width: Int) -> [String] {
+        var lines: [String] = []
+        for figure in figures {
+            if let last = lines.last, DisplayWidth.of(last) + 3 + DisplayWidth.of(figure) <= width {
+                lines[lines.count - 1] = last + " · " + figure
+            } else {
+                lines.append(figure)
+            }
+        }
+        return lines
     }
 
     /// Columns of eighth blocks `rows` high: the failure part (red) at the bottom, the rest (green) above it.

@@ -29,7 +29,8 @@ struct CircuitsView {
             header += " " + TableText.pad(heading, width, right: index != 0)  // the state reads left-aligned
         }
         if retryWidth > 0 { header += " " + TableText.pad("RETRY/DENY/OK", retryWidth - 1) }
-        header += " " + "LAST 2 MIN"
+        // The chart's column is 5 wide at 80 columns: a heading cut to "LAST 2" would say nothing.
+        header += " " + (sparkWidth >= 10 ? "LAST 2 MIN" : "2 MIN")
         buffer.write(header, x: area.x, y: area.y, maxWidth: area.width, style: .header)
         guard !rows.isEmpty else {
             buffer.write("No circuit breakers recorded yet: keys appear once a client with a breaker sends.",

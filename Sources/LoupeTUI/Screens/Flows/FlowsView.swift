@@ -13,8 +13,8 @@ struct FlowsView {
         renderHeader(columns, area: area, into: &buffer)
         let rowsArea = Rect(x: area.x, y: area.y + 1, width: area.width, height: area.height - 1)
         guard !window.rows.isEmpty else {
-            EmptyHint(hasLoaded: window.hasLoaded, filtered: context.session.query.filter != nil
-                      || context.session.showsMarkedOnly, link: context.link).render(in: rowsArea, into: &buffer)
+            EmptyHint(hasLoaded: window.hasLoaded, filtered: context.session.query.filter != nil,
+                      markedOnly: context.session.showsMarkedOnly, link: context.link).render(in: rowsArea, into: &buffer)
             return
         }
         // The bars scale to the longest finite duration on screen; a stored NaN or infinity gets no bar.

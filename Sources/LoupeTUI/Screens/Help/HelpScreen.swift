@@ -42,7 +42,10 @@ package struct HelpScreen: InspectorScreen {
             let name = command.name + (command.argument.map { " " + $0.placeholder } ?? "")
             // What the command does on this screen, as its key's row says, so the two lists cannot disagree.
             let summary = here.first { $0.command == command }?.help ?? command.summary
-            lines.append(StyledLine([.init("  " + DisplayWidth.pad(name, to: keyColumn + 12), .label),
+            // A form wider than the column is written whole and pushes its summary right: cut, it would not say
+            // what to type.
+            let column = max(keyColumn + 12, DisplayWidth.of(name))
+            lines.append(StyledLine([.init("  " + DisplayWidth.pad(name, to: column), .label),
                                      .init(" " + summary)]))
         }
         lines += [.empty, StyledLine("Rebind keys in $XDG_CONFIG_HOME/loupe/keys.toml (see the README).", style: .dim)]

@@ -200,9 +200,16 @@ package struct RulesScreen: InspectorScreen {
             : "\(held) held · \(rules) rule\(rules == 1 ? "" : "s") · \(apps.count) app\(apps.count == 1 ? "" : "s")\(maxHold)"
         _ = buffer.write(header, x: area.x, y: area.y, maxWidth: area.width, style: .heading)
         if apps.isEmpty, let link = context.link, area.height > 4 {
-            _ = buffer.write("Give an app this line in its environment, or --link to loupe demo and loupe send:",
-                             x: area.x + 1, y: area.y + 2, maxWidth: area.width - 2, style: .dim)
-            _ = buffer.write(link, x: area.x + 1, y: area.y + 3, maxWidth: area.width - 2, style: .label)
+            // Wrapped, not cut: at 80 columns the link is two lines wide and is copied from here.
+            let lines = [StyledLine("Give an app this line in its environment, or --link to loupe demo and loupe send:",
+                                    style: .dim),
+                         StyledLine(link, style: .label)].flatMap { $0.wrapped(to: area.width - 2, hangingIndent: 0) }
+            for (offset, line) in lines.prefix(area.height - 2).enumerated() {
+                var x = area.x + 1
+                for span in line.spans {
+                    x = buffer.write(span.text, x: x, y: area.y + 2 + offset, maxWidth: area.maxX - 1 - x, style: span.style)
+                }
+            }
         }
         for (offset, row) in rows.dropFirst(scroll).prefix(area.height - 1).enumerated() {
             let y = area.y + 1 + offset

@@ -21,8 +21,8 @@ struct TimelineView {
         let rowsArea = Rect(x: area.x, y: area.y + 1, width: area.width, height: area.height - 2)
         renderLegend(y: area.maxY - 1, area: area, into: &buffer)
         guard !window.rows.isEmpty else {
-            EmptyHint(hasLoaded: window.hasLoaded, filtered: context.session.query.filter != nil
-                      || context.session.showsMarkedOnly).render(in: rowsArea, into: &buffer)
+            EmptyHint(hasLoaded: window.hasLoaded, filtered: context.session.query.filter != nil,
+                      markedOnly: context.session.showsMarkedOnly).render(in: rowsArea, into: &buffer)
             return
         }
         for (offset, row) in window.rows.prefix(rowsArea.height).enumerated() {
