@@ -46,7 +46,7 @@ struct DemoCommand: AsyncParsableCommand {
         valueName: "MS"), transform: CountArgument.parser(in: 0...60_000, unit: "milliseconds"))
     var pause: CountArgument = 250
 
-    @Option(help: ArgumentHelp("Also stream the traffic to a listener (`loupe listen` prints the link; default: $LOUPE_LINK).",
+    @Option(help: ArgumentHelp("Also stream the traffic to a listener (`loupe listen` and `loupe tui --listen` print the link; default: $LOUPE_LINK; on a shared machine prefer LOUPE_LINK, which `ps` does not show).",
                                valueName: "LINK"), transform: LinkOption.parse)
     var link: LinkAddress?
 

@@ -23,7 +23,7 @@ struct TUICommand: AsyncParsableCommand {
         valueName: "[ADDR:]PORT"), transform: ListenOption.parse)
     var listen: ListenAddress?
 
-    @Option(name: .customLong("store"), help: "With --listen: the store linked exchanges are written into (as STORE).")
+    @Option(name: .customLong("store"), help: "With --listen: the store linked exchanges are written into; the same as naming STORE, so give one or the other.")
     var listenStore: String?
 
     @Flag(help: "With --listen: plain TCP instead of TLS, on a loopback address only (loupe+tcp://…).")

@@ -37,7 +37,7 @@ struct WSCommand: AsyncParsableCommand {
     @Option(help: "The trace store to record into.")
     var store: String?
 
-    @Option(help: ArgumentHelp("Also stream the exchange to a listener (`loupe listen` prints the link; default: $LOUPE_LINK).",
+    @Option(help: ArgumentHelp("Also stream the exchange to a listener (`loupe listen` and `loupe tui --listen` print the link; default: $LOUPE_LINK; on a shared machine prefer LOUPE_LINK, which `ps` does not show).",
                                valueName: "LINK"), transform: LinkOption.parse)
     var link: LinkAddress?
 
