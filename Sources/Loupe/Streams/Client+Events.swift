@@ -249,8 +249,9 @@ struct EventStreamTransport: ClientTransport {
             state.lastEventID = parser.lastEventID
             state.retry = retry ?? state.retry
         }
+        // A drop carries its reason, so the record tells a stream cut by the network from one the server ended.
         context.record(.streamClose, ending == "ended" ? "the server closed the event stream" : "the event stream dropped: \(ending)",
-                       attributes: ["by": "server"])
+                       attributes: ending == "ended" ? ["by": "server"] : ["by": "server", "reason": ending])
         return RawResponse(head: response.head, body: prefix, httpVersion: response.httpVersion, bodySize: size)
     }
 

@@ -2,7 +2,7 @@ import Loupe
 import LoupeTrace
 
 /// The status column's text and role: the code coloured by class, `SHRT` for a refusal (even after a real answer),
-/// `ERR` without a response, `—` in flight.
+/// `ERR` without a response, `—` in flight, `SSE` or a WebSocket's close code for a stream that opened.
 enum StatusStyle {
     static func style(for status: Int) -> Style {
         switch status {
@@ -17,6 +17,10 @@ enum StatusStyle {
     static func cell(for summary: TraceSummary) -> (text: String, style: Style) {
         // The refusal is what the app got, whatever the server said before it (that answer is in the detail).
         if summary.outcome == .shortCircuited { return (summary.outcome.code, .error) }
+        // A stream that opened is listed by what it did: its last head (`204`, `101`) says nothing of that.
+        if let stream = summary.openedStream {
+            return (stream.code, stream.ending == "cut" ? .error : stream.ending == "open" ? .dim : .statusSuccess)
+        }
         if let status = summary.status { return (String(status), style(for: status)) }
         if summary.duration == nil, summary.error == nil { return ("—", .dim) }
         return (summary.outcome.code, summary.outcome == .cancelled ? .dim : .error)

@@ -237,12 +237,15 @@ extension Cassette {
                         kind: .streamClose, at: at,
                         message: end == .client ? "the client closed the event stream"
                             : end == .server ? "the server closed the event stream" : "the event stream dropped: \(error ?? "")",
-                        attributes: ["by": end == .client ? "client" : "server"]))
+                        attributes: end == .dropped ? ["by": "server", "reason": error ?? "dropped"]
+                            : ["by": end == .client ? "client" : "server"]))
                 }
                 exchange.status = exchange.attempts[last].status
             }
             exchange.endedAt = at
             exchange.stream?.closedBy = end == .client ? "client" : "server"
+            // As the client records a drop (DECISIONS 590): the reason says it was cut.
+            exchange.stream?.closeReason = end == .dropped ? error ?? "dropped" : nil
             recording = exchange
         }
         closeConnection(exchangeID, recording: recording)

@@ -86,7 +86,10 @@ public struct TraceExchange: Sendable, Codable, Hashable, Identifiable {
         TraceSummary(
             id: id, sequence: sequence ?? 0, operation: operation, method: method, url: url, startedAt: startedAt,
             duration: duration, outcome: outcome, status: status, error: error, attemptCount: attempts.count,
-            replayOf: replayOf, responseBodySize: responseBody?.size, sourceApp: source?.app)
+            replayOf: replayOf, responseBodySize: responseBody?.size, sourceApp: source?.app,
+            stream: stream.map { TraceStream(kind: $0.kind, sentCount: $0.sentCount, receivedCount: $0.receivedCount,
+                                             omittedCount: $0.omittedCount, byteCount: $0.byteCount,
+                                             closeCode: $0.closeCode, closeReason: $0.closeReason, closedBy: $0.closedBy) })
     }
 }
 

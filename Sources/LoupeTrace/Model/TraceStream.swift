@@ -42,6 +42,29 @@ public struct TraceStream: Sendable, Codable, Hashable {
     /// Every message seen, kept or not.
     public var messageCount: Int { sentCount + receivedCount }
 
+    /// How the stream ended, in the glossary's words: `closed` (the client closed it), `ended` (the server closed
+    /// it: an event stream's end, a WebSocket's close frame), `cut` (the connection dropped: an event stream whose
+    /// read failed, a WebSocket closed without a close frame, 1006), `open` (no end recorded).
+    public var ending: String {
+        switch closedBy {
+        case "client": "closed"
+        case "server":
+            // An event stream's drop carries its reason (DECISIONS 590); a server's end carries none.
+            closeCode == 1006 || (kind == .eventStream && !(closeReason ?? "").isEmpty) ? "cut" : "ended"
+        default: closeCode == 1006 ? "cut" : "open"
+        }
+    }
+
+    /// The code column for a stream row: `SSE`, or a WebSocket's close code (`WS` without one).
+    public var code: String {
+        kind == .eventStream ? "SSE" : closeCode.map(String.init) ?? "WS"
+    }
+
+    /// What a list row says of the stream: `↑ 0 ↓ 21 ended`.
+    public var listing: String {
+        "↑ \(Quantity.count(sentCount)) ↓ \(Quantity.count(receivedCount)) \(ending)"
+    }
+
     /// The stored `exchange.stream` column: everything but the messages (which are rows of `message`).
     struct Header: Codable, Hashable {
         var kind: ExchangeStreamKind

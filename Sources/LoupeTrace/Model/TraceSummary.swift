@@ -29,11 +29,23 @@ public struct TraceSummary: Sendable, Codable, Hashable, Identifiable {
     /// The app that sent the exchange over the live link (``TraceSource/app``), nil when recorded in-process: the
     /// flows list's SOURCE column.
     public var sourceApp: String?
+    /// The stream the exchange carried (counts, bytes and close; no messages), nil for a request and response.
+    /// Not in the JSON (`loupe list --json` writes it its own way).
+    public var stream: TraceStream?
+
+    /// The stream, when it opened (a 101 or 2xx head, not refused): such a row is listed by what the stream did,
+    /// not by its last head (a finished event stream's `204`, a WebSocket's `101 … 0 B`).
+    public var openedStream: TraceStream? {
+        guard let stream, outcome != .shortCircuited, let status, status == 101 || (200..<300).contains(status) else {
+            return nil
+        }
+        return stream
+    }
 
     public init(id: UUID, sequence: Int64, operation: String, method: String, url: String, startedAt: Date,
                 duration: TimeInterval?, outcome: ExchangeOutcome, status: Int?, error: String?, attemptCount: Int,
                 replayOf: UUID?, host: String? = nil, path: String? = nil, responseBodySize: Int? = nil,
-                sourceApp: String? = nil) {
+                sourceApp: String? = nil, stream: TraceStream? = nil) {
         self.id = id
         self.sequence = sequence
         self.operation = operation
@@ -56,6 +68,7 @@ public struct TraceSummary: Sendable, Codable, Hashable, Identifiable {
         self.replayOf = replayOf
         self.responseBodySize = responseBodySize
         self.sourceApp = sourceApp
+        self.stream = stream
     }
 
     private enum CodingKeys: String, CodingKey {

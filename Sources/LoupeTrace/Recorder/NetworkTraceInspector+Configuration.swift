@@ -22,6 +22,10 @@ extension NetworkTraceInspector {
         public var messageCap: Int
         /// A stream message's payload is stored cut past this many bytes. Default 64 KiB.
         public var messagePayloadCap: Int
+        /// How long ``NetworkTraceInspector/shutdown()`` waits, at most, for exchanges still ending (a request
+        /// awaiting its answer, a streamed body the app is reading or just dropped) before it writes what is
+        /// queued; open SSE and WebSocket streams are not waited for. Timed on ``clock``. Default 1 s.
+        public var shutdownGrace: Duration
 
         public init(
             bodyCap: Int = 1 << 20,
@@ -32,8 +36,10 @@ extension NetworkTraceInspector {
             clock: any Clock<Duration> = ContinuousClock(),
             link: (any TraceForwarding)? = nil,
             messageCap: Int = 10_000,
-            messagePayloadCap: Int = 64 << 10
+            messagePayloadCap: Int = 64 << 10,
+            shutdownGrace: Duration = .seconds(1)
         ) {
+            self.shutdownGrace = max(.zero, shutdownGrace)
             self.messageCap = max(2, messageCap)
             self.messagePayloadCap = max(0, messagePayloadCap)
             self.bodyCap = bodyCap

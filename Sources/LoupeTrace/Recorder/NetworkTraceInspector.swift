@@ -23,8 +23,18 @@ public final class NetworkTraceInspector: ClientObserver {
         var inFlight = InFlightExchanges()
         /// Drops not yet reported as an event on a recorded exchange.
         var unreportedDrops = 0
-        /// Exchanges not tracked at all because too many were in flight.
+        /// Exchanges not tracked at all because too many were in flight (or they started after `shutdown()`).
         var untracked = 0
+        /// Set by `shutdown()`: exchanges starting later are not tracked.
+        var shuttingDown = false
+        /// `shutdown()` calls waiting for the ending exchanges to finish, by call.
+        var shutdownWaiters: [UUID: CheckedContinuation<Void, Never>] = [:]
+
+        /// Whether an exchange that `shutdown()` waits for is in flight: any but an open SSE or WebSocket stream,
+        /// which may never end.
+        var hasEndingExchanges: Bool {
+            !inFlight.filter { $0.stream == nil }.isEmpty
+        }
 
         /// Changes the in-flight exchange in place. (`inFlight[id]?.x = …` copied the whole `PendingExchange` out
         /// and back, retaining each of its references on every observer call; see Benchmarks/README.md.)
@@ -85,10 +95,42 @@ public final class NetworkTraceInspector: ClientObserver {
         await writer.flush()
     }
 
-    /// Writes what is queued and stops the background writer; exchanges finishing later are dropped.
+    /// Waits (at most ``Configuration/shutdownGrace``) for the exchanges still ending, writes what is queued and
+    /// stops the background writer. Exchanges starting after the call, open streams, and exchanges finishing after
+    /// the grace are dropped (and counted in ``droppedCount``).
     public func shutdown() async {
+        await waitForEndingExchanges()
         await writer.shutdown()
         await configuration.link?.finish()
+    }
+
+    /// Returns when no exchange but open streams is in flight, or after the grace, whichever comes first. An app
+    /// that dropped a streamed body just before `shutdown()` finishes its exchange on another thread a moment later:
+    /// the writer must still take it (issue 43, item 9; DECISIONS 594).
+    private func waitForEndingExchanges() async {
+        let id = UUID()
+        let (clock, grace) = (configuration.clock, configuration.shutdownGrace)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await withTaskCancellationHandler {
+                    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                        let waits = self.state.withLock { state -> Bool in
+                            state.shuttingDown = true
+                            guard state.hasEndingExchanges, !Task.isCancelled else { return false }
+                            state.shutdownWaiters[id] = continuation
+                            return true
+                        }
+                        if !waits { continuation.resume() }
+                    }
+                } onCancel: {
+                    // Taken under the lock: either this or the last exchange's end resumes it, never both.
+                    self.state.withLock { $0.shutdownWaiters.removeValue(forKey: id) }?.resume()
+                }
+            }
+            group.addTask { try? await clock.sleep(for: grace) }
+            await group.next()
+            group.cancelAll()
+        }
     }
 
     // MARK: ClientObserver
@@ -103,7 +145,7 @@ public final class NetworkTraceInspector: ClientObserver {
         let limit = configuration.queueCapacity
         state.withLock { state in
             // In-flight exchanges are bounded like the queue, so a leak elsewhere cannot grow memory forever.
-            guard state.inFlight.count < limit else {
+            guard state.inFlight.count < limit, !state.shuttingDown else {
                 state.untracked += 1
                 state.unreportedDrops += 1
                 return
@@ -138,10 +180,12 @@ public final class NetworkTraceInspector: ClientObserver {
 
     public func exchangeFinished(_ exchange: ExchangeFinished) {
         var droppedBefore = 0
+        var shutdownWaits = false
         let taken = state.withLock { state -> ExchangeBox? in
             guard let box = state.inFlight.remove(exchange.exchangeID) else { return nil }
             droppedBefore = state.unreportedDrops
             state.unreportedDrops = 0
+            shutdownWaits = !state.shutdownWaiters.isEmpty
             return box
         }
         guard let taken else { return }
@@ -151,5 +195,14 @@ public final class NetworkTraceInspector: ClientObserver {
             // This one is lost too: report it, and the ones it was carrying, on the next exchange that makes it.
             state.withLock { $0.unreportedDrops += droppedBefore + 1 }
         }
+        // After the enqueue, so a waiting `shutdown()` stops the writer only once this one is queued. (A second
+        // lock only while `shutdown()` waits: the request path keeps its one.)
+        guard shutdownWaits else { return }
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            guard !state.shutdownWaiters.isEmpty, !state.hasEndingExchanges else { return [] }
+            defer { state.shutdownWaiters.removeAll() }
+            return Array(state.shutdownWaiters.values)
+        }
+        waiters.forEach { $0.resume() }
     }
 }

@@ -133,7 +133,7 @@ struct RowWriter {
 enum RowReader {
     static let summaryColumns = """
         sequence, id, operation, method, url, host, path, started_at, duration, outcome, status, error, attempt_count, replay_of,
-        response_body_size, \(sourceAppColumn)
+        response_body_size, \(sourceAppColumn), exchange.stream
         """
 
     /// The source's app name (schema v6). `json_valid` first: a hand-edited value that is not JSON reads as none
@@ -141,8 +141,14 @@ enum RowReader {
     static let sourceAppColumn =
         "CASE WHEN json_valid(exchange.source) THEN json_extract(exchange.source, '$.app') END"
 
-    /// ``summaryColumns`` for a store opened read-only before v6, which has no `source` column: NULL in its place.
-    static let summaryColumnsWithoutSource = summaryColumns.replacingOccurrences(of: sourceAppColumn, with: "NULL")
+    /// ``summaryColumns`` for a store opened read-only before v6 (no `source` column) or v7 (no `stream`): NULL in
+    /// the missing ones' places.
+    static func summaryColumns(source: Bool, stream: Bool) -> String {
+        var columns = summaryColumns
+        if !source { columns = columns.replacingOccurrences(of: sourceAppColumn, with: "NULL") }
+        if !stream { columns = columns.replacingOccurrences(of: "exchange.stream", with: "NULL") }
+        return columns
+    }
 
     /// A row selected with ``summaryColumns``, read by position (a name costs a lookup on every row, and lists read
     /// many rows).
@@ -155,7 +161,9 @@ enum RowReader {
             duration: TraceTime.clampedDuration(double(value(8))), outcome: outcome(text(value(9))),
             status: int(value(10)), error: text(value(11)), attemptCount: max(0, int(value(12)) ?? 0),
             replayOf: text(value(13)).flatMap(StoredUUID.parse), host: text(value(5)), path: text(value(6)),
-            responseBodySize: int(value(14)), sourceApp: row.count > 15 ? text(value(15)) : nil)
+            responseBodySize: int(value(14)), sourceApp: row.count > 15 ? text(value(15)) : nil,
+            // Only a stream's row has the column (a few hundred bytes of JSON): the list shows what the stream did.
+            stream: row.count > 16 ? streamHeader(text(value(16))).map { TraceStream($0, messages: []) } : nil)
     }
 
     static func exchange(_ row: Row, attempts: [TraceAttempt], events: [TraceEvent]) throws -> TraceExchange {

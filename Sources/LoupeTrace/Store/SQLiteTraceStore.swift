@@ -42,8 +42,9 @@ public final class SQLiteTraceStore: TraceStore {
     private let openFile: OpenStoreFiles.FileID?
     /// Which sort-key indexes the file has, as first looked up (a keyset page asks on every read otherwise).
     let sortIndexes = Mutex<[String: Bool]>([:])
-    /// Whether the `exchange` table has schema v6's `source` column (a v5 store opened read-only has none), once known.
-    let hasSourceColumn = Mutex<Bool?>(nil)
+    /// The summary columns this file has (a v5 store opened read-only has no `source`, a v6 one no `stream`), once
+    /// known.
+    let summaryColumnList = Mutex<String?>(nil)
 
     /// Opens the store at `path`. A writable open creates the store (and its folders) when nothing is there, and
     /// upgrades an older Loupe store; a read-only open requires an existing store and never writes.
@@ -191,12 +192,14 @@ public final class SQLiteTraceStore: TraceStore {
 
 extension SQLiteTraceStore {
     /// The columns a summary is read from in this store: ``RowReader/summaryColumns``, with NULL for the source's
-    /// app in a store from before schema v6 opened read-only (looked up once).
+    /// app or the stream in a store from before schema v6 or v7 opened read-only (looked up once).
     func summaryColumns(in db: Database) -> String {
-        let known = hasSourceColumn.withLock { $0 }
-        let has = known ?? ((try? Row.fetchAll(db, sql: "PRAGMA table_info(exchange)"))?
-            .contains { ($0["name"] as String?) == "source" } ?? true)
-        if known == nil { hasSourceColumn.withLock { $0 = has } }
-        return has ? RowReader.summaryColumns : RowReader.summaryColumnsWithoutSource
+        if let known = summaryColumnList.withLock({ $0 }) { return known }
+        let names = (try? Row.fetchAll(db, sql: "PRAGMA table_info(exchange)"))?.compactMap { $0["name"] as String? }
+        let columns = names.map { names in
+            RowReader.summaryColumns(source: names.contains("source"), stream: names.contains("stream"))
+        } ?? RowReader.summaryColumns
+        summaryColumnList.withLock { $0 = columns }
+        return columns
     }
 }

@@ -34,27 +34,27 @@ struct ListCommand: AsyncParsableCommand {
             throw StoreAccess.readFailure(error)
         }
         if json {
-            let streams = (try? store.streams(sequences: summaries.map(\.sequence))) ?? [:]
-            print(try Formatting.json(summaries.map { SummaryJSON($0, stream: streams[$0.sequence]) }))
+            print(try Formatting.json(summaries.map(SummaryJSON.init)))
             return
         }
         if summaries.isEmpty {
             print(filter == nil ? "No exchanges recorded yet." : "No exchanges match.")
             return
         }
-        // Method and URL are recorded data: shown with control characters made visible.
-        for summary in summaries {
-            let columns = [
-                "#\(summary.sequence)".padding(toLength: 7, withPad: " ", startingAt: 0),
-                Formatting.pad(Formatting.time(summary.startedAt), 23),
-                TerminalText.line(summary.method).padding(toLength: 7, withPad: " ", startingAt: 0),
-                Formatting.status(summary).padding(toLength: 4, withPad: " ", startingAt: 0),
-                Formatting.pad(Quantity.duration(summary.duration), 9),
-                (summary.attemptCount > 1 ? "×\(summary.attemptCount)" : "").padding(toLength: 3, withPad: " ", startingAt: 0),
-                TerminalText.line(summary.url) + (summary.replayOf != nil ? "  (replay)" : "") + Formatting.answerBefore(summary),
-            ]
-            print(columns.joined(separator: " "))
-        }
+        for summary in summaries { print(Self.line(summary)) }
+    }
+
+    /// One exchange's line. Method and URL are recorded data: shown with control characters made visible.
+    static func line(_ summary: TraceSummary) -> String {
+        [
+            "#\(summary.sequence)".padding(toLength: 7, withPad: " ", startingAt: 0),
+            Formatting.pad(Formatting.time(summary.startedAt), 23),
+            TerminalText.line(summary.method).padding(toLength: 7, withPad: " ", startingAt: 0),
+            Formatting.status(summary).padding(toLength: 4, withPad: " ", startingAt: 0),
+            Formatting.pad(Quantity.duration(summary.duration), 9),
+            (summary.attemptCount > 1 ? "×\(summary.attemptCount)" : "").padding(toLength: 3, withPad: " ", startingAt: 0),
+            TerminalText.line(summary.url) + (summary.replayOf != nil ? "  (replay)" : "") + Formatting.answerBefore(summary),
+        ].joined(separator: " ")
     }
 }
 

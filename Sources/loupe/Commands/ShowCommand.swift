@@ -104,7 +104,9 @@ struct ExchangeJSON: Encodable {
                             base64: text == nil ? body.data.base64EncodedString() : nil)
             }
         }
-        summary = SummaryJSON(exchange.summary)
+        var listed = exchange.summary
+        listed.stream = nil  // `stream` below has it whole, with the messages
+        summary = SummaryJSON(listed)
         requestHeaders = exchange.requestHeaders.map { Header(name: $0.name, value: $0.value) }
         responseHeaders = exchange.responseHeaders.map { Header(name: $0.name, value: $0.value) }
         requestBody = body(exchange.requestBody)

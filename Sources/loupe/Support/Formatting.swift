@@ -57,15 +57,21 @@ enum Formatting {
 
     static let iso8601 = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
-    /// The status column: the code, or `SHRT` for a refusal (even one after a real answer: see ``answerBefore(_:)``).
+    /// The status column: the code, `SHRT` for a refusal (even one after a real answer: see ``answerBefore(_:)``),
+    /// or for a stream that opened `SSE` or the WebSocket's close code.
     static func status(_ summary: TraceSummary) -> String {
         if summary.outcome == .shortCircuited { return summary.outcome.code }
+        if let stream = summary.openedStream { return stream.code }
         return summary.status.map { String($0) } ?? summary.outcome.code
     }
 
     /// `  (503, then short-circuited)` after a row whose retry was refused once the server had answered: both
-    /// facts, the server's last answer first.
+    /// facts, the server's last answer first; `  (↑ 0 ↓ 21 ended, 1.2 KB)` after a stream's.
     static func answerBefore(_ summary: TraceSummary) -> String {
+        if let stream = summary.openedStream {
+            // What the stream did, not its last head: `  (↑ 0 ↓ 21 ended, 1.2 KB)`.
+            return "  (\(stream.listing), \(Quantity.bytes(stream.byteCount)))"
+        }
         guard summary.outcome == .shortCircuited, let status = summary.status else { return "" }
         return "  (\(status), then \(summary.outcome.word))"
     }
@@ -88,8 +94,8 @@ struct SummaryJSON: Encodable {
     /// The stream it carried (kind and counts; `show --json` has the messages), absent for a request and response.
     var stream: StreamJSON?
 
-    init(_ summary: TraceSummary, stream: TraceStream? = nil) {
-        self.stream = stream.map { StreamJSON($0, startedAt: summary.startedAt, withMessages: false) }
+    init(_ summary: TraceSummary) {
+        self.stream = summary.stream.map { StreamJSON($0, startedAt: summary.startedAt, withMessages: false) }
         id = ExchangeLabel.id(summary.id)
         sequence = summary.sequence
         startedAt = Formatting.jsonDate(summary.startedAt) ?? ""
@@ -129,6 +135,8 @@ struct StreamJSON: Encodable {
     var closeCode: Int?
     var closeReason: String?
     var closedBy: String?
+    /// How it ended: `closed`, `ended`, `cut` or `open` (``TraceStream/ending``).
+    var ending: String
     var messages: [Message]?
 
     init(_ stream: TraceStream, startedAt: Date, withMessages: Bool) {
@@ -140,6 +148,7 @@ struct StreamJSON: Encodable {
         closeCode = stream.closeCode
         closeReason = stream.closeReason
         closedBy = stream.closedBy
+        ending = stream.ending
         guard withMessages else { return }
         messages = stream.messages.map { message in
             let text = String(data: message.payload, encoding: .utf8)

@@ -74,9 +74,18 @@ struct FlowsView {
         buffer.write(row.method.uppercased(), x: x + columns.methodX, y: y, maxWidth: FlowColumns.methodWidth)
         let status = StatusStyle.cell(for: row)
         buffer.write(status.text, x: x + columns.statusX, y: y, maxWidth: FlowColumns.statusWidth, style: status.style)
-        let target = DisplayWidth.truncate(Self.target(of: row), to: columns.targetWidth)
-        buffer.write(target, x: x + columns.targetX, y: y, maxWidth: columns.targetWidth)
-        if let sizeX = columns.sizeX, let size = row.responseBodySize {
+        let stream = row.openedStream
+        // A stream's counts and ending close the target column when there is room for them and some of the path.
+        let listing = stream.map(\.listing).flatMap { DisplayWidth.of($0) + 12 <= columns.targetWidth ? $0 : nil }
+        let targetWidth = columns.targetWidth - (listing.map { DisplayWidth.of($0) + 1 } ?? 0)
+        let target = DisplayWidth.truncate(Self.target(of: row), to: targetWidth)
+        buffer.write(target, x: x + columns.targetX, y: y, maxWidth: targetWidth)
+        if let listing {
+            buffer.writeRightAligned(listing, maxX: x + columns.targetX + columns.targetWidth, y: y,
+                                     style: stream?.ending == "cut" ? .error : .dim)
+        }
+        // A stream's size is its messages' bytes (its body is empty or only the raw events' first bytes).
+        if let sizeX = columns.sizeX, let size = stream?.byteCount ?? row.responseBodySize {
             buffer.writeRightAligned(Quantity.bytes(size), maxX: x + sizeX + FlowColumns.sizeWidth, y: y, style: .dim)
         }
         let durationEnd = x + columns.durationX + FlowColumns.durationWidth
