@@ -55,6 +55,28 @@ import Testing
         #expect(!screen.lines.joined().contains("edited"), "no question about an edit that was not made")
     }
 
+    @Test("a replay's editor file is in a private directory, removed afterwards with what the editor left")
+    func theEditorsFileIsPrivateAndRemoved() async throws {
+        let seen = Mutex<(directory: String, mode: mode_t)?>(nil)
+        let editor = ExternalEditor { path in
+            let directory = (path as NSString).deletingLastPathComponent
+            var info = stat()
+            _ = stat(directory, &info)
+            seen.withLock { $0 = (directory, info.st_mode & 0o777) }
+            _ = FileManager.default.createFile(atPath: directory + "/.swap.swp", contents: Data("x".utf8))  // as vim leaves
+            return nil
+        }
+        let (app, screen) = app(Self.recorded("DELETE"), replayer: FakeReplayer(), editor: editor)
+        screen.press("e")
+        app.turn(on: screen)
+        await app.settle()
+        let (directory, mode) = try #require(seen.withLock { $0 })
+        #expect(mode == 0o700)
+        #expect((directory as NSString).lastPathComponent.hasPrefix("loupe-edit-"))
+        #expect(!FileManager.default.fileExists(atPath: directory), "the directory and the swap file are removed")
+        #expect(screen.lines[22].contains("edit: the file was not changed; nothing was sent"))
+    }
+
     @Test func anEditorThatFailsSendsNothing() async {
         let replayer = FakeReplayer()
         let editor = ExternalEditor { path in

@@ -35,36 +35,26 @@ extension InspectorApp {
         let edits = pendingEdits
         pendingEdits = []
         for original in edits {
-            let file = FileManager.default.temporaryDirectory
-                // A name of its own per edit: two inspectors (or two tests) editing one exchange must not share it.
-                .appendingPathComponent("loupe-edit-\(original.id.uuidString.lowercased().prefix(8))-\(UUID().uuidString.lowercased().prefix(8)).http").path
             let text = keptEdits[original.id] ?? EditableRequest.text(of: original)
-            let written = Data(text.utf8)
-            guard FileManager.default.createFile(atPath: file, contents: written,
-                                                 attributes: [.posixPermissions: 0o600]) else {
-                apply(.finished(.error("edit: cannot write \(file)"), replay: true))
-                continue
-            }
-            var problem: String?
-            screen.suspend { problem = editor.edit(file) }
+            // In a private directory removed afterwards with the editor's swap file, as every inspector edit is.
+            let name = "replay-\(original.id.uuidString.lowercased().prefix(8)).http"
+            var result: Result<String, ExternalEditor.Problem> = .failure(.init(message: "the editor did not run"))
+            screen.suspend { result = editor.editPrivately(text, named: name) }
             lastDrawn = nil
-            let savedData = FileManager.default.contents(atPath: file)
-            // The text lives on in `keptEdits` when it cannot be sent, so the file is not needed past this point.
-            try? FileManager.default.removeItem(atPath: file)
-            if let problem {
-                if let savedData, savedData != written { keptEdits[original.id] = String(decoding: savedData, as: UTF8.self) }
-                apply(.finished(.error("edit: \(problem); nothing was sent"), replay: true))
+            let saved: String
+            switch result {
+            case .failure(let problem):
+                // The text lives on in `keptEdits` when it cannot be sent: `e` reopens it.
+                if let kept = problem.saved, kept != text { keptEdits[original.id] = kept }
+                apply(.finished(.error("edit: \(problem.message); nothing was sent"), replay: true))
                 continue
+            case .success(let contents):
+                saved = contents
             }
-            guard let savedData else {
-                apply(.finished(.error("edit: the file was removed; nothing was sent"), replay: true))
-                continue
-            }
-            guard savedData != written else {
+            guard saved != text else {
                 apply(.finished(StatusMessage("edit: the file was not changed; nothing was sent"), replay: true))
                 continue
             }
-            let saved = String(decoding: savedData, as: UTF8.self)
             do {
                 let edited = try EditableRequest.request(from: saved, original: original)
                 keptEdits[original.id] = nil
