@@ -3,7 +3,7 @@
 # error is one line and the demo runs with no rules; a mock answers without the demo API seeing the request; a
 # fault on everything opens the breakers and nothing hangs); then the inspector under tmux, `--listen`, linked to
 # the headless demo: a fault rule made from a getUser row opens the getUser breaker within 2 s and it closes after
-# the rule is disabled; a breakpoint on createOrder edited in a real editor (a script as $EDITOR) and continued,
+# the rule is disabled; a held edit saved after the 60 s hold is said to be late and not sent (issue 43.4); a breakpoint on createOrder edited in a real editor (a script as $EDITOR) and continued,
 # the API receiving the edited body; the viewer killed while a request is held, and the app continuing it at once;
 # a rule named with escapes (issue 44.15); a held request with the demo's token edited through a spying editor
 # (issue 43.5: redacted in the file, a 0700 directory removed afterwards, the app's own token sent).
@@ -272,5 +272,45 @@ until [ "$(sqlite3 "$work/tui2.sqlite" "SELECT count(*) FROM exchange x JOIN eve
   sleep 0.2
 done
 ok "the editor saw 'Authorization: [REDACTED]' in a 0700 directory (gone afterwards with its swap file); the app sent its own token (200)"
+kill -TERM "$demo_pid" 2>/dev/null; wait "$demo_pid" 2>/dev/null
+
+echo "== an edit saved after the hold ended is said to be late and is not sent (issue 43.4)"
+# An editor that takes longer than the app's 60 s hold, then really changes the request.
+cat >"$work/slow.sh" <<EOF2
+#!/bin/sh
+sleep 63
+printf 'X-Late-Edit: yes\n' >>"\$1"
+EOF2
+chmod +x "$work/slow.sh"
+tm kill-server 2>/dev/null
+tport=$(free_port)
+sed -e "s|EDITOR=[^ ]*|EDITOR=$(printf %q "$work/slow.sh")|" -e "s|127.0.0.1:[0-9]*|127.0.0.1:$tport|" \
+  -e "s|tui.sqlite|tui3.sqlite|" -e "s|tui.err|tui3.err|" "$work/tui.sh" >"$work/tui3.sh"
+tm new-session -d -s "$session" -x 120 -y 40 "sh $(printf %q "$work/tui3.sh")" || fail "tmux"
+wait_for any "Loupe │ flows │"
+link=$(grep -m1 '^LOUPE_LINK=' "$work/tui3.err" | cut -d= -f2-)
+[ -n "$link" ] || fail "no link from the third tui --listen: $(cat "$work/tui3.err")"
+"$loupe" demo --headless --duration 150 --pause 20 --store "$work/linked-demo3.sqlite" --link "$link" \
+  >"$work/demo3.out" 2>"$work/demo3.err" &
+demo_pid=$!
+pids+=($demo_pid)
+keys 1 f C-u '~op profile' Enter
+wait_for any "/secure/profile"
+keys B C-u 'new-rule breakpoint' Enter
+wait_for any "rule 'hold profile' (~op profile) sent"
+keys 5
+wait_for any "⏸ held"
+keys g e
+wait_limit=90 wait_for any "edit: too late: the hold ended at"
+deadline=$((SECONDS + 15))
+until [ "$(sqlite3 "$work/tui3.sqlite" "SELECT count(*) FROM event WHERE kind = 'rule' AND attributes LIKE '%\"decision\":\"timeout\"%'")" -gt 0 ]; do
+  [ $SECONDS -lt $deadline ] || fail "no held request continued unchanged at the hold's end"
+  sleep 0.2
+done
+edited=$(sqlite3 "$work/tui3.sqlite" "SELECT count(*) FROM event WHERE kind = 'rule' AND attributes LIKE '%\"decision\":\"edit\"%'")
+[ "$edited" = 0 ] || fail "a late edit was applied ($edited edit decisions recorded)"
+late_headers=$(sqlite3 "$work/tui3.sqlite" "SELECT count(*) FROM exchange WHERE request_headers LIKE '%X-Late-Edit%'")
+[ "$late_headers" = 0 ] || fail "the late edit's header went on the wire"
+ok "an edit saved 63 s into a 60 s hold: 'edit: too late' on the status line, the app's event says continued unchanged, nothing edited was sent"
 kill -TERM "$demo_pid" 2>/dev/null; wait "$demo_pid" 2>/dev/null
 echo "$script_name: $passed passed ($((SECONDS - started)) s)"
