@@ -241,23 +241,29 @@ echo "\$dir" >$(printf %q "$work/given.dir")
 ls -a "\$dir" >$(printf %q "$work/given.ls")
 EOF2
 chmod +x "$work/spy.sh"
-tport=$(free_port)
-sed -e "s|EDITOR=[^ ]*|EDITOR=$(printf %q "$work/spy.sh")|" -e "s|127.0.0.1:[0-9]*|127.0.0.1:$tport|" \
-  -e "s|tui.sqlite|tui2.sqlite|" -e "s|tui.err|tui2.err|" "$work/tui.sh" >"$work/tui2.sh"
-tm new-session -d -s "$session" -x 120 -y 40 "sh $(printf %q "$work/tui2.sh")" || fail "tmux"
-wait_for any "Loupe │ flows │"
-link=$(grep -m1 '^LOUPE_LINK=' "$work/tui2.err" | cut -d= -f2-)
-[ -n "$link" ] || fail "no link from the second tui --listen: $(cat "$work/tui2.err")"
-"$loupe" demo --headless --duration 120 --pause 20 --store "$work/linked-demo2.sqlite" --link "$link" \
-  >"$work/demo2.out" 2>"$work/demo2.err" &
-demo_pid=$!
-pids+=($demo_pid)
-keys 1 f C-u '~op profile' Enter
-wait_for any "/secure/profile"
-keys B C-u 'new-rule breakpoint' Enter
-wait_for any "rule 'hold profile' (~op profile) sent"
-keys 5
-wait_for any "⏸ held"
+# hold_profile EDITOR N: inspector N (`tui --listen`, EDITOR as its editor, store tuiN.sqlite) with a linked demo,
+# a breakpoint made with B on the demo's `profile` requests, and screen 5 showing one held.
+hold_profile() {
+  tm kill-server 2>/dev/null
+  tport=$(free_port)
+  sed -e "s|EDITOR=[^ ]*|EDITOR=$(printf %q "$1")|" -e "s|127.0.0.1:[0-9]*|127.0.0.1:$tport|" \
+    -e "s|tui.sqlite|tui$2.sqlite|" -e "s|tui.err|tui$2.err|" "$work/tui.sh" >"$work/tui$2.sh"
+  tm new-session -d -s "$session" -x 120 -y 40 "sh $(printf %q "$work/tui$2.sh")" || fail "tmux"
+  wait_for any "Loupe │ flows │"
+  link=$(grep -m1 '^LOUPE_LINK=' "$work/tui$2.err" | cut -d= -f2-)
+  [ -n "$link" ] || fail "no link from tui --listen $2: $(cat "$work/tui$2.err")"
+  "$loupe" demo --headless --duration 150 --pause 20 --store "$work/linked-demo$2.sqlite" --link "$link" \
+    >"$work/demo$2.out" 2>"$work/demo$2.err" &
+  demo_pid=$!
+  pids+=($demo_pid)
+  keys 1 f C-u '~op profile' Enter
+  wait_for any "/secure/profile"
+  keys B C-u 'new-rule breakpoint' Enter
+  wait_for any "rule 'hold profile' (~op profile) sent"
+  keys 5
+  wait_for any "⏸ held"
+}
+hold_profile "$work/spy.sh" 2
 keys g e
 wait_for any "continuing GET profile, edited"
 [ -s "$work/given.http" ] || fail "the editor was given nothing"
@@ -282,24 +288,7 @@ sleep 63
 printf 'X-Late-Edit: yes\n' >>"\$1"
 EOF2
 chmod +x "$work/slow.sh"
-tm kill-server 2>/dev/null
-tport=$(free_port)
-sed -e "s|EDITOR=[^ ]*|EDITOR=$(printf %q "$work/slow.sh")|" -e "s|127.0.0.1:[0-9]*|127.0.0.1:$tport|" \
-  -e "s|tui.sqlite|tui3.sqlite|" -e "s|tui.err|tui3.err|" "$work/tui.sh" >"$work/tui3.sh"
-tm new-session -d -s "$session" -x 120 -y 40 "sh $(printf %q "$work/tui3.sh")" || fail "tmux"
-wait_for any "Loupe │ flows │"
-link=$(grep -m1 '^LOUPE_LINK=' "$work/tui3.err" | cut -d= -f2-)
-[ -n "$link" ] || fail "no link from the third tui --listen: $(cat "$work/tui3.err")"
-"$loupe" demo --headless --duration 150 --pause 20 --store "$work/linked-demo3.sqlite" --link "$link" \
-  >"$work/demo3.out" 2>"$work/demo3.err" &
-demo_pid=$!
-pids+=($demo_pid)
-keys 1 f C-u '~op profile' Enter
-wait_for any "/secure/profile"
-keys B C-u 'new-rule breakpoint' Enter
-wait_for any "rule 'hold profile' (~op profile) sent"
-keys 5
-wait_for any "⏸ held"
+hold_profile "$work/slow.sh" 3
 keys g e
 wait_limit=90 wait_for any "edit: too late: the hold ended at"
 deadline=$((SECONDS + 15))
