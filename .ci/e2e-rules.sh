@@ -173,7 +173,9 @@ keys 5
 wait_for any "fault 503 getUs"
 # The only row (no request is held yet): disable it.
 keys g t
-wait_for any "disabling rule 'fault 503 getUser'"
+# `disabling …` until the app reports the change, then `disabled …` (issue 43.17): the final word is the one to wait
+# for, since the app may answer before the screen is read.
+wait_for any "disabled rule 'fault 503 getUser'"
 wait_for any "off fault 503 getUs"
 keys 3
 deadline=$((SECONDS + 15))
