@@ -7,8 +7,7 @@ import LoupeTrace
 /// Only the safe methods GET, HEAD and OPTIONS replay without asking (RFC 9110 §9.2.1). Idempotent is not safe: a
 /// replayed PUT or DELETE overwrites or deletes again whatever is there now, which need not be what was there when
 /// it was recorded, and an `Idempotency-Key` only makes a server drop a second POST within its own window, which a
-/// replay days later is usually outside of. TRACE is left out too: it is rarely enabled and reflects the request
-/// (DECISIONS 520).
+/// replay days later is usually outside of. TRACE is left out too: it is rarely enabled and reflects the request.
 package enum ReplaySafety {
     /// Methods that replay without asking.
     package static let safeMethods: Set<String> = ["GET", "HEAD", "OPTIONS"]

@@ -6,7 +6,7 @@
 /// the server keeps ending within ``quickEnd`` of opening double the wait from the fourth in a row (up to
 /// ``EventStreamOptions/maxBackoff``), whether or not they delivered an event; and a stream reconnects at most
 /// ``EventStreamOptions/maxTotalReconnects`` times in all, besides the limit on reconnections in a row without an
-/// event (DECISIONS 541).
+/// event.
 struct EventStreamReconnection: Sendable {
     /// What to do after a connection ended.
     enum Action: Sendable, Equatable {

@@ -31,7 +31,7 @@ public struct ServerSentEvent: Sendable, Hashable {
 ///
 /// An event is never delivered cut: one whose data (or one of whose lines) would pass ``maxLineBytes`` is dropped
 /// whole and counted in ``droppedEvents``, its bytes released at once; any other line past the cap is ignored. So
-/// what the parser holds stays under twice the cap whatever the stream sends (DECISIONS 540).
+/// what the parser holds stays under twice the cap whatever the stream sends.
 public struct EventStreamParser: Sendable {
     private var line: [UInt8] = []
     /// The current line passed ``maxLineBytes``: only its first bytes are held (enough to read its field name).
@@ -138,7 +138,7 @@ public struct EventStreamParser: Sendable {
             }
         case "id" where !lineCut:
             // Past the bound it is a peer's attempt to have a header of megabytes sent (and recorded) on every
-            // reconnection: ignored, as an id with a NUL is (DECISIONS 548).
+            // reconnection: ignored, as an id with a NUL is.
             if !value.contains(0), value.count <= Self.maxEventIDBytes { idBuffer = String(decoding: value, as: UTF8.self) }
         case "retry" where !lineCut:
             if !value.isEmpty, value.allSatisfy({ (0x30...0x39).contains($0) }), let milliseconds = Int(String(decoding: value, as: UTF8.self)) {

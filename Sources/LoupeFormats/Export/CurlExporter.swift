@@ -64,7 +64,7 @@ public enum CurlExporter {
             if name == "content-length" { continue }
             if Self.recordedTraceContext.contains(name) {
                 // The recorded trace context is the original request's: a pasted command (run once or a hundred
-                // times) is a new request and must not claim the old trace and span (issue 43.13, DECISIONS 525).
+                // times) is a new request and must not claim the old trace and span.
                 comments.append("\(header.name) left out: it names the recorded request's trace and span")
                 continue
             }

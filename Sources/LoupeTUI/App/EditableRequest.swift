@@ -25,7 +25,7 @@ package enum EditableRequest {
     ///
     /// The body keeps the bytes the user did not change (issue 43.11): a body left as it was is the recorded bytes
     /// exactly (a signed body, a binary one, CR LF inside it), and the one newline an editor adds at the end of the
-    /// file (vim's `fixeol`) is not sent when the recorded body did not end with one (DECISIONS 522). Line ends are
+    /// file (vim's `fixeol`) is not sent when the recorded body did not end with one. Line ends are
     /// normalised in the request line and headers only.
     package static func request(from text: String, original: TraceExchange) throws(Problem) -> TraceExchange {
         // By scalars, not characters: CR LF is one character, and a search for LF would not find it.

@@ -13,7 +13,7 @@ import LoupeReplay
 /// A query item whose value was redacted (`?api_key=[REDACTED]`) is treated the same way (issue 43.6): left out
 /// of the replay and said before sending, or filled from `LOUPE_REPLAY_QUERY_` and the item's name in capitals
 /// (`LOUPE_REPLAY_QUERY_API_KEY`), a prefix of its own so that a header and a query item of one name never
-/// share a variable (DECISIONS 523). `loupe replay` takes query values from the same variables.
+/// share a variable. `loupe replay` takes query values from the same variables.
 package enum ReplayCredentials {
     /// The recorded request headers whose values were redacted, each name once, in recorded order.
     package static func redactedNames(_ exchange: TraceExchange) -> [String] {

@@ -244,7 +244,7 @@ extension Cassette {
             }
             exchange.endedAt = at
             exchange.stream?.closedBy = end == .client ? "client" : "server"
-            // As the client records a drop (DECISIONS 590): the reason says it was cut.
+            // As the client records a drop: the reason says it was cut.
             exchange.stream?.closeReason = end == .dropped ? error ?? "dropped" : nil
             recording = exchange
         }

@@ -49,7 +49,7 @@ public struct TraceStream: Sendable, Codable, Hashable {
         switch closedBy {
         case "client": "closed"
         case "server":
-            // An event stream's drop carries its reason (DECISIONS 590); a server's end carries none.
+            // An event stream's drop carries its reason; a server's end carries none.
             closeCode == 1006 || (kind == .eventStream && !(closeReason ?? "").isEmpty) ? "cut" : "ended"
         default: closeCode == 1006 ? "cut" : "open"
         }

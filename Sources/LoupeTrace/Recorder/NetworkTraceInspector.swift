@@ -106,7 +106,7 @@ public final class NetworkTraceInspector: ClientObserver {
 
     /// Returns when no exchange but open streams is in flight, or after the grace, whichever comes first. An app
     /// that dropped a streamed body just before `shutdown()` finishes its exchange on another thread a moment later:
-    /// the writer must still take it (issue 43, item 9; DECISIONS 594).
+    /// the writer must still take it.
     private func waitForEndingExchanges() async {
         let id = UUID()
         let (clock, grace) = (configuration.clock, configuration.shutdownGrace)

@@ -35,7 +35,7 @@ extension RedactionPolicy {
     /// the signatures and tokens URLs carry, key material and card data.
     ///
     /// The query list's `key` is not here: as a JSON key it names innocent things too often (`{"key": "photos/1.jpg"}`,
-    /// a cache's or a flag's key), as `code` does in a query (DECISIONS 546).
+    /// a cache's or a flag's key), as `code` does in a query.
     public static let defaultFieldNames = RedactionNames(credentialNames + [
         "auth", "jwt", "sig", "signature", "x-amz-signature", "x-amz-credential", "x-amz-security-token",
         "x-goog-signature", "x-goog-credential", "awsaccesskeyid",

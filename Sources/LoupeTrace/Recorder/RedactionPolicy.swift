@@ -38,8 +38,7 @@ public struct RedactionPolicy: Sendable, Hashable {
     /// Query item names whose values are redacted inside URLs.
     public var queryItemNames: RedactionNames
     /// The one list of body field names: object keys whose values are redacted at any depth of JSON bodies, and
-    /// field names in form and multipart bodies, alike; ``headerNames`` count as field names in both too
-    /// (DECISIONS 546).
+    /// field names in form and multipart bodies, alike; ``headerNames`` count as field names in both too.
     public var jsonFieldNames: RedactionNames
     /// Values scrubbed from every exchange wherever they appear (an app's own API key, say), in every form.
     public var secretValues: Set<String>
