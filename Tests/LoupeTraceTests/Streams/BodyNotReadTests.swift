@@ -16,14 +16,7 @@ import Testing
         let store = try SQLiteTraceStore(path: path, bounds: nil)
         let inspector = NetworkTraceInspector(store: store)
         let id = UUID()
-        let transport = StreamingMockTransport { _, _, _ in
-            let (chunks, continuation) = AsyncThrowingStream.makeStream(of: Data.self)
-            for chunk in ["first ", "second ", "third"] { continuation.yield(Data(chunk.utf8)) }
-            continuation.finish()
-            return StreamedResponse(head: HTTPResponse(status: .ok), body: chunks)
-        }
-        let client = Client(baseURL: URL(string: "https://api.example.test")!, transport: transport, observer: inspector,
-                            configuration: Fixture.configuration(ids: [id]))
+        let client = Fixture.threeChunkClient(observer: inspector, id: id)
         do {
             let response = try await client.stream(Fixture.request("https://api.example.test/report"))
             var iterator = response.body.makeAsyncIterator()

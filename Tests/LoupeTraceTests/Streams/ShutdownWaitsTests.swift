@@ -21,14 +21,7 @@ import Testing
         let store = InMemoryTraceStore()
         let inspector = NetworkTraceInspector(
             store: store, configuration: .init(flushInterval: .zero, clock: clock, shutdownGrace: grace))
-        let transport = StreamingMockTransport { _, _, _ in
-            let (chunks, continuation) = AsyncThrowingStream.makeStream(of: Data.self)
-            for chunk in ["first ", "second ", "third"] { continuation.yield(Data(chunk.utf8)) }
-            continuation.finish()
-            return StreamedResponse(head: HTTPResponse(status: .ok), body: chunks)
-        }
-        let client = Client(baseURL: URL(string: "https://api.example.test")!, transport: transport, observer: inspector,
-                            configuration: Fixture.configuration(ids: [id]))
+        let client = Fixture.threeChunkClient(observer: inspector, id: id)
         return Recording(inspector: inspector, store: store, client: client, clock: clock)
     }
 

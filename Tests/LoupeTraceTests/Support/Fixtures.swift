@@ -24,6 +24,18 @@ struct RetryOnceMiddleware: ClientMiddleware {
 
 /// Fixed times and ids so recorded exchanges can be compared exactly.
 enum Fixture {
+    /// A client whose one exchange (id `id`) streams a 200 body in three chunks, `first second third`.
+    static func threeChunkClient(observer: any ClientObserver, id: UUID) -> Client {
+        let transport = StreamingMockTransport { _, _, _ in
+            let (chunks, continuation) = AsyncThrowingStream.makeStream(of: Data.self)
+            for chunk in ["first ", "second ", "third"] { continuation.yield(Data(chunk.utf8)) }
+            continuation.finish()
+            return StreamedResponse(head: HTTPResponse(status: .ok), body: chunks)
+        }
+        return Client(baseURL: URL(string: "https://api.example.test")!, transport: transport, observer: observer,
+                      configuration: configuration(ids: [id]))
+    }
+
     /// A time exactly representable both since 1970 and since 2001, so it survives storage unchanged.
     static let start = Date(timeIntervalSince1970: 1_700_000_000.25)
 
