@@ -113,7 +113,7 @@ let package = Package(
                 .product(name: "LoupeTUI", package: "Loupe"),
             ],
             // The diff's parser and the detail view's tabs are `package` API: the workloads reach them through
-            // the small `@_spi(Benchmarks)` entry points of LoupeReplay and LoupeTUI (DECISIONS 217).
+            // the small `@_spi(Benchmarks)` entry points of LoupeReplay and LoupeTUI (JOURNAL J217).
             path: "Tools/JSONWorkloads"
         ),
         // A plain request loop to run under `perf record` (the benchmark runner only measures under its plugin).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The adapters' CPU per request (issue 31, DECISIONS 259, 321): each mode of Tools/AdapterProfile counted by
+# The adapters' CPU per request (issue 31, JOURNAL J259, J321): each mode of Tools/AdapterProfile counted by
 # valgrind's callgrind at two request counts; (Ir at N2 - Ir at N1) / (N2 - N1) is one request's instructions,
 # start-up and shutdown cancelled out. Instruction counts do not move with the machine's load, unlike time.
 # The loopback modes talk to `AdapterProfile serve`, started here in a process of its own (not counted).
@@ -11,8 +11,8 @@
 # rounds (what this script measured before callgrind ran on the tool; noisy on a loaded machine).
 # BEFORE: another AdapterProfile binary (say, one built before a change), counted the same way in the same run.
 # Each cost is also shown without the instructions inside InMemoryTraceStore.write (the benchmark's bounded store,
-# whose pruning shifts its array once per exchange written alone: its cost follows the writer's batching, DECISIONS
-# 371). ADAPTER_BUDGET_REUSE=1 reports again from the counts already in ADAPTER_BUDGET_DIR, without valgrind.
+# whose pruning shifts its array once per exchange written alone: its cost follows the writer's batching, JOURNAL
+# J371). ADAPTER_BUDGET_REUSE=1 reports again from the counts already in ADAPTER_BUDGET_DIR, without valgrind.
 set -euo pipefail
 cd "$(dirname "$0")"
 bin=".build/release/AdapterProfile"
@@ -73,7 +73,7 @@ def instructions(name, path, mode, count):
 def store_write(name, mode, count):
     """The instructions inside the in-memory store's `write` (mostly its pruning: the bounded array shifts by one
     entry per exchange written alone, so its cost follows how the writer happened to batch, not the recorder's work;
-    DECISIONS 371). An app records into SQLiteTraceStore, whose cost is the link helper's budget."""
+    JOURNAL J371). An app records into SQLiteTraceStore, whose cost is the link helper's budget."""
     text = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", "--auto=no",
                            f"{out}/{name}-{mode}-{count}.callgrind"], capture_output=True, text=True).stdout
     for line in text.splitlines():

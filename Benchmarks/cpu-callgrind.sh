@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Instructions per request of each LoupeProfile shape, counted by callgrind (issue 32 item 2, DECISIONS 310–319): a
+# Instructions per request of each LoupeProfile shape, counted by callgrind (issue 32 item 2, JOURNAL J310–J313): a
 # figure the machine's load cannot move, to judge a change by; `loopback-budget.sh`'s CPU-time ratio checks it.
 #
 # Each shape runs under callgrind at N1 and N2 requests; (Ir(N2) − Ir(N1)) / (N2 − N1) is one request's cost, with

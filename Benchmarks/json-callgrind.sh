@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The four JSON users (issue 27 item 2, DECISIONS 210–219) in instructions, counted by callgrind: HAR import and
+# The four JSON users (issue 27 item 2, DECISIONS 82; JOURNAL J214–J219) in instructions, counted by callgrind: HAR import and
 # export, a body's field redaction, the diff's parser, the detail view's layout (and every line's text, as search
 # reads it). Instruction counts do not move with the load on the machine, unlike time.
 #
@@ -74,7 +74,7 @@ for rev in "${revs[@]}"; do
     git -C "$root" archive "$rev" Package.swift Sources Demo Tests | tar -x -C "$stage"
   fi
   (cd "$root" && git ls-files -co --exclude-standard -z Benchmarks | xargs -0 cp --parents -t "$stage/")
-  # The `@_spi(Benchmarks)` entry points the workload calls (DECISIONS 217), laid into a REV older than them: they
+  # The `@_spi(Benchmarks)` entry points the workload calls (JOURNAL J217), laid into a REV older than them: they
   # only call `package` API that REV already has (the diff's parser, the detail view's tabs).
   for spi in $spi_files; do [ -e "$stage/$spi" ] || cp "$root/$spi" "$stage/$spi"; done
   (cd "$stage" && find . -type f) | while read -r file; do

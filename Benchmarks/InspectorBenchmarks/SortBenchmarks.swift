@@ -4,7 +4,7 @@ import LoupeTUI
 
 /// A sort change: `o` moves to the next sort key (time → duration → status → size → host → operation → time),
 /// `v` reverses. The selected exchange (halfway through the store) stays selected: a press draws the rows in the
-/// new order with `… / N`, and the exchange's rank in it is counted in the background (DECISIONS 114), outside the
+/// new order with `… / N`, and the exchange's rank in it is counted in the background (JOURNAL J114), outside the
 /// figure; a reversal needs no count. One op is one press; the wall clock mixes the six keys, and a custom metric
 /// per key (µs) splits them.
 func registerSortBenchmarks() {

@@ -9,7 +9,7 @@ import Synchronization
 /// instant) decides, and reports why it ran out (a refused connection, a TLS failure) better than a timer could.
 /// For the body, the attempt runs in a child task that ``BodyDeadlines`` cancels once its deadline passes; only the
 /// attempt is cancelled, not the exchange, so a retry can follow. No sleeping task, timer or event-loop wake-up per
-/// attempt: a sleeping task racing the work cost wake-ups, and so did a timer per attempt (DECISIONS 126).
+/// attempt: a sleeping task racing the work cost wake-ups, and so did a timer per attempt.
 enum AttemptDeadline {
     nonisolated(nonsending) static func run<T: Sendable>(
         _ timeout: Duration, _ work: @escaping @Sendable (AttemptTimer) async throws -> T
@@ -28,7 +28,7 @@ enum AttemptDeadline {
 
     /// An immediate task runs on this thread until it first suspends: no enqueue and wake-up to start it. (It also
     /// gets an executor-preference record that makes each executor check in it take a lock; `Task.init` would
-    /// save ≈ 1 % of a loopback request's instructions and start attempts late on a busy pool: DECISIONS 421.)
+    /// save that lock but start attempts late on a busy pool, which costs more than it saves.)
     private static func start<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) -> Task<T, any Error> {
         if #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) {
             return Task.immediate(operation: work)

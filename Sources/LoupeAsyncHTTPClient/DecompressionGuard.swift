@@ -9,7 +9,7 @@ import NIOHTTPCompression
 /// AsyncHTTPClient's own limit is a plain ratio (25× by default) checked from the first byte, so a 2 KB repetitive
 /// JSON body, which gzip shrinks 40×, was refused. Here the ratio applies only once the inflated body is past
 /// ``floor``: small bodies always pass, whatever they compress to, and a bomb (gzip reaches about 1,000×) is cut
-/// off a little past the floor. DECISIONS 141.
+/// off a little past the floor.
 public struct DecompressionLimit: Sendable, Equatable, CustomStringConvertible {
     /// The most inflated bytes per compressed byte once past ``floor``; `nil`: no limit.
     public var ratio: Int?

@@ -21,7 +21,7 @@ import Synchronization
 /// bytes (up to the recorder's body cap) are kept as the app reads it, and the exchange is recorded when the app
 /// has read it to the end or dropped it; a body of known length within the cap is read at once. The async API's
 /// request body is opaque (`HTTPClientRequest.Body` exposes no bytes), so it is not recorded; the future API's is,
-/// as it is written (DECISIONS 255). The wrapper does not own the client: shut it down as before.
+/// as it is written. The wrapper does not own the client: shut it down as before.
 public struct RecordingHTTPClient: Sendable {
     /// The wrapped client.
     public let client: HTTPClient
@@ -122,7 +122,7 @@ public struct RecordingHTTPClient: Sendable {
     /// The scheme, authority (without userinfo) and path with query of an absolute URL string: split by hand
     /// (``AdapterRequestHead/split(_:)``, shared with the URLSession adapters). AsyncHTTPClient has already accepted the
     /// URL (it fails the request otherwise), so only the split is needed here: `URLComponents` parsed it all again,
-    /// the host through ICU's IDNA mapping, ≈ 6,000 instructions a request (callgrind, DECISIONS 323). Something
+    /// the host through ICU's IDNA mapping, on every request. Something
     /// that does not start with `scheme://` is left to `URLComponents`.
     static func target(of url: String) -> (scheme: String?, authority: String?, path: String) {
         if let split = AdapterRequestHead.split(url) { return (split.scheme, split.authority, split.path) }
@@ -161,7 +161,7 @@ private final class SentBody: Sendable {
 
 /// A response body already read, handed on as its one buffer: what AsyncHTTPClient's `.bytes(_:)` hands on, without
 /// its `CollectionOfOne(buffer).async` (generic types nested three deep inside AHC's type-erased stream, their
-/// metadata looked up by the runtime on every response; DECISIONS 415).
+/// metadata looked up by the runtime on every response).
 struct OneBuffer: AsyncSequence, Sendable {
     typealias Element = ByteBuffer
     let buffer: ByteBuffer

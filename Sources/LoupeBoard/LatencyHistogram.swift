@@ -38,7 +38,7 @@ public struct LatencyHistogram: Sendable, Equatable {
     /// Several percentiles in one pass, each the value HdrHistogram's `valueAtPercentile` gives (`nil` when empty).
     ///
     /// Worked out here over `recordedValues()`, which is inlinable and so compiled for this histogram's count type:
-    /// `valueAtPercentile` is not, and walks every bucket through generic calls (DECISIONS 122).
+    /// `valueAtPercentile` is not, and walks every bucket through generic calls.
     public func percentiles(_ percents: [Double]) -> [TimeInterval?] {
         let total = histogram.totalCount
         guard total > 0 else { return percents.map { _ in nil } }

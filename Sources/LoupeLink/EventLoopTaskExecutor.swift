@@ -1,6 +1,6 @@
 import NIOCore
 
-/// Runs a task's jobs on one NIO event loop instead of Swift's cooperative pool (DECISIONS 360).
+/// Runs a task's jobs on one NIO event loop instead of Swift's cooperative pool.
 ///
 /// The link's connection loop is a few microseconds of bookkeeping between socket events that already happen on
 /// this loop, so it costs the loop nothing; on the cooperative pool it waited behind whatever the app (or a test

@@ -164,7 +164,7 @@ final class LinkClientHandler: ChannelInboundHandler, RemovableChannelHandler {
             let frames = core.outbox.withLock { $0.takeUnsent(maxBytes: 256 << 10) }
             guard !frames.isEmpty else { break }
             // One write of them all: each write is a trip down the pipeline and a TLS record of its own (an
-            // `SSL_write`), which cost more than copying the frames together (callgrind, DECISIONS 331).
+            // `SSL_write`), which cost more than copying the frames together.
             if frames.count == 1 {
                 context.write(wrapOutboundOut(frames[0]), promise: nil)
             } else {

@@ -4,7 +4,7 @@ import LoupeTrace
 import NIOCore
 
 /// An exchange frame written by hand, straight into the frame's buffer: the app's cost per linked exchange
-/// (DECISIONS 226).
+/// was mostly `JSONEncoder`'s tree of boxed values.
 ///
 /// The bytes are what `JSONEncoder` writes with sorted keys and dates as seconds since 1970 (the golden test holds
 /// them equal, a streamed exchange's messages included), so the listener's reader (``LinkExchangeReader``, by hand,

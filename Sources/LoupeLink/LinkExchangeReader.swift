@@ -2,7 +2,7 @@ import Foundation
 import Loupe
 @_spi(JSON) import LoupeTrace
 
-/// An exchange frame read by hand: the listener's cost per linked exchange (issue 28's budget b, DECISIONS 280).
+/// An exchange frame read by hand: the listener's cost per linked exchange (issue 28's budget b).
 ///
 /// The mirror of ``LinkExchangeJSON``: it reads the JSON apps write (`JSONEncoder`'s form, which that writer keeps)
 /// straight from the frame's bytes on the shared ``JSONTokenizer``, into a ``TraceExchange``, with no tree of

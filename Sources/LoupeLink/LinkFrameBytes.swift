@@ -5,7 +5,7 @@ import NIOCore
 /// An exchange frame's bytes while they are written: a plain growing buffer, copied into a `ByteBuffer` once at the
 /// end. Each write is a capacity check and a copy; `ByteBuffer`'s own writes (their copy-on-write and index checks on
 /// every call) were about a fifth of the frame's cost, and `uuidString`, `Double.description`,
-/// `base64EncodedString()` and `String(Int)` made a `String` per value (callgrind, DECISIONS 331).
+/// `base64EncodedString()` and `String(Int)` made a `String` per value.
 struct FrameBytes: TextOutputStream {
     private var base: UnsafeMutablePointer<UInt8>
     private var capacity: Int

@@ -169,7 +169,7 @@ public struct LinkFrameCodec: Sendable {
         switch frame {
         case .hello(let hello): return Self.frame(.hello, payload: try encoder.encode(hello))
         case .exchange(let exchange):
-            // The same bytes as `JSONEncoder` would write, without its cost (DECISIONS 226).
+            // The same bytes as `JSONEncoder` would write, without its cost.
             guard let frame = LinkExchangeJSON.frame(exchange) else {
                 return Self.frame(.exchange, payload: try encoder.encode(exchange))  // throws as before
             }
@@ -208,7 +208,7 @@ public struct LinkFrameCodec: Sendable {
     }
 
     static func decode(_ type: LinkMessageType, payload: ByteBuffer) throws(LinkProtocolError) -> LinkFrame {
-        // Made only for the frames that need them: an exchange is read by hand (DECISIONS 280).
+        // Made only for the frames that need them: an exchange is read by hand.
         var decoder: JSONDecoder { LinkProtocol.makeDecoder() }
         var bytes: Data { Data(payload.readableBytesView) }
         do {

@@ -1,7 +1,7 @@
 import DequeModule
 
 /// The listener's store writes as a value: every connection's batches in one queue, written by one thread, many
-/// batches to a transaction (DECISIONS 281).
+/// batches to a transaction.
 ///
 /// A connection hands over the exchanges it read and acknowledges them to its app once ``LinkListener`` reports
 /// them committed, as before; what changed is that the store's thread takes every batch queued while its last

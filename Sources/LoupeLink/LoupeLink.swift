@@ -117,7 +117,7 @@ public final class LoupeLink: TraceForwarding {
     // MARK: TraceForwarding
 
     public func forward(_ exchanges: [TraceExchange]) {
-        // Each frame written by hand into one buffer (DECISIONS 226), outside the outbox's lock. An exchange over the
+        // Each frame written by hand into one buffer, outside the outbox's lock. An exchange over the
         // frame limit (a body cap raised past 3 MiB or so) would be refused by every listener and sent again
         // forever: it is dropped and counted here instead.
         let frames = exchanges.map { exchange -> ByteBuffer? in

@@ -1,7 +1,7 @@
 import DequeModule
 
 /// The sender's decisions, as a value: which batch to send next, how long to wait before a retry, what to drop
-/// (DECISIONS 262). The loop that carries them out (`OTLPDelivery`) only sends, sleeps and asks again, so every
+/// and count. The loop that carries them out (`OTLPDelivery`) only sends, sleeps and asks again, so every
 /// rule here is tested on plain values.
 ///
 /// - One batch is in flight at a time, oldest first; it is retried after a connection failure or a 429, 502, 503

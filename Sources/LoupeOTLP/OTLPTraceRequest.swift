@@ -21,7 +21,7 @@ public struct OTLPBatch: Sendable, Hashable {
 }
 
 /// Encodes recorded exchanges as OTLP trace messages (opentelemetry-proto's `trace/v1/trace.proto`,
-/// `collector/trace/v1/trace_service.proto`; field numbers below are theirs, DECISIONS 261).
+/// `collector/trace/v1/trace_service.proto`; field numbers below are theirs).
 ///
 /// Exchanges are grouped into one `ResourceSpans` per app, `service.name` being the linked app's name or `loupe`
 /// (with `host.name` and `process.pid` when the live link said them), each with one `ScopeSpans` of scope `Loupe`

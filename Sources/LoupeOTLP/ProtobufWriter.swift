@@ -1,4 +1,4 @@
-/// Protocol Buffers' wire format, written by hand for the few OTLP messages Loupe sends (DECISIONS 261): varints,
+/// Protocol Buffers' wire format, written by hand for the few OTLP messages Loupe sends: varints,
 /// length-delimited fields (strings, bytes, nested messages), fixed64 and doubles, in field-number order.
 ///
 /// Proto3 leaves a field at its default value (0, empty) off the wire; the writer's callers do the same, so the
@@ -99,7 +99,7 @@ struct ProtobufWriter {
     }
 }
 
-/// Reads just enough Protocol Buffers to find one field of a response: OTLP's partial success (DECISIONS 261).
+/// Reads just enough Protocol Buffers to find one field of a response: OTLP's partial success.
 struct ProtobufReader {
     private let bytes: [UInt8]
     private var at = 0

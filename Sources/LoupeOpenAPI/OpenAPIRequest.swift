@@ -12,7 +12,7 @@ enum OpenAPIRequest {
         let parts = cache?.parts(of: baseURL) ?? BaseURLCache.Parts(baseURL)
         // The scheme and authority fields were made (their values checked) once per base URL, and the path's field
         // is the request's own unless the base URL has a path: no field value is checked again per request
-        // (DECISIONS 413). The first write copies the pseudo-header storage `request` shares; the others find it
+        // at all. The first write copies the pseudo-header storage `request` shares; the others find it
         // unshared (each write on a shared copy copied it again).
         var absolute = request
         absolute.pseudoHeaderFields.scheme = parts.schemeField
@@ -23,7 +23,7 @@ enum OpenAPIRequest {
 
     /// The body's bytes when its length is known and at most `cap`: read once (a generated client's JSON body is
     /// one in-memory chunk) straight into `Data`, what the recorder and Loupe's client keep (collecting a
-    /// `ByteChunk` first and converting it copied the bytes twice: DECISIONS 322). When the body can be iterated
+    /// `ByteChunk` first and converting it copied the bytes twice). When the body can be iterated
     /// only once it is handed on as a new body of the same bytes (its one chunk, shared, when it had one). A longer
     /// or unknown-length body is left streaming and not read to be recorded.
     /// Runs on its caller's executor (`nonisolated(nonsending)`): no hop, nor check for one, on every call.
@@ -53,7 +53,7 @@ enum OpenAPIRequest {
 }
 
 /// The scheme, authority and path prefix of the last `baseURL` an adapter saw: a generated client passes the same
-/// one on every call, and reading them from `URL` each time cost about 0.7 µs a request (perf, AdapterProfile).
+/// one on every call, and reading them from `URL` each time re-parsed them on every request (perf, AdapterProfile).
 final class BaseURLCache: Sendable {
     struct Parts: Sendable {
         let key: String

@@ -106,7 +106,7 @@ public struct TraceReplayer: Sendable {
 
     /// A replay is a new request, so it does not reuse the recorded W3C trace context: the recorded `traceparent`
     /// is replaced by one with a new trace id and a new span id, and the recorded `tracestate` (vendor state of
-    /// the original trace) is dropped. A new trace rather than the original's (DECISIONS 180): a replay sent days
+    /// the original trace) is dropped. A new trace rather than the original's: a replay sent days
     /// later inside the original trace would stretch it across days and hang a span under a parent that ended
     /// long before; the link to the original is the replay-of id (`loupe.replay_of` on exported spans). A
     /// context given as a header override (`-H traceparent:…`) is the caller's choice and is sent as given.

@@ -3,7 +3,7 @@ import LoupeTrace
 
 /// What Loupe's own measurements reach of this module (`Benchmarks/json-callgrind.sh`, issue 27): the
 /// benchmarks are a package of their own, so `package` API is out of their reach, and this small SPI is the door
-/// (DECISIONS 217). It is not a user's API: nothing here is visible without `@_spi(Benchmarks) import LoupeTUI`.
+/// for them. It is not a user's API: nothing here is visible without `@_spi(Benchmarks) import LoupeTUI`.
 @_spi(Benchmarks)
 public enum DetailBenchmarks {
     /// Lays out the detail view's Response tab of `exchange` (the body pretty-printed, 120 columns) `rounds`

@@ -44,11 +44,11 @@ extension URLSessionConfiguration {
 /// Cancelling the app's task cancels the inner request, and the exchange is recorded as cancelled.
 ///
 /// Platforms: tested on Linux's FoundationNetworking (which calls `startLoading` on a queue the inner session's
-/// work queue targets, so the inner task starts from another queue: DECISIONS 256). On Apple platforms the same code compiles and runs through Foundation's URL loading system.
+/// work queue targets, so the inner task starts from another queue, or it waits on itself). On Apple platforms the same code compiles and runs through Foundation's URL loading system.
 ///
 /// Cost: each request is loaded twice (the app's session hands it to this protocol, which loads it again), between
-/// four and five times what recording costs Loupe's own client (DECISIONS 373, 416). Where the app makes the session itself, put a
-/// ``RecordingSessionDelegate`` in front of its delegate instead (DECISIONS 370).
+/// four and five times what recording costs Loupe's own client. Where the app makes the session itself, put a
+/// ``RecordingSessionDelegate`` in front of its delegate instead.
 public final class LoupeURLProtocol: URLProtocol {
 
     /// The header `recorded(by:)` adds to name the recorder; removed before the request is sent.
@@ -103,8 +103,8 @@ public final class LoupeURLProtocol: URLProtocol {
         var outgoing = request
         let token = outgoing.value(forHTTPHeaderField: Self.recorderHeader)
         // Removed only when it is there: setting a field copies the whole request (`outgoing` shares Foundation's
-        // request object with `request`), ≈ 17,500 instructions, and FoundationNetworking adds the configuration's
-        // headers, the token among them, only after this point, so it usually is not (DECISIONS 414).
+        // request object with `request`), a large copy, and FoundationNetworking adds the configuration's
+        // headers, the token among them, only after this point, so it usually is not.
         if token != nil { outgoing.setValue(nil, forHTTPHeaderField: Self.recorderHeader) }
         guard let registered = Self.registered(token) else {
             client?.urlProtocol(self, didFailWithError: URLError(.unknown))

@@ -9,8 +9,8 @@ import FoundationNetworking
 
 /// Records the tasks of a `URLSession` by standing in as its delegate, in front of the app's own delegate (or none),
 /// which still hears every delegate call: the requests are loaded once, by the app's session, as they always were
-/// (DECISIONS 370). Recording costs about one and a half times what it costs Loupe's own client; ``LoupeURLProtocol``
-/// instead loads each request a second time through a session of its own, at four to five times (DECISIONS 416): use
+/// before. Recording costs about one and a half times what it costs Loupe's own client; ``LoupeURLProtocol``
+/// instead loads each request a second time through a session of its own, at four to five times: use
 /// it where only the configuration can change.
 ///
 /// ```swift

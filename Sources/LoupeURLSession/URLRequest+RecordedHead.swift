@@ -9,8 +9,8 @@ import FoundationNetworking
 extension URLRequest {
     /// The request head as swift-http-types has it, for the recorder: the head HTTPTypesFoundation's `httpRequest`
     /// makes, with the URL's absolute string split by hand (``AdapterRequestHead``, as `RecordingHTTPClient` splits
-    /// AsyncHTTPClient's) instead of parsed again by `URLComponents`, which cost ≈ 7,000 of the ≈ 10,800
-    /// instructions `httpRequest` took per recorded request (callgrind, DECISIONS 410). A URL that is not
+    /// AsyncHTTPClient's) instead of parsed again by `URLComponents`, which was most of what
+    /// `httpRequest` cost per recorded request. A URL that is not
     /// `http://…` or `https://…` (`ws`/`wss`, which `httpRequest` turns into an extended CONNECT; anything not
     /// `scheme://…`) still goes through `httpRequest`.
     package var recordedHead: HTTPRequest? {

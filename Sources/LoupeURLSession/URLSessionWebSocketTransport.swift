@@ -9,7 +9,7 @@ import HTTPTypesFoundation
 /// exchange (``Loupe/Client/webSocket(_:transport:options:webSocket:)``).
 ///
 /// Only on Apple platforms: on Linux, swift-corelibs-foundation's `URLSessionWebSocketTask` runs on libcurl's
-/// WebSocket support, which Loupe does not rely on (DECISIONS 243); use `LoupeWebSocket`'s `NIOWebSocketTransport`
+/// WebSocket support, which Loupe does not rely on; use `LoupeWebSocket`'s `NIOWebSocketTransport`
 /// there. The system answers pings and reassembles fragments; `permessage-deflate` is the system's to offer.
 public struct URLSessionWebSocketTransport: WebSocketTransport {
     public let session: URLSession

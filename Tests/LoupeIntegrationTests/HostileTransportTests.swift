@@ -23,7 +23,7 @@ import Testing
     }
 
     /// The client checks an authority once and the transport skips its own check for that same authority
-    /// (DECISIONS 478); a transport wrapped by one that rewrites the authority still refuses the new one.
+    /// (DECISIONS 31); a transport wrapped by one that rewrites the authority still refuses the new one.
     @Test func aWrappingTransportThatRewritesThePortIsStillRefused() async throws {
         let inner = AsyncHTTPClientTransport()
         let client = Client(baseURL: URL(string: "http://127.0.0.1:1")!, transport: PortRewritingTransport(inner: inner))

@@ -33,7 +33,7 @@ import Testing
             == ["  (not valid JSON at byte 0: shown as text)", "  <html>oops</html>"])
     }
 
-    /// A tab appends its body's lines to its own (DECISIONS 271): what the body laid out before an error goes, and
+    /// A tab appends its body's lines to its own (DECISIONS 83): what the body laid out before an error goes, and
     /// "no JSON at all" is judged on the body's lines, not on the lines already there.
     @Test(arguments: [
         (#"{"a":[1,2]}"#, true), (#"{"a":1} x"#, true), ("   ", true), (#"{"a":"#, true), ("[not json", false),

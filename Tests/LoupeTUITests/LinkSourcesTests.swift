@@ -55,7 +55,7 @@ import Testing
     }
 }
 
-/// `loupe tui --listen` refreshes when the listener stores a batch (DECISIONS 225).
+/// `loupe tui --listen` refreshes when the listener stores a batch (DECISIONS 134).
 @Suite struct StoreWakeupTests {
     @Test func aSignalIsSeenOnceAndManySignalsAreOneWakeup() throws {
         let wakeup = try #require(StoreWakeup())

@@ -16,7 +16,7 @@ import Synchronization
 import FoundationNetworking
 #endif
 
-// The adapters' CPU per request, for `valgrind --tool=callgrind` (instruction counts, DECISIONS 259, 321): one
+// The adapters' CPU per request, for `valgrind --tool=callgrind` (instruction counts, JOURNAL J259, J321): one
 // process per mode runs COUNT requests, so only the client, the adapter and the recorder (its background writer
 // included) are counted. Per-request cost = (Ir at COUNT N2 - Ir at N1) / (N2 - N1): start-up and shutdown cancel
 // out (Benchmarks/adapter-budget.sh).
@@ -46,7 +46,7 @@ import FoundationNetworking
 //   urlsession-delegate-plain, urlsession-delegate-recorded
 //                                              dataTask(with:) on a session whose delegate is the app's (it
 //                                              keeps the body, hears the end), then the same delegate behind a
-//                                              RecordingSessionDelegate (the delegate proxy, DECISIONS 370)
+//                                              RecordingSessionDelegate (the delegate proxy, JOURNAL J370)
 //
 // The main thread only waits (a semaphore), the work runs in a task: valgrind 3.19 dies inside itself on a
 // binary whose top-level code awaits (its main thread parks in dispatch_main's sigsuspend), and a synchronous

@@ -4,7 +4,7 @@ import LoupeFormats
 @_spi(Benchmarks) import LoupeTUI
 import LoupeTrace
 
-// The four users of the JSON tokenizer (DECISIONS 210–219), each doing its work ROUNDS times on the same bodies,
+// The four users of the JSON tokenizer (DECISIONS 82; JOURNAL J214–J219), each doing its work ROUNDS times on the same bodies,
 // for `Benchmarks/json-callgrind.sh` to count instructions under callgrind (one workload per process, so each
 // count is that workload's alone plus a small fixed start-up).
 //

@@ -86,7 +86,7 @@ extension Client {
     nonisolated(nonsending) func runCancellable(_ id: UUID, _ work: @escaping @Sendable () async throws -> RawResponse) async throws -> RawResponse {
         // Its own task, so that cancelling it cancels this exchange and not the caller's task. An immediate task
         // runs on this thread until it first really suspends, which saves the enqueue and the thread wake-up a
-        // `Task.init` costs per request (measured in DECISIONS.md, 29).
+        // `Task.init` costs per request.
         // A request's priority also reaches the executor: a `high` exchange's task runs before `low` ones.
         let priority = RequestMetadata.current.priority.taskPriority
         let task: Task<RawResponse, any Error>
@@ -111,7 +111,7 @@ extension Client {
         }
         // A loop, not `reduce`: a closure that passes through a generic parameter is stored in its most general
         // form and called through a reabstraction thunk, one more executor check per middleware a request
-        // (DECISIONS 381).
+        // that a loop does not pay.
         for middleware in middlewares.reversed() {
             let next = handler
             handler = { request, body, context in

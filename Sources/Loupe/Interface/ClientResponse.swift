@@ -4,7 +4,7 @@ import HTTPTypes
 /// A decoded value with everything known about the exchange that produced it.
 ///
 /// Its optionals are spelled `Optional<…>` (the same types as `T?`), so its initializer builds it in place: a `T?`
-/// property's implicit `nil` made the optimizer build it in a temporary and copy it out (DECISIONS 467, 472).
+/// property's implicit `nil` made the optimizer build it in a temporary and copy it out.
 public struct ClientResponse<Value: Sendable>: Sendable {
     /// The decoded body.
     public var value: Value

@@ -47,7 +47,7 @@ final class ExchangeTracker: Sendable {
     let operation: String
     let clock: any Clock<Duration>
     /// The authority the client checked before the exchange started (``RequestTargetCheck``): an attempt, and the
-    /// transport under it, check a request's authority again only when a middleware changed it (DECISIONS 478).
+    /// transport under it, check a request's authority again only when a middleware changed it.
     let checkedAuthority: Optional<String>
     let observer: any ClientObserver
     let now: @Sendable () -> Date
@@ -93,7 +93,7 @@ final class ExchangeTracker: Sendable {
     ) async throws -> RawResponse {
         let start = now()
         // The record is built in the array and finished there, under the lock; what leaves is one copy for each
-        // observer call (DECISIONS 477). Each copy of a record retains its request's and response's storage, its
+        // observer call. Each copy of a record retains its request's and response's storage, its
         // notes and its error (≈ 9 reference counts), and the record had been copied four times and destroyed five.
         let (number, started) = attempts.withLock {
             $0.append(AttemptRecord(
@@ -127,7 +127,7 @@ final class ExchangeTracker: Sendable {
     /// Marks the exchange as holding only part of its response, and says how much of how much arrived.
     private func recordIncomplete(_ partial: RawResponse, _ failure: TransportError, answering method: HTTPRequest.Method) {
         let received = partial.fullBodySize
-        // Only a length that counts the bytes handed on (not a compressed body's wire length): DECISIONS 140.
+        // Only a length that counts the bytes handed on (not a compressed body's wire length).
         let expected = StreamedResponse.expectedBodyLength(of: partial.head, answering: method).map { Int($0) }
         var attributes = ["status": String(partial.status.code), "receivedBytes": String(received), "reason": failure.kind.description]
         if let expected { attributes["expectedBytes"] = String(expected) }

@@ -7,7 +7,7 @@ final class InflightRegistry: Sendable {
     ///
     /// The first few sit in an array found by comparing ids, the rest in a dictionary: most clients have a handful
     /// in flight, and an insert and a remove by `UUID` hash cost two `Hasher` runs a request that a scan of a few
-    /// 16-byte ids does not (DECISIONS 442). Past `few`, a scan would grow with the load, so the dictionary takes over.
+    /// 16-byte ids does not. Past `few`, a scan would grow with the load, so the dictionary takes over.
     private struct Tasks {
         static let few = 16
         var first: [(id: UUID, task: Task<RawResponse, any Error>)] = []

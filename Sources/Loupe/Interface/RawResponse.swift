@@ -4,7 +4,7 @@ import HTTPTypes
 /// A response head and its collected body, as transports return it and middleware pass it back.
 ///
 /// Its optionals are spelled `Optional<…>` (the same types as `T?`), so its initializer builds it in place: a `T?`
-/// property's implicit `nil` made the optimizer build it in a temporary and copy it out (DECISIONS 467, 472).
+/// property's implicit `nil` made the optimizer build it in a temporary and copy it out.
 public struct RawResponse: Sendable {
     /// Status and header fields.
     public var head: HTTPResponse {
@@ -37,6 +37,6 @@ public struct RawResponse: Sendable {
     }
 
     /// The status code, ``head``'s, read from it once: `HTTPResponse.status` parses the `:status` field's text on
-    /// every read, and a resilient stack asked it eight times a request (DECISIONS 476).
+    /// every read, and a resilient stack asked it eight times a request.
     public private(set) var status: HTTPResponse.Status
 }

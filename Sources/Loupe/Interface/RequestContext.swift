@@ -6,7 +6,7 @@ import HTTPTypes
 /// A value: a middleware that changes it (for example to annotate the next attempt) passes its copy to `next`.
 ///
 /// Its optionals are spelled `Optional<…>` (the same types as `T?`), so its initializer builds it in place: a `T?`
-/// property's implicit `nil` made the optimizer build it in a temporary and copy it out (DECISIONS 467, 472).
+/// property's implicit `nil` made the optimizer build it in a temporary and copy it out.
 public struct RequestContext: Sendable {
     /// The logical request this belongs to.
     public var exchangeID: UUID { tracker.exchangeID }
@@ -24,7 +24,7 @@ public struct RequestContext: Sendable {
     // What does not change during an exchange (its id, operation and clock) lives once in the tracker, a class:
     // the chain copies and destroys the context several times a request (a middleware that annotates the next
     // attempt passes its own copy), and each copy retained the operation's text and copied the clock's existential
-    // through its witness table (DECISIONS 475).
+    // through its witness table.
     let tracker: ExchangeTracker
 
     init(timeout: Duration?, tracker: ExchangeTracker) {
@@ -54,7 +54,7 @@ public struct RequestContext: Sendable {
 /// What middleware say about the next attempt, so the recorder can show why it happened.
 ///
 /// Its optionals are spelled `Optional<…>` (the same types as `T?`), so its initializer builds it in place: a `T?`
-/// property's implicit `nil` made the optimizer build it in a temporary and copy it out (DECISIONS 467, 472).
+/// property's implicit `nil` made the optimizer build it in a temporary and copy it out.
 public struct AttemptAnnotations: Sendable, Hashable {
     /// Why this attempt is a retry (for example `503`, `connection reset`).
     public var retryReason: Optional<String>
@@ -75,7 +75,7 @@ public struct AttemptAnnotations: Sendable, Hashable {
 
 extension AttemptAnnotations {
     /// Adds a note under `name` in ``extra``. The first note makes room for the few a stack adds, so the dictionary
-    /// is not grown, and every note in it hashed again, twice on each attempt (DECISIONS 424).
+    /// is not grown, and every note in it hashed again, twice on each attempt.
     package mutating func note(_ name: String, _ value: String) {
         if extra.isEmpty { extra.reserveCapacity(4) }
         extra[name] = value

@@ -42,7 +42,7 @@ package struct RequestTarget: Sendable {
     }
 
     /// `addingPercentEncoding(withAllowedCharacters:)` for an ASCII set, without Foundation: on Linux that call
-    /// goes through NSString on every request (DECISIONS.md, 32). Every UTF-8 byte outside `allowed` becomes `%XX`;
+    /// goes through NSString on every request. Every UTF-8 byte outside `allowed` becomes `%XX`;
     /// a string with nothing to escape is returned as it is.
     package static func percentEncode(_ string: String, allowed: ASCIISet) -> String {
         let utf8 = string.utf8

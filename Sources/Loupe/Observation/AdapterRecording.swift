@@ -5,14 +5,14 @@ import Synchronization
 /// How an adapter around another networking stack (a swift-openapi-runtime middleware, an AsyncHTTPClient
 /// wrapper, a URLSession protocol) reports an exchange to a ``ClientObserver``, such as the recorder: the same
 /// ``ExchangeStarted`` / ``ExchangeFinished`` Loupe's client reports, so the recorder treats the exchange like
-/// its own (redaction, body cap, live link, filters) with no second encoding (DECISIONS 251). To an observer that
+/// its own (redaction, body cap, live link, filters) with no second encoding. To an observer that
 /// takes a whole exchange at once (``CompletedExchangeObserver``: the recorder), both are reported in one call when
-/// the exchange ends (DECISIONS 320).
+/// the exchange ends.
 ///
 /// The other stack sends the request once as far as the adapter can see, so the exchange has one attempt.
 public struct AdapterRecording: Sendable {
     /// What the recording holds, behind one reference: an adapter copies its recording into every exchange and
-    /// closure, and a copy of six stored fields was retains and releases of each (DECISIONS 412).
+    /// closure, and a copy of six stored fields was retains and releases of each.
     fileprivate final class Storage: Sendable {
         let observer: any ClientObserver
         let completed: (any CompletedExchangeObserver)?
@@ -105,7 +105,7 @@ public struct AdapterExchange: Sendable {
             outcome = (response?.status.code ?? 0) >= 400 ? .httpError : .success
         }
         // The attempt made in its array (not copied into one), and the observer called where it is stored (not
-        // copied out of its optional first): each copy was retains and releases of every field (DECISIONS 412).
+        // copied out of its optional first): each copy was retains and releases of every field.
         let finished = ExchangeFinished(
             exchangeID: started.exchangeID, outcome: outcome, response: response, responseBody: body,
             responseBodySize: bodySize, error: clientError, endedAt: endedAt, attempts: [AttemptRecord(

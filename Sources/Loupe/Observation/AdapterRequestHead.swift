@@ -2,7 +2,7 @@ import HTTPTypes
 
 /// The parts of a request's absolute URL string the recorder keeps, split by hand, and the operation name an adapter
 /// gives an exchange: what the adapters around AsyncHTTPClient and URLSession do on every recorded request, shared
-/// here (`package`) so that both split a URL the same way (DECISIONS 323, 410).
+/// here (`package`) so that both split a URL the same way.
 package enum AdapterRequestHead {
     /// `url`'s scheme, authority (host and port, never any userinfo) and path with its query (the fragment
     /// dropped; `/` when the path is empty), split at the delimiters RFC 3986 §3 gives them; `nil` when `url` does
@@ -10,12 +10,12 @@ package enum AdapterRequestHead {
     /// to parse as it did before.
     ///
     /// The URL has been accepted by the stack that sends it (AsyncHTTPClient, `URL`), so only the split is needed:
-    /// parsing it again (`URLComponents`, the host through ICU's IDNA mapping) cost ≈ 6,000–7,000 instructions a
-    /// request. The parts are the ones `URLComponents` gives for a URL that parses (tests compare them with
+    /// parsing it again (`URLComponents`, the host through ICU's IDNA mapping) cost more than the rest of the
+    /// adapter's own work. The parts are the ones `URLComponents` gives for a URL that parses (tests compare them with
     /// HTTPTypesFoundation's `URLRequest.httpRequest`).
     package static func split(_ url: String) -> (scheme: String, authority: String?, path: String)? {
         // Over the string's UTF-8 bytes in place, by offset: with `String.UTF8View` indices, substrings and
-        // `starts(with:)` the split cost ≈ 4,400 instructions (callgrind); a delimiter is ASCII, so every piece cut
+        // `starts(with:)` the split cost several times as much; a delimiter is ASCII, so every piece cut
         // at one is valid UTF-8 on its own.
         var url = url
         return url.withUTF8 { split($0) }
@@ -60,7 +60,7 @@ package enum AdapterRequestHead {
     }
 
     /// ``Client/operationName(_:)`` of `request` (`METHOD /path`, without the query), made without splitting the
-    /// path into an array and interpolating: the same string, ≈ 3,400 instructions less a request. A path that is
+    /// path into an array and interpolating: the same string, with no array or interpolation. A path that is
     /// missing, empty or starts with `?` is left to `Client.operationName`, whose split skips empty pieces.
     package static func operationName(_ request: HTTPRequest) -> String {
         guard let path = request.path, let first = path.utf8.first, first != UInt8(ascii: "?") else {

@@ -6,7 +6,7 @@ import HTTPTypes
 /// (``ClientResponse/attempts``) and to the recorder, which stores it as a `TraceAttempt`.
 ///
 /// Its optionals are spelled `Optional<…>` (the same types as `T?`), so its initializer builds it in place: a `T?`
-/// property's implicit `nil` made the optimizer build it in a temporary and copy it out (DECISIONS 467).
+/// property's implicit `nil` made the optimizer build it in a temporary and copy it out.
 public struct AttemptRecord: Sendable, Hashable {
     /// 1 for the first try of an exchange.
     public var number: Int

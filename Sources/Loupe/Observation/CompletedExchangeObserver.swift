@@ -5,7 +5,7 @@ import Foundation
 /// the end that the observer could see (no attempts one by one, no events, no stream messages).
 ///
 /// The recorder (`NetworkTraceInspector`) is one: an exchange reported this way is not kept among those in flight
-/// and then looked up again, which costs a lock and a dictionary insert and removal per exchange (DECISIONS 320).
+/// and then looked up again, which costs a lock and a dictionary insert and removal per exchange.
 /// An observer that is not one hears of an adapter's exchange as of any other, by
 /// ``ClientObserver/exchangeStarted(_:)`` when it starts and ``ClientObserver/exchangeFinished(_:)`` when it ends.
 public protocol CompletedExchangeObserver: ClientObserver {

@@ -20,7 +20,7 @@ public enum ExchangeOutcome: String, Sendable, Codable, CaseIterable {
 /// A logical request began.
 ///
 /// Its optionals are spelled `Optional<…>` (the same types as `T?`), so its initializer builds it in place: a `T?`
-/// property's implicit `nil` made the optimizer build it in a temporary and copy it out (DECISIONS 467).
+/// property's implicit `nil` made the optimizer build it in a temporary and copy it out.
 public struct ExchangeStarted: Sendable {
     public var exchangeID: UUID
     public var operation: String
@@ -82,7 +82,7 @@ public struct AttemptStarted: Sendable {
 /// itself and the body bytes, which the record leaves out).
 ///
 /// Its optionals are spelled `Optional<…>` (the same types as `T?`), so its initializer builds it in place: a `T?`
-/// property's implicit `nil` made the optimizer build it in a temporary and copy it out (DECISIONS 467).
+/// property's implicit `nil` made the optimizer build it in a temporary and copy it out.
 public struct AttemptFinished: Sendable {
     public var exchangeID: UUID
     /// The attempt as the client records it: the value ``ExchangeFinished/attempts`` carries.
@@ -113,7 +113,7 @@ public struct AttemptFinished: Sendable {
 /// Wall-clock milestones of one attempt; phases a transport cannot observe stay `nil`.
 ///
 /// Its optionals are spelled `Optional<…>` (the same types as `T?`), so its initializer builds it in place: a `T?`
-/// property's implicit `nil` made the optimizer build it in a temporary and copy it out (DECISIONS 467).
+/// property's implicit `nil` made the optimizer build it in a temporary and copy it out.
 public struct AttemptTimings: Sendable, Hashable, Codable {
     public var start: Date
     public var requestSent: Optional<Date>
@@ -204,7 +204,7 @@ public enum RecordingAdapter {
 /// The logical request ended.
 ///
 /// Its optionals are spelled `Optional<…>` (the same types as `T?`), so its initializer builds it in place: a `T?`
-/// property's implicit `nil` made the optimizer build it in a temporary and copy it out (DECISIONS 467).
+/// property's implicit `nil` made the optimizer build it in a temporary and copy it out.
 public struct ExchangeFinished: Sendable {
     public var exchangeID: UUID
     public var outcome: ExchangeOutcome

@@ -13,7 +13,7 @@ package enum Stopwatch {
     package nonisolated(nonsending) static func measure<C: Clock, T>(
         on clock: C, _ body: nonisolated(nonsending) () async throws -> T
     ) async rethrows -> (T, Duration) where C.Duration == Duration {
-        // The instant is kept here rather than in `start`'s closure: no closure context to allocate (DECISIONS 441).
+        // The instant is kept here rather than in `start`'s closure: no closure context to allocate.
         let start = clock.now
         let result = try await body()
         return (result, start.duration(to: clock.now))

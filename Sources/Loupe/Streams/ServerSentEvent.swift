@@ -27,7 +27,7 @@ public struct ServerSentEvent: Sendable, Hashable {
 /// value; one space after the colon is dropped; `id` with a NUL or longer than ``maxEventIDBytes`` is ignored;
 /// `retry` only counts when all ASCII digits; a block with no `data` dispatches nothing; a block not ended by a blank
 /// line when the stream ends is discarded (a missing final newline loses nothing else). Unknown fields are ignored.
-/// A value type: ``feed(_:)`` returns what it completed (DECISIONS 240 says why Loupe parses this itself).
+/// A value type: ``feed(_:)`` returns what it completed (no package here parses a stream incrementally).
 ///
 /// An event is never delivered cut: one whose data (or one of whose lines) would pass ``maxLineBytes`` is dropped
 /// whole and counted in ``droppedEvents``, its bytes released at once; any other line past the cap is ignored. So

@@ -3,7 +3,7 @@ import HTTPTypes
 import Synchronization
 
 // `Client.stream`: the smallest streamed path, added for `LoupeOpenAPI.LoupeTransport` (a generated client's
-// streamed `HTTPBody`, issue 31, DECISIONS 253). It hands the body to the caller as an async sequence instead of a
+// streamed `HTTPBody`, issue 31). It hands the body to the caller as an async sequence instead of a
 // ``ResponseBodySink``, and finishes the recorded exchange when that sequence ends. A server-sent-events path
 // could be built on it (same hand-off: head through the chain, body read after it).
 

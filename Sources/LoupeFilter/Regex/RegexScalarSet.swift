@@ -41,7 +41,7 @@ struct RegexScalarSet: Sendable {
     static func scalar(_ scalar: Unicode.Scalar, caseless: Bool) -> Self {
         guard scalar.isASCII else { return Self([.range(scalar.value, scalar.value)], caseless: caseless) }
         // An ASCII literal's ASCII members are itself and, caseless, its other case: no need to test all 128 (that
-        // cost a 10,000-character pasted filter most of a second, DECISIONS 166). Non-ASCII members (`K`, the
+        // cost a 10,000-character pasted filter most of a second). Non-ASCII members (`K`, the
         // Kelvin sign, for a caseless `k`) are still found by `slowContains`.
         var set = Self(items: [.range(scalar.value, scalar.value)], caseless: caseless)
         var members = [scalar.value]

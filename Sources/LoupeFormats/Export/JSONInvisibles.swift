@@ -3,7 +3,7 @@ import LoupeTrace
 /// The characters Loupe's JSON output writes as `\u` escapes although JSON allows them raw: DEL, the C1 controls
 /// (U+0080–U+009F: some terminals obey U+009B as CSI and U+009D as OSC), the bidirectional controls
 /// ``TerminalText`` also hides, and the line and paragraph separators. `--json`, `export --har -` and
-/// `replay --json` are read on terminals too (DECISIONS 155); any JSON reader decodes the escapes to the same text.
+/// `replay --json` are read on terminals too; any JSON reader decodes the escapes to the same text.
 package enum JSONInvisibles {
     /// Whether `scalar` is written as a `\u` escape.
     package static func isEscaped(_ scalar: Unicode.Scalar) -> Bool {

@@ -58,7 +58,7 @@ extension HARImporter {
 
     /// Writes every exchange of the HAR file at `url`, checked already, into `store` in one transaction: all of them,
     /// or none when an entry is refused or a write fails. The file is parsed on a thread of its own, a batch ahead of
-    /// the inserts (``BatchReadAhead``, DECISIONS 130); its errors are thrown here as they were.
+    /// the inserts (``BatchReadAhead``); its errors are thrown here as they were.
     package func write(contentsOf url: URL, into store: SQLiteTraceStore) throws -> WriteCount {
         let ahead = BatchReadAhead<[TraceExchange]>.start { [self] put in
             var batch: [TraceExchange] = []

@@ -21,7 +21,7 @@ public struct HARImporter: Sendable {
     private let makeID: @Sendable () -> UUID
 
     /// - Parameter makeID: ids for entries without `_loupe` data (inject for deterministic tests). By default
-    ///   version-7 ids made in-process, as the client's (DECISIONS 17): Foundation's `UUID()` opens and reads
+    ///   version-7 ids made in-process, as the client's: Foundation's `UUID()` opens and reads
     ///   `/dev/urandom` on every call on Linux.
     public init(redaction: RedactionPolicy = RedactionPolicy(), bodyCap: Int = 1 << 20,
                 makeID: @escaping @Sendable () -> UUID = { ExchangeID.make() }) {

@@ -4,7 +4,7 @@ import LoupeTrace
 /// Redacts a HAR file as it is, entry by entry, with a ``RedactionPolicy``: what `loupe redact FILE.har` does.
 ///
 /// The file is edited as JSON rather than imported and exported again, so fields Loupe does not model (pages,
-/// timings, a browser's own `_` fields) are kept. It is streamed (DECISIONS 153): ``JSONStream`` reads it a
+/// timings, a browser's own `_` fields) are kept. It is streamed: ``JSONStream`` reads it a
 /// window at a time, one entry is parsed at a time, and each is written out as soon as it is redacted (as it was,
 /// byte for byte, when nothing in it changed), so memory is one entry and a read window whatever the file's size.
 /// The members beside `log.entries` (pages, creator, anything else) are held until the entries are done and
@@ -265,7 +265,7 @@ package enum HARRedactor {
         }
 
         /// `names` plus `code` when the `{name, value}` list also has a `state` or `redirect_uri` (an OAuth
-        /// authorization response or token request, DECISIONS 151).
+        /// authorization response or token request).
         private static func withOAuthCode(_ names: RedactionNames, _ pairs: Any?) -> RedactionNames {
             guard let pairs = pairs as? [[String: Any]] else { return names }
             let present = Set(pairs.compactMap { ($0["name"] as? String).map(RedactionNames.normalized) })

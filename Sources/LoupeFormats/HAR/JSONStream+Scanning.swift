@@ -2,7 +2,7 @@ import Foundation
 @_spi(JSON) import LoupeTrace
 
 /// Skipping over JSON values by the rules of Foundation's `JSONDecoder` scanner, on the tokenizer's pieces
-/// (``JSONTokenizer``, DECISIONS 210–219) applied to the window, which checks structure but leaves
+/// (``JSONTokenizer``) applied to the window, which checks structure but leaves
 /// the insides of strings and numbers to the decoding of each value: whitespace is space, tab, CR and LF; strings
 /// end at the first unescaped quote (a `\u` needs four more bytes, none a quote); numbers are a `-` or digit and
 /// every following digit, `.`, `+`, `-`, `e` or `E`; a trailing comma before `]` or `}` is allowed; at most

@@ -2,7 +2,7 @@ import Foundation
 @_spi(JSON) import LoupeTrace
 
 /// Reads RFC 8259 JSON into a ``JSONValue``, keeping key order and number text: a consumer of the one
-/// ``JSONTokenizer`` (DECISIONS 210–219) that checks the strict grammar and builds values.
+/// ``JSONTokenizer`` that checks the strict grammar and builds values.
 ///
 /// Foundation's `JSONSerialization` turns numbers into `Double` (so `0.1` and `0.10000000000000001`, or two
 /// 20-digit ids, would compare equal) and loses key order; a diff needs both. Open containers are kept on a stack
@@ -15,7 +15,7 @@ package struct JSONParser {
     /// An open container: an array's elements so far, or an object's members and the key awaiting its value.
     /// A struct changed in place on the stack (`stack[top].elements.append`): an enum payload would be moved out
     /// and back per value, and an array that is not uniquely referenced while it is appended to is copied whole,
-    /// each time (DECISIONS 215).
+    /// each time.
     private struct Frame {
         let isObject: Bool
         var elements: [JSONValue] = []

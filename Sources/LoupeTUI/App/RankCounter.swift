@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// Counts the flows windows' ranks (``FlowRankRequest``) off the loop's thread, one at a time, so that keys are
-/// answered while a `COUNT` over a million rows runs (DECISIONS 114). A request no window waits for any more by the
+/// answered while a `COUNT` over a million rows runs. A request no window waits for any more by the
 /// time its turn comes (a burst of `o` presses, a move to the top) is skipped: the app says which are still wanted
 /// after every action.
 ///

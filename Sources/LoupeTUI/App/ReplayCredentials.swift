@@ -8,7 +8,7 @@ import LoupeReplay
 /// secret is gone, and the marker would only be refused), so such a replay usually gets a 401. The inspector says
 /// so before sending and takes a replacement from the environment: `LOUPE_REPLAY_` and the header's name in
 /// capitals with `-` as `_` (`LOUPE_REPLAY_AUTHORIZATION='Bearer …'`). Only a header that the recording carried
-/// (redacted) is filled, so a credential never goes to a request that did not send one (DECISIONS 164).
+/// (redacted) is filled, so a credential never goes to a request that did not send one.
 ///
 /// A query item whose value was redacted (`?api_key=[REDACTED]`) is treated the same way (issue 43.6): left out
 /// of the replay and said before sending, or filled from `LOUPE_REPLAY_QUERY_` and the item's name in capitals

@@ -5,7 +5,7 @@ import Glibc
 
 /// Tells a waiting inspector that its store changed: `loupe tui --listen` signals it after each batch the listener
 /// commits, and the terminal's key wait watches it beside the keyboard, so a linked exchange is drawn as soon as it
-/// is stored instead of at the next poll (DECISIONS 226).
+/// is stored instead of at the next poll.
 ///
 /// A non-blocking pipe: ``signal()`` writes a byte (a full pipe already says "changed", so a failed write loses
 /// nothing), the screen's wait wakes on ``readDescriptor``, and ``drain()`` empties it. Sendable: two descriptors

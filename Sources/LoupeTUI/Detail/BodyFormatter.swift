@@ -17,7 +17,7 @@ enum BodyFormatter {
     }
 
     /// ``lines(_:headers:view:)`` appended to `lines` (a detail tab's), so that a large JSON body's lines are laid
-    /// into that array as they are found instead of into one of their own copied after it (DECISIONS 271).
+    /// into that array as they are found instead of into one of their own copied after it.
     static func append(_ body: TraceBody?, headers: [TraceHeader], view: BodyView, to lines: inout [StyledLine]) {
         guard let body else { return lines.append(dim("(none)")) }
         if body.data.isEmpty {

@@ -84,7 +84,7 @@ extension DetailTabs {
     }
 
     /// The body's lines come out of ``BodyFormatter`` already safe for a terminal, appended to the tab's own
-    /// `lines` (a large body's lines are not built apart and copied: DECISIONS 271).
+    /// `lines` (a large body's lines are not built apart and copied once more).
     private func appendBodySection(
         _ title: String, _ body: TraceBody?, headers: [TraceHeader], _ view: BodyView, to lines: inout [StyledLine]
     ) {

@@ -6,7 +6,7 @@ import Foundation
 /// Decoding and re-encoding (JSONSerialization, Codable) would change what the server said: `1.10` becomes `1.1`,
 /// `12345678901234567890` a rounded double, `"\u00e9"` an `é`, and keys get re-ordered. Here each token's bytes are
 /// copied as they are; only whitespace between tokens is replaced. It reads the tokens of the one ``JSONTokenizer``
-/// (DECISIONS 210–219) with an explicit container stack, never recursion, so nesting depth costs memory, not stack. It checks the grammar as
+/// with an explicit container stack, never recursion, so nesting depth costs memory, not stack. It checks the grammar as
 /// it goes, which tells a body cut short (still indented: bodies are capped when stored) from one that is not JSON.
 /// Several top-level values in a row (JSON Lines) are accepted, one after another.
 ///
@@ -57,7 +57,7 @@ struct JSONReindenter {
 
     /// ``reindent(_:indent:)`` with the lines appended to `lines`, the detail tab's own array: a 1 MiB body has
     /// some 65,000 lines, and an array of its own would be copied whole into the tab's (a retain and a release a
-    /// line, each time) — more than the layout itself costs (DECISIONS 271).
+    /// line, each time) — more than the layout itself costs.
     static func reindent(_ data: Data, indent: String, appendingTo lines: inout [StyledLine]) -> Outcome {
         let source = JSONLineSource(data: data, indent: indent)
         return data.withUnsafeBytes { raw in

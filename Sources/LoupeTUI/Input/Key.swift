@@ -14,7 +14,7 @@ public enum Key: Hashable, Sendable, ExpressibleByExtendedGraphemeClusterLiteral
     /// A click or a wheel turn.
     case mouse(MouseEvent)
     /// Text the terminal delivered as a bracketed paste (between `ESC[200~` and `ESC[201~`): always text, never
-    /// keys, so an Esc, a `y` or an Enter inside it runs nothing (DECISIONS 166).
+    /// keys, so an Esc, a `y` or an Enter inside it runs nothing.
     case paste(String)
 
     public init(extendedGraphemeClusterLiteral value: Character) {

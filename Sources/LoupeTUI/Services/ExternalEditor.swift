@@ -49,7 +49,7 @@ package struct ExternalEditor: Sendable {
     /// The editor runs in the inspector's own process group, which is the terminal's foreground group, so it may
     /// read the terminal. Foundation's `Process` starts children in a new process group of their own, which is a
     /// background group: an editor reading the terminal is stopped (SIGTTIN) or gets EIO, and vim and vi exited
-    /// with status 1 at once (DECISIONS 161). The signals the inspector ignores (Ctrl-C is the editor's while it
+    /// with status 1 at once. The signals the inspector ignores (Ctrl-C is the editor's while it
     /// runs) are reset to their defaults in the child, and its signal mask is cleared.
     package static func system(environment: [String: String] = ProcessInfo.processInfo.environment) -> ExternalEditor {
         ExternalEditor { path in

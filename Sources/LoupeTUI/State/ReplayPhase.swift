@@ -9,7 +9,7 @@ package enum ReplayPhase: Hashable, Sendable {
     case idle
     /// Waiting for `y` (send exactly this) or any other key (cancel). What would be sent lives here and nowhere
     /// else, so leaving this phase, however it is left, drops it: nothing approved for one question can be sent
-    /// by the answer to another (DECISIONS 160).
+    /// by the answer to another.
     case confirming(PendingReplay)
     /// Loading, sending, or waiting for the result.
     case running

@@ -1,7 +1,7 @@
 /// Finds the next byte a JSON string reader or writer must stop at, eight bytes to a step.
 ///
 /// Bodies make most of a HAR's bytes, and nearly all of them need nothing done: a byte-at-a-time loop spent most of
-/// an export of large bodies testing each one (DECISIONS 128). Each step loads eight bytes as one word and tests
+/// an export of large bodies testing each one. Each step loads eight bytes as one word and tests
 /// all of them at once with the SWAR "has a byte less than n" and "has a zero byte" forms (Hacker's Delight 6-1):
 /// in each, a borrow only starts at a byte that matches, so the lowest flagged byte is always a true match even
 /// where bytes above it are flagged falsely, and the lowest flagged byte of several masks OR-ed together is the

@@ -1,4 +1,4 @@
-/// The one JSON tokenizer: bytes in, tokens with byte offsets out (DECISIONS 210–219).
+/// The one JSON tokenizer: bytes in, tokens with byte offsets out.
 ///
 /// Loupe reads JSON four ways (the HAR reader's ``JSONStream``, the recorder's field redaction, the detail view's
 /// layout, the diff's parser), and none can use Foundation's decoder for the one reason they share: it changes
@@ -12,7 +12,7 @@
 /// - strings are scanned eight bytes a step (``JSONByteScan``), the pieces below are `@inlinable` so the consumers
 ///   in other modules inline them into their loops, and nothing allocates. The hot path is `@inline(always)`
 ///   (Swift 6.3, SE-0496), not `@inline(__always)`: the optimizer drops the latter when both the caller and the
-///   callee pass 64 blocks, which left the detail view's layout calling `next()` per token (DECISIONS 270); older
+///   callee pass 64 blocks, which left the detail view's layout calling `next()` per token; older
 ///   compilers, which do not parse the new spelling, get the old one.
 ///
 /// Lexical rules, which every consumer shares: whitespace is space, tab, CR and LF; a string ends at the first

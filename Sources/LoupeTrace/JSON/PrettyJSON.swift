@@ -208,7 +208,7 @@ package struct PrettyJSON {
         while true {
             // Only `"`, `\` and bytes below 0x20 are escaped; everything else (UTF-8 included) is copied in runs,
             // found eight bytes a step (a byte at a time was most of what writing a header list cost the recorder;
-            // DECISIONS 403).
+            // a header list is written for every exchange).
             let stop = JSONByteScan.firstStop(in: utf8, from: runStart)
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<stop]))
             guard stop < utf8.count else { break }

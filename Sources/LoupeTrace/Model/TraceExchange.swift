@@ -8,7 +8,7 @@ import Loupe
 /// Its optionals are spelled `Optional<…>`, the same types as `T?`: a `T?` stored property is implicitly set to `nil`
 /// before an initializer runs, and with such properties assigned again by the initializer the optimizer built the
 /// value in a temporary, copied it out (every reference retained) and destroyed the temporary, for every exchange
-/// the recorder wrote (DECISIONS 466).
+/// the recorder wrote.
 public struct TraceExchange: Sendable, Codable, Hashable, Identifiable {
     public var id: UUID
     /// Order of arrival in the store (assigned by the store; `nil` before it is written).
@@ -124,7 +124,7 @@ public struct TraceBody: Sendable, Codable, Hashable {
 /// (``TraceExchange/requestHeaders``), and earlier attempts' credentials only serve to redact.
 ///
 /// Its optionals are spelled `Optional<…>` (the same types as `T?`), so its initializer builds it in place: a `T?`
-/// property's implicit `nil` made the optimizer build it in a temporary and copy it out (DECISIONS 467).
+/// property's implicit `nil` made the optimizer build it in a temporary and copy it out.
 public struct TraceAttempt: Sendable, Codable, Hashable {
     public var number: Int
     public var startedAt: Date

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Reads the header lists `RowWriter` stores (`[{"name":"…","value":"…"},…]`, sorted keys) without `JSONDecoder`,
-/// whose per-row cost adds up because `~h` may read every row of a big store (DECISIONS.md, 27). Anything else
+/// whose per-row cost adds up because `~h` may read every row of a big store. Anything else
 /// falls back to `JSONDecoder`.
 enum HeaderListJSON {
     static func decode(_ text: String) -> [TraceHeader]? {

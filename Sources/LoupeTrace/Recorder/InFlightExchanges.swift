@@ -3,14 +3,14 @@ import Foundation
 /// The exchanges between ``NetworkTraceInspector/exchangeStarted(_:)`` and its `exchangeFinished`, by id.
 ///
 /// The first few sit in an array found by comparing ids, the rest in a dictionary, as the client's
-/// `InflightRegistry` keeps its tasks (DECISIONS 442): inserting and removing by `UUID` hash cost two SipHash runs
+/// `InflightRegistry` keeps its tasks: inserting and removing by `UUID` hash cost two SipHash runs
 /// and the dictionary's probing on the request path of every recorded exchange, and a scan of a few 16-byte ids
-/// costs less. Past ``few`` a scan would grow with the load, so the dictionary takes over (DECISIONS 463). An id
+/// costs less. Past ``few`` a scan would grow with the load, so the dictionary takes over. An id
 /// inserted again replaces the exchange held under it, wherever it is, as the dictionary's subscript did.
 /// Not one generic table shared with `InflightRegistry`: built in Loupe and used here, it ran unspecialized and
-/// cost the recorder 3,000–6,000 instructions an exchange in runtime metadata look-ups (DECISIONS 474).
+/// cost the recorder runtime metadata look-ups on every exchange.
 /// It holds boxes (``ExchangeBox``), one reference each: inserting, removing and moving one into a gap copies eight
-/// bytes, not the few hundred of a ``PendingExchange`` (DECISIONS 490).
+/// bytes, not the few hundred of a ``PendingExchange``.
 struct InFlightExchanges {
     static let few = 16
     private var first: [ExchangeBox] = []
@@ -65,7 +65,7 @@ struct InFlightExchanges {
 /// One recorded exchange from its start to the writer: the recorder's table, the writer's queue, its batch and the
 /// conversion all hand it on as one reference. Boxed when it finished, it was moved (a few hundred bytes, and the
 /// optional's bookkeeping) into the table, out of it, through `finish` and into the box on the request path of
-/// every exchange (DECISIONS 461, 490).
+/// every exchange.
 ///
 /// `@unchecked Sendable` and `@exclusivity(unchecked)`, because nothing else orders the accesses to `pending`:
 /// the inspector's lock and the writer's queue do. `pending` is changed (1) while the box is in

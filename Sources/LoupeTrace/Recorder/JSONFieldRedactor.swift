@@ -3,7 +3,7 @@ import Foundation
 /// Redacts the values of named object members in JSON text in one pass over its bytes, without parsing it.
 ///
 /// A parser would reject a body cut at the recorder's cap or nested deeper than its limit, and re-serialising
-/// would reorder keys and change numbers; this reads the tokens of the one ``JSONTokenizer`` (DECISIONS 210–219)
+/// would reorder keys and change numbers; this reads the tokens of the one ``JSONTokenizer``
 /// and checks no grammar, so every byte outside a redacted value is kept, broken or truncated JSON is redacted as
 /// far as it goes, and nesting depth costs nothing.
 /// A string followed by `:` is a key; when its (unescaped) name is in the set, the value after it (a string, a
@@ -18,7 +18,7 @@ enum JSONFieldRedactor {
         body.withUnsafeBytes { raw in looksLikeJSON(raw.bindMemory(to: UInt8.self)) }
     }
 
-    /// ``looksLikeJSON(_:)`` on bytes already at hand (DECISIONS 468).
+    /// ``looksLikeJSON(_:)`` on bytes already at hand.
     static func looksLikeJSON(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let first = bytes.first(where: { !isBlank($0) }) else { return false }
         return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
@@ -53,7 +53,7 @@ enum JSONFieldRedactor {
             let keyEnd = contentEnd(bytes, start: token.start, end: stringEnd)
             // Most keys are no secret's: the filters turn them away before the name is made, normalized and hashed.
             // A key without an escape is its own text, so its bytes are asked directly, once for both filters; the
-            // same answers as asking the string `unescaped` makes of them (DECISIONS 491).
+            // same answers as asking the string `unescaped` makes of them.
             let raw = UnsafeBufferPointer(rebasing: bytes[(token.start + 1)..<min(keyEnd, count)])
             var escapedName: String?
             let mayBeField: Bool, mayBeHeader: Bool

@@ -2,7 +2,7 @@ import Foundation
 import Loupe
 
 extension NetworkTraceInspector: CompletedExchangeObserver {
-    /// An adapter's exchange, whole (DECISIONS 320): queued for the writer as it is, without being kept among the
+    /// An adapter's exchange, whole: queued for the writer as it is, without being kept among the
     /// exchanges in flight first (``exchangeStarted(_:)`` then ``exchangeFinished(_:)`` take the lock twice and insert
     /// and remove it by id). The same record as from those two calls, and the same drop accounting.
     public func exchangeCompleted(_ started: ExchangeStarted, _ finished: ExchangeFinished) {

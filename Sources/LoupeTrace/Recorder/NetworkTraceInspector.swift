@@ -19,7 +19,7 @@ import Synchronization
 /// ``droppedCount`` (and the next recorded exchange carries a `recorder-drop` event) rather than slowing requests.
 public final class NetworkTraceInspector: ClientObserver {
     struct State {
-        /// Found without hashing their ids while few (DECISIONS 463).
+        /// Found without hashing their ids while few.
         var inFlight = InFlightExchanges()
         /// Drops not yet reported as an event on a recorded exchange.
         var unreportedDrops = 0
@@ -46,7 +46,7 @@ public final class NetworkTraceInspector: ClientObserver {
     /// The settings this inspector was made with.
     public let configuration: Configuration
     let state = Mutex(State())
-    /// Exchanges go to the writer in the box they were kept in from their start (DECISIONS 461, 490).
+    /// Exchanges go to the writer in the box they were kept in from their start.
     let writer: TraceWriter<ExchangeBox>
 
     /// The in-flight exchanges that carry a stream (for ``openStreams``).
@@ -139,7 +139,7 @@ public final class NetworkTraceInspector: ClientObserver {
     // so `attemptStarted` and `attemptFinished` keep their no-op defaults (and cost no lock on the request path).
 
     public func exchangeStarted(_ exchange: ExchangeStarted) {
-        // Boxed here, once: the table, `finish` and the writer then hand on one reference (DECISIONS 490).
+        // Boxed here, once: the table, `finish` and the writer then hand on one reference.
         let box = ExchangeBox(PendingExchange(
             exchange, messageCap: configuration.messageCap, payloadCap: configuration.messagePayloadCap))
         let limit = configuration.queueCapacity

@@ -11,7 +11,7 @@ import Loupe
 /// Its optionals are spelled `Optional<…>` and every property is set once in ``init(_:messageCap:payloadCap:)``: a
 /// `T?` property is implicitly set to `nil` before the initializer runs, and with such properties assigned again
 /// the optimizer built the value in a temporary, then copied it out (every reference retained) and destroyed the
-/// temporary, on the request path of every exchange (DECISIONS 466).
+/// temporary, on the request path of every exchange.
 struct PendingExchange: Sendable {
     var id: UUID
     var operation: String
@@ -42,7 +42,7 @@ struct PendingExchange: Sendable {
 
     init(_ started: borrowing ExchangeStarted, messageCap: Int = 10_000, payloadCap: Int = 64 << 10) {
         // Borrowed, and the fields it keeps copied one by one: taken as it was, the whole record was copied for the call
-        // (every reference it holds retained) and destroyed after, on the request path (DECISIONS 493).
+        // (every reference it holds retained) and destroyed after, on the request path.
         stream = started.stream
         messages = started.stream != nil ? MessageKeeper(cap: messageCap, payloadCap: payloadCap) : nil
         id = started.exchangeID
@@ -70,7 +70,7 @@ struct PendingExchange: Sendable {
     }
 
     /// `scheme://authority` and `path` as one string, in one allocation: an interpolation appended four times,
-    /// growing its buffer, on the request path of every exchange (DECISIONS 406).
+    /// growing its buffer, on the request path of every exchange.
     static func joinedURL(scheme: String, authority: String, path: String) -> String {
         var (scheme, authority, path) = (scheme, authority, path)
         let count = scheme.utf8.count + 3 + authority.utf8.count + path.utf8.count
@@ -112,12 +112,12 @@ struct PendingExchange: Sendable {
 
     /// ``makeTrace(policy:bodyCap:)`` built where it is kept, at the end of the writer's batch: built as a local,
     /// redacted and returned, the exchange (some thirty references) was copied and the copy destroyed twice, after
-    /// it was built and when it was returned (≈ 1,100 instructions an exchange; DECISIONS 464). Appended at once and
+    /// it was built and when it was returned (retains and releases of each). Appended at once and
     /// changed in place there, it is only moved.
     ///
     /// `mutating`, though it changes nothing, so that the exchange is reached in place inside its box
     /// (``ExchangeBox``): called on a class's `var` without it, the compiler copied the exchange out first (every
-    /// reference it holds retained, then released: ≈ 650 instructions an exchange; DECISIONS 490).
+    /// reference it holds retained, then released, on every exchange).
     mutating func appendTrace(to traces: inout [TraceExchange], policy: RedactionPolicy, bodyCap: Int) {
         // Record the headers that went on the wire (after middleware added auth, tracing and so on) when an
         // attempt was made; a short-circuited exchange only has the app's own.
@@ -140,7 +140,7 @@ struct PendingExchange: Sendable {
         var events = events
         // Made here, on the writer's task, not by the adapter on the request path (one lock fewer per request). A
         // built-in adapter's event is fixed text made in Loupe's code, with nothing from the traffic or the app, so
-        // it is added after redaction (scanning its sentence for credentials and URLs cost ≈ 0.4 µs an exchange);
+        // it is added after redaction (scanning its sentence for credentials and URLs was work for nothing);
         // another adapter's name is the app's text and is redacted with the rest.
         let fixedAdapterEvent = adapter.flatMap { Self.builtInAdapterEvent($0, at: startedAt) }
         if let adapter, fixedAdapterEvent == nil { events.insert(Self.adapterEvent(adapter, at: startedAt), at: 0) }
@@ -150,7 +150,7 @@ struct PendingExchange: Sendable {
                 message: "The recorder dropped \(Quantity.count(droppedBefore, "exchange")) before this one: it was over capacity.",
                 attributes: ["count": String(droppedBefore)]), at: 0)
         }
-        // Redacted in place (DECISIONS 432): nothing else holds this exchange or its lists.
+        // Redacted in place: nothing else holds this exchange or its lists.
         traces.append(TraceExchange(
             id: id, operation: operation, method: method, url: url, startedAt: startedAt,
             endedAt: endedAt, outcome: outcome, status: finalResponse.map { $0.status.code } ?? attempts.last?.status,
@@ -163,7 +163,7 @@ struct PendingExchange: Sendable {
         // Credentials sent on earlier attempts (a token refreshed since, say) are scrubbed too; only the fields the
         // policy names can hold one, so only those are converted.
         // Gathered field by field: no list is made for a set of fields with none of those (the app's own fields
-        // on most requests; DECISIONS 404).
+        // on most requests).
         var alsoSent: [[TraceHeader]] = []
         func gather(_ fields: HTTPFields) {
             var named: [TraceHeader] = []

@@ -93,7 +93,7 @@ public struct RedactionNames: SetAlgebra, Sequence, Sendable, Hashable, CustomSt
     public func contains(_ name: String) -> Bool {
         guard filter.mayContain(name) else { return false }
         // Most names that get past the filter are a member spelled as it was inserted (`Authorization`) or in
-        // loose form (HTTP/2's `authorization`): the same bytes normalize to the same key (DECISIONS 431).
+        // loose form (HTTP/2's `authorization`): the same bytes normalize to the same key.
         return exact.contains(name) || storage[Self.normalized(name)] != nil
     }
 
@@ -158,7 +158,7 @@ public struct RedactionNames: SetAlgebra, Sequence, Sendable, Hashable, CustomSt
 
 /// The spellings a ``RedactionNames`` holds (each name as first inserted, and its loose form), as bytes grouped by
 /// length. A name whose bytes equal one of them normalizes to that member's loose form, so it is a member: what the
-/// set answered after normalizing it into a new string and hashing that (≈ 850 instructions for each exchange's
+/// set answered after normalizing it into a new string and hashing that (a new string for each exchange's
 /// `Authorization`). Bytes are compared, not `String`s: `==` also equates canonically equivalent strings (a Kelvin
 /// sign and `K`), whose normalized forms the exact lookup decides. A name matching none is looked up as before.
 struct ExactNames: Sendable {
@@ -213,7 +213,7 @@ struct NameFilter: Sendable {
     }
 
     /// ``mayContain(_:)`` with the name's bytes read beforehand by ``probe(_:)``: one read of a JSON key answers
-    /// both the field names' filter and the header names' (DECISIONS 491).
+    /// both the field names' filter and the header names'.
     func mayContain(probe: (Int, Int)?) -> Bool {
         guard let (a, b) = probe else { return true }
         return isSet(a) && isSet(b)

@@ -21,7 +21,7 @@ package extension RedactionPolicy {
 
     /// ``redact(exchange:alsoSent:)`` in place: the writer's exchange, built for it alone, is changed where it is,
     /// and its header and attempt lists are not copied first because a second reference to them was alive
-    /// (DECISIONS 432).
+    /// in the caller, as it was before.
     func redact(_ exchange: inout TraceExchange, alsoSent: [[TraceHeader]] = []) {
         var secrets = SecretCollector(minimumLength: minimumScrubLength)
         for value in secretValues { secrets.add(value) }
@@ -51,7 +51,7 @@ package extension RedactionPolicy {
         if let rawBeforeURL { urlScrub.include(url: rawBeforeURL, redactedURL: exchange.beforeRule!.url) }
         // Free text first by name (the URLs and `Bearer …` it quotes: a redirect's target in an error or a note),
         // so that what it gives is scrubbed by value everywhere with the rest.
-        // Inlined: as a call of its own (it was, once the body's redaction grew; DECISIONS 468) it cost ≈ 150 more a text.
+        // Inlined: as a call of its own (it was, once the body's redaction grew) it cost ≈ 150 more a text.
         @inline(__always) func named(_ value: String) -> String { redact(text: urlScrub(value), collecting: &secrets) }
         exchange.operation = named(exchange.operation)
         exchange.error = exchange.error.map(named)

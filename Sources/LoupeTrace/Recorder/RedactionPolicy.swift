@@ -100,12 +100,12 @@ public struct RedactionPolicy: Sendable, Hashable {
     }
 
     /// ``redact(headers:collecting:)`` in place: a list with nothing to redact (most responses') is not written to
-    /// (DECISIONS 401), and the exchange's own list, held by nothing else, is changed without a copy (DECISIONS 432).
+    /// at all, and the exchange's own list, held by nothing else, is changed without a copy.
     package func redact(headers: inout [TraceHeader], collecting secrets: inout SecretCollector) {
         for index in headers.indices {
             let header = headers[index]
             guard headerNames.contains(header.name) else {
-                // A `Location` or `Link` is a URL with a query of its own (DECISIONS 150).
+                // A `Location` or `Link` is a URL with a query of its own.
                 let value = redact(headerValue: header.value, name: header.name, collecting: &secrets)
                 if value != header.value { headers[index].value = value }
                 continue
@@ -158,9 +158,9 @@ public struct RedactionPolicy: Sendable, Hashable {
     /// are redacted by name as the query's are.
     private func redactFragmentItems(_ url: String, collecting secrets: inout SecretCollector) -> String {
         var scanned = url
-        // Over the string's own bytes with `memchr`: the generic `firstIndex` and `contains` cost 30 instructions a
+        // Over the string's own bytes with `memchr`: the generic `firstIndex` and `contains` cost several times more a
         // byte on the UTF-8 view and still walked a byte at a time on the buffer, on every exchange's URL
-        // (DECISIONS 401, 494).
+        // (one search per byte looked for).
         let hasItems = scanned.withUTF8 { bytes in
             guard let base = bytes.baseAddress, let hash = memchr(base, Int32(UInt8(ascii: "#")), bytes.count) else {
                 return false
@@ -196,8 +196,8 @@ public struct RedactionPolicy: Sendable, Hashable {
     /// `URLComponents`, which is slow on Linux. `nil` means the full path must decide.
     private func unchangedWithoutParsing(_ url: String, collecting secrets: inout SecretCollector) -> String? {
         var scanned = url
-        // The query's byte offsets, over the string's own bytes (DECISIONS 401); `nil` with `@` in the URL.
-        // Each byte looked for with `memchr`, not the buffer's generic `contains` and `firstIndex` (DECISIONS 494).
+        // The query's byte offsets, over the string's own bytes; `nil` with `@` in the URL.
+        // Each byte looked for with `memchr`, not the buffer's generic `contains` and `firstIndex`.
         let found: (hasAt: Bool, query: Range<Int>?) = scanned.withUTF8 { bytes in
             guard let base = bytes.baseAddress else { return (false, nil) }
             func offset(of byte: UInt8, from start: Int) -> Int? {
@@ -238,8 +238,8 @@ public struct RedactionPolicy: Sendable, Hashable {
         }
         // A JSON body (nearly every body) is read once: whether it is JSON, its fields redacted by name, and whether
         // its text could quote a URL or a credential. Each `Data.withUnsafeBytes` of a body past 14 bytes goes
-        // through Foundation's storage class under three dynamic exclusivity checks (≈ 230 instructions), and the
-        // three questions made one each (DECISIONS 468).
+        // through Foundation's storage class under three dynamic exclusivity checks (a cost per call), and the
+        // three questions made one each.
         let json: (named: [UInt8]?, mayHoldText: Bool)? = body.withUnsafeBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
             guard !jsonFieldNames.isEmpty || !headerNames.isEmpty, JSONFieldRedactor.looksLikeJSON(bytes) else { return nil }
@@ -250,7 +250,7 @@ public struct RedactionPolicy: Sendable, Hashable {
         }
         let named = json.map { $0.named.map { Data($0) } ?? body }
             ?? redactFormOrMultipart(body: body, contentType: contentType, collecting: &secrets)
-        // Then the URLs and `Bearer …` quoted anywhere in a text body (DECISIONS 150); a JSON body whose bytes hold
+        // Then the URLs and `Bearer …` quoted anywhere in a text body; a JSON body whose bytes hold
         // none of what that looks for is answered already.
         if let json, !json.mayHoldText { return named }
         return redactText(body: named, collecting: &secrets) ?? named
@@ -265,7 +265,7 @@ public struct RedactionPolicy: Sendable, Hashable {
         // The same names as JSON's: a form field named like a credential header (`cookie=…`) is one too.
         let formNames = jsonFieldNames.union(headerNames)
         // A form as its type says, or a body without a type (or as text) that parses as one: `curl --data
-        // 'password=…'` sends a form whatever its header says (DECISIONS 152).
+        // 'password=…'` sends a form whatever its header says.
         let declaredForm = lowered?.contains("application/x-www-form-urlencoded") ?? false
         let untyped = lowered == nil || lowered!.isEmpty || lowered!.hasPrefix("text/plain")
         if !formNames.isEmpty, declaredForm || untyped, let text = String(data: body, encoding: .utf8),
@@ -293,7 +293,7 @@ public struct RedactionPolicy: Sendable, Hashable {
     /// A name with no `+` or `%` is its own decoded form, and text with no name redacted is returned as it came: the
     /// usual query (an import redacts every URL) costs no decoding and no rebuilding.
     ///
-    /// OAuth's authorization `code` is a credential, but `code` names innocent things too (DECISIONS 151): it is
+    /// OAuth's authorization `code` is a credential, but `code` names innocent things too: it is
     /// redacted when the same text has a `state` or `redirect_uri` beside it (an authorization response or a token
     /// request), or when the text is a redirect target's (`redirectTarget`: a `Location`).
     package func redact(formEncoded text: String, names: RedactionNames, redirectTarget: Bool = false,

@@ -13,7 +13,7 @@ package struct SecretCollector {
     package let minimumLength: Int
     /// The values kept, distinct, in the order they were found. A list, not a `Set`: an exchange keeps two or three
     /// (a bearer header and its token), and a `Set` allocated, hashed and grew for each of them, and was hashed again
-    /// to find the exchange's scrubber in ``ValueScrubberCache`` (DECISIONS 400).
+    /// to find the exchange's scrubber in ``ValueScrubberCache``.
     package private(set) var list: [String] = []
     /// The kept values as a set, for lookups past ``indexedFrom`` values (a hostile body may hold thousands).
     private var index: Set<String> = []
@@ -73,7 +73,7 @@ package struct SecretCollector {
     /// `value` without the white space (and, with `quotes`, the double quotes) around it. White space is Unicode's
     /// White_Space and U+200B, the set of Foundation's `whitespacesAndNewlines` on Linux (a test compares them on
     /// random text). Worked out on scalars: Foundation's `trimmingCharacters` goes through `NSString` on Linux and
-    /// cost more than the rest of a recorded exchange's redaction (DECISIONS 127).
+    /// cost more than the rest of a recorded exchange's redaction.
     package static func trimmed(_ value: some StringProtocol, quotes: Bool) -> String {
         let text = String(value)
         let scalars = text.unicodeScalars
@@ -125,13 +125,13 @@ package struct SecretCollector {
     ///
     /// What a header gives depends on its name and value alone, so it is worked out once per recent pair
     /// (``HeaderSecretsCache``): every request of a client carries the same `Authorization` header, and splitting
-    /// it, decoding it and trimming each part was half of what redacting an exchange's headers cost (DECISIONS 390).
+    /// it, decoding it and trimming each part was half of what redacting an exchange's headers cost.
     /// This collector's own limits (minimum length, byte budget, values already kept) apply to each use as before.
     package mutating func addHeader(name: String, value: String) {
         guard !keepsNothing, value != RedactionPolicy.marker else { return }
         let candidates = HeaderSecretsCache.candidates(name: name, value: value)
         // An exchange's first secrets are usually its bearer header's. When `keep` would keep every candidate as it
-        // comes, the list it would build is the cache's own: shared instead of allocated and filled (DECISIONS 492),
+        // comes, the list it would build is the cache's own: shared instead of allocated and filled,
         // and ``ValueScrubberCache`` then finds the exchange's scrubber by the list's identity.
         if list.isEmpty, let total = keepsEvery(candidates) {
             list = candidates

@@ -7,7 +7,7 @@ import Foundation
 /// bracket or backslash that is not part of a `\/`; its password, its query items and its fragment's items
 /// (an OAuth implicit grant returns `#access_token=…`) are redacted by name as the exchange's own URL is, with
 /// ``RedactionPolicy/urlMarker``. Whatever is redacted is collected, so the recorder then scrubs it by value from
-/// everything else (DECISIONS 150).
+/// everything else.
 package extension RedactionPolicy {
     /// `text` with the secrets in the URLs and auth-scheme credentials it quotes redacted by name.
     ///
@@ -44,7 +44,7 @@ package extension RedactionPolicy {
     /// A header value that was not redacted by name: URLs in it redacted (a `Location`, `Content-Location` or
     /// `Refresh` target is a redirect target: its OAuth `code` is a credential), and a relative `Location` too.
     func redact(headerValue value: String, name: String, collecting secrets: inout SecretCollector) -> String {
-        // One pass over the string's own bytes answers every question below (DECISIONS 391, 401): nearly every
+        // One pass over the string's own bytes answers every question below: nearly every
         // header of every exchange has none of it.
         let marks = TextMarks(value)
         guard marks.question || marks.hash || marks.at || marks.authScheme else { return value }
@@ -78,7 +78,7 @@ package extension RedactionPolicy {
     /// The index of the next `://` or `:\/\/` at or after `start`.
     ///
     /// From one `:` to the next with `memchr`: a JSON body has a `:` after every key, and walking the bytes between
-    /// them one at a time was most of what asking a body for a URL cost (DECISIONS 465).
+    /// them one at a time was most of what asking a body for a URL cost.
     fileprivate static func schemeSeparator(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
         guard let base = bytes.baseAddress else { return nil }
         var index = start
@@ -99,7 +99,7 @@ package extension RedactionPolicy {
         body.withUnsafeBytes { raw in mayHoldURLOrScheme(raw.bindMemory(to: UInt8.self)) }
     }
 
-    /// ``mayHoldURLOrScheme(_:)`` on bytes already at hand (DECISIONS 468).
+    /// ``mayHoldURLOrScheme(_:)`` on bytes already at hand.
     static func mayHoldURLOrScheme(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         let marks = TextMarks(bytes)
         return marks.question || marks.scheme || marks.authScheme
@@ -235,7 +235,7 @@ package extension RedactionPolicy {
             let byte = bytes[index] | 0x20
             if byte == UInt8(ascii: "b"), index == 0 || !ASCIIBytes.isLetter(bytes[index - 1]) {
                 // The two words as static bytes, tried one after the other: a list of them made at every `b` was an
-                // allocation each (a trace id's hex digits hold several; DECISIONS 401).
+                // allocation each (a trace id's hex digits hold several).
                 if let credentials = Self.credentials(after: "bearer", in: bytes, at: index) {
                     return (index, credentials, false)
                 }
@@ -251,7 +251,7 @@ package extension RedactionPolicy {
     /// Whether ``authScheme(in:from:)`` finds one, answered from the blanks: a match at `p` has its blank at
     /// `p + 6` (`bearer`) or `p + 5` (`basic`), so only those two positions before each blank are tried, and a text
     /// with no blank after `start` (a trace id, a token, a URL) is passed over eight bytes a step. The matcher walked
-    /// every byte after the first `b`, and a trace id's hex digits hold several (DECISIONS 465).
+    /// every byte after the first `b`, and a trace id's hex digits hold several.
     static func hasAuthScheme(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Bool {
         var blank = start
         while let found = nextBlank(in: bytes, from: blank) {
@@ -355,7 +355,7 @@ package extension RedactionPolicy {
 /// none holds any of it: the scan skips eight bytes at a time while none of them is one of the six that can start an
 /// answer (`#`, `:`, `?`, `@`, `B`, `b`), and only at a `:` or a `b` runs the exact matcher from there, at most once
 /// each (a matcher that finds nothing after a byte finds nothing after any later one). Three generic `contains`
-/// passes and two matchers, a dozen instructions a byte, before (DECISIONS 401).
+/// passes and two matchers, each reading every byte, before.
 struct TextMarks: Equatable {
     var question = false
     var hash = false

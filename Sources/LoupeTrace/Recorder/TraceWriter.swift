@@ -41,7 +41,7 @@ final class TraceWriter<Item: Sendable>: Sendable {
         }
     }
 
-    /// One type for every writer, whatever its `Item` (DECISIONS 460).
+    /// One type for every writer, whatever its `Item`.
     typealias Wakeup = TraceWriterWakeup
 
     private let state: Mutex<State>
@@ -195,7 +195,7 @@ final class TraceWriter<Item: Sendable>: Sendable {
 ///
 /// Not nested in the generic ``TraceWriter``: a nested type is generic too, and destroying one after every
 /// `enqueue` went through its value witness, which looked up the metadata of the continuation, the optional and the
-/// machine's step type at run time (≈ 1,000 instructions an exchange on the request path; DECISIONS 460). Its fields
+/// machine's step type at run time, for every exchange, on the request path. Its fields
 /// depend on no `Item`: the parked worker is resumed with nothing and asks the machine for its step again.
 struct TraceWriterWakeup {
     var worker: CheckedContinuation<Void, Never>?

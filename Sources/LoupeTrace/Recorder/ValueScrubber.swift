@@ -9,12 +9,12 @@ import Foundation
 /// valid UTF-8 text always starts and ends on character boundaries.
 package struct ValueScrubber: Sendable {
     /// The automaton in one array, read through one pointer while scanning (six arrays were six retains on every
-    /// copy and a bounds check on every read; DECISIONS 402): first the root's transitions, dense (`256` entries,
+    /// copy and a bounds check on every read): first the root's transitions, dense (`256` entries,
     /// −1: none; the root is node 0), then ``stride`` values per node in breadth-first order (every node's children
     /// are contiguous and sorted by byte): its byte, first child, child count, failure link, and the length of the
     /// longest needle ending there (directly or through its failure links; 0 for none).
     private let tables: [Int32]
-    /// The shortest needle's length: a shorter text cannot hold one, and is not scanned (DECISIONS 402).
+    /// The shortest needle's length: a shorter text cannot hold one, and is not scanned.
     private let shortest: Int
 
     private static let stride = 5
@@ -184,8 +184,8 @@ package struct ValueScrubber: Sendable {
     }
 
     /// `text` with matches replaced by ``RedactionPolicy/urlMarker``: the exchange's URL, scrubbed without naming
-    /// the marker (compared as a string on each call, ≈ 500 instructions once the call was no longer inlined;
-    /// DECISIONS 468).
+    /// the marker (compared as a string on each call, which cost more than the scan once the call was no longer
+    /// inlined).
     package func scrubURL(_ text: String) -> String {
         scrub(text, markerBytes: Self.urlMarkerBytes)
     }

@@ -8,7 +8,7 @@ import Synchronization
 /// value), so one cache serves every writer.
 enum ValueScrubberCache {
     /// A set of values as a list of distinct values (``SecretCollector/list``): equal when they hold the same values
-    /// in any order. Compared value by value, not hashed as a `Set` (DECISIONS 400): an exchange has two or three.
+    /// in any order. Compared value by value, not hashed as a `Set`: an exchange has two or three.
     private struct Key {
         var values: [String]
         var minimumLength: Int

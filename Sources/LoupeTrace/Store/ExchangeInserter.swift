@@ -9,7 +9,7 @@ import GRDB
 ///
 /// Exchanges are inserted ``exchangesPerInsert`` rows to a statement, and attempts ``attemptsPerInsert``: one step,
 /// one set of cursors on the table and its eleven indexes and one read and write of the `AUTOINCREMENT` counter
-/// for the lot, instead of one each (DECISIONS 330). ``finish()`` inserts the rest, and must be called before the
+/// for the lot, instead of one each. ``finish()`` inserts the rest, and must be called before the
 /// transaction commits.
 struct ExchangeInserter {
     static let exchangesPerInsert = 16
@@ -29,7 +29,7 @@ struct ExchangeInserter {
     private var pendingAttempts: [PendingAttempt] = []
     /// The last attempt notes written and their JSON text: consecutive attempts of one client carry the same
     /// notes (breaker key, credential generation…), and sorting and writing them was a third of an attempt row's
-    /// cost (DECISIONS 391).
+    /// cost.
     private var lastNotes: (notes: [String: String], text: String?)?
     /// Whether the store's prune notice was looked for (at the first exchange).
     private var noticeTaken = false
@@ -63,8 +63,8 @@ struct ExchangeInserter {
     /// Inserts `exchanges` in order, as ``insert(_:)`` one at a time would, but binds each full group of
     /// ``exchangesPerInsert`` straight from the list. Queued for a group, every exchange was copied three times on
     /// the way (the loop's element, the queue's, the bind loop's) and each copy destroyed again: some thirty
-    /// references retained and released, ≈ 2,600 instructions an exchange of the recorder's batches (DECISIONS
-    /// 481). Exchanges already waiting keep their place, and the prune notice goes on a copy of the first exchange:
+    /// references retained and released for every exchange of the recorder's batches, each time. Exchanges
+    /// already waiting keep their place, and the prune notice goes on a copy of the first exchange:
     /// those go through the queue, and the groups start once it is empty.
     mutating func insert(contentsOf exchanges: [TraceExchange]) throws {
         try exchanges.withUnsafeBufferPointer { list in
@@ -101,7 +101,7 @@ struct ExchangeInserter {
     /// statement's last rowid and the ones before it: one statement's rows take consecutive rowids (`AUTOINCREMENT`
     /// gives each the largest yet plus one, and nothing else writes inside the transaction). When one of them has
     /// an id the store already holds (or one before it in the statement), the statement stops there and keeps the
-    /// rows before it (`INSERT OR FAIL`, DECISIONS 450); those get their children, and that one and the rest are
+    /// rows before it (`INSERT OR FAIL`); those get their children, and that one and the rest are
     /// inserted alone, so that one replaces the old row as before.
     private mutating func insertPendingExchanges() throws {
         let pending = pendingExchanges
@@ -175,7 +175,7 @@ struct ExchangeInserter {
     }
 
     /// Deletes the stored exchange with `id`, and its attempts, events and messages first: the store's connections
-    /// do not enforce foreign keys, so nothing cascades (DECISIONS 451). Statements are prepared here, not with the
+    /// do not enforce foreign keys, so nothing cascades. Statements are prepared here, not with the
     /// inserter's: replacing is rare (a HAR imported again).
     private func deleteStored(_ id: UUID) throws {
         let find = try db.cachedStatement(sql: "SELECT sequence FROM exchange WHERE id = ?")
@@ -223,7 +223,7 @@ struct ExchangeInserter {
     }
 
     /// `lhs == rhs`, without hashing for the few notes an attempt carries: `==` looked every key of one up in the
-    /// other, hashing each (≈ 1,400 instructions an exchange for three notes, DECISIONS 430). A dictionary's keys are
+    /// other, hashing each, for every attempt's few notes. A dictionary's keys are
     /// distinct, so finding each key of `lhs` among `rhs`'s by `String` `==` (the equality the dictionary's own
     /// lookup ends with) with the value equal, and equal counts, is the same answer. Past 8 notes, `==` as before.
     static func sameNotes(_ lhs: [String: String], _ rhs: [String: String]) -> Bool {
@@ -257,7 +257,7 @@ struct ExchangeInserter {
 }
 
 /// An attempt of an inserted exchange waiting for ``ExchangeInserter``'s multi-row insert. A named struct, not a tuple:
-/// bound from an unsafe buffer, a tuple's fields went through the runtime's generic copies (DECISIONS 481).
+/// bound from an unsafe buffer, a tuple's fields went through the runtime's generic copies.
 private struct PendingAttempt {
     let attempt: TraceAttempt
     let sequence: Int64
@@ -305,14 +305,14 @@ extension SQLiteTraceStore {
     /// A 16-row insert may fail on its last row (a same-id exchange) and must then be undone alone, so SQLite keeps
     /// the original of every page it changes in a statement journal, which spills to a temporary file past 64 KiB;
     /// the pages one such insert touches (the table and eleven indexes) are about that much, so every statement
-    /// wrote a temp file: eight times the listener's `pwrite` calls and three times its system time (strace,
-    /// DECISIONS 334). In memory it is one statement's pages at most, freed when the statement ends. Only around
+    /// wrote a temp file: eight times the listener's `pwrite` calls and three times its system time (by
+    /// strace). In memory it is one statement's pages at most, freed when the statement ends. Only around
     /// inserts: a prune's one large `DELETE` keeps its journal on disk as before. SQLite reads the setting when the
     /// transaction begins, and allows changing it only outside one.
     func insertTransaction<T>(_ body: (Database) throws -> T) throws -> T {
         try pool.writeWithoutTransaction { db in
-            // Prepared once per connection, as the notice's look-up (DECISIONS 482): parsing each pragma again cost
-            // ≈ 16,000 instructions a transaction.
+            // Prepared once per connection, as the notice's look-up: parsing each pragma again cost
+            // more than the rest of a small transaction's bookkeeping.
             try db.cachedStatement(sql: "PRAGMA temp_store = MEMORY").execute()
             defer { try? db.cachedStatement(sql: "PRAGMA temp_store = DEFAULT").execute() }
             var result: T?

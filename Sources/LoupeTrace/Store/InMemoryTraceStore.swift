@@ -17,7 +17,7 @@ public final class InMemoryTraceStore: TraceStore {
 
     /// An exchange's id as the index's key, hashed as two words: `UUID` hashes its 16 bytes through
     /// `Hasher.combine(bytes:)`, and a bounded store hashes ids three times an exchange (looked up, inserted, and
-    /// removed when pruned, with its neighbours rehashed; DECISIONS 506).
+    /// removed when pruned, with its neighbours rehashed).
     private struct IDKey: Hashable {
         let id: UUID
 
@@ -32,10 +32,10 @@ public final class InMemoryTraceStore: TraceStore {
 
     private struct State {
         /// Oldest first, so sequences ascend and a binary search finds one. A deque: a bounded store drops its
-        /// oldest entries on nearly every write, and an array shifted every entry left each time (DECISIONS 506).
+        /// oldest entries on nearly every write, and an array shifted every entry left each time.
         var entries: Deque<Entry> = []
         /// Each stored exchange's sequence: writes replace by id, and a scan per write made a long live view
-        /// quadratic. Pruned ids stay until ``forgetPruned()`` (DECISIONS 507): a look-up checks the sequence it
+        /// quadratic. Pruned ids stay until ``forgetPruned()``: a look-up checks the sequence it
         /// finds against the entries, and sequences are never reused, so a pruned id is found nowhere.
         var sequences: [IDKey: Int64] = [:]
         var nextSequence: Int64 = 1
@@ -44,7 +44,7 @@ public final class InMemoryTraceStore: TraceStore {
         var version: Int64 = 0
 
         /// Drops the pruned ids from the index once they are as many as the entries (and a few more): removing each
-        /// as it was pruned rehashed its neighbours, ≈ 1,500 instructions an exchange of a bounded store; rebuilt
+        /// as it was pruned rehashed its neighbours, on every exchange of a bounded store; rebuilt
         /// now and then, the index costs one insertion an exchange, and stays within twice the entries.
         mutating func forgetPruned() {
             guard sequences.count > 2 * entries.count + 64 else { return }
@@ -97,7 +97,7 @@ public final class InMemoryTraceStore: TraceStore {
                 state.sequences[IDKey(exchange.id)] = state.nextSequence
                 state.nextSequence += 1
                 // The summary and size first, so the exchange is moved into its entry, not copied (its references
-                // retained) and the loop's copy destroyed after (DECISIONS 509).
+                // retained) and the loop's copy destroyed after.
                 let summary = exchange.summary, bytes = exchange.storedByteCount
                 state.totalBytes += bytes
                 state.entries.append(Entry(exchange: consume exchange, summary: summary, storedAt: storedAt, bytes: bytes))

@@ -4,7 +4,7 @@ import GRDBSQLite
 
 /// One of GRDB's cached INSERT statements, bound and stepped through SQLite's C API: each value goes straight to
 /// its `sqlite3_bind_*`, with no `DatabaseValue` array, `StatementArguments` or argument validation per row (what
-/// was left of Loupe's write cost over a raw insert; DECISIONS 119, 125).
+/// was left of Loupe's write cost over a raw insert).
 ///
 /// Values are bound as GRDB binds them, so rows are the same bytes either way (tested against GRDB's own path):
 /// text up to its first NUL (GRDB's `String` binding passes `-1` for the length), an empty `Data` through SQLite's
@@ -13,7 +13,7 @@ import GRDBSQLite
 /// smaller blobs are copied into one buffer per statement and bound `SQLITE_STATIC` from it, while the buffer is
 /// held for the step and until the bindings are cleared: a transient value cost SQLite a `malloc`, a copy and a
 /// `free` each (its allocator takes a mutex for its statistics), 13 texts for every exchange row, and `strlen`
-/// (DECISIONS 392, 453).
+/// on every text.
 ///
 /// Only for the store's own writer, inside its write transaction: stepping below GRDB skips its per-statement
 /// bookkeeping (transaction observers, observed regions, cancellation), and the store registers none of those.
@@ -130,10 +130,10 @@ struct SQLiteRow {
     }
 
     /// A header list as its JSON text (``StoredJSON/text(of:)-([TraceHeader])``), written straight into the row's
-    /// text buffer: no `String` is made and copied in again (DECISIONS 403). JSON text holds no NUL (control
+    /// text buffer: no `String` is made and copied in again. JSON text holds no NUL (control
     /// characters are escaped), so all of it is bound, as `add(StoredJSON.text(of: headers))` binds it. Written
     /// through a pointer into scratch room (on the stack for the usual few headers) and appended in one copy
-    /// (DECISIONS 500).
+    /// (no `String` is made for it).
     mutating func add(jsonOf headers: [TraceHeader]) {
         count += 1
         if textBytes.count == 1 { reserve() }
@@ -153,7 +153,7 @@ struct SQLiteRow {
 
     /// An exchange's URL, host and path (``StoredURLParts/hostAndPath(of:)``), three parameters in a row. A plain
     /// URL's host and path are bound from the URL's own bytes in the text buffer: no `String` is made or copied for
-    /// either (DECISIONS 403). Any other URL binds the parts `URLComponents` gives.
+    /// either. Any other URL binds the parts `URLComponents` gives.
     mutating func add(urlWithHostAndPath url: String) {
         var url = url
         let start = textBytes.count
@@ -173,7 +173,7 @@ struct SQLiteRow {
     }
 
     /// An id as its stored text (``StoredUUID/text(of:)``), written straight into the row's text buffer: no
-    /// `String` is made for it (DECISIONS 403).
+    /// `String` is made for it.
     mutating func add(idOf id: UUID) {
         count += 1
         if textBytes.count == 1 { reserve() }
@@ -199,7 +199,7 @@ struct SQLiteRow {
     ///
     /// A small one is copied into the row's buffer and bound `SQLITE_STATIC` from it: SQLite's transient copy cost a
     /// `malloc` and a `free` a blob (the statement's value had been released by the last row's cleared bindings),
-    /// ≈ 1,000 instructions an exchange for its two bodies (DECISIONS 453).
+    /// twice an exchange, for its two bodies.
     mutating func add(_ value: Data?) {
         guard let value else { return skipNull() }
         guard !value.isEmpty, value.count <= Self.bufferedBlobLimit else {
@@ -217,8 +217,8 @@ struct SQLiteRow {
 
     /// A NULL: the parameter is left as it is, which is NULL. SQLite makes a statement's parameters NULL when it is
     /// prepared and ``SQLiteInsert/insert(_:)`` clears them after every row (`sqlite3_clear_bindings`, also on a
-    /// failure), and no other code binds the store's insert statements. `sqlite3_bind_null` cost ≈ 67 instructions
-    /// a call, ten a recorded exchange with its attempt (DECISIONS 501).
+    /// failure), and no other code binds the store's insert statements. each `sqlite3_bind_null` was a call
+    /// for nothing, ten a recorded exchange with its attempt.
     private mutating func skipNull() {
         count += 1
     }

@@ -226,7 +226,7 @@ enum SQLiteSchema {
         """
 
     /// Version 8: `exchange_retried`, a partial index of the exchanges that took more than one attempt, instead of
-    /// `exchange_attempt_count` over every row (DECISIONS 332). That index was the only one no list read: `EXPLAIN
+    /// `exchange_attempt_count` over every row. That index was the only one no list read: `EXPLAIN
     /// QUERY PLAN` showed `~att >1`'s pages scanning the table (sorted by sequence, SQLite would not read it) and
     /// only the filter's count reading it, while every exchange paid for its entry (about 5 % of an insert,
     /// callgrind). The partial one holds only retried exchanges, in sequence order as `exchange_errors` does: a
@@ -239,9 +239,9 @@ enum SQLiteSchema {
         PRAGMA user_version = 8;
         """
 
-    /// Version 9: `attempt_circuit` holds only the attempts dispatched while the breaker was not `closed` (DECISIONS
-    /// 452). Every attempt paid for an entry, and nearly every attempt's state is `closed` (or `NULL`, no breaker):
-    /// ≈ 1,900 instructions an exchange of the recorder's insert for an index whose only reader, `~cb`, looks for
+    /// Version 9: `attempt_circuit` holds only the attempts dispatched while the breaker was not `closed`. Every
+    /// attempt paid for an entry, and nearly every attempt's state is `closed` (or `NULL`, no breaker): a share
+    /// of every exchange's insert for an index entry whose only reader, `~cb`, looks for
     /// the other states (`~cb open` is in the 1,000,000-exchange budget). ``SQLFilter`` says `circuit_state <>
     /// 'closed'` in the index's own words whenever the states it asks for leave `closed` out, so SQLite can read it;
     /// `~cb closed`, which matches nearly every attempt, reads the table (no budget covers it). The migration drops one

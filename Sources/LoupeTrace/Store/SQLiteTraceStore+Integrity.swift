@@ -4,7 +4,7 @@ import GRDB
 /// Finding damaged pages: every page of a small store on each open, any store on request.
 extension SQLiteTraceStore {
     /// The largest file checked page by page on every open (8 MiB): small enough that the check stays a small
-    /// part of any command (DECISIONS.md, 44).
+    /// part of any command.
     static let fullCheckLimit = 8 << 20
 
     /// Checks every page of the store (`PRAGMA quick_check`: about 2.6 ms per MB, seconds on a large store) and

@@ -17,7 +17,7 @@ extension SQLiteTraceStore {
         // The store deletes an exchange's attempts, events and messages itself (pruning and replacing are its only
         // deletes) and only ever inserts children of the exchanges it just inserted, so SQLite need not enforce the
         // references: enforcing them made every multi-row attempt insert look its exchange up and keep a statement
-        // journal to undo itself, ≈ 3,500 instructions an exchange (DECISIONS 451). Readers never write.
+        // journal to undo itself, on every exchange. Readers never write.
         configuration.foreignKeysEnabled = false
         // A writer's larger page cache keeps the indexes hot while ingesting; a viewer reads a screen at a time and
         // counts over indexes the OS caches anyway, so its cache stays small (it is the inspector's peak RSS).
@@ -77,7 +77,7 @@ extension SQLiteTraceStore {
     ///
     /// A file up to ``fullCheckLimit`` has every page checked (`PRAGMA quick_check`), so any command on a small
     /// store reports damage anywhere in it. A larger file is not: the check reads every page, so its cost grows
-    /// with the file and would soon dwarf a `list` (figures in DECISIONS.md, 44). There, damage is reported
+    /// with the file and would soon dwarf a `list`. There, damage is reported
     /// by the queries that reach it (``TraceStoreError/Code/damaged``) and by ``checkIntegrity()``.
     static func check(_ path: String) throws -> Int {
         guard let found = try StoreFile.inspect(path) else { throw TraceStoreError.notFound(path) }

@@ -6,8 +6,8 @@ import GRDB
 /// Everything is decided from the `exchange_storage (sequence, stored_at, stored_bytes)` index, never from the
 /// rows (whose bodies may span overflow pages): the oldest exchanges go first, in one transaction, and their
 /// attempts, events and messages with them, deleted by sequence range over their `exchange_sequence` indexes (the
-/// store's connections do not enforce foreign keys, so the schema's `ON DELETE CASCADE` does not run; DECISIONS
-/// 451). Freed pages are reused by later writes; ``vacuum()`` gives them back to the file system.
+/// store's connections do not enforce foreign keys, so the schema's `ON DELETE CASCADE` does not run;
+/// enforcing them would make every insert check its parent). Freed pages are reused; ``vacuum()`` frees them.
 extension SQLiteTraceStore {
     /// Removes the oldest exchanges until the store is within `bounds` (one-off bounds: the store's own stay as
     /// they are); a dry run only counts, and works on a read-only store. Removals are recorded as a prune notice.

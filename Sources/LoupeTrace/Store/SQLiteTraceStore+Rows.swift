@@ -16,8 +16,8 @@ struct RowWriter {
     ///
     /// `OR FAIL`: a row that breaks a constraint stops the statement and keeps the rows before it, so SQLite
     /// needs no statement journal to undo them. With `ABORT` (the default) every multi-row statement copied the
-    /// original of each page it changed (the table's and every index's) into a journal, in memory since DECISIONS
-    /// 334, and freed it at the end: ≈ 11,500 instructions an exchange (DECISIONS 450). ``ExchangeInserter`` knows
+    /// original of each page it changed (the table's and every index's) into a journal (kept in memory,
+    /// not a temp file) and freed it at the end, a large share of each exchange's insert. ``ExchangeInserter`` knows
     /// what to do with the rows kept when an id collides.
     static func insertExchanges(_ count: Int) -> String {
         let row = "(" + Array(repeating: "?", count: 27).joined(separator: ", ") + ")"
@@ -208,7 +208,7 @@ enum RowReader {
 
     /// Every message of the exchange stored as `sequence`, in order, `columns` of each (``messageColumns``, or
     /// fewer with NULLs in their places), read from a cursor: `Row.fetchAll` copied each row with its column
-    /// names, most of the time a 100,000-message stream took to open (DECISIONS 295).
+    /// names, most of the time a 100,000-message stream took to open.
     static func messages(of sequence: Int64, columns: String = messageColumns, in db: Database) throws -> [TraceMessage] {
         let statement = try db.cachedStatement(sql: "SELECT \(columns) FROM message WHERE exchange_sequence = ? ORDER BY idx")
         let rows = try Row.fetchCursor(statement, arguments: [sequence])

@@ -58,7 +58,7 @@ enum StoreSettings {
 
     private static func read(_ key: String, in db: Database) throws -> PruneNotice? {
         // A statement prepared once per connection: every insert transaction asks for the pending notice, and
-        // preparing it (GRDB's authorizer included) was ≈ 74,000 instructions of each one (DECISIONS 482).
+        // preparing it (GRDB's authorizer included) cost more than the rest of a small one.
         let select = try db.cachedStatement(sql: "SELECT value FROM store_setting WHERE key = ?")
         guard let text = try String.fetchOne(select, arguments: [key]) else { return nil }
         // A notice this version cannot read is dropped rather than blocking every write.

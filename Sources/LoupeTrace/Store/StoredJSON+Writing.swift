@@ -13,7 +13,7 @@ extension StoredJSON {
     }
 
     /// ``text(of:)-([TraceHeader])``'s bytes, appended to `json`'s: the store's insert writes them straight into
-    /// the buffer it binds texts from, with no `String` made and copied again (DECISIONS 403).
+    /// the buffer it binds texts from, with no `String` made and copied again.
     static func write(_ headers: [TraceHeader], to json: inout PrettyJSON) {
         json.bytes.append(UInt8(ascii: "["))
         for (index, header) in headers.enumerated() {
@@ -38,9 +38,9 @@ extension StoredJSON {
     /// ``write(_:to:)``'s bytes, written through a pointer with room for ``textBound(of:)`` bytes; returns how many.
     ///
     /// The store's insert writes two lists an exchange, of a few short headers each: through `PrettyJSON`'s array
-    /// every piece was an `append` (a uniqueness and a capacity check, a generic copy), ≈ 1,950 instructions a list
+    /// every piece was an `append` (a uniqueness and a capacity check, a generic copy), even for a list
     /// of two headers. Here each string's runs are copied a word at a time with the scan that finds the bytes to
-    /// escape (``JSONByteScan/copyToStop(from:start:to:)``), and the rest are single stores (DECISIONS 500).
+    /// escape (``JSONByteScan/copyToStop(from:start:to:)``), and the rest are single stores.
     /// `text(of:)` stays on `PrettyJSON`: tests hold this writer to it, byte for byte.
     static func write(_ headers: [TraceHeader], into out: UnsafeMutablePointer<UInt8>) -> Int {
         var at = 0
@@ -122,7 +122,7 @@ extension StoredJSON {
 
     /// A linked exchange's source as `JSONEncoder` writes it with the same options: `{"app":"…","host":"…","pid":N}`.
     /// Every exchange the live link's listener stores has one, and an encoder per row was a tenth of the listener's
-    /// CPU (DECISIONS 282).
+    /// CPU.
     static func text(of source: TraceSource) -> String {
         var json = PrettyJSON()
         json.bytes.reserveCapacity(source.app.utf8.count + source.host.utf8.count + 48)

@@ -6,7 +6,7 @@
 /// in LoupeTUI, whose cells drop bidi controls as zero-width): C0 controls become their Control Pictures (ESC →
 /// `␛`, NUL → `␀`, CR → `␍`), DEL becomes `␡`, and C1 controls (U+0080–U+009F, which some terminals obey as CSI
 /// and OSC) become `�`, and so do the bidirectional formatting characters (U+202A–U+202E, U+2066–U+2069, U+200E,
-/// U+200F, U+061C), which reorder what follows them so that a URL or a command reads as another (DECISIONS 155).
+/// U+200F, U+061C), which reorder what follows them so that a URL or a command reads as another.
 /// ``line(_:)`` also shows newlines and tabs, so a value cannot fake extra lines; ``block(_:)`` keeps them (and
 /// CR before LF) for bodies.
 package enum TerminalText {

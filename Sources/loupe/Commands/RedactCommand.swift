@@ -59,7 +59,7 @@ struct RedactCommand: AsyncParsableCommand {
     }
 
     /// Streams the file through ``HARRedactor`` into a hidden file beside it (an entry at a time, so memory does
-    /// not grow with the file, DECISIONS 153), renamed over it only when something changed.
+    /// not grow with the file), renamed over it only when something changed.
     private func redactHAR(_ path: String) throws {
         guard let input = FileHandle(forReadingAtPath: path) else {
             throw CommandFailure.badInput("cannot read \(TerminalText.line(path))")

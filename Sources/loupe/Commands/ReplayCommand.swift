@@ -132,8 +132,8 @@ struct ReplayCommand: AsyncParsableCommand {
         RecorderReport.warnIfLost(inspector, path: destinationPath)
         try? await transport.shutdown()
         let report = ReplayReport(plan: plan, result: result)
-        // Written and checked now: a report that cannot be written is the command's failure (exit 2, DECISIONS
-        // 131), said in its own line even when the replay failed too; `print` would hold it until after exit 1.
+        // Written and checked now: a report that cannot be written is the command's failure (exit 2, as
+        // all output), said in its own line even when the replay failed too; `print` would hold it until after exit 1.
         let text = json ? try Formatting.json(ReplayReportJSON(report)) : report.text.joined(separator: "\n")
         try StandardStreams.output(Data((text + "\n").utf8))
         if !report.succeeded { throw ExitCode(1) }

@@ -161,7 +161,7 @@ struct SendCommand: AsyncParsableCommand {
     }
 
     /// A line that quotes the URL, with the URL's secrets (password, tokens) and any other redacted as the store
-    /// has them: everything printed is redacted like everything stored (DECISIONS 154).
+    /// has them: everything printed is redacted like everything stored.
     private func redacted(_ line: String) -> String {
         redaction.policy.redact(text: line, about: url)
     }

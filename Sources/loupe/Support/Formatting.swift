@@ -22,7 +22,7 @@ enum Formatting {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.nonConformingFloatEncodingStrategy = .convertToString(
             positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
-        // DEL, C1 and bidi controls as `\u` escapes: the output is read on terminals too (DECISIONS 155).
+        // DEL, C1 and bidi controls as `\u` escapes: the output is read on terminals too.
         return JSONInvisibles.escaped(String(decoding: try encoder.encode(value), as: UTF8.self))
     }
 

@@ -7,7 +7,7 @@ import Glibc
 ///
 /// `export` and `import` read and free a body at a time, up to a megabyte each. glibc serves blocks that large with
 /// fresh `mmap`s, or returns the heap's top to the system after a batch, so every body was faulted in page by page
-/// again: most of an export of large bodies' kernel time (DECISIONS 128). Blocks below 32 MB now come from the heap,
+/// again: most of an export of large bodies' kernel time. Blocks below 32 MB now come from the heap,
 /// and up to 64 MB freed at its top stays there; peak memory is what the largest batch needs, as before.
 enum MallocTuning {
     /// Whether the allocator took the settings (glibc only; elsewhere nothing is done).

@@ -12,7 +12,7 @@ import Synchronization
 /// one only with `--force`. A device, a FIFO or a socket (`/dev/null`, `/dev/stdout`, a named pipe) is written
 /// *through*, opened where it is: renaming over it would replace the device itself. A path under `/dev/` or
 /// `/proc/` is always written through (`/dev/stdout` may point at the shell's own output file). A trace store, or
-/// any SQLite database, is never replaced, `--force` or not (DECISIONS 144).
+/// any SQLite database, is never replaced, `--force` or not.
 enum OutputDestination: Equatable {
     /// Written beside `path` and renamed over it.
     case replace(String)
@@ -150,7 +150,7 @@ final class PassThroughFileSink: ResponseBodySink {
 
     var canRestart: Bool { false }
 
-    /// The command's one line when the path refused a write (exit 2, as for standard output: DECISIONS 135).
+    /// The command's one line when the path refused a write (exit 2, as for standard output).
     var writeFailure: String? { state.withLock { $0.failure } }
 
     /// Opens the path where it is (``OutputDestination/openThrough(_:)``).

@@ -44,7 +44,7 @@ import Testing
         #expect(registry.acquirePermission(for: "a", clock: clock) == .reject(state: .open, retryAfter: .seconds(30)))
     }
 
-    /// The middleware's path (DECISIONS 440): one look-up by key claims the first use and asks, and the outcome goes
+    /// The middleware's path (DECISIONS 25): one look-up by key claims the first use and asks, and the outcome goes
     /// back by slot. A key whose breaker was made by a manual change still has its first call; slots made out of
     /// call order still reach their own breakers.
     @Test func admitClaimsEachKeysFirstCallOnceAndOutcomesGoBackBySlot() async {

@@ -2,7 +2,7 @@ import Loupe
 import Testing
 
 @Suite struct AttemptAnnotationsTests {
-    /// Middleware add their notes through `note`: the first one makes room for a stack's few (DECISIONS 424), and
+    /// Middleware add their notes through `note`: the first one makes room for a stack's few (DECISIONS 42), and
     /// a note written again keeps the last value, as the dictionary's subscript does.
     @Test func theFirstNoteMakesRoomAndALaterOneReplacesItsValue() {
         var annotations = AttemptAnnotations()

@@ -3,7 +3,7 @@ import Testing
 
 @testable import Loupe
 
-/// `InflightRegistry` keeps its first few tasks in an array and the rest in a dictionary (DECISIONS 442): the two
+/// `InflightRegistry` keeps its first few tasks in an array and the rest in a dictionary (DECISIONS 42): the two
 /// together behave as the one dictionary did, across the boundary.
 @Suite struct InflightRegistryTests {
     /// A task that waits, without a clock, until it is cancelled: an `AsyncStream` that never yields ends its

@@ -6,7 +6,7 @@ import LoupeTesting
 import MetricsTestKit
 import Testing
 
-// Issue 32, item 2 (DECISIONS 380): the middleware chain runs on its caller's executor (`nonisolated(nonsending)`),
+// Issue 32, item 2 (DECISIONS 21): the middleware chain runs on its caller's executor (`nonisolated(nonsending)`),
 // and middleware written the ways the migration note allows still conform and run.
 
 /// Whether the code that recorded it ran on the main actor: inside a `nonisolated(nonsending)` function

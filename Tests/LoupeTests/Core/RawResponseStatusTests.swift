@@ -3,7 +3,7 @@ import HTTPTypes
 @testable import Loupe
 import Testing
 
-/// `RawResponse.status` is read from the head once and kept (DECISIONS 476): every way of changing the head must
+/// `RawResponse.status` is read from the head once and kept (DECISIONS 42): every way of changing the head must
 /// keep it the head's.
 @Suite struct RawResponseStatusTests {
     @Test func theStatusFollowsTheHeadWhicheverWayItChanges() {
@@ -21,7 +21,7 @@ import Testing
         #expect(raw.status.code == 299 && raw.status.reasonPhrase == "Custom")
     }
 
-    /// The context keeps what does not change during an exchange once, in its tracker (DECISIONS 475); a copy a
+    /// The context keeps what does not change during an exchange once, in its tracker (DECISIONS 42); a copy a
     /// middleware annotates still reads the same id, operation and clock.
     @Test func aContextCopyReadsTheExchangesIDOperationAndClock() {
         let id = UUID()

@@ -2,7 +2,7 @@ import Loupe
 import LoupeTesting
 import Testing
 
-/// `Stopwatch.measure` and `measureResult` read the clock before and after their body themselves (DECISIONS 441):
+/// `Stopwatch.measure` and `measureResult` read the clock before and after their body themselves (DECISIONS 42):
 /// the time the body takes on the injected clock, whether it returns or throws.
 @Suite struct StopwatchTests {
     struct Refused: Error {}

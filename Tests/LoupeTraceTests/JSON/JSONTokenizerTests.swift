@@ -2,7 +2,7 @@ import Foundation
 @_spi(JSON) @testable import LoupeTrace
 import Testing
 
-/// The one JSON tokenizer (DECISIONS 210–219): offsets out, never a failure, never recursion.
+/// The one JSON tokenizer (DECISIONS 82): offsets out, never a failure, never recursion.
 @Suite("JSON tokenizer")
 struct JSONTokenizerTests {
     /// Each token of `text` as `kind text` (with `…` when cut), up to the end.

@@ -2,7 +2,7 @@ import Foundation
 @testable import LoupeTrace
 import Testing
 
-/// `TraceSummary.parts(of:)` cuts a plain URL directly instead of parsing it (DECISIONS 462): every answer must be
+/// `TraceSummary.parts(of:)` cuts a plain URL directly instead of parsing it (DECISIONS 53): every answer must be
 /// the one `URLComponents` gives.
 @Suite("TraceSummary parts")
 struct TraceSummaryPartsTests {

@@ -4,7 +4,7 @@ import Loupe
 @testable import LoupeTrace
 import Testing
 
-/// The writer builds each exchange's trace at the end of its batch and redacts it there (DECISIONS 464): the result
+/// The writer builds each exchange's trace at the end of its batch and redacts it there (DECISIONS 53): the result
 /// must be exactly the trace made on its own, redacted and capped, and the exchanges already in the batch untouched.
 @Suite struct AppendTraceTests {
     static let start = Date(timeIntervalSince1970: 1_700_000_000)
@@ -74,7 +74,7 @@ import Testing
         #expect(trace.attempts.map(\.status) == [401, 503])
     }
 
-    @Test("an exchange made from a borrowed start record keeps every field of it, and the record stays whole (DECISIONS 493)")
+    @Test("an exchange made from a borrowed start record keeps every field of it, and the record stays whole (DECISIONS 53)")
     func startRecordBorrowed() {
         let id = UUID(), replayed = UUID()
         let request = HTTPRequest(method: .put, scheme: "http", authority: "ü.example.test:8080", path: "/a/b?c=d",

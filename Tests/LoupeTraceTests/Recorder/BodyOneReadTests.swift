@@ -2,7 +2,7 @@ import Foundation
 @testable import LoupeTrace
 import Testing
 
-/// A JSON body is read once for its field redaction and its text scan (DECISIONS 468): the result and what is
+/// A JSON body is read once for its field redaction and its text scan (DECISIONS 53): the result and what is
 /// collected must be exactly those of the two steps taken one after the other, as before.
 @Suite struct BodyOneReadTests {
     /// The steps as they were: fields by name when the body looks like JSON, then URLs and credentials in its text.

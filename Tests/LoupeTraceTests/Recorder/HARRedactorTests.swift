@@ -59,7 +59,7 @@ struct HARRedactorTests {
         let content = try #require((entry["response"] as? [String: Any])?["content"] as? [String: Any])
         let decoded = try #require(Data(base64Encoded: content["text"] as? String ?? ""))
         #expect(String(decoding: decoded, as: UTF8.self)
-            == #"{"access_token":"[REDACTED]","echo":"Bearer [REDACTED] and [REDACTED]"}"#)  // the scheme stays (DECISIONS 150)
+            == #"{"access_token":"[REDACTED]","echo":"Bearer [REDACTED] and [REDACTED]"}"#)  // the scheme stays (DECISIONS 50)
     }
 
     @Test("a clean HAR is returned byte for byte; a second pass changes nothing")

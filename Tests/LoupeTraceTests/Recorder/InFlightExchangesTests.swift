@@ -5,7 +5,7 @@ import Loupe
 import Testing
 
 /// The recorder's in-flight exchanges: the first few in an array found by id, the rest in a dictionary
-/// (DECISIONS 463). Every operation must answer as the dictionary alone did.
+/// (DECISIONS 53). Every operation must answer as the dictionary alone did.
 @Suite("InFlightExchanges")
 struct InFlightExchangesTests {
     static func pending(_ id: UUID, operation: String = "op") -> PendingExchange {
@@ -72,7 +72,7 @@ struct InFlightExchangesTests {
         #expect(exchanges.count == 0)
     }
 
-    @Test("the table holds the box it was given: updates land in it, and removal hands the same box back (DECISIONS 490)")
+    @Test("the table holds the box it was given: updates land in it, and removal hands the same box back (DECISIONS 53)")
     func boxesAreHeldNotCopied() {
         var exchanges = InFlightExchanges()
         let ids = (0..<(InFlightExchanges.few + 3)).map { _ in UUID() }

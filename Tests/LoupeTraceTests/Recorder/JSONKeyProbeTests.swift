@@ -2,7 +2,7 @@ import Foundation
 @testable import LoupeTrace
 import Testing
 
-/// A JSON key without an escape is filtered from its own bytes, read once for both filters (DECISIONS 491): every
+/// A JSON key without an escape is filtered from its own bytes, read once for both filters (DECISIONS 53): every
 /// answer must be the one the filters gave the string `unescaped` made of the key, and every body must be redacted
 /// exactly as a plain reading of its keys says.
 @Suite struct JSONKeyProbeTests {

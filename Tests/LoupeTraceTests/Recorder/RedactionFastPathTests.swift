@@ -2,13 +2,13 @@ import Foundation
 @testable import LoupeTrace
 import Testing
 
-/// The writer's shortcuts of DECISIONS 400–403 against the work they skip: each must answer exactly as the slow
+/// The writer's shortcuts of DECISIONS 51, 53, 68 against the work they skip: each must answer exactly as the slow
 /// path did, and in particular never skip a text that holds something to redact.
 @Suite("Redaction fast paths")
 struct RedactionFastPathTests {
     // MARK: TextMarks
 
-    /// `bearer ` or `basic ` (any case) after a non-letter, as the matcher before DECISIONS 401 found it (with its
+    /// `bearer ` or `basic ` (any case) after a non-letter, as the matcher before DECISIONS 53 found it (with its
     /// `index + 6 < count` bound): written out naively, byte by byte, from `start` on (`TextMarksFromBlanksTests`
     /// asks from each offset).
     static func referenceAuthScheme(_ bytes: [UInt8], from start: Int = 0) -> Bool {

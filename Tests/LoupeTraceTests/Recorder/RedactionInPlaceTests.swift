@@ -3,7 +3,7 @@ import Loupe
 @testable import LoupeTrace
 import Testing
 
-/// The writer redacts its exchange in place (``RedactionPolicy/redact(_:alsoSent:)``, DECISIONS 432): the same
+/// The writer redacts its exchange in place (``RedactionPolicy/redact(_:alsoSent:)``, DECISIONS 53): the same
 /// result as ``RedactionPolicy/redact(exchange:alsoSent:)``, and a copy taken before keeps its values.
 @Suite("Redaction in place")
 struct RedactionInPlaceTests {

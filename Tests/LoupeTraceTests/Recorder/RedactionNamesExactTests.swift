@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// ``RedactionNames/contains(_:)`` answers a name spelled byte for byte as a member (as inserted or in loose form)
-/// without normalizing it (``ExactNames``, DECISIONS 431); every answer must be the loose lookup's.
+/// without normalizing it (``ExactNames``, DECISIONS 53); every answer must be the loose lookup's.
 @Suite("Redaction by name: members spelled exactly")
 struct RedactionNamesExactTests {
     /// The answer without the exact path: the loose form looked up.

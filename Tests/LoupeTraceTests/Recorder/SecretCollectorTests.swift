@@ -130,7 +130,7 @@ struct SecretCollectorTests {
         #expect(!collector.values.contains { $0.hasPrefix(" ") || $0.hasSuffix(" ") })
     }
 
-    @Test("a first header's candidates, shared from the cache or kept one by one, give the same list and budget (DECISIONS 492)")
+    @Test("a first header's candidates, shared from the cache or kept one by one, give the same list and budget (DECISIONS 53)")
     func firstHeaderSharesTheCachesList() {
         var random = SeededGenerator(seed: 492)
         let pieces = ["tok", "token-abc", "Bearer", "Basic", " ", "; ", "=", "dXNlcjpzM2NyZXQtcGFzcw==", "\"", "same",
@@ -195,7 +195,7 @@ struct URLRedactionShortcutTests {
         }
     }
 
-    @Test("URLs with `@`, `?`, `#` and `=` anywhere, found with memchr: what URLComponents gives (DECISIONS 494)")
+    @Test("URLs with `@`, `?`, `#` and `=` anywhere, found with memchr: what URLComponents gives (DECISIONS 53)")
     func bytesFoundWithMemchrMatchParsing() {
         var random = SeededGenerator(seed: 494)
         let pieces = ["https://", "api.example.com", "/p", "@", "?", "#", "=", "&", "token=s3cr3t-val", "a=1", "x", "%40",

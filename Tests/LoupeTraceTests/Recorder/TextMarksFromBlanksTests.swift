@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// Free text asked for an auth scheme is answered from its blanks, and for a URL from one `:` to the next
-/// (DECISIONS 465): both must answer exactly as the byte-by-byte matchers did, from any starting byte.
+/// (DECISIONS 53): both must answer exactly as the byte-by-byte matchers did, from any starting byte.
 @Suite struct TextMarksFromBlanksTests {
     /// The matcher as it was, from `start` on (the fast-path suite's byte-by-byte reference).
     static func reference(_ bytes: [UInt8], from start: Int) -> Bool {

@@ -22,7 +22,7 @@ struct TraceWriterTests {
     @Test("every writer shares one wakeup type, whose destruction after each enqueue needs no metadata lookup")
     func wakeupIsNotGeneric() {
         // A type nested in the generic writer would be a different type per `Item`, destroyed through its value
-        // witness after every enqueue (DECISIONS 460).
+        // witness after every enqueue (DECISIONS 53).
         #expect(TraceWriter<TraceExchange>.Wakeup.self == TraceWriter<Int>.Wakeup.self)
         #expect(TraceWriter<TraceExchange>.Wakeup.self == TraceWriterWakeup.self)
     }
@@ -30,7 +30,7 @@ struct TraceWriterTests {
     @Test("the recorder queues each finished exchange as one reference, not a copy of its fields")
     func queuedExchangesAreReferences() async {
         // Copying a `PendingExchange` retains about forty references; the queue, the batch and the conversion
-        // each made one (DECISIONS 461).
+        // each made one (DECISIONS 53).
         let inspector = NetworkTraceInspector(store: InMemoryTraceStore())
         let writer: TraceWriter<ExchangeBox> = inspector.writer
         #expect(MemoryLayout<ExchangeBox>.size == MemoryLayout<AnyObject>.size)

@@ -2,8 +2,8 @@ import Foundation
 @testable import LoupeTrace
 import Testing
 
-/// The inserter reuses the last attempt notes' JSON when the next attempt's notes are equal (DECISIONS 391); it
-/// compares them without hashing (``ExchangeInserter/sameNotes(_:_:)``, DECISIONS 430), which must answer as `==`.
+/// The inserter reuses the last attempt notes' JSON when the next attempt's notes are equal (DECISIONS 53); it
+/// compares them without hashing (``ExchangeInserter/sameNotes(_:_:)``, DECISIONS 53), which must answer as `==`.
 @Suite("Attempt notes compared without hashing")
 struct AttemptNotesComparisonTests {
     @Test("sameNotes answers as == on random maps: equal ones in other insertion orders, one key or value changed, other counts")

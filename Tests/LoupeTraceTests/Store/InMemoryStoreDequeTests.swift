@@ -2,7 +2,7 @@ import Foundation
 @testable import LoupeTrace
 import Testing
 
-/// DECISIONS 506, 507: the in-memory store keeps its entries in a deque, its id index keyed by two words, and pruned
+/// DECISIONS 74: the in-memory store keeps its entries in a deque, its id index keyed by two words, and pruned
 /// ids in the index until it is rebuilt. A bounded store written at random (new exchanges, rewrites of stored ones
 /// and of pruned ones, batches of every size) must hold exactly what a plain list model says, and find each by id
 /// and by sequence.
@@ -44,7 +44,7 @@ struct InMemoryStoreDequeTests {
                 #expect(try store.exchange(id: entry.id)?.operation == entry.operation, "round \(round)")
                 #expect(try store.exchange(sequence: entry.sequence)?.id == entry.id, "round \(round)")
             }
-            // Pruned ids stay in the index for a while (DECISIONS 507): recent ones, and every one now and then
+            // Pruned ids stay in the index for a while (DECISIONS 74): recent ones, and every one now and then
             // (before and after the index is rebuilt), must be found nowhere.
             for id in round % 50 == 0 ? everWritten : Array(everWritten.suffix(20)) where !model.contains(where: { $0.id == id }) {
                 #expect(try store.exchange(id: id) == nil, "round \(round): a pruned id is gone")

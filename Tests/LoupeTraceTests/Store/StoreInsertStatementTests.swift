@@ -4,7 +4,7 @@ import Loupe
 @testable import LoupeTrace
 import Testing
 
-/// The inserter's multi-row statements (DECISIONS 450): they stop at a row that breaks a constraint and keep the
+/// The inserter's multi-row statements (DECISIONS 68): they stop at a row that breaks a constraint and keep the
 /// rows before it (`INSERT OR FAIL`, so SQLite keeps no statement journal), and the inserter finishes the group one
 /// row at a time from there. What the store holds afterwards must be what one insert at a time writes.
 @Suite("SQLiteTraceStore multi-row inserts")

@@ -15,7 +15,7 @@ struct StoreWriteColumnsTests {
         var exchanges = (0..<300).map { HARStreamFixtures.exchange($0, &random) }
         exchanges += Self.extremes()
         // A NUL inside a text is stored up to it, as GRDB's `-1` length has SQLite read it (texts are bound from one
-        // buffer with their lengths since DECISIONS 392); an empty text stays '' (not NULL).
+        // buffer with their lengths since DECISIONS 68); an empty text stays '' (not NULL).
         var nul = SQLiteTraceStoreTests.fullExchange()
         nul.error = "before the NUL \u{0} after it"
         nul.operation = ""
@@ -188,7 +188,7 @@ struct StoreWriteColumnsTests {
 enum GRDBReference {
     static func insert(_ exchange: TraceExchange, storedAt: Date, in db: Database) throws {
         let id = exchange.id.uuidString
-        // The store's connections enforce no foreign keys (DECISIONS 451): the children go first, by hand.
+        // The store's connections enforce no foreign keys (DECISIONS 69): the children go first, by hand.
         for table in ["attempt", "event", "message"] {
             try db.execute(sql: "DELETE FROM \(table) WHERE exchange_sequence IN (SELECT sequence FROM exchange WHERE id = ?)",
                            arguments: [id])

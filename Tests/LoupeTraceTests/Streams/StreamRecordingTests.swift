@@ -125,7 +125,7 @@ struct StreamRecordingTests {
         #expect(try writer.exchange(id: UUID(uuidString: "0F000000-0000-4000-8000-000000000001")!)?.stream == nil)
         #expect(try writer.pool.read { try Int.fetchOne($0, sql: "PRAGMA user_version") } == SQLiteSchema.version)
         // Pruning an exchange takes its messages with it (deleted by the store: its connections enforce no foreign
-        // keys, so a plain `DELETE FROM exchange` would not cascade; DECISIONS 451).
+        // keys, so a plain `DELETE FROM exchange` would not cascade; DECISIONS 69).
         try writer.prune(TraceStoreBounds(maxCount: 0, maxBytes: nil, maxAge: nil))
         #expect(try writer.count() == 0)
         #expect(try writer.pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM message") } == 0)

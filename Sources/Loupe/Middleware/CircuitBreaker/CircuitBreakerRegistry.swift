@@ -21,7 +21,7 @@ public struct CircuitTransitionRecord: Sendable, Hashable, CustomStringConvertib
 /// passes (the client's injected clock), read as offsets from the first reading: use one clock per registry.
 ///
 /// The machines sit behind a lock, not in an actor: every request asks and reports once, and each actor hop
-/// back to the caller's executor cost a thread wake-up (measured in DECISIONS.md, 28).
+/// back to the caller's executor cost a thread wake-up.
 /// Decisions are pure (`CircuitBreakerStateMachine`); the lock only guards holding them. Listeners hear every
 /// transition in the order it happened, outside the lock, so one may call back into the registry.
 public final class CircuitBreakerRegistry: Sendable {
@@ -100,7 +100,7 @@ public final class CircuitBreakerRegistry: Sendable {
     }
 
     /// ``acquirePermission(for:clock:)``, and whether this is the key's first call, in one look-up of `key` under
-    /// one lock: the middleware asks once a call (DECISIONS 440).
+    /// one lock: the middleware asks once a call.
     package func admit(_ key: String, clock: any Clock<Duration>) -> Admission {
         admit(key, clock: clock, claimingFirstUse: true)
     }

@@ -24,7 +24,7 @@ enum HTTPClientSpan {
         defer { span.end() }
         do {
             // A span that records nothing (the NoOp tracer, or one sampled out) would drop every attribute; building
-            // them anyway parses the URL and fills a dictionary of strings for nothing (DECISIONS.md, 30).
+            // them anyway parses the URL and fills a dictionary of strings for nothing.
             let recording = span.isRecording
             if recording {
                 span.updateAttributes { attributes in

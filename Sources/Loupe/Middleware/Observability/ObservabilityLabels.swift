@@ -27,7 +27,7 @@ enum ObservabilityLabels {
     static func host(_ request: HTTPRequest) -> String {
         // From the authority, not `request.url` (which parses the whole URL again), and over its UTF-8 bytes in
         // place rather than Characters or the generic `UTF8View`: the delimiters are ASCII bytes, and the metrics
-        // middleware asks for every request (DECISIONS 384).
+        // middleware asks for every request.
         guard var authority = request.authority, !authority.isEmpty else { return "unknown" }
         let whole = authority.utf8.count
         let range = authority.withUTF8 { bytes -> Range<Int>? in

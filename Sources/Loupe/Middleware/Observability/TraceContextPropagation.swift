@@ -40,7 +40,7 @@ package enum TraceContextPropagation {
     package static func fallbackTraceparent(exchangeID: UUID, attempt: Int) -> String {
         // Written byte by byte into one 55-byte buffer: this runs for every exchange and every attempt. Kept
         // rather than swift-w3c-trace-context's `traceParentHeaderValue`, which is several times slower (it
-        // builds the ids' hex through arrays and interpolation); the measurement is in DECISIONS.md.
+        // builds the ids' hex through arrays and interpolation); measured in Benchmarks/JOURNAL.md.
         withUnsafeBytes(of: exchangeID.uuid) { id in
             var spanID = (8..<16).reduce(UInt64(0)) { $0 << 8 | UInt64(id[$1]) } &+ UInt64(attempt)
             if spanID == 0 { spanID = 1 }  // W3C forbids an all-zero parent id

@@ -55,7 +55,7 @@ struct ThrottleStateMachine: Sendable {
     /// Takes a permit only if one is free for `host` now; never queues. The common, uncontended case.
     mutating func acquireIfFree(host: String) -> Bool {
         if let maxConcurrent, running >= maxConcurrent { return false }
-        // One hash of the host on every request, not two (the check and the count): DECISIONS 423.
+        // One hash of the host on every request, not two (the check and the count).
         if let index = runningPerHost.index(forKey: host) {
             if let maxConcurrentPerHost, runningPerHost.values[index] >= maxConcurrentPerHost { return false }
             runningPerHost.values[index] += 1

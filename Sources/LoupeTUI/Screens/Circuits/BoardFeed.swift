@@ -6,7 +6,7 @@ import LoupeTrace
 /// while it happens (the screens report it as ``InspectorScreen/hasDeferredWork`` and finish on later turns).
 enum BoardFeed {
     /// Exchanges read per refresh, at most: a key pressed while a chunk is read waits for it, so a chunk is kept
-    /// to a small part of a frame (DECISIONS 122); a poll's arrivals beyond it are read on the next turns.
+    /// to a small part of a frame; a poll's arrivals beyond it are read on the next turns.
     static let perRefresh = 250
 
     /// Reads up to `limit` exchanges stored after `sequence` (oldest first), moves `sequence` past them, and

@@ -1,7 +1,7 @@
 import LoupeTrace
 
 /// A count of where a window's rows sit in the list, asked for in the background: a new order or filter that keeps
-/// the selected exchange draws the rows at once, and on a big store that count is the slow part (DECISIONS 114).
+/// the selected exchange draws the rows at once, and on a big store that count is the slow part.
 package struct FlowRankRequest: Hashable, Sendable {
     /// The list as it stood when asked: the query with ``FlowQuery/throughSequence`` at the newest row read then, so
     /// arrivals after it are the window's to add (as it does for every arrival), not the count's.

@@ -10,8 +10,8 @@ import LoupeTrace
 /// before the top row. Only a jump to an arbitrary row, a new filter or order, or rows deleted under us
 /// (a prune) pays for a `COUNT`. A new filter or order that keeps the selected row puts that count off
 /// (``rankRequest``): the rows are drawn at once and the count runs in the background, answered through
-/// ``applyRank(_:)``, since on a big store the count of rows before the middle one is the slow part (DECISIONS 108,
-/// 114). Until then ranks are provisional, shifted by moves and arrivals as usual, and the position reads `… / N`.
+/// ``applyRank(_:)``, since on a big store the count of rows before the middle one is the slow
+/// part. Until then ranks are provisional, shifted by moves and arrivals as usual, and the position reads `… / N`.
 package struct FlowWindow: Hashable, Sendable {
     /// The visible rows, in display order.
     package private(set) var rows: [TraceSummary] = []
