@@ -7,18 +7,21 @@
 #   time:   wall time of the 1 GiB send vs the baseline fetching the same URL to /dev/null: curl if installed, else
 #           python3 urllib (labelled); budget ≤ 1.5×.
 #
-# Each figure is the median of R interleaved runs (R = 3), wall times with their range. Every run records into a fresh store.
-# Usage: Benchmarks/send-budget.sh [--runs R] [--bytes N] [--no-build]
+# Each figure is the median of R interleaved runs (R = 3), wall times with their range, then each run's wall time in
+# order. Every run records into a fresh store. --compare FILE also sends the big body with another `loupe` binary (an
+# older build) in each round, right after this one, so that both meet the same load (issue 45).
+# Usage: Benchmarks/send-budget.sh [--runs R] [--bytes N] [--no-build] [--compare FILE]
 # Needs python3 and GNU time (/usr/bin/time). Builds `swift build -c release --static-swift-stdlib --product loupe` unless --no-build.
 set -euo pipefail
 
-runs=3 bytes=1073741824 build=1
+runs=3 bytes=1073741824 build=1 compare=
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs=$2; shift ;;
     --bytes) bytes=$2; shift ;;
     --no-build) build=0 ;;
-    *) echo "usage: $0 [--runs R] [--bytes N] [--no-build]" >&2; exit 2 ;;
+    --compare) compare=$2; shift ;;
+    *) echo "usage: $0 [--runs R] [--bytes N] [--no-build] [--compare FILE]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -59,6 +62,7 @@ measure() {
 }
 median() { sort -n -k"$2" "$work/$1" | awk -v f="$2" '{ v[NR] = $f } END { print v[int((NR + 1) / 2)] }'; }
 range() { sort -n -k"$2" "$work/$1" | awk -v f="$2" '{ v[NR] = $f } END { print v[1] "–" v[NR] }'; }
+runs_of() { awk '{ printf "%s%s", (NR > 1 ? " " : ""), $1 }' "$work/$1"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 mb() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 
@@ -67,6 +71,7 @@ for run in $(seq "$runs"); do
   rm -f "$work"/store*.sqlite*
   measure small "$loupe" send GET "$small" --store "$work/store-small.sqlite"
   measure big "$loupe" send GET "$big" --store "$work/store-big.sqlite"
+  [ -z "$compare" ] || measure other "$compare" send GET "$big" --store "$work/store-other.sqlite"
   measure base "${baseline[@]}"
 done
 
@@ -79,7 +84,10 @@ echo "|---|---|---|"
 echo "| loupe send, $bytes bytes > /dev/null | $big_t ($(range big 1)) | $(mb "$big_k") |"
 echo "| loupe send, 1 KB > /dev/null | $small_t ($(range small 1)) | $(mb "$small_k") |"
 echo "| $baseline_name, $bytes bytes (baseline) | $base_t ($(range base 1)) | $(mb "$base_k") |"
+[ -z "$compare" ] || echo "| $compare send, $bytes bytes > /dev/null | $(median other 1) ($(range other 1)) | $(mb "$(median other 2)") |"
 echo
+echo "each run's wall s, in order: loupe send $(runs_of big); $baseline_name $(runs_of base)"
+[ -z "$compare" ] || echo "  $compare: $(runs_of other); its ratio to $baseline_name: $(ratio "$(median other 1)" "$base_t")×"
 echo "peak RSS, big minus small: $(mb $((big_k - small_k))) MB (budget: within 16 MB)"
 echo "wall time, loupe send / $baseline_name: $(ratio "$big_t" "$base_t")× (budget: ≤ 1.5×)"
 echo "recorded response size (store): $size"
