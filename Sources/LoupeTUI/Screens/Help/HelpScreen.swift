@@ -7,16 +7,14 @@ package struct HelpScreen: InspectorScreen {
     package private(set) var lines: [StyledLine]
     /// The lines before wrapping.
     private let source: [StyledLine]
-    package private(set) var scroll = 0
-    private var pageHeight: Int
-    /// The line the last search hit, so `n` goes on from it even where the page cannot scroll that far.
-    private var searchLine: Int?
+    /// Where the help is scrolled to.
+    private var viewport: ListViewport
 
     package init(for context: KeyContext, keymap: Keymap, area: Rect) {
         self.context = context
         self.source = Self.lines(for: context, keymap: keymap)
         self.lines = Self.wrap(source, to: area.width)
-        self.pageHeight = max(1, area.height)
+        self.viewport = ListViewport(count: lines.count, height: area.height, selects: false)
     }
 
     private static func wrap(_ lines: [StyledLine], to width: Int) -> [StyledLine] {
@@ -25,9 +23,9 @@ package struct HelpScreen: InspectorScreen {
 
     package var keyContext: KeyContext { .help }
     package var title: String { "help" }
-    package var position: String {
-        "lines \(scroll + 1)–\(min(lines.count, scroll + pageHeight)) of \(lines.count)"
-    }
+    package var position: String { viewport.linesPosition }
+    /// The first line shown.
+    package var scroll: Int { viewport.offset }
 
     static let keyColumn = 18
 
@@ -58,46 +56,28 @@ package struct HelpScreen: InspectorScreen {
     }
 
     package mutating func perform(_ command: InspectorCommand, argument: String?, context: inout ScreenContext) -> Bool {
-        switch command {
-        case .moveUp: scroll(to: scroll - 1)
-        case .moveDown: scroll(to: scroll + 1)
-        case .pageUp: scroll(to: scroll - pageHeight)
-        case .pageDown: scroll(to: scroll + pageHeight)
-        case .top: scroll(to: 0)
-        case .bottom: scroll(to: lines.count)
-        default: return false
-        }
-        return true
+        viewport.perform(command)
     }
 
     package mutating func refresh(_ reason: RefreshReason, context: inout ScreenContext) {
         if reason == .resized { lines = Self.wrap(source, to: context.area.width) }
-        pageHeight = max(1, context.area.height)
-        scroll(to: scroll)
+        viewport.update(count: lines.count, height: context.area.height)
     }
 
     package mutating func search(_ text: String, forward: Bool, fromCurrent: Bool, context: inout ScreenContext) -> Bool {
-        let shown = scroll..<(scroll + pageHeight)
-        let current = searchLine.flatMap { shown.contains($0) ? $0 : nil } ?? scroll
-        guard let hit = RowSearch.find(text, in: lines.map(\.text), from: current, forward: forward,
-                                       fromCurrent: fromCurrent) else { return false }
-        scroll(to: hit.index)
-        searchLine = hit.index
+        guard let hit = viewport.search(text, in: lines.map(\.text), forward: forward, fromCurrent: fromCurrent) else {
+            return false
+        }
         context.status = RowSearch.message(hit, text)
         return true
     }
 
     package mutating func mouse(_ event: MouseEvent, double: Bool, context: inout ScreenContext) {
-        if event.kind == .wheelUp { scroll(to: scroll - 3) }
-        if event.kind == .wheelDown { scroll(to: scroll + 3) }
-    }
-
-    private mutating func scroll(to line: Int) {
-        scroll = max(0, min(line, lines.count - pageHeight))
+        viewport.wheel(event.kind)
     }
 
     package func render(in area: Rect, into buffer: inout Buffer, context: RenderContext) {
-        for (offset, line) in lines.dropFirst(scroll).prefix(area.height).enumerated() {
+        for (offset, line) in lines.dropFirst(viewport.offset).prefix(area.height).enumerated() {
             buffer.write(styled: line, x: area.x, y: area.y + offset, maxX: area.maxX)
         }
     }
