@@ -11,12 +11,8 @@ package struct MetricsScreen: InspectorScreen {
     package private(set) var sort: MetricsColumn = .name
     package private(set) var descending = false
     private var selected = 0
-    /// The store holds exchanges this screen has not read yet (see ``BoardFeed``).
-    private var isCatchingUp = false
-    /// The exchanges counted: the session's filter and marks-only set when they were last read.
-    private var countedQuery = FlowQuery()
-    /// The last exchange read, whether or not the session's filter let it into the table.
-    private var readThrough: Int64 = .min
+    /// What the table has read of the store.
+    private var feed = BoardFeed()
     /// Whether the window is settled: chosen with `w`, or picked once the store was first read (see
     /// ``pickWindowWithData(now:)``).
     private var windowSettled = false
@@ -28,12 +24,12 @@ package struct MetricsScreen: InspectorScreen {
 
     package init() {}
 
-    package var hasDeferredWork: Bool { isCatchingUp }
+    package var hasDeferredWork: Bool { feed.isCatchingUp }
 
     package var keyContext: KeyContext { .metrics }
     package var title: String { "metrics" }
     package var position: String {
-        "window \(window.rawValue) · sort \(sort.title)\(descending ? "↓" : "↑")" + (isCatchingUp ? " · reading the store…" : "")
+        "window \(window.rawValue) · sort \(sort.title)\(descending ? "↓" : "↑")" + (feed.isCatchingUp ? " · reading the store…" : "")
     }
 
     /// The rows in display order at `now`.
@@ -79,26 +75,20 @@ package struct MetricsScreen: InspectorScreen {
     }
 
     package mutating func refresh(_ reason: RefreshReason, context: inout ScreenContext) {
-        // What the board counts: the exchanges the flows list shows (its order aside). A screen parked while the
-        // filter changed sees the new one when it is shown again.
-        let counted = FlowQuery(filter: context.session.query.filter, ids: context.session.query.ids)
-        if counted != countedQuery {
-            countedQuery = counted
-            // Another filter: the table counts another set of exchanges, read again from the first.
+        if feed.restarts(for: context) {
             metrics = TrafficMetrics()
-            readThrough = .min
             selected = 0
         }
         // Windows end at this time or later: older exchanges need no time slot.
         let now = context.now
         // Added in place: a copy taken to add to would copy every slot's histogram (copy on write) each refresh.
-        isCatchingUp = !BoardFeed.catchUp(after: &readThrough, context: &context) { self.metrics.add($0, now: now) }
+        feed.catchUp(context: &context) { self.metrics.add($0, now: now) }
         // Catching up, a chunk is read every turn: tabulating each time would double the turn (and a key's wait).
-        if !isCatchingUp || tabulatedAt.map({ abs(now.timeIntervalSince($0)) >= 0.25 }) ?? true {
+        if !feed.isCatchingUp || tabulatedAt.map({ abs(now.timeIntervalSince($0)) >= 0.25 }) ?? true {
             table = tabulate(now: now)
             tabulatedAt = now
         }
-        if !isCatchingUp, !windowSettled {
+        if !feed.isCatchingUp, !windowSettled {
             windowSettled = true
             if let message = pickWindowWithData(now: now) { context.status = message }
         }
