@@ -60,7 +60,7 @@ extension InspectorApp {
                 keptEdits[original.id] = nil
                 let changes = RequestChanges.summary(from: original, to: edited)
                 guard !changes.isEmpty else {
-                    apply(.finished(StatusMessage("edit: the request is as recorded; nothing was sent (r replays it)"), replay: true))
+                    apply(.finished(StatusMessage("edit: the request is as recorded; nothing was sent (\(state.keymap.hint(.replay, in: state.top.keyContext)) replays it)"), replay: true))
                     continue
                 }
                 // Reasons are never empty here, so `askOrSend` always asks.

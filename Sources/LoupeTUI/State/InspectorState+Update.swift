@@ -154,7 +154,7 @@ extension InspectorState {
             // A screen may give n / N a meaning of its own (the diff: the next difference).
             if withTop(environment, { $0.perform(command, argument: argument, context: &$1) }) { return true }
             guard let text = session.search else {
-                status = StatusMessage("no search yet: / searches")
+                status = StatusMessage("no search yet: \(keymap.hint(.search, in: top.keyContext)) searches")
                 return true
             }
             search(text, forward: command == .searchNext, fromCurrent: false, environment)
@@ -166,7 +166,7 @@ extension InspectorState {
             changeOrder(command, argument: argument, environment)
         case .showMarked:
             guard session.showsMarkedOnly || !session.marks.isEmpty else {
-                status = StatusMessage("nothing is marked: m marks the selected exchange")
+                status = StatusMessage("nothing is marked: \(keymap.hint(.mark, in: top.keyContext)) marks the selected exchange")
                 return true
             }
             session.showsMarkedOnly.toggle()
@@ -210,7 +210,7 @@ extension InspectorState {
             pendingEffects.append(.edit(summary.id))
         case .diff:
             guard let summary = top.selection else {
-                status = .error("nothing selected: d compares a replay (↻) with its original")
+                status = .error("nothing selected: \(keymap.hint(.diff, in: top.keyContext)) compares a replay (↻) with its original")
                 return true
             }
             var context = makeContext(environment)

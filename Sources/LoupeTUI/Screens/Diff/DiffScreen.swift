@@ -17,7 +17,7 @@ package struct DiffScreen: InspectorScreen {
     /// Reads the replay and its original; `nil` (with a message) when `replay` is not a replay.
     package init?(replay: TraceSummary, context: inout ScreenContext) {
         guard let originalID = replay.replayOf else {
-            context.status = .error("d compares a replay (↻) with its original: select a replay first")
+            context.status = .error("\(context.keymap.hint(.diff, in: .flows)) compares a replay (↻) with its original: select a replay first")
             return nil
         }
         self.replay = replay

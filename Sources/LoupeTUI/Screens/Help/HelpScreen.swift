@@ -31,15 +31,16 @@ package struct HelpScreen: InspectorScreen {
 
     static func lines(for context: KeyContext, keymap: Keymap) -> [StyledLine] {
         var lines = [StyledLine("Keys on this screen (\(context.rawValue))", style: .heading)]
-        lines += keymap.bindings(in: context).map(line)
-        lines += [.empty, StyledLine("Keys in prompts (f filter, / search, : command)", style: .heading)]
-        lines += keymap.bindings(in: .prompt).map(line)
+        lines += keymap.bindings(in: context).map { line($0, keymap.help(of: $0, in: context)) }
+        let prompts = "Keys in prompts ({filter} filter, {search} search, {command-prompt} command)"
+        lines += [.empty, StyledLine(keymap.filling(prompts, in: context), style: .heading)]
+        lines += keymap.bindings(in: .prompt).map { line($0, keymap.help(of: $0, in: .prompt)) }
         lines += [.empty, StyledLine("Commands at the : prompt (Tab completes)", style: .heading)]
         let here = keymap.bindings(in: context)
         for command in InspectorCommand.allCases where !command.isTextEditing {
             let name = command.name + (command.argument.map { " " + $0.placeholder } ?? "")
             // What the command does on this screen, as its key's row says, so the two lists cannot disagree.
-            let summary = here.first { $0.command == command }?.help ?? command.summary
+            let summary = keymap.filling(here.first { $0.command == command }?.help ?? command.summary, in: context)
             // A form wider than the column is written whole and pushes its summary right: cut, it would not say
             // what to type.
             let column = max(keyColumn + 12, DisplayWidth.of(name))
@@ -50,9 +51,9 @@ package struct HelpScreen: InspectorScreen {
         return lines
     }
 
-    private static func line(_ binding: KeyBinding) -> StyledLine {
+    private static func line(_ binding: KeyBinding, _ help: String) -> StyledLine {
         StyledLine([.init("  " + DisplayWidth.pad(binding.keyLabel, to: keyColumn), .footerKey),
-                    .init(" " + binding.help + "  "), .init(binding.command.name, .dim)])
+                    .init(" " + help + "  "), .init(binding.command.name, .dim)])
     }
 
     package mutating func perform(_ command: InspectorCommand, argument: String?, context: inout ScreenContext) -> Bool {

@@ -14,7 +14,7 @@ package struct MetricsScreen: InspectorScreen {
     /// What the table has read of the store.
     private var feed = BoardFeed()
     /// Whether the window is settled: chosen with `w`, or picked once the store was first read (see
-    /// ``pickWindowWithData(now:)``).
+    /// ``pickWindowWithData(now:keymap:)``).
     private var windowSettled = false
     /// The rows as last tabulated, after each refresh (at least once a second) and command: a frame only draws
     /// them, since tabulating merges up to 90 slot histograms per group.
@@ -90,13 +90,13 @@ package struct MetricsScreen: InspectorScreen {
         }
         if !feed.isCatchingUp, !windowSettled {
             windowSettled = true
-            if let message = pickWindowWithData(now: now) { context.status = message }
+            if let message = pickWindowWithData(now: now, keymap: context.keymap) { context.status = message }
         }
     }
 
     /// An older store has nothing in the default five minutes: the first time the screen has read it all, it
     /// opens on the shortest window that holds exchanges and says so (`w` still cycles every window).
-    private mutating func pickWindowWithData(now: Date) -> StatusMessage? {
+    private mutating func pickWindowWithData(now: Date, keymap: Keymap) -> StatusMessage? {
         guard !Self.hasExchanges(table) else { return nil }
         let empty = window
         guard let found = MetricsWindow.allCases.first(where: {
@@ -104,7 +104,7 @@ package struct MetricsScreen: InspectorScreen {
         }) else { return nil }
         window = found
         table = tabulate(now: now)
-        return StatusMessage("nothing in the last \(empty.rawValue): window \(found.rawValue) (w cycles)")
+        return StatusMessage("nothing in the last \(empty.rawValue): window \(found.rawValue) (\(keymap.hint(.cycleWindow, in: .metrics)) cycles)")
     }
 
     /// Whether `rows` count any exchange (the `all` row stays, with zeros, once anything was read).
@@ -124,6 +124,7 @@ package struct MetricsScreen: InspectorScreen {
     package func render(in area: Rect, into buffer: inout Buffer, context: RenderContext) {
         var view = MetricsView(rows: table, selected: selected, window: window, sort: sort, descending: descending)
         view.search = context.search
+        view.windowKey = context.keymap.hint(.cycleWindow, in: .metrics)
         view.render(in: area, into: &buffer)
     }
 }
