@@ -90,6 +90,7 @@ import Testing
             KeyOverride(context: "flows", command: "search-next", keys: ["i"]),
             KeyOverride(context: "flows", command: "mark", keys: ["X"]),
             KeyOverride(context: "flows", command: "show-marked", keys: ["Y"]),
+            KeyOverride(context: "flows", command: "filter", keys: [.ctrl("f")]),
         ])
         let app = InspectorApp(store: try Fixture.store([Fixture.exchange(1)]), storeName: "s", replayer: nil,
                                timeZone: .gmt, keymap: keymap, history: InMemoryPromptHistory())
@@ -99,6 +100,9 @@ import Testing
         screen.press("Y")
         app.turn(on: screen)
         #expect(screen.lines[22].contains("nothing is marked: X marks the selected exchange"), "\(screen.lines[22])")
+        screen.press(.paste("text"))
+        app.turn(on: screen)
+        #expect(screen.lines[22].contains("open one first (^F, / or :)"), "\(screen.lines[22])")
         screen.press("?")
         app.turn(on: screen)
         // The help wraps long lines: compared with runs of spaces and line breaks as one space.

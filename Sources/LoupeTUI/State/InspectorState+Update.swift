@@ -25,7 +25,8 @@ extension InspectorState {
                 promptKey(key, environment)
             } else if case .paste = key {
                 // Pasted text is never keys: outside a prompt there is nothing to type it into.
-                status = .error("a paste goes into a prompt: open one first (f, / or :)")
+                status = .error("a paste goes into a prompt: open one first (\(keymap.hint(.filter, in: top.keyContext)), "
+                    + "\(keymap.hint(.search, in: top.keyContext)) or \(keymap.hint(.commandPrompt, in: top.keyContext)))")
             } else if let command = keymap.command(for: key, in: top.keyContext) {
                 run(command, argument: nil, environment)
             }
@@ -233,8 +234,10 @@ extension InspectorState {
             return
         }
         guard replay == .idle else {
-            status = StatusMessage(isRepeating ? "a repeat is running: Esc stops it; r is ignored until it ends"
-                : "a replay is still running: r is ignored until it ends")
+            let replayKey = keymap.hint(.replay, in: top.keyContext)
+            status = StatusMessage(isRepeating
+                ? "a repeat is running: \(keymap.hint(.back, in: top.keyContext)) stops it; \(replayKey) is ignored until it ends"
+                : "a replay is still running: \(replayKey) is ignored until it ends")
             return
         }
         replay = .running
@@ -263,14 +266,15 @@ extension InspectorState {
                 return
             }
             guard replay == .idle else {
-                status = StatusMessage(isRepeating ? "a repeat is running: Esc stops it"
+                status = StatusMessage(isRepeating ? "a repeat is running: \(keymap.hint(.back, in: top.keyContext)) stops it"
                     : "a replay is still running: wait for it to end")
                 return
             }
             replay = .running
             isRepeating = true
             replayTarget = "\(summary.method) \(summary.host)\(summary.pathAndQuery)"
-            status = StatusMessage("repeating \(replayTarget) \(Quantity.count(plan.times))× … Esc stops it")
+            status = StatusMessage("repeating \(replayTarget) \(Quantity.count(plan.times))× … "
+                                   + "\(keymap.hint(.back, in: top.keyContext)) stops it")
             pendingEffects.append(.repeatReplay(summary.id, plan))
         }
     }
