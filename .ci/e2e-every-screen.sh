@@ -3,7 +3,8 @@
 #  - `/` on the circuits board, a key's history and the metrics finds what they show, with a hit count (3/7);
 #  - the header's count stays live on the timeline and the metrics while another process records;
 #  - metrics over an older store opens on a window that has data, and says so;
-#  - at 80 columns every screen's footer keeps `? help`.
+#  - at 80 columns every screen's footer keeps `? help`;
+#  - a keys.toml that rebinds a key changes the key the hints and the help name (issue 45.3).
 #
 # Every check waits for the screen to show what it expects (polling every 0.1 s, up to $LOUPE_E2E_WAIT seconds,
 # 20 by default) instead of sleeping, so a loaded 2-core machine makes it slower, not flaky.
@@ -137,5 +138,19 @@ wait_for any '^all +[0-9.]+/s' regex
 ok "an older store's metrics open on all exchanges, and say so"
 keys q
 tm kill-session -t "$session" 2>/dev/null
+
+echo "-- 45.3: hints and the help name the keys a keys.toml rebinds"
+mkdir -p "$work/home/config/loupe"
+printf '[metrics]\ncycle-window = "W"\n[flows]\nsort-next = "z"\n' > "$work/home/config/loupe/keys.toml"
+open "$old"
+keys 4; wait_for 0 "flows › metrics"
+wait_for 22 "nothing in the last 5m: window all (W cycles)"
+keys 1; wait_for 0 "Loupe │ flows │"
+keys "?"; wait_for 0 "flows › help"
+wait_for any "Jump to the first row (in the order shown: z, v"
+ok "with cycle-window on W and sort-next on z: '(W cycles)' on the metrics, 'z, v change it' in the help"
+keys q q
+tm kill-session -t "$session" 2>/dev/null
+rm "$work/home/config/loupe/keys.toml"
 
 echo "e2e-every-screen: $passed passed ($((SECONDS - started)) s)"

@@ -82,6 +82,51 @@ import Testing
         #expect(screen.text.contains("  F                  Filter the whole store"))
     }
 
+    /// Help texts and hints name keys from the keymap in use: rebound in keys.toml, the new key is the one they
+    /// name (they used to say `o`, `n`, `m` and `M` whatever the user had bound).
+    @Test func helpTextsAndHintsNameTheReboundKeys() throws {
+        let keymap = try Keymap.standard.applying([
+            KeyOverride(context: "flows", command: "sort-next", keys: ["z"]),
+            KeyOverride(context: "flows", command: "search-next", keys: ["i"]),
+            KeyOverride(context: "flows", command: "mark", keys: ["X"]),
+            KeyOverride(context: "flows", command: "show-marked", keys: ["Y"]),
+            KeyOverride(context: "flows", command: "filter", keys: [.ctrl("f")]),
+        ])
+        let app = InspectorApp(store: try Fixture.store([Fixture.exchange(1)]), storeName: "s", replayer: nil,
+                               timeZone: .gmt, keymap: keymap, history: InMemoryPromptHistory())
+        let screen = InMemoryScreen()
+        app.refresh()
+        app.turn(on: screen)
+        screen.press("Y")
+        app.turn(on: screen)
+        #expect(screen.lines[22].contains("nothing is marked: X marks the selected exchange"), "\(screen.lines[22])")
+        screen.press(.paste("text"))
+        app.turn(on: screen)
+        #expect(screen.lines[22].contains("open one first (^F, / or :)"), "\(screen.lines[22])")
+        screen.press("?")
+        app.turn(on: screen)
+        // The help wraps long lines: compared with runs of spaces and line breaks as one space.
+        let help = screen.text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(help.contains("Jump to the first row (in the order shown: z, v change it)"), "\(screen.text)")
+        #expect(help.contains("Find text in the URL, method or operation (i, N: next, previous)"))
+        #expect(!help.contains("o, v change it"))
+    }
+
+    @Test func aHintIsTheKeyHereElseOnAnotherScreenElseTheCommand() throws {
+        let keymap = try Keymap.standard.applying([
+            KeyOverride(context: "flows", command: "edit-replay", keys: ["E"]),
+            KeyOverride(context: "detail", command: "edit-replay", keys: ["E"]),
+            KeyOverride(context: "metrics", command: "cycle-window", keys: ["W"]),
+        ])
+        #expect(keymap.hint(.cycleWindow, in: .metrics) == "W")
+        #expect(keymap.hint(.editReplay, in: .rules) == "E", "not bound on the rules screen: the flows list's key")
+        #expect(keymap.hint(.link, in: .flows) == ":link", "no key anywhere: the command")
+        let edit = try #require(keymap.bindings(in: .rules).first { $0.command == .editRule })
+        #expect(keymap.help(of: edit, in: .rules) == "Edit the selected rule as TOML, or the held request as E edits one")
+        #expect(Keymap.standard.help(of: edit, in: .rules).hasSuffix("as e edits one"))
+        #expect(keymap.filling("{cycle-window} {nothing} {edit-replay", in: .metrics) == "W {nothing} {edit-replay")
+    }
+
     @Test func badOverridesSayWhatIsWrong() {
         func problem(_ override: KeyOverride) -> String {
             do {

@@ -11,7 +11,7 @@ extension InspectorApp {
             let supported = screen.copyToClipboard(text)
             copied.append(text)
             apply(.finished(supported ? StatusMessage("copied curl to the clipboard (OSC 52)")
-                : .error("this terminal does not take OSC 52 clipboard writes: use x to export curl to a file"), replay: false))
+                : .error("this terminal does not take OSC 52 clipboard writes: use \(state.keymap.hint(.export, in: state.top.keyContext)) to export curl to a file"), replay: false))
         }
         pendingCopies = []
     }

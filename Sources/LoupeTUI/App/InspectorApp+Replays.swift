@@ -60,7 +60,7 @@ extension InspectorApp {
                 keptEdits[original.id] = nil
                 let changes = RequestChanges.summary(from: original, to: edited)
                 guard !changes.isEmpty else {
-                    apply(.finished(StatusMessage("edit: the request is as recorded; nothing was sent (r replays it)"), replay: true))
+                    apply(.finished(StatusMessage("edit: the request is as recorded; nothing was sent (\(state.keymap.hint(.replay, in: state.top.keyContext)) replays it)"), replay: true))
                     continue
                 }
                 // Reasons are never empty here, so `askOrSend` always asks.
@@ -86,6 +86,7 @@ extension InspectorApp {
         let stop = RepeatStop()
         repeatStops[token] = stop
         let target = "\(exchange.method) \(exchange.host)\(exchange.pathAndQuery)"
+        let stopHint = " \(state.keymap.hint(.back, in: state.top.keyContext)) stops it"
         replays[token] = Task {
             let clock = ContinuousClock()
             let start = clock.now
@@ -101,7 +102,7 @@ extension InspectorApp {
                     if let result, result.status != nil { summary.results.append(result) } else { summary.errors += 1 }
                     let done = summary.results.count + summary.errors
                     inbox.post(.finished(StatusMessage("repeating \(target): \(Quantity.count(done)) of \(Quantity.count(plan.times))…"
-                                                         + (stop.isStopped ? " stopping" : " Esc stops it")),
+                                                         + (stop.isStopped ? " stopping" : stopHint)),
                                          replay: false), token: UUID())
                     if started < plan.times, !stop.isStopped { startOne() }
                 }

@@ -1,6 +1,7 @@
 import LoupeTrace
 
-/// The help sentence and the argument of each ``InspectorCommand``, kept apart so the enum reads as a list.
+/// The help sentence and the argument of each ``InspectorCommand``, kept apart so the enum reads as a list. A
+/// sentence names another command's key as `{command-name}`, filled from the keymap in use (``Keymap/filling(_:in:)``).
 enum CommandInfo {
     static let summary: [InspectorCommand: String] = [
         .moveUp: "Select the previous row; scroll up",
@@ -50,7 +51,7 @@ enum CommandInfo {
         .link: "Show the link apps are given (loupe tui --listen) on the status line",
         .toggleRule: "Enable or disable the selected rule",
         .deleteRule: "Delete the selected rule",
-        .editRule: "Edit the selected rule as TOML in $VISUAL / $EDITOR (a held request: its request, as e edits one)",
+        .editRule: "Edit the selected rule as TOML in $VISUAL / $EDITOR (a held request: its request, as {edit-replay} edits one)",
         .continueHeld: "Let the selected held request go on",
         .abortHeld: "Abort the selected held request (the app gets a ClientError aborted from the inspector)",
         .continueAll: "Let every held request go on",

@@ -31,13 +31,14 @@ package enum KeyReference {
             text += "\n## \(heading)\n\n| key | does | command |\n| --- | --- | --- |\n"
             for binding in keymap.bindings(in: context) {
                 let keys = binding.keys.map { "`" + cell($0.label) + "`" }.joined(separator: " ")
-                text += "| \(keys) | \(cell(binding.help)) | `\(binding.command.name)` |\n"
+                text += "| \(keys) | \(cell(keymap.help(of: binding, in: context))) | `\(binding.command.name)` |\n"
             }
         }
         text += "\n## Commands at the `:` prompt\n\n| command | does |\n| --- | --- |\n"
         for command in InspectorCommand.allCases where !command.isTextEditing {
             let name = command.name + (command.argument.map { " " + $0.placeholder } ?? "")
-            text += "| `\(cell(name))` | \(cell(command.summary)) |\n"
+            // A summary that names another command's key names it as the flows list binds it.
+            text += "| `\(cell(name))` | \(cell(keymap.filling(command.summary, in: .flows))) |\n"
         }
         return text
     }

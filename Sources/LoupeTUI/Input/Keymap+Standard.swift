@@ -1,4 +1,7 @@
 extension Keymap {
+    /// Help texts name other keys as `{command-name}`, filled from the keymap in use (``filling(_:in:)``), so a
+    /// rebound key shows there too.
+    ///
     /// The default keys: mitmproxy's console letters (`f` `o` `v` `m` `M` `U` `x` `r` `:` `F`), vi movement plus
     /// arrows, readline editing in prompts. `2` is the timeline, `3` the circuits board, `4` the metrics, `5` the
     /// rules and held requests.
@@ -8,16 +11,16 @@ extension Keymap {
         KeyBinding([.down, "j"], .moveDown, "down", in: [.flows, .timeline, .detail, .diff, .help, .circuits, .circuitHistory, .metrics, .rules]),
         KeyBinding([.pageUp, .ctrl("b")], .pageUp, "page up", in: [.flows, .timeline, .detail, .diff, .help, .circuits, .circuitHistory, .metrics, .rules]),
         KeyBinding([.pageDown, .ctrl("f"), " "], .pageDown, "page down", in: [.flows, .timeline, .detail, .diff, .help, .circuits, .circuitHistory, .metrics, .rules]),
-        KeyBinding([.home, "g"], .top, "top", help: "Jump to the first row (in the order shown: o, v change it)", in: [.flows, .timeline]),
-        KeyBinding([.end, "G"], .bottom, "bottom", help: "Jump to the last row (in the order shown: o, v change it)", in: [.flows, .timeline]),
+        KeyBinding([.home, "g"], .top, "top", help: "Jump to the first row (in the order shown: {sort-next}, {reverse} change it)", in: [.flows, .timeline]),
+        KeyBinding([.end, "G"], .bottom, "bottom", help: "Jump to the last row (in the order shown: {sort-next}, {reverse} change it)", in: [.flows, .timeline]),
         KeyBinding([.home, "g"], .top, "top", help: "Jump to the first line", in: [.detail, .diff, .help]),
         KeyBinding([.end, "G"], .bottom, "bottom", help: "Jump to the last line", in: [.detail, .diff, .help]),
         KeyBinding([.home, "g"], .top, "top", help: "Jump to the first key", in: [.circuits]),
         KeyBinding([.end, "G"], .bottom, "bottom", help: "Jump to the last key", in: [.circuits]),
         KeyBinding([.home, "g"], .top, "top", help: "Jump to the oldest transition", in: [.circuitHistory]),
         KeyBinding([.end, "G"], .bottom, "bottom", help: "Jump to the newest transition", in: [.circuitHistory]),
-        KeyBinding([.home, "g"], .top, "top", help: "Jump to the first row (in the order shown: o, v change it)", in: [.metrics]),
-        KeyBinding([.end, "G"], .bottom, "bottom", help: "Jump to the last row (in the order shown: o, v change it)", in: [.metrics]),
+        KeyBinding([.home, "g"], .top, "top", help: "Jump to the first row (in the order shown: {sort-next}, {reverse} change it)", in: [.metrics]),
+        KeyBinding([.end, "G"], .bottom, "bottom", help: "Jump to the last row (in the order shown: {sort-next}, {reverse} change it)", in: [.metrics]),
         KeyBinding([.home, "g"], .top, "top", help: "Jump to the first row (the oldest held request)", in: [.rules]),
         KeyBinding([.end, "G"], .bottom, "bottom", help: "Jump to the last rule", in: [.rules]),
         // The flows list.
@@ -32,14 +35,14 @@ extension Keymap {
         KeyBinding(["f"], .flowsForKey, "flows of key", footer: true, in: [.circuitHistory]),
         KeyBinding(["w"], .cycleWindow, "window", footer: true, in: [.metrics]),
         KeyBinding(["f"], .filter, "filter", footer: true, in: [.flows, .detail, .timeline, .circuits, .metrics]),
-        KeyBinding(["/"], .search, "search", footer: true, help: "Find text in the URL, method or operation (n, N: next, previous)", in: [.flows]),
-        KeyBinding(["/"], .search, "search", footer: true, help: "Find text in this tab (n, N: next, previous)", in: [.detail]),
+        KeyBinding(["/"], .search, "search", footer: true, help: "Find text in the URL, method or operation ({search-next}, {search-previous}: next, previous)", in: [.flows]),
+        KeyBinding(["/"], .search, "search", footer: true, help: "Find text in this tab ({search-next}, {search-previous}: next, previous)", in: [.detail]),
         KeyBinding(["/"], .search, "search", footer: true, help: "Find text in the comparison", in: [.diff]),
-        KeyBinding(["/"], .search, "search", footer: true, help: "Find text in this help (n, N: next, previous)", in: [.help]),
-        KeyBinding(["/"], .search, "search", footer: true, help: "Find a key or a state (n, N: next, previous)", in: [.circuits]),
-        KeyBinding(["/"], .search, "search", footer: true, help: "Find text in the transitions: time, states, exchange, reason (n, N)", in: [.circuitHistory]),
-        KeyBinding(["/"], .search, "search", footer: true, help: "Find an operation or host (n, N: next, previous)", in: [.metrics]),
-        KeyBinding(["/"], .search, "search", help: "Find a rule or a held request (n, N: next, previous)", in: [.rules]),
+        KeyBinding(["/"], .search, "search", footer: true, help: "Find text in this help ({search-next}, {search-previous}: next, previous)", in: [.help]),
+        KeyBinding(["/"], .search, "search", footer: true, help: "Find a key or a state ({search-next}, {search-previous}: next, previous)", in: [.circuits]),
+        KeyBinding(["/"], .search, "search", footer: true, help: "Find text in the transitions: time, states, exchange, reason ({search-next}, {search-previous})", in: [.circuitHistory]),
+        KeyBinding(["/"], .search, "search", footer: true, help: "Find an operation or host ({search-next}, {search-previous}: next, previous)", in: [.metrics]),
+        KeyBinding(["/"], .search, "search", help: "Find a rule or a held request ({search-next}, {search-previous}: next, previous)", in: [.rules]),
         KeyBinding(["n"], .searchNext, "next", footer: false, in: [.flows, .detail, .help, .circuits, .circuitHistory, .metrics, .rules]),
         KeyBinding(["N"], .searchPrevious, "previous", in: [.flows, .detail, .help, .circuits, .circuitHistory, .metrics, .rules]),
         KeyBinding(["n"], .searchNext, "next difference", footer: true, in: [.diff]),
@@ -61,7 +64,7 @@ extension Keymap {
         KeyBinding(["s"], .toggleSource, "source", in: [.flows]),
         KeyBinding(["B"], .newRule, "new rule", help: "A rule from this exchange for requests like it: mock, fault or breakpoint (opens :new-rule)", in: [.flows, .detail]),
         // Rules and held requests.
-        KeyBinding([.enter, "e"], .editRule, "edit", footer: true, help: "Edit the selected rule as TOML, or the held request as e edits one", in: [.rules]),
+        KeyBinding([.enter, "e"], .editRule, "edit", footer: true, help: "Edit the selected rule as TOML, or the held request as {edit-replay} edits one", in: [.rules]),
         KeyBinding(["t"], .toggleRule, "on/off", footer: true, in: [.rules]),
         KeyBinding(["d"], .deleteRule, "delete", footer: true, in: [.rules]),
         KeyBinding(["c"], .continueHeld, "continue", footer: true, in: [.rules]),
@@ -87,7 +90,7 @@ extension Keymap {
         KeyBinding(["q"], .quit, "quit", footer: true, in: [.flows]),
         KeyBinding([.ctrl("c")], .quit, "quit", help: "Quit from any screen; replays in flight end and are recorded first (a second Ctrl-C quits at once)",
                    in: [.flows, .timeline, .detail, .diff, .help, .circuits, .circuitHistory, .metrics, .rules]),
-        KeyBinding([.escape], .back, "clear", help: "Clear the search's highlight; while a repeat (R) runs, stop it (on every screen)", in: [.flows]),
+        KeyBinding([.escape], .back, "clear", help: "Clear the search's highlight; while a repeat ({repeat-replay}) runs, stop it (on every screen)", in: [.flows]),
         // Prompts: readline's keys.
         KeyBinding([.enter], .submit, "apply", footer: true, in: [.prompt]),
         KeyBinding([.escape, .ctrl("c"), .ctrl("g")], .cancel, "cancel", footer: true, in: [.prompt]),

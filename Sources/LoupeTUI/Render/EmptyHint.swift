@@ -8,13 +8,16 @@ struct EmptyHint {
     var markedOnly = false
     /// The link apps are given, when the inspector listens: an empty store then waits for them.
     var link: String? = nil
+    /// The keys the ways out are named by, and the screen they are pressed on.
+    var keymap = Keymap.standard
+    var keyContext = KeyContext.flows
 
     var lines: [StyledLine] {
         guard hasLoaded else { return [StyledLine("Reading the store…", style: .dim)] }
         if filtered || markedOnly {
             // Name only what narrows the list now: `M` is no way out of a filter that matches nothing.
-            let ways = (filtered ? ["f edits the filter (an empty one clears it)"] : [])
-                + (markedOnly ? ["M shows all, not only marked"] : [])
+            let ways = (filtered ? ["\(keymap.hint(.filter, in: keyContext)) edits the filter (an empty one clears it)"] : [])
+                + (markedOnly ? ["\(keymap.hint(.showMarked, in: keyContext)) shows all, not only marked"] : [])
             return [
                 StyledLine("No exchange matches", style: .heading),
                 .empty,

@@ -23,6 +23,7 @@ package enum InspectorRenderer {
         var context = RenderContext(session: state.session, calendar: state.calendar, search: state.highlightedSearch)
         context.now = state.now
         context.link = state.listener?.link
+        context.keymap = state.keymap
         state.top.render(in: layout.content, into: &buffer, context: context)
         if let prompt = state.prompt {
             PromptLine(prompt: prompt).render(in: layout.statusLine, footer: layout.footer, keymap: state.keymap,

@@ -36,7 +36,8 @@ struct PromptLine {
             if markerX + DisplayWidth.of(text) > footer.maxX { markerX = max(footer.x, footer.maxX - DisplayWidth.of(text)) }
             buffer.write(text, x: markerX, y: footer.y, maxWidth: footer.maxX - markerX, style: .error)
         } else if let hint = prompt.hint {
-            buffer.write(" \(hint) · Enter runs it · Esc cancels", x: footer.x, y: footer.y, maxWidth: footer.width,
+            let keys = keymap.filling(" · {submit} runs it · {cancel} cancels", in: .prompt)
+            buffer.write(" \(hint)" + keys, x: footer.x, y: footer.y, maxWidth: footer.width,
                          style: .footerText)
         } else if !prompt.completions.isEmpty {
             buffer.write(" " + prompt.completions.joined(separator: "  "), x: footer.x, y: footer.y,

@@ -3,15 +3,15 @@ import LoupeTrace
 /// `/`, `n` and `N` over a screen that holds its rows (or lines) in memory: the circuits board, a key's history,
 /// the metrics, the detail and the help. It looks for the text in what each row shows, ignoring case, wraps
 /// around at either end as less and vim do, and says which hit of how many it landed on (`3/7`).
-enum RowSearch {
+package enum RowSearch {
     /// A row the text was found in.
-    struct Hit: Equatable {
+    package struct Hit: Equatable {
         /// The row's index.
-        let index: Int
+        package let index: Int
         /// Which hit it is, from 1, in row order.
-        let ordinal: Int
+        package let ordinal: Int
         /// How many rows hold the text.
-        let count: Int
+        package let count: Int
     }
 
     /// The next row holding `text` from `current` (itself too when `fromCurrent`), forward or backward.

@@ -65,4 +65,6 @@ package struct RenderContext {
     package var now = Date(timeIntervalSince1970: 0)
     /// The link apps are given (`LOUPE_LINK=…`), when this inspector listens: empty screens say it.
     package var link: String?
+    /// The key table, for the keys hints name.
+    package var keymap = Keymap.standard
 }

@@ -156,7 +156,7 @@ extension InspectorState {
             ids = [id]
         case .marked:
             guard !session.marks.isEmpty else {
-                status = .error("export: nothing is marked (m marks)")
+                status = .error("export: nothing is marked (\(keymap.hint(.mark, in: top.keyContext)) marks)")
                 return
             }
             ids = session.marks.sorted { $0.uuidString < $1.uuidString }

@@ -25,7 +25,8 @@ extension InspectorState {
                 promptKey(key, environment)
             } else if case .paste = key {
                 // Pasted text is never keys: outside a prompt there is nothing to type it into.
-                status = .error("a paste goes into a prompt: open one first (f, / or :)")
+                status = .error("a paste goes into a prompt: open one first (\(keymap.hint(.filter, in: top.keyContext)), "
+                    + "\(keymap.hint(.search, in: top.keyContext)) or \(keymap.hint(.commandPrompt, in: top.keyContext)))")
             } else if let command = keymap.command(for: key, in: top.keyContext) {
                 run(command, argument: nil, environment)
             }
@@ -154,7 +155,7 @@ extension InspectorState {
             // A screen may give n / N a meaning of its own (the diff: the next difference).
             if withTop(environment, { $0.perform(command, argument: argument, context: &$1) }) { return true }
             guard let text = session.search else {
-                status = StatusMessage("no search yet: / searches")
+                status = StatusMessage("no search yet: \(keymap.hint(.search, in: top.keyContext)) searches")
                 return true
             }
             search(text, forward: command == .searchNext, fromCurrent: false, environment)
@@ -166,7 +167,7 @@ extension InspectorState {
             changeOrder(command, argument: argument, environment)
         case .showMarked:
             guard session.showsMarkedOnly || !session.marks.isEmpty else {
-                status = StatusMessage("nothing is marked: m marks the selected exchange")
+                status = StatusMessage("nothing is marked: \(keymap.hint(.mark, in: top.keyContext)) marks the selected exchange")
                 return true
             }
             session.showsMarkedOnly.toggle()
@@ -210,7 +211,7 @@ extension InspectorState {
             pendingEffects.append(.edit(summary.id))
         case .diff:
             guard let summary = top.selection else {
-                status = .error("nothing selected: d compares a replay (↻) with its original")
+                status = .error("nothing selected: \(keymap.hint(.diff, in: top.keyContext)) compares a replay (↻) with its original")
                 return true
             }
             var context = makeContext(environment)
@@ -233,8 +234,10 @@ extension InspectorState {
             return
         }
         guard replay == .idle else {
-            status = StatusMessage(isRepeating ? "a repeat is running: Esc stops it; r is ignored until it ends"
-                : "a replay is still running: r is ignored until it ends")
+            let replayKey = keymap.hint(.replay, in: top.keyContext)
+            status = StatusMessage(isRepeating
+                ? "a repeat is running: \(keymap.hint(.back, in: top.keyContext)) stops it; \(replayKey) is ignored until it ends"
+                : "a replay is still running: \(replayKey) is ignored until it ends")
             return
         }
         replay = .running
@@ -263,14 +266,15 @@ extension InspectorState {
                 return
             }
             guard replay == .idle else {
-                status = StatusMessage(isRepeating ? "a repeat is running: Esc stops it"
+                status = StatusMessage(isRepeating ? "a repeat is running: \(keymap.hint(.back, in: top.keyContext)) stops it"
                     : "a replay is still running: wait for it to end")
                 return
             }
             replay = .running
             isRepeating = true
             replayTarget = "\(summary.method) \(summary.host)\(summary.pathAndQuery)"
-            status = StatusMessage("repeating \(replayTarget) \(Quantity.count(plan.times))× … Esc stops it")
+            status = StatusMessage("repeating \(replayTarget) \(Quantity.count(plan.times))× … "
+                                   + "\(keymap.hint(.back, in: top.keyContext)) stops it")
             pendingEffects.append(.repeatReplay(summary.id, plan))
         }
     }

@@ -8,22 +8,18 @@ import LoupeBoard
 package struct CircuitsScreen: InspectorScreen {
     package private(set) var board = BreakerBoard()
     private var selected = 0
-    /// The store holds exchanges this screen has not read yet (see ``BoardFeed``).
-    private var isCatchingUp = false
-    /// The exchanges counted: the session's filter and marks-only set when they were last read.
-    private var countedQuery = FlowQuery()
-    /// The last exchange read, whether or not the session's filter let it onto the board.
-    private var readThrough: Int64 = .min
+    /// What the board has read of the store.
+    private var feed = BoardFeed()
 
     package init() {}
 
-    package var hasDeferredWork: Bool { isCatchingUp }
+    package var hasDeferredWork: Bool { feed.isCatchingUp }
 
     package var keyContext: KeyContext { .circuits }
     package var title: String { "circuits" }
     package var position: String {
         let keys = board.keyCount == 0 ? "" : "\(min(selected + 1, board.keyCount)) / \(board.keyCount) keys"
-        return isCatchingUp ? (keys.isEmpty ? "reading the store…" : "\(keys) · reading the store…") : keys
+        return feed.isCatchingUp ? (keys.isEmpty ? "reading the store…" : "\(keys) · reading the store…") : keys
     }
 
     package mutating func perform(_ command: InspectorCommand, argument: String?, context: inout ScreenContext) -> Bool {
@@ -47,18 +43,12 @@ package struct CircuitsScreen: InspectorScreen {
     }
 
     package mutating func refresh(_ reason: RefreshReason, context: inout ScreenContext) {
-        // What the board counts: the exchanges the flows list shows (its order aside). A screen parked while the
-        // filter changed sees the new one when it is shown again.
-        let counted = FlowQuery(filter: context.session.query.filter, ids: context.session.query.ids)
-        if counted != countedQuery {
-            countedQuery = counted
-            // Another filter: the board counts another set of exchanges, read again from the first.
+        if feed.restarts(for: context) {
             board = BreakerBoard()
-            readThrough = .min
             selected = 0
         }
         // Added in place: a copy taken to add to would copy the board's tables (copy on write) each refresh.
-        isCatchingUp = !BoardFeed.catchUp(after: &readThrough, context: &context) { self.board.add($0) }
+        feed.catchUp(context: &context) { self.board.add($0) }
     }
 
     package mutating func search(_ text: String, forward: Bool, fromCurrent: Bool, context: inout ScreenContext) -> Bool {

@@ -18,11 +18,8 @@ package struct DetailScreen: InspectorScreen {
     package private(set) var lines: [StyledLine] = []
     private var header: [StyledLine] = []
     private var madeFor: (tab: DetailTab, body: BodyView, width: Int)?
-    /// The first line shown.
-    package private(set) var scroll = 0
-    private var pageHeight = 1
-    /// The line the last search hit, so `n` goes on from it even where the page cannot scroll that far.
-    private var searchLine: Int?
+    /// Where the tab's lines are scrolled to.
+    private var viewport = ListViewport(selects: false)
     /// The Messages tab of a stream with messages: its rows, selection and payload (``MessagesPane``).
     package private(set) var messages: MessagesPane?
     /// The area the tab's content is drawn in (below the header and the tab bar), as last laid out.
@@ -48,18 +45,16 @@ package struct DetailScreen: InspectorScreen {
     package var position: String {
         if let pane = shownPane { return pane.position }
         guard !lines.isEmpty else { return "" }
-        return "lines \(scroll + 1)–\(min(lines.count, scroll + pageHeight)) of \(lines.count)"
+        return viewport.linesPosition
     }
+
+    /// The first line shown.
+    package var scroll: Int { viewport.offset }
 
     package mutating func perform(_ command: InspectorCommand, argument: String?, context: inout ScreenContext) -> Bool {
         if shownPane != nil, performOnMessages(command, context: &context) { return true }
+        if viewport.perform(command) { return true }
         switch command {
-        case .moveUp: scroll(to: scroll - 1)
-        case .moveDown: scroll(to: scroll + 1)
-        case .pageUp: scroll(to: scroll - pageHeight)
-        case .pageDown: scroll(to: scroll + pageHeight)
-        case .top: scroll(to: 0)
-        case .bottom: scroll(to: lines.count)
         case .nextTab: show(availableTabs[(tabIndex + 1) % availableTabs.count], context: context)
         case .previousTab:
             let count = availableTabs.count
@@ -94,19 +89,18 @@ package struct DetailScreen: InspectorScreen {
 
     package mutating func search(_ text: String, forward: Bool, fromCurrent: Bool, context: inout ScreenContext) -> Bool {
         if var pane = shownPane {
-            guard let hit = pane.search(text, forward: forward, fromCurrent: fromCurrent) else { return false }
-            pane.select(hit.index, rowsHeight: pane.rowsHeight(in: contentArea.height))
+            let height = pane.rowsHeight(in: contentArea.height)
+            guard let hit = pane.search(text, forward: forward, fromCurrent: fromCurrent, rowsHeight: height) else {
+                return false
+            }
             pane.preparePayload(bodyView)
             messages = pane
             context.status = RowSearch.message(hit, text)
             return true
         }
-        let shown = scroll..<(scroll + pageHeight)
-        let current = searchLine.flatMap { shown.contains($0) ? $0 : nil } ?? scroll
-        guard let hit = RowSearch.find(text, in: lines.map(\.text), from: current, forward: forward,
-                                       fromCurrent: fromCurrent) else { return false }
-        scroll(to: hit.index)
-        searchLine = hit.index
+        guard let hit = viewport.search(text, in: lines.map(\.text), forward: forward, fromCurrent: fromCurrent) else {
+            return false
+        }
         context.status = RowSearch.message(hit, text)
         return true
     }
@@ -115,8 +109,7 @@ package struct DetailScreen: InspectorScreen {
         if var pane = shownPane {
             let height = pane.rowsHeight(in: contentArea.height)
             switch event.kind {
-            case .wheelUp: pane.select(pane.selected - 3, rowsHeight: height)
-            case .wheelDown: pane.select(pane.selected + 3, rowsHeight: height)
+            case .wheelUp, .wheelDown: pane.wheel(event.kind, rowsHeight: height)
             case .press:
                 if let row = pane.row(atY: event.y, in: contentArea) { pane.select(row, rowsHeight: height) }
             }
@@ -124,8 +117,7 @@ package struct DetailScreen: InspectorScreen {
             messages = pane
         }
         switch event.kind {
-        case .wheelUp: if shownPane == nil { scroll(to: scroll - 3) }
-        case .wheelDown: if shownPane == nil { scroll(to: scroll + 3) }
+        case .wheelUp, .wheelDown: if shownPane == nil { viewport.wheel(event.kind) }
         case .press:
             guard event.y == context.area.y + header.count else { return }
             if let hit = TabBar(labels: tabLabels, selected: tabIndex).tab(atColumn: event.x - context.area.x) {
@@ -149,7 +141,7 @@ package struct DetailScreen: InspectorScreen {
                         search: context.search, view: bodyView)
             return
         }
-        for line in lines.dropFirst(scroll).prefix(max(0, area.maxY - y)) {
+        for line in lines.dropFirst(viewport.offset).prefix(max(0, area.maxY - y)) {
             buffer.write(styled: line, x: area.x, y: y, maxX: area.maxX)
             if let search = context.search {
                 let text = line.text
@@ -188,17 +180,11 @@ package struct DetailScreen: InspectorScreen {
     private mutating func performOnMessages(_ command: InspectorCommand, context: inout ScreenContext) -> Bool {
         guard var pane = messages else { return false }
         let height = pane.rowsHeight(in: contentArea.height)
-        switch command {
-        case .moveUp: pane.select(pane.selected - 1, rowsHeight: height)
-        case .moveDown: pane.select(pane.selected + 1, rowsHeight: height)
-        case .pageUp: pane.select(pane.selected - height, rowsHeight: height)
-        case .pageDown: pane.select(pane.selected + height, rowsHeight: height)
-        case .top: pane.select(0, rowsHeight: height)
-        case .bottom: pane.select(pane.messages.count - 1, rowsHeight: height)
-        case .toggleFollow:
+        if command == .toggleFollow {
             pane.toggleFollow(rowsHeight: height)
             context.status = StatusMessage(pane.follows ? "follow: on" : "follow: off")
-        default: return false
+        } else if !pane.perform(command, rowsHeight: height) {
+            return false
         }
         pane.preparePayload(bodyView)
         messages = pane
@@ -224,12 +210,8 @@ package struct DetailScreen: InspectorScreen {
     private mutating func show(_ tab: DetailTab, context: ScreenContext) {
         guard tab != self.tab else { return }
         self.tab = tab
-        scroll = 0
+        viewport.scroll(to: 0)
         layout(in: context.area, calendar: context.calendar)
-    }
-
-    private mutating func scroll(to line: Int) {
-        scroll = max(0, min(line, lines.count - pageHeight))
     }
 
     /// Builds the tab's lines for the area's width when the tab, body view or width changed.
@@ -238,12 +220,12 @@ package struct DetailScreen: InspectorScreen {
         guard let exchange else {
             header = []
             lines = [StyledLine(problem ?? "Loading…", style: problem == nil ? .dim : .error)]
-            pageHeight = max(1, area.height)
+            viewport.update(count: lines.count, height: area.height)
             return
         }
         let tabs = DetailTabs(exchange: exchange, calendar: calendar, numbers: numbers)
         header = tabs.header().flatMap { $0.wrapped(to: width) }.prefix(2).map { $0 }
-        pageHeight = max(1, area.height - header.count - 1)
+        let pageHeight = max(1, area.height - header.count - 1)
         contentArea = Rect(x: area.x, y: area.y + header.count + 1, width: width, height: pageHeight)
         if tab == .messages, var pane = messages ?? MessagesPane(tabs) {
             // The pane's rows are never wrapped, so a long stream stays unbuilt but for the rows drawn.
@@ -251,6 +233,7 @@ package struct DetailScreen: InspectorScreen {
             pane.preparePayload(bodyView)
             messages = pane
             lines = []
+            viewport.update(count: 0, height: pageHeight)
             madeFor = nil
             return
         }
@@ -258,7 +241,7 @@ package struct DetailScreen: InspectorScreen {
             lines = tabs.lines(tab, bodyView: bodyView, width: width).flatMap { $0.wrapped(to: width) }
             madeFor = (tab, bodyView, width)
         }
-        scroll(to: scroll)
+        viewport.update(count: lines.count, height: pageHeight)
     }
 }
 

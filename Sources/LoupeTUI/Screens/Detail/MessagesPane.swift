@@ -15,10 +15,12 @@ package struct MessagesPane: Sendable {
     package private(set) var rows: [StyledLine]
     /// The kept messages, in the rows' order.
     package private(set) var messages: [TraceMessage]
+    /// Which rows of the list are on screen, and the selected message (its place in ``messages``).
+    private var viewport: ListViewport
     /// The selected message's place in ``messages``.
-    package private(set) var selected = 0
+    package var selected: Int { viewport.selected }
     /// The first row shown.
-    package private(set) var scroll = 0
+    package var scroll: Int { viewport.offset }
     /// Whether a stream still open keeps the selection on its newest message while it sits on the last one
     /// (`tail -f`). On at first, so a live stream is watched from its end.
     package private(set) var follows = true
@@ -36,8 +38,11 @@ package struct MessagesPane: Sendable {
         rows = Array(lines.dropFirst())
         messages = stream.messages
         isOpen = tabs.exchange.endedAt == nil
-        // A stream still open is watched from its newest message; a finished one read from its first.
-        selected = isOpen ? messages.count - 1 : 0
+        // A stream still open is watched from its newest message; a finished one read from its first. The list's
+        // height is known once laid out (``select(_:rowsHeight:)``): until then it is taken as all rows, so the
+        // list stays at its top.
+        viewport = ListViewport(count: messages.count, height: messages.count, selects: true)
+        if isOpen { viewport.moveToEnd() }
     }
 
     /// Takes the exchange as read again (a stream still open grows): the selection stays where it was, or moves to
@@ -45,25 +50,35 @@ package struct MessagesPane: Sendable {
     mutating func update(_ tabs: DetailTabs) {
         guard let newer = MessagesPane(tabs) else { return }
         let wasOnLast = selected == messages.count - 1
-        let keep = (selected: messages[selected].index, follows: follows, scroll: scroll)
+        let keep = (selected: messages[selected].index, follows: follows, viewport: viewport)
         self = newer
         follows = keep.follows
-        scroll = keep.scroll
-        if follows, wasOnLast {
-            selected = messages.count - 1
-        } else {
-            // The same message by its stream index (a capped stream drops the middle, so places can shift).
-            selected = messages.firstIndex { $0.index >= keep.selected } ?? messages.count - 1
-        }
+        viewport = keep.viewport
+        // Following, the newest; else the same message by its stream index (a capped stream drops the middle, so
+        // places can shift).
+        let index = follows && wasOnLast ? messages.count - 1
+            : messages.firstIndex { $0.index >= keep.selected } ?? messages.count - 1
+        viewport.update(count: messages.count, selecting: index)
     }
 
     // MARK: Keys
 
+    /// Selects message `index` (kept within the stream), with the list `rowsHeight` rows high.
     mutating func select(_ index: Int, rowsHeight: Int) {
-        selected = max(0, min(index, messages.count - 1))
-        if selected < scroll { scroll = selected }
-        if selected >= scroll + rowsHeight { scroll = selected - rowsHeight + 1 }
-        scroll = max(0, min(scroll, messages.count - rowsHeight))
+        viewport.update(count: messages.count, height: rowsHeight, selecting: index)
+    }
+
+    /// Runs a movement command on the list, `rowsHeight` rows high (a page is that many messages).
+    /// - Returns: `false` for any other command.
+    mutating func perform(_ command: InspectorCommand, rowsHeight: Int) -> Bool {
+        viewport.update(count: messages.count, height: rowsHeight)
+        return viewport.perform(command)
+    }
+
+    /// Moves the selection for a mouse wheel, with the list `rowsHeight` rows high.
+    mutating func wheel(_ kind: MouseEvent.Kind, rowsHeight: Int) {
+        viewport.update(count: messages.count, height: rowsHeight)
+        viewport.wheel(kind)
     }
 
     /// Turns following on or off; turning it on moves to the newest message.
@@ -72,10 +87,11 @@ package struct MessagesPane: Sendable {
         if follows { select(messages.count - 1, rowsHeight: rowsHeight) }
     }
 
-    /// The row a search for `text` lands on: the selection when it holds `text` and `fromCurrent`, else the next
-    /// (or previous) one, wrapping around.
-    func search(_ text: String, forward: Bool, fromCurrent: Bool) -> RowSearch.Hit? {
-        RowSearch.find(text, in: rows.map(\.text), from: selected, forward: forward, fromCurrent: fromCurrent)
+    /// Selects the row a search for `text` lands on: the selection when it holds `text` and `fromCurrent`, else
+    /// the next (or previous) one, wrapping around.
+    mutating func search(_ text: String, forward: Bool, fromCurrent: Bool, rowsHeight: Int) -> RowSearch.Hit? {
+        viewport.update(count: messages.count, height: rowsHeight)
+        return viewport.search(text, in: rows.map(\.text), forward: forward, fromCurrent: fromCurrent)
     }
 
     // MARK: Layout

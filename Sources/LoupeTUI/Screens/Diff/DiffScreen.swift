@@ -11,13 +11,13 @@ package struct DiffScreen: InspectorScreen {
     package private(set) var lines: [StyledLine] = []
     private var differenceStarts: [Int] = []
     private var madeForWidth = -1
-    package private(set) var scroll = 0
-    private var pageHeight = 1
+    /// Where the comparison is scrolled to.
+    private var viewport = ListViewport(selects: false)
 
     /// Reads the replay and its original; `nil` (with a message) when `replay` is not a replay.
     package init?(replay: TraceSummary, context: inout ScreenContext) {
         guard let originalID = replay.replayOf else {
-            context.status = .error("d compares a replay (↻) with its original: select a replay first")
+            context.status = .error("\(context.keymap.hint(.diff, in: .flows)) compares a replay (↻) with its original: select a replay first")
             return nil
         }
         self.replay = replay
@@ -36,23 +36,21 @@ package struct DiffScreen: InspectorScreen {
     package var selection: TraceSummary? { replay }
     package var position: String {
         let current = differenceStarts.lastIndex { $0 <= scroll }.map { $0 + 1 } ?? 0
-        return "difference \(current) of \(differenceStarts.count) · lines \(scroll + 1)–\(min(lines.count, scroll + pageHeight)) of \(lines.count)"
+        return "difference \(current) of \(differenceStarts.count) · " + viewport.linesPosition
     }
 
+    /// The first line shown.
+    package var scroll: Int { viewport.offset }
+
     package mutating func perform(_ command: InspectorCommand, argument: String?, context: inout ScreenContext) -> Bool {
+        if viewport.perform(command) { return true }
         switch command {
-        case .moveUp: scroll(to: scroll - 1)
-        case .moveDown: scroll(to: scroll + 1)
-        case .pageUp: scroll(to: scroll - pageHeight)
-        case .pageDown: scroll(to: scroll + pageHeight)
-        case .top: scroll(to: 0)
-        case .bottom: scroll(to: lines.count)
         case .searchNext where context.session.search == nil:
             guard let next = differenceStarts.first(where: { $0 > scroll }) ?? differenceStarts.first else { return true }
-            scroll = min(next, max(0, lines.count - 1))
+            viewport.showAtTop(next)
         case .searchPrevious where context.session.search == nil:
             guard let previous = differenceStarts.last(where: { $0 < scroll }) ?? differenceStarts.last else { return true }
-            scroll = previous
+            viewport.showAtTop(previous)
         default:
             return false
         }
@@ -64,36 +62,25 @@ package struct DiffScreen: InspectorScreen {
     }
 
     package mutating func search(_ text: String, forward: Bool, fromCurrent: Bool, context: inout ScreenContext) -> Bool {
-        let count = lines.count
-        let start = fromCurrent ? scroll : forward ? scroll + 1 : scroll - 1
-        for step in 0..<count {
-            let index = ((forward ? start + step : start - step) % count + count) % count
-            if !FlowSearch.ranges(of: text, in: lines[index].text).isEmpty {
-                scroll = index
-                return true
-            }
-        }
-        return false
+        // A hit goes to the top of the screen, as a difference does, even on the last page.
+        guard let hit = RowSearch.find(text, in: lines.map(\.text), from: scroll, forward: forward,
+                                       fromCurrent: fromCurrent) else { return false }
+        viewport.showAtTop(hit.index)
+        return true
     }
 
     package mutating func mouse(_ event: MouseEvent, double: Bool, context: inout ScreenContext) {
-        if event.kind == .wheelUp { scroll(to: scroll - 3) }
-        if event.kind == .wheelDown { scroll(to: scroll + 3) }
+        viewport.wheel(event.kind)
     }
 
     package func render(in area: Rect, into buffer: inout Buffer, context: RenderContext) {
-        for (offset, line) in lines.dropFirst(scroll).prefix(area.height).enumerated() {
+        for (offset, line) in lines.dropFirst(viewport.offset).prefix(area.height).enumerated() {
             buffer.write(styled: line, x: area.x, y: area.y + offset, maxX: area.maxX)
         }
     }
 
-    private mutating func scroll(to line: Int) {
-        scroll = max(0, min(line, lines.count - pageHeight))
-    }
-
     private mutating func layout(in area: Rect) {
-        pageHeight = max(1, area.height)
-        guard area.width != madeForWidth else { return scroll(to: scroll) }
+        guard area.width != madeForWidth else { return viewport.update(count: lines.count, height: area.height) }
         madeForWidth = area.width
         if let original, let replayed {
             let document = DiffDocument(original: original, replay: replayed, width: area.width)
@@ -108,6 +95,6 @@ package struct DiffScreen: InspectorScreen {
             lines = [StyledLine(problem ?? "Loading…", style: .error)]
             differenceStarts = []
         }
-        scroll(to: scroll)
+        viewport.update(count: lines.count, height: area.height)
     }
 }

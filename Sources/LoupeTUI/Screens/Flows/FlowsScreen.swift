@@ -131,7 +131,7 @@ package struct FlowsScreen: InspectorScreen {
             _ = buffer.write(text, x: area.x, y: area.maxY - lines + offset, maxWidth: area.width, style: .statusClientError)
         }
         if heldCount > held.count, lines > held.count {
-            _ = buffer.write("  … \(heldCount - held.count) more held: 5 shows them all", x: area.x, y: area.maxY - 1,
+            _ = buffer.write("  … \(heldCount - held.count) more held: \(context.keymap.hint(.rules, in: .flows)) shows them all", x: area.x, y: area.maxY - 1,
                              maxWidth: area.width, style: .dim)
         }
     }

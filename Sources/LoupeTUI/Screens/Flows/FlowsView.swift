@@ -14,7 +14,8 @@ struct FlowsView {
         let rowsArea = Rect(x: area.x, y: area.y + 1, width: area.width, height: area.height - 1)
         guard !window.rows.isEmpty else {
             EmptyHint(hasLoaded: window.hasLoaded, filtered: context.session.query.filter != nil,
-                      markedOnly: context.session.showsMarkedOnly, link: context.link).render(in: rowsArea, into: &buffer)
+                      markedOnly: context.session.showsMarkedOnly, link: context.link, keymap: context.keymap,
+                      keyContext: .flows).render(in: rowsArea, into: &buffer)
             return
         }
         // The bars scale to the longest finite duration on screen; a stored NaN or infinity gets no bar.

@@ -7,16 +7,14 @@ package struct HelpScreen: InspectorScreen {
     package private(set) var lines: [StyledLine]
     /// The lines before wrapping.
     private let source: [StyledLine]
-    package private(set) var scroll = 0
-    private var pageHeight: Int
-    /// The line the last search hit, so `n` goes on from it even where the page cannot scroll that far.
-    private var searchLine: Int?
+    /// Where the help is scrolled to.
+    private var viewport: ListViewport
 
     package init(for context: KeyContext, keymap: Keymap, area: Rect) {
         self.context = context
         self.source = Self.lines(for: context, keymap: keymap)
         self.lines = Self.wrap(source, to: area.width)
-        self.pageHeight = max(1, area.height)
+        self.viewport = ListViewport(count: lines.count, height: area.height, selects: false)
     }
 
     private static func wrap(_ lines: [StyledLine], to width: Int) -> [StyledLine] {
@@ -25,23 +23,24 @@ package struct HelpScreen: InspectorScreen {
 
     package var keyContext: KeyContext { .help }
     package var title: String { "help" }
-    package var position: String {
-        "lines \(scroll + 1)–\(min(lines.count, scroll + pageHeight)) of \(lines.count)"
-    }
+    package var position: String { viewport.linesPosition }
+    /// The first line shown.
+    package var scroll: Int { viewport.offset }
 
     static let keyColumn = 18
 
     static func lines(for context: KeyContext, keymap: Keymap) -> [StyledLine] {
         var lines = [StyledLine("Keys on this screen (\(context.rawValue))", style: .heading)]
-        lines += keymap.bindings(in: context).map(line)
-        lines += [.empty, StyledLine("Keys in prompts (f filter, / search, : command)", style: .heading)]
-        lines += keymap.bindings(in: .prompt).map(line)
+        lines += keymap.bindings(in: context).map { line($0, keymap.help(of: $0, in: context)) }
+        let prompts = "Keys in prompts ({filter} filter, {search} search, {command-prompt} command)"
+        lines += [.empty, StyledLine(keymap.filling(prompts, in: context), style: .heading)]
+        lines += keymap.bindings(in: .prompt).map { line($0, keymap.help(of: $0, in: .prompt)) }
         lines += [.empty, StyledLine("Commands at the : prompt (Tab completes)", style: .heading)]
         let here = keymap.bindings(in: context)
         for command in InspectorCommand.allCases where !command.isTextEditing {
             let name = command.name + (command.argument.map { " " + $0.placeholder } ?? "")
             // What the command does on this screen, as its key's row says, so the two lists cannot disagree.
-            let summary = here.first { $0.command == command }?.help ?? command.summary
+            let summary = keymap.filling(here.first { $0.command == command }?.help ?? command.summary, in: context)
             // A form wider than the column is written whole and pushes its summary right: cut, it would not say
             // what to type.
             let column = max(keyColumn + 12, DisplayWidth.of(name))
@@ -52,52 +51,34 @@ package struct HelpScreen: InspectorScreen {
         return lines
     }
 
-    private static func line(_ binding: KeyBinding) -> StyledLine {
+    private static func line(_ binding: KeyBinding, _ help: String) -> StyledLine {
         StyledLine([.init("  " + DisplayWidth.pad(binding.keyLabel, to: keyColumn), .footerKey),
-                    .init(" " + binding.help + "  "), .init(binding.command.name, .dim)])
+                    .init(" " + help + "  "), .init(binding.command.name, .dim)])
     }
 
     package mutating func perform(_ command: InspectorCommand, argument: String?, context: inout ScreenContext) -> Bool {
-        switch command {
-        case .moveUp: scroll(to: scroll - 1)
-        case .moveDown: scroll(to: scroll + 1)
-        case .pageUp: scroll(to: scroll - pageHeight)
-        case .pageDown: scroll(to: scroll + pageHeight)
-        case .top: scroll(to: 0)
-        case .bottom: scroll(to: lines.count)
-        default: return false
-        }
-        return true
+        viewport.perform(command)
     }
 
     package mutating func refresh(_ reason: RefreshReason, context: inout ScreenContext) {
         if reason == .resized { lines = Self.wrap(source, to: context.area.width) }
-        pageHeight = max(1, context.area.height)
-        scroll(to: scroll)
+        viewport.update(count: lines.count, height: context.area.height)
     }
 
     package mutating func search(_ text: String, forward: Bool, fromCurrent: Bool, context: inout ScreenContext) -> Bool {
-        let shown = scroll..<(scroll + pageHeight)
-        let current = searchLine.flatMap { shown.contains($0) ? $0 : nil } ?? scroll
-        guard let hit = RowSearch.find(text, in: lines.map(\.text), from: current, forward: forward,
-                                       fromCurrent: fromCurrent) else { return false }
-        scroll(to: hit.index)
-        searchLine = hit.index
+        guard let hit = viewport.search(text, in: lines.map(\.text), forward: forward, fromCurrent: fromCurrent) else {
+            return false
+        }
         context.status = RowSearch.message(hit, text)
         return true
     }
 
     package mutating func mouse(_ event: MouseEvent, double: Bool, context: inout ScreenContext) {
-        if event.kind == .wheelUp { scroll(to: scroll - 3) }
-        if event.kind == .wheelDown { scroll(to: scroll + 3) }
-    }
-
-    private mutating func scroll(to line: Int) {
-        scroll = max(0, min(line, lines.count - pageHeight))
+        viewport.wheel(event.kind)
     }
 
     package func render(in area: Rect, into buffer: inout Buffer, context: RenderContext) {
-        for (offset, line) in lines.dropFirst(scroll).prefix(area.height).enumerated() {
+        for (offset, line) in lines.dropFirst(viewport.offset).prefix(area.height).enumerated() {
             buffer.write(styled: line, x: area.x, y: area.y + offset, maxX: area.maxX)
         }
     }

@@ -11,14 +11,10 @@ package struct MetricsScreen: InspectorScreen {
     package private(set) var sort: MetricsColumn = .name
     package private(set) var descending = false
     private var selected = 0
-    /// The store holds exchanges this screen has not read yet (see ``BoardFeed``).
-    private var isCatchingUp = false
-    /// The exchanges counted: the session's filter and marks-only set when they were last read.
-    private var countedQuery = FlowQuery()
-    /// The last exchange read, whether or not the session's filter let it into the table.
-    private var readThrough: Int64 = .min
+    /// What the table has read of the store.
+    private var feed = BoardFeed()
     /// Whether the window is settled: chosen with `w`, or picked once the store was first read (see
-    /// ``pickWindowWithData(now:)``).
+    /// ``pickWindowWithData(now:keymap:)``).
     private var windowSettled = false
     /// The rows as last tabulated, after each refresh (at least once a second) and command: a frame only draws
     /// them, since tabulating merges up to 90 slot histograms per group.
@@ -28,12 +24,12 @@ package struct MetricsScreen: InspectorScreen {
 
     package init() {}
 
-    package var hasDeferredWork: Bool { isCatchingUp }
+    package var hasDeferredWork: Bool { feed.isCatchingUp }
 
     package var keyContext: KeyContext { .metrics }
     package var title: String { "metrics" }
     package var position: String {
-        "window \(window.rawValue) · sort \(sort.title)\(descending ? "↓" : "↑")" + (isCatchingUp ? " · reading the store…" : "")
+        "window \(window.rawValue) · sort \(sort.title)\(descending ? "↓" : "↑")" + (feed.isCatchingUp ? " · reading the store…" : "")
     }
 
     /// The rows in display order at `now`.
@@ -79,34 +75,28 @@ package struct MetricsScreen: InspectorScreen {
     }
 
     package mutating func refresh(_ reason: RefreshReason, context: inout ScreenContext) {
-        // What the board counts: the exchanges the flows list shows (its order aside). A screen parked while the
-        // filter changed sees the new one when it is shown again.
-        let counted = FlowQuery(filter: context.session.query.filter, ids: context.session.query.ids)
-        if counted != countedQuery {
-            countedQuery = counted
-            // Another filter: the table counts another set of exchanges, read again from the first.
+        if feed.restarts(for: context) {
             metrics = TrafficMetrics()
-            readThrough = .min
             selected = 0
         }
         // Windows end at this time or later: older exchanges need no time slot.
         let now = context.now
         // Added in place: a copy taken to add to would copy every slot's histogram (copy on write) each refresh.
-        isCatchingUp = !BoardFeed.catchUp(after: &readThrough, context: &context) { self.metrics.add($0, now: now) }
+        feed.catchUp(context: &context) { self.metrics.add($0, now: now) }
         // Catching up, a chunk is read every turn: tabulating each time would double the turn (and a key's wait).
-        if !isCatchingUp || tabulatedAt.map({ abs(now.timeIntervalSince($0)) >= 0.25 }) ?? true {
+        if !feed.isCatchingUp || tabulatedAt.map({ abs(now.timeIntervalSince($0)) >= 0.25 }) ?? true {
             table = tabulate(now: now)
             tabulatedAt = now
         }
-        if !isCatchingUp, !windowSettled {
+        if !feed.isCatchingUp, !windowSettled {
             windowSettled = true
-            if let message = pickWindowWithData(now: now) { context.status = message }
+            if let message = pickWindowWithData(now: now, keymap: context.keymap) { context.status = message }
         }
     }
 
     /// An older store has nothing in the default five minutes: the first time the screen has read it all, it
     /// opens on the shortest window that holds exchanges and says so (`w` still cycles every window).
-    private mutating func pickWindowWithData(now: Date) -> StatusMessage? {
+    private mutating func pickWindowWithData(now: Date, keymap: Keymap) -> StatusMessage? {
         guard !Self.hasExchanges(table) else { return nil }
         let empty = window
         guard let found = MetricsWindow.allCases.first(where: {
@@ -114,7 +104,7 @@ package struct MetricsScreen: InspectorScreen {
         }) else { return nil }
         window = found
         table = tabulate(now: now)
-        return StatusMessage("nothing in the last \(empty.rawValue): window \(found.rawValue) (w cycles)")
+        return StatusMessage("nothing in the last \(empty.rawValue): window \(found.rawValue) (\(keymap.hint(.cycleWindow, in: .metrics)) cycles)")
     }
 
     /// Whether `rows` count any exchange (the `all` row stays, with zeros, once anything was read).
@@ -134,6 +124,7 @@ package struct MetricsScreen: InspectorScreen {
     package func render(in area: Rect, into buffer: inout Buffer, context: RenderContext) {
         var view = MetricsView(rows: table, selected: selected, window: window, sort: sort, descending: descending)
         view.search = context.search
+        view.windowKey = context.keymap.hint(.cycleWindow, in: .metrics)
         view.render(in: area, into: &buffer)
     }
 }

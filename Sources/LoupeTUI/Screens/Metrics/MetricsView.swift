@@ -14,6 +14,8 @@ struct MetricsView {
     let descending: Bool
     /// The search to highlight in the name column.
     var search: String?
+    /// The key that cycles the window, for the hint of an empty one.
+    var windowKey = "w"
 
     private static let columns: [(MetricsColumn, String, Int)] = [
         (.rate, "RATE", 7), (.errors, "ERR%", 6), (.retries, "RETRY%", 7), (.denied, "DENIED", 6),
@@ -39,7 +41,7 @@ struct MetricsView {
         buffer.write(header, x: area.x, y: area.y, maxWidth: area.width, style: .header)
         guard MetricsScreen.hasExchanges(rows) else {
             let hint = window == .all ? "No exchanges recorded (with this filter) yet."
-                : "No exchanges in the last \(window.rawValue): w widens the window."
+                : "No exchanges in the last \(window.rawValue): \(windowKey) widens the window."
             buffer.write(hint, x: area.x + 1, y: area.y + 2, maxWidth: area.width - 2, style: .dim)
             return
         }

@@ -37,7 +37,7 @@ extension InspectorState {
             status = .error("new-rule: no linked app takes rules")
             return
         }
-        status = StatusMessage(TerminalText.line("rule '\(rule.name)' (\(rule.match)) sent; 5 shows it"))
+        status = StatusMessage(TerminalText.line("rule '\(rule.name)' (\(rule.match)) sent; \(keymap.hint(.rules, in: top.keyContext)) shows it"))
     }
 }
 

@@ -19,9 +19,8 @@ package struct RulesScreen: InspectorScreen {
 
     package private(set) var apps: [RulesAppState] = []
     package private(set) var rows: [Row] = []
-    package private(set) var selected = 0
-    private var scroll = 0
-    private var pageHeight: Int
+    /// Which rows are on screen and which is selected.
+    private var viewport: ListViewport
     private let linked: Bool
     private var seenVersion = -1
     /// The change last sent and not yet seen in what the apps report back: its status line (`deleting rule 'x'…`)
@@ -36,7 +35,7 @@ package struct RulesScreen: InspectorScreen {
     }
 
     package init(context: inout ScreenContext) {
-        pageHeight = max(1, context.area.height - 1)
+        viewport = ListViewport(height: context.area.height - 1, selects: true)
         linked = context.rules != nil
         reload(context)
     }
@@ -47,20 +46,23 @@ package struct RulesScreen: InspectorScreen {
         rows.isEmpty ? "" : "\(selected + 1) / \(rows.count)"
     }
 
+    /// The selected row's index.
+    package var selected: Int { viewport.selected }
+
     /// The selected row.
     package var selectedRow: Row? { rows.indices.contains(selected) ? rows[selected] : nil }
 
     private mutating func reload(_ context: ScreenContext) {
-        guard let control = context.rules else { return }
+        // The list area is the screen's less its header row.
+        guard let control = context.rules else { return viewport.update(count: rows.count, height: context.area.height - 1) }
         seenVersion = control.version
         let previous = selectedRow
         apps = control.apps()
         rows = apps.flatMap { app in app.held.sorted { $0.since < $1.since }.map { Row.held(app: app.id, $0) } }
             + apps.flatMap { app in app.entries.map { Row.rule(app: app.id, $0) } }
         // The selection follows its row (by held id or rule name) as rows come and go.
-        if let previous, let index = rows.firstIndex(where: { Self.sameRow($0, previous) }) { selected = index }
-        selected = max(0, min(selected, rows.count - 1))
-        clampScroll()
+        let index = previous.flatMap { previous in rows.firstIndex { Self.sameRow($0, previous) } }
+        viewport.update(count: rows.count, height: context.area.height - 1, selecting: index)
     }
 
     private static func sameRow(_ a: Row, _ b: Row) -> Bool {
@@ -72,7 +74,6 @@ package struct RulesScreen: InspectorScreen {
     }
 
     package mutating func refresh(_ reason: RefreshReason, context: inout ScreenContext) {
-        pageHeight = max(1, context.area.height - 1)
         reload(context)
         settle(&context)
     }
@@ -100,13 +101,8 @@ package struct RulesScreen: InspectorScreen {
     }
 
     package mutating func perform(_ command: InspectorCommand, argument: String?, context: inout ScreenContext) -> Bool {
+        if viewport.perform(command) { return true }
         switch command {
-        case .moveUp: select(selected - 1)
-        case .moveDown: select(selected + 1)
-        case .pageUp: select(selected - pageHeight)
-        case .pageDown: select(selected + pageHeight)
-        case .top: select(0)
-        case .bottom: select(rows.count - 1)
         case .toggleRule:
             guard case .rule(let app, let entry)? = selectedRow else { return nothing(command, &context) }
             let enabled = !entry.rule.limits.enabled
@@ -160,22 +156,9 @@ package struct RulesScreen: InspectorScreen {
 
     static let unlinked = "rules act on linked apps: run loupe tui --listen and link an app"
 
-    private mutating func select(_ index: Int) {
-        selected = max(0, min(index, rows.count - 1))
-        clampScroll()
-    }
-
-    private mutating func clampScroll() {
-        if selected < scroll { scroll = selected }
-        if selected >= scroll + pageHeight { scroll = selected - pageHeight + 1 }
-        scroll = max(0, min(scroll, max(0, rows.count - pageHeight)))
-    }
-
     package mutating func search(_ text: String, forward: Bool, fromCurrent: Bool, context: inout ScreenContext) -> Bool {
         let texts = rows.map { Self.text(of: $0, now: context.now) }
-        guard let hit = RowSearch.find(text, in: texts, from: selected, forward: forward, fromCurrent: fromCurrent)
-        else { return false }
-        select(hit.index)
+        guard let hit = viewport.search(text, in: texts, forward: forward, fromCurrent: fromCurrent) else { return false }
         context.status = RowSearch.message(hit, text)
         return true
     }
@@ -211,9 +194,9 @@ package struct RulesScreen: InspectorScreen {
                 }
             }
         }
-        for (offset, row) in rows.dropFirst(scroll).prefix(area.height - 1).enumerated() {
+        for (offset, row) in rows.dropFirst(viewport.offset).prefix(area.height - 1).enumerated() {
             let y = area.y + 1 + offset
-            let index = scroll + offset
+            let index = viewport.offset + offset
             let style: Style = index == selected ? .selection : Self.style(of: row)
             if index == selected { buffer.fill(Rect(x: area.x, y: y, width: area.width, height: 1), style: .selection) }
             _ = buffer.write(Self.text(of: row, now: context.now, app: appName(row)), x: area.x, y: y, maxWidth: area.width, style: style)

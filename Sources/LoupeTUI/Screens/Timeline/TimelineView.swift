@@ -22,7 +22,8 @@ struct TimelineView {
         renderLegend(y: area.maxY - 1, area: area, into: &buffer)
         guard !window.rows.isEmpty else {
             EmptyHint(hasLoaded: window.hasLoaded, filtered: context.session.query.filter != nil,
-                      markedOnly: context.session.showsMarkedOnly).render(in: rowsArea, into: &buffer)
+                      markedOnly: context.session.showsMarkedOnly, keymap: context.keymap, keyContext: .timeline)
+                .render(in: rowsArea, into: &buffer)
             return
         }
         for (offset, row) in window.rows.prefix(rowsArea.height).enumerated() {
