@@ -183,7 +183,7 @@ let package = Package(
         .target(
             name: "LoupeServe",
             dependencies: [
-                "Loupe", "LoupeTrace", "LoupeReplay",
+                "Loupe", "LoupeTrace", "LoupeReplay", "LoupeRules",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -360,7 +360,7 @@ let package = Package(
         .testTarget(
             name: "LoupeServeTests",
             dependencies: [
-                "Loupe", "LoupeTrace", "LoupeReplay", "LoupeServe", "LoupeAsyncHTTPClient",
+                "Loupe", "LoupeTrace", "LoupeReplay", "LoupeServe", "LoupeAsyncHTTPClient", "LoupeRules",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),

@@ -109,6 +109,35 @@ serve miss "$work/flaky.har" --repeat miss
 [ "$(urllib_statuses "$port" 3)" = '503{"up":false} 200{"up":true} 404loupe serve:' ] || fail "--repeat miss"
 ok "503 then 200 in recorded order; reset; --repeat last, cycle and miss"
 
+echo "-- LOUPE_RULES: a fault turns a served 200 into a 503; --pace waits the recorded time to first byte"
+cat > "$work/rules.toml" <<'TOML'
+[[rule]]
+name = "items down"
+match = "~u /items"
+fault = { status = 503 }
+TOML
+LOUPE_RULES="$work/rules.toml" serve rules "$store"
+grep -q "answers pass through the rules of $work/rules.toml" "$work/serve-rules.out" || fail "the start line names the rules file"
+[ "$(status "http://127.0.0.1:$port/items")" = 503 ] || fail "the fault rule did not turn /items into a 503"
+[ "$(status "http://127.0.0.1:$port/orders" -X POST --data '{"item":"book","qty":1}')" = 201 ] || fail "/orders is not under the rule"
+grep -q '^GET /items → 503 #1 (a rule changed it)$' "$work/serve-rules.out" || fail "the rule's line"
+"$py" - "$work/slow.har" <<'PY'
+import json, sys
+har = json.load(open(sys.argv[1].replace("slow.har", "flaky.har")))
+entry = har["log"]["entries"][1]
+entry["request"]["url"] = "https://api.example.com/slow"
+entry["timings"] = {"send": 0, "wait": 800, "receive": 0}
+har["log"]["entries"] = [entry]
+json.dump(har, open(sys.argv[1], "w"))
+PY
+serve paced "$work/slow.har" --pace recorded
+recorded=$(curl -s -o /dev/null -w '%{time_starttransfer}' "http://127.0.0.1:$port/slow")
+serve half "$work/slow.har" --pace 0.5
+half=$(curl -s -o /dev/null -w '%{time_starttransfer}' "http://127.0.0.1:$port/slow")
+python3 -c "import sys; r, h = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if 0.75 <= r < 2.5 and 0.35 <= h < 0.75 else 1)" "$recorded" "$half" \
+  || fail "--pace: first byte after $recorded s (recorded 0.8 s) and $half s at 0.5"
+ok "a rule's fault on a served answer; --pace recorded ($recorded s) and 0.5 ($half s) for a recorded 0.8 s wait"
+
 echo "-- --passthrough: a miss goes upstream once, is recorded, then served"
 serve pass "$store" --passthrough "$up"
 grep -q "passthrough is on: misses go to $up and are recorded" "$work/serve-pass.out" || fail "the start line says passthrough is on"
@@ -208,7 +237,7 @@ PY
 ok "a slow head is closed by the idle timeout"
 
 echo "-- bad input: one line, exit 2"
-for args in "--repeat never" "--port 70000" "--passthrough ftp://x" "--ignore nope" "--filter ~zz"; do
+for args in "--repeat never" "--pace 0" "--pace fast" "--port 70000" "--passthrough ftp://x" "--ignore nope" "--filter ~zz"; do
   # shellcheck disable=SC2086
   timeout 10 "$loupe" serve "$store" $args >"$work/bad.out" 2>&1; code=$?
   [ "$code" = 2 ] || fail "serve $args: exit $code"

@@ -14,6 +14,12 @@ package struct ServeAnswer: Sendable, Hashable {
     package var body: Data
     /// Whether the recorder kept only the start of the body (its cap): the bytes served are that start.
     package var truncated: Bool
+    /// Whether a rule changed the answer (`LOUPE_RULES`).
+    package var ruleActed: Bool
+    /// The recorded time from the request sent to the first byte of the answer, and from there to its end (the
+    /// last attempt's), which `--pace` waits again.
+    package var firstByte: TimeInterval?
+    package var transfer: TimeInterval?
 
     /// The answer `exchange` recorded; `nil` when it has no status (no response arrived).
     package init?(_ exchange: TraceExchange) {
@@ -23,6 +29,13 @@ package struct ServeAnswer: Sendable, Hashable {
         self.status = status
         self.body = body
         self.truncated = exchange.responseBody?.isTruncated ?? false
+        self.ruleActed = false
+        let attempt = exchange.attempts.last
+        let sent = attempt?.requestSentAt ?? attempt?.startedAt ?? exchange.startedAt
+        let first = attempt?.firstByteAt
+        let end = attempt?.endedAt ?? exchange.endedAt
+        self.firstByte = first.map { max(0, $0.timeIntervalSince(sent)) } ?? end.map { max(0, $0.timeIntervalSince(sent)) }
+        self.transfer = first.flatMap { first in end.map { max(0, $0.timeIntervalSince(first)) } }
         self.headers = exchange.responseHeaders.filter { header in
             let name = header.name.lowercased()
             if Self.connectionHeaders.contains(name) { return false }
@@ -31,11 +44,15 @@ package struct ServeAnswer: Sendable, Hashable {
         }
     }
 
-    package init(status: Int, headers: [TraceHeader], body: Data, truncated: Bool = false) {
+    package init(status: Int, headers: [TraceHeader], body: Data, truncated: Bool = false, ruleActed: Bool = false,
+                 firstByte: TimeInterval? = nil, transfer: TimeInterval? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
         self.truncated = truncated
+        self.ruleActed = ruleActed
+        self.firstByte = firstByte
+        self.transfer = transfer
     }
 
     /// Headers of the recorded connection, which the server sets for its own.

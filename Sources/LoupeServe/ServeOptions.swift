@@ -16,9 +16,18 @@ public struct ServeOptions: Sendable {
     public var store: (any TraceStore)?
     /// The redaction applied to live requests before they are matched or recorded (the recorder's by default).
     public var redaction: RedactionPolicy
+    /// The rules served answers pass through (`LOUPE_RULES`); `nil`: none.
+    package var rules: ServeRules?
+    /// `--pace`: the recorded time to first byte and transfer waited again, scaled by this factor; `nil` answers at once.
+    public var pace: Double?
+    /// The longest any one answer is paced, whatever the recording says.
+    public static let maximumPace: TimeInterval = 60
 
     package init(matching: ServeMatching = ServeMatching(), repeatPolicy: ServeRepeat = .last, passthrough: URL? = nil,
-                 maximumRequestBody: Int = 16 << 20, store: (any TraceStore)? = nil, redaction: RedactionPolicy = RedactionPolicy()) {
+                 maximumRequestBody: Int = 16 << 20, store: (any TraceStore)? = nil, redaction: RedactionPolicy = RedactionPolicy(),
+                 rules: ServeRules? = nil, pace: Double? = nil) {
+        self.rules = rules
+        self.pace = pace
         self.matching = matching
         self.repeatPolicy = repeatPolicy
         self.passthrough = passthrough

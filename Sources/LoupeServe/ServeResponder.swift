@@ -62,18 +62,21 @@ package final class ServeResponder: HTTPResponder, Sendable {
                 log("\(shownTarget) → 500 recording #\(index + 1) could not be read")
                 return Self.text(.internalServerError, "loupe serve: recording #\(index + 1) could not be read\n")
             }
-            record(asked, answer: answer, event: ["recording": "#\(index + 1)"], message: "served recording #\(index + 1)")
-            log("\(shownTarget) → \(answer.status) #\(index + 1)" + (answer.truncated ? " (body cut where the recorder capped it)" : ""))
-            return Self.response(answer)
+            let final = await options.rules?.apply(answer, to: live) ?? answer
+            record(asked, answer: final, event: ["recording": "#\(index + 1)"], message: "served recording #\(index + 1)")
+            log("\(shownTarget) → \(final.status) #\(index + 1)" + (final.truncated ? " (body cut where the recorder capped it)" : "")
+                + (final.ruleActed ? " (a rule changed it)" : ""))
+            return await paced(final)
         case .miss(let miss):
             if let upstream = options.passthrough {
                 return await passThrough(asked, live: live, to: upstream, shownTarget: shownTarget)
             }
             let answer = ServeAnswer(status: 404, headers: [TraceHeader(name: "Content-Type", value: "text/plain; charset=utf-8")],
                                      body: Data(miss.message.utf8))
-            record(asked, answer: answer, event: ["miss": miss.short], message: "miss: " + miss.short)
-            log("\(shownTarget) → 404 miss: \(miss.short)")
-            return Self.response(answer)
+            let final = await options.rules?.apply(answer, to: live) ?? answer
+            record(asked, answer: final, event: ["miss": miss.short], message: "miss: " + miss.short)
+            log("\(shownTarget) → \(final.status) miss: \(miss.short)" + (final.ruleActed ? " (a rule changed it)" : ""))
+            return Self.response(final)
         }
     }
 
@@ -112,7 +115,8 @@ package final class ServeResponder: HTTPResponder, Sendable {
                 library.append(exchange)
                 return index
             }
-            guard let answer = ServeAnswer(exchange) else { throw CancellationError() }
+            guard let recorded = ServeAnswer(exchange) else { throw CancellationError() }
+            let answer = await options.rules?.apply(recorded, to: live) ?? recorded
             record(asked, answer: answer, event: ["recording": "#\(index + 1)", "passthrough": upstream.absoluteString],
                    message: "passed through to \(upstream.absoluteString), recorded as #\(index + 1)")
             log("\(shownTarget) → \(answer.status) passthrough, recorded as #\(index + 1)")
@@ -141,6 +145,34 @@ package final class ServeResponder: HTTPResponder, Sendable {
         exchange.attempts = [TraceAttempt(number: 1, startedAt: asked.startedAt, endedAt: ended, status: answer.status)]
         exchange.events = [TraceEvent(kind: .served, at: ended, message: message, attributes: attributes)]
         try? store.write([options.redaction.redact(exchange: exchange)])
+    }
+
+    /// The response, sent after the recorded time to first byte and spread over the recorded transfer time, both
+    /// scaled by `--pace` and together at most ``ServeOptions/maximumPace``; at once without `--pace`.
+    private func paced(_ answer: ServeAnswer) async -> Response {
+        guard let factor = options.pace else { return Self.response(answer) }
+        let wait = min((answer.firstByte ?? 0) * factor, ServeOptions.maximumPace)
+        if wait > 0 { try? await Task.sleep(for: .seconds(wait)) }
+        let transfer = min((answer.transfer ?? 0) * factor, ServeOptions.maximumPace - wait)
+        var response = Self.response(answer)
+        let bodiless = answer.status < 200 || answer.status == 204 || answer.status == 304
+        guard transfer > 0, !bodiless, answer.body.count > 1 else { return response }
+        let body = answer.body
+        // Ten slices, a tenth of the transfer time apart: enough for a client to see a slow body arrive.
+        let slices = min(10, body.count)
+        let gap = transfer / Double(slices)
+        response.body = ResponseBody(contentLength: body.count) { writer in
+            let size = (body.count + slices - 1) / slices
+            var start = body.startIndex
+            while start < body.endIndex {
+                let end = min(start + size, body.endIndex)
+                try await writer.write(ByteBuffer(bytes: body[start..<end]))
+                start = end
+                if start < body.endIndex { try await Task.sleep(for: .seconds(gap)) }
+            }
+            try await writer.finish(nil)
+        }
+        return response
     }
 
     static func join(_ base: URL, _ pathAndQuery: String) -> String {

@@ -3,6 +3,7 @@ import Foundation
 import Loupe
 import LoupeFormats
 import LoupeReplay
+import LoupeRules
 import LoupeServe
 import LoupeTrace
 
@@ -31,8 +32,10 @@ struct ServeCommand: AsyncParsableCommand {
             transform: PortArgument.parse)
     var port: PortArgument = 8080
 
-    @Option(help: ArgumentHelp("The address to listen on (default: 127.0.0.1, this machine only).", valueName: "H"))
-    var host: String = "127.0.0.1"
+    @Option(name: .customLong("host"), help: ArgumentHelp("The address to listen on (default: 127.0.0.1, this machine only).", valueName: "H"))
+    var hostOption: String?
+
+    var host: String { hostOption ?? "127.0.0.1" }
 
     @Option(help: "Serve only the recordings matching EXPR; see `loupe list --help`.")
     var filter: String?
@@ -52,6 +55,16 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "Record every request served (and every miss) into this store, marked served (~served).")
     var store: String?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Wait the recorded time to first byte and transfer: recorded, or scaled by a factor from 0.01 to 100 (0.5 is twice as fast).",
+        valueName: "recorded|FACTOR"), transform: ServeCommand.parsePace)
+    var pace: Double?
+
+    /// `recorded` is 1; a factor is range-checked once here.
+    static func parsePace(_ text: String) throws(ArgumentValueError) -> Double {
+        text == "recorded" ? 1 : try NumberArgument.decimal(text, in: 0.01...100, expected: "recorded or a factor from 0.01 to 100")
+    }
 
     func validate() throws {
         _ = try ignorePatterns()
@@ -77,7 +90,10 @@ struct ServeCommand: AsyncParsableCommand {
         }
         var options = ServeOptions(
             matching: ServeMatching(ignore: try ignorePatterns(), headers: matchHeaders), repeatPolicy: try repeatValue(),
-            passthrough: try passthroughURL(), redaction: redaction)
+            passthrough: try passthroughURL(), redaction: redaction, pace: pace)
+        // The rules of `LOUPE_RULES`, read now and again whenever the file changes, act on every answer.
+        let rules = RuleBook.forApp(linkConfigured: false, redaction: redaction)
+        options.rules = rules.map { ServeRules(book: $0.book) }
         var destinationPath: String?
         if let store {
             let (destination, path) = try StoreAccess.openForWriting(store)
@@ -96,12 +112,14 @@ struct ServeCommand: AsyncParsableCommand {
         }
         print(Self.startLine(count: library.requests.count, source: sourcePath, host: host, port: server.port,
                              passthrough: options.passthrough, store: destinationPath))
+        if let file = rules?.file { print("loupe serve: answers pass through the rules of \(TerminalText.line(file.path))") }
         if library.streamsLeftOut > 0 {
             print("loupe serve: \(Quantity.count(library.streamsLeftOut, "stream")) (server-sent events, WebSocket) left out: streams are not served yet")
         }
         try? StandardStreams.flushOutput()
         await StopSignals.wait()
         await server.stop()
+        rules?.file?.stop()
     }
 
     /// What the server says when it starts: how much it serves, where, and what happens to a miss.
