@@ -26,14 +26,20 @@ package final class ServeLibrary: Sendable {
         var ids: [UUID] = []
         var requests: [ServeRequest] = []
         var streams = 0
-        for summary in try store.summaries(matching: filter, limit: .max) where summary.status != nil {
-            if summary.stream != nil {
-                streams += 1
-                continue
-            }
-            guard let exchange = try store.exchange(id: summary.id) else { continue }
+        func add(_ exchange: TraceExchange) {
+            guard exchange.status != nil else { return }
+            if exchange.stream != nil { return streams += 1 }
             ids.append(exchange.id)
             requests.append(ServeRequest(exchange))
+        }
+        if let sqlite = store as? SQLiteTraceStore {
+            // In batches (three queries each, one batch in memory), not one read per exchange.
+            try sqlite.forEachBatch(matching: filter) { batch in batch.forEach(add) }
+        } else {
+            for summary in try store.summaries(matching: filter, limit: .max) where summary.status != nil {
+                guard let exchange = try store.exchange(id: summary.id) else { continue }
+                add(exchange)
+            }
         }
         self.ids = ids
         self.requests = requests
