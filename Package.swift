@@ -183,9 +183,12 @@ let package = Package(
         .target(
             name: "LoupeServe",
             dependencies: [
-                "Loupe", "LoupeTrace", "LoupeReplay", "LoupeRules",
+                "Loupe", "LoupeTrace", "LoupeReplay", "LoupeRules", "LoupeLink",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

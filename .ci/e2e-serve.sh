@@ -138,6 +138,23 @@ python3 -c "import sys; r, h = float(sys.argv[1]), float(sys.argv[2]); sys.exit(
   || fail "--pace: first byte after $recorded s (recorded 0.8 s) and $half s at 0.5"
 ok "a rule's fault on a served answer; --pace recorded ($recorded s) and 0.5 ($half s) for a recorded 0.8 s wait"
 
+echo "-- --tls: HTTPS with a self-signed certificate whose printed fingerprint is the one served"
+port=$(free_port)
+XDG_STATE_HOME="$work/state" "$loupe" serve "$store" --tls --port "$port" >"$work/serve-tls.out" 2>&1 & pids+=($!)
+for _ in $(seq 200); do grep -q 'fp=sha256:' "$work/serve-tls.out" 2>/dev/null && break; sleep 0.05; done
+grep -q "on https://127.0.0.1:$port" "$work/serve-tls.out" || fail "the TLS start line: $(cat "$work/serve-tls.out")"
+printed=$(sed -n 's/.*fp=sha256:\([0-9a-f]*\).*/\1/p' "$work/serve-tls.out")
+"$py" - "$port" "$printed" <<'PY' || fail "TLS"
+import hashlib, ssl, sys, urllib.request
+context = ssl.create_default_context(); context.check_hostname = False; context.verify_mode = ssl.CERT_NONE
+response = urllib.request.urlopen(f"https://127.0.0.1:{sys.argv[1]}/items", context=context)
+assert response.status == 200, response.status
+der = ssl.get_server_certificate(("127.0.0.1", int(sys.argv[1])))
+served = hashlib.sha256(ssl.PEM_cert_to_DER_cert(der)).hexdigest()
+assert served == sys.argv[2], f"served {served}, printed {sys.argv[2]}"
+PY
+ok "--tls serves HTTPS with the printed certificate"
+
 echo "-- --passthrough: a miss goes upstream once, is recorded, then served"
 serve pass "$store" --passthrough "$up"
 grep -q "passthrough is on: misses go to $up and are recorded" "$work/serve-pass.out" || fail "the start line says passthrough is on"

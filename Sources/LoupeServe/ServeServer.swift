@@ -1,7 +1,11 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import Logging
+import LoupeLink
 import NIOCore
+import NIOSSL
 
 /// A running `loupe serve`: recordings answered over HTTP/1.1 on a host and port until ``stop()``.
 ///
@@ -18,13 +22,20 @@ public struct ServeServer: Sendable {
     public static let idleTimeout: TimeAmount = .seconds(30)
 
     /// Starts serving `library` on `host`:`port` (0 picks a free port) and returns once it accepts connections.
+    /// With `tls`, HTTPS with that identity's self-signed certificate (the live link's kind, made on first use).
     package static func start(library: ServeLibrary, options: ServeOptions, host: String = "127.0.0.1", port: Int = 0,
-                              log: @escaping @Sendable (String) -> Void) async throws -> ServeServer {
+                              tls: LinkIdentity? = nil, log: @escaping @Sendable (String) -> Void) async throws -> ServeServer {
         let responder = ServeResponder(library: library, options: options, log: log)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        var server: HTTPServerBuilder = .http1(configuration: .init(idleTimeout: idleTimeout))
+        if let tls {
+            let configuration = TLSConfiguration.makeServerConfiguration(
+                certificateChain: [.certificate(tls.certificate)], privateKey: .privateKey(tls.privateKey))
+            server = try .tls(server, tlsConfiguration: configuration)
+        }
         let app = Application(
             responder: responder,
-            server: .http1(configuration: .init(idleTimeout: idleTimeout)),
+            server: server,
             configuration: .init(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { channel in
                 continuation.yield(channel.localAddress?.port ?? port)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Loupe
 import LoupeFormats
+import LoupeLink
 import LoupeReplay
 import LoupeRules
 import LoupeServe
@@ -56,6 +57,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Record every request served (and every miss) into this store, marked served (~served).")
     var store: String?
 
+    @Flag(help: "Serve HTTPS with a self-signed certificate (made on first use in $XDG_STATE_HOME/loupe/serve), printed by fingerprint.")
+    var tls = false
+
     @Option(parsing: .unconditional, help: ArgumentHelp(
         "Wait the recorded time to first byte and transfer: recorded, or scaled by a factor from 0.01 to 100 (0.5 is twice as fast).",
         valueName: "recorded|FACTOR"), transform: ServeCommand.parsePace)
@@ -100,9 +104,18 @@ struct ServeCommand: AsyncParsableCommand {
             options.store = destination
             destinationPath = path
         }
+        var identity: LinkIdentity?
+        if tls {
+            let folder = XDGDirectories.join(XDGDirectories.join(XDGDirectories.stateHome(environment: ProcessInfo.processInfo.environment), "loupe"), "serve")
+            do {
+                identity = try LinkIdentity.loadOrCreate(in: folder)
+            } catch {
+                throw CommandFailure.badInput("--tls: \(error)")
+            }
+        }
         let server: ServeServer
         do {
-            server = try await ServeServer.start(library: library, options: options, host: host, port: port.value) { line in
+            server = try await ServeServer.start(library: library, options: options, host: host, port: port.value, tls: identity) { line in
                 print(line)
                 try? StandardStreams.flushOutput()
             }
@@ -111,7 +124,8 @@ struct ServeCommand: AsyncParsableCommand {
             throw CommandFailure.badInput("cannot listen on \(TerminalText.line(host)):\(port.value): \(error)")
         }
         print(Self.startLine(count: library.requests.count, source: sourcePath, host: host, port: server.port,
-                             passthrough: options.passthrough, store: destinationPath))
+                             passthrough: options.passthrough, store: destinationPath, tls: identity != nil))
+        if let identity { print("loupe serve: TLS certificate fp=sha256:\(identity.fingerprint.hex) (self-signed, in \(identity.folder))") }
         if let file = rules?.file { print("loupe serve: answers pass through the rules of \(TerminalText.line(file.path))") }
         if library.streamsLeftOut > 0 {
             print("loupe serve: \(Quantity.count(library.streamsLeftOut, "stream")) (server-sent events, WebSocket) left out: streams are not served yet")
@@ -123,9 +137,9 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// What the server says when it starts: how much it serves, where, and what happens to a miss.
-    static func startLine(count: Int, source: String, host: String, port: Int, passthrough: URL?, store: String?) -> String {
+    static func startLine(count: Int, source: String, host: String, port: Int, passthrough: URL?, store: String?, tls: Bool = false) -> String {
         let shownHost = host.contains(":") ? "[\(host)]" : host
-        var line = "loupe serve: \(Quantity.count(count, "recording")) from \(TerminalText.line(source)) on http://\(TerminalText.line(shownHost)):\(port)"
+        var line = "loupe serve: \(Quantity.count(count, "recording")) from \(TerminalText.line(source)) on \(tls ? "https" : "http")://\(TerminalText.line(shownHost)):\(port)"
         if let passthrough {
             line += "; passthrough is on: misses go to \(passthrough.absoluteString) and are recorded"
         } else {
