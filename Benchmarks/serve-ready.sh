@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmarks/serve-ready.sh LOUPE SOURCE: how long `loupe serve SOURCE` takes to print its start line, and its RSS then.
-# A 100,000-entry HAR for it: the generator in Benchmarks/README.md ("loupe serve").
+# A 100,000-entry HAR for it: python3 Benchmarks/serve-har.py OUT.har.
 loupe="$1"; har="$2"
 out=$(mktemp)
 start=$(date +%s.%N)
