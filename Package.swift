@@ -179,6 +179,21 @@ let package = Package(
                 .product(name: "HummingbirdWSCompression", package: "hummingbird-websocket"),
             ]
         ),
+        // `loupe serve`: recordings answered over HTTP to any client, on Hummingbird's server (issue 46).
+        .target(
+            name: "LoupeServe",
+            dependencies: [
+                "Loupe", "LoupeTrace", "LoupeReplay", "LoupeRules", "LoupeLink",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
         // ncursesw, reached only by the one curses Screen in the `loupe` executable.
         .systemLibrary(
             name: "CNcurses",
@@ -207,7 +222,7 @@ let package = Package(
             dependencies: [
                 "Loupe", "LoupeAsyncHTTPClient", "LoupeTrace", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeBoard",
                 "LoupeTUI", "LoupeDemo", "LoupeLink", "LoupeConfig", "LoupeRules", "LoupeWebSocket", "CNcurses", "CMalloc", "CStdio",
-                "LoupeOTLP",
+                "LoupeOTLP", "LoupeServe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
@@ -342,6 +357,14 @@ let package = Package(
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        // Serving: matching and sequences in-process; the server on 127.0.0.1 through Loupe's own client.
+        .testTarget(
+            name: "LoupeServeTests",
+            dependencies: [
+                "Loupe", "LoupeTrace", "LoupeReplay", "LoupeServe", "LoupeAsyncHTTPClient", "LoupeRules",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
             // OTLP encoding (golden bytes), the delivery machine on a manual clock, and exports to a real receiver

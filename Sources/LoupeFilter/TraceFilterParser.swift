@@ -12,7 +12,7 @@ import LoupeTrace
 /// ```
 struct TraceFilterParser {
     /// Every `~name`, in the order error messages list them.
-    static let termNames = ["m", "c", "d", "u", "h", "b", "op", "dur", "att", "cb", "e", "replay", "src", "rule"]
+    static let termNames = ["m", "c", "d", "u", "h", "b", "op", "dur", "att", "cb", "e", "replay", "src", "rule", "served"]
     /// Filters longer than this are refused before anything else is read.
     static let maxLength = 10_000
     /// More terms than this are refused. Realistic filters have a handful; the bound keeps every filter inside
@@ -146,6 +146,7 @@ struct TraceFilterParser {
         case "cb": return .circuit(try circuit())
         case "e": return .error
         case "replay": return .replay
+        case "served": return .served
         case "src":
             let app = try argument(wanting: "an app name after ~src")
             return .source(FilterText.asciiLowercased(app.text))

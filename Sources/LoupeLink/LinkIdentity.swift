@@ -8,9 +8,9 @@ import X509
 /// use and kept (0600, in a 0700 folder) in Loupe's state folder so that the link string stays the same from one
 /// run to the next: apps given it once reconnect to a restarted listener on their own.
 public struct LinkIdentity: Sendable {
-    /// The certificate chain and key NIOSSL serves.
-    let certificate: NIOSSLCertificate
-    let privateKey: NIOSSLPrivateKey
+    /// The certificate chain and key NIOSSL serves (`loupe serve --tls` serves them too).
+    package let certificate: NIOSSLCertificate
+    package let privateKey: NIOSSLPrivateKey
     /// What an app pins.
     public let fingerprint: CertificateFingerprint
     /// What an app proves.

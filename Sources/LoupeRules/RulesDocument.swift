@@ -129,6 +129,7 @@ public enum RulesDocument {
         case .circuit: "~cb"
         case .error: "~e"
         case .replay: "~replay"
+        case .served: "~served"
         case .source: "~src"
         case .rule: "~rule"
         case .method, .host, .url, .header, .body, .operation, .attempts: nil

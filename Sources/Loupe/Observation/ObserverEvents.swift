@@ -188,6 +188,9 @@ public struct ExchangeEventKind: RawRepresentable, Hashable, Sendable, Codable, 
     /// middleware, an AsyncHTTPClient wrapper, a URLSession protocol), not sent by Loupe's client; its `adapter`
     /// attribute names which (``ExchangeStarted/adapter``).
     public static let adapter = Self(rawValue: "adapter")
+    /// `loupe serve` answered the request from a recording (its `recording` attribute names which, `#N`), or
+    /// found none (`miss` says why); the filter term `~served` finds these exchanges.
+    public static let served = Self(rawValue: "served")
 }
 
 /// The names adapters record in ``ExchangeStarted/adapter``: one word per stack (Documentation/Glossary.md).

@@ -38,6 +38,8 @@ extension TraceFilter {
             return exchange.outcome != .success
         case .replay:
             return exchange.replayOf != nil
+        case .served:
+            return exchange.events.contains { $0.kind == .served }
         case .source(let app):
             return exchange.source.map { FilterText.containsBytes(FilterText.asciiLowercased($0.app), app) } ?? false
         case .rule(let name):
@@ -84,7 +86,7 @@ extension TraceFilter {
         case .error: return summary.outcome != .success
         case .replay: return summary.replayOf != nil
         case .source: return nil  // a summary has no source
-        case .rule: return nil  // nor events
+        case .rule, .served: return nil  // nor events
         case .not:
             let (count, inner) = negations
             return inner.matches(summary).map { $0 == count.isMultiple(of: 2) }

@@ -19,6 +19,7 @@ import Foundation
 /// | `~cb short-circuited` | only calls the breaker refused (nothing was sent) |
 /// | `~e` | errors: any outcome but success |
 /// | `~replay` | replays of another exchange |
+/// | `~served` | exchanges `loupe serve` answered from a recording, misses included |
 /// | `~src name` | exchanges from a linked app whose name contains the text, ignoring ASCII case (`loupe listen`) |
 /// | `~rule`, `~rule name` | exchanges a rule acted on (mock, fault, rewrite, breakpoint); with a name, a rule whose name contains it |
 ///
@@ -60,6 +61,8 @@ public indirect enum TraceFilter: Sendable, Hashable, CustomStringConvertible {
     case error
     /// `~replay`: the exchange replays another one.
     case replay
+    /// `~served`: `loupe serve` answered it (a `served` event), a miss included.
+    case served
     /// `~src name`: sent over the live link by an app whose name contains `name` (lower-cased), ignoring ASCII case.
     case source(String)
     /// `~rule [name]`: a rule acted on the exchange (a `rule` event); with a name (lower-cased), one whose name contains it.
@@ -78,7 +81,7 @@ public indirect enum TraceFilter: Sendable, Hashable, CustomStringConvertible {
         while let next = pending.popLast() {
             switch next {
             case .header, .body: return true
-            case .method, .status, .host, .url, .operation, .duration, .attempts, .circuit, .error, .replay, .source, .rule: break
+            case .method, .status, .host, .url, .operation, .duration, .attempts, .circuit, .error, .replay, .served, .source, .rule: break
             case .not(let inner): pending.append(inner)
             case .and(let left, let right), .or(let left, let right): pending += [right, left]
             }
@@ -213,7 +216,7 @@ extension TraceFilter {
         case (.duration(let a), .duration(let b)): a == b
         case (.attempts(let a), .attempts(let b)): a == b
         case (.circuit(let a), .circuit(let b)): a == b
-        case (.error, .error), (.replay, .replay): true
+        case (.error, .error), (.replay, .replay), (.served, .served): true
         case (.rule(let a), .rule(let b)): a == b
         default: false
         }

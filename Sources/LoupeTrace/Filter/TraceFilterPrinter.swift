@@ -15,6 +15,7 @@ package enum TraceFilterPrinter {
         case .circuit(let match): "~cb " + match.rawValue
         case .error: "~e"
         case .replay: "~replay"
+        case .served: "~served"
         case .source(let app): "~src " + quote(app)
         case .rule(let name): rule(name)
         case .not(let inner): "!" + grouped(inner, unless: !isBinary(inner))

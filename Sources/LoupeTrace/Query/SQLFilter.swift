@@ -107,6 +107,9 @@ struct SQLFilter {
             return "exchange.outcome <> 'success'"
         case .replay:
             return "exchange.replay_of IS NOT NULL"
+        case .served:
+            // Literal: the `event_kind` index finds the few exchanges with a `served` event.
+            return "exchange.sequence IN (SELECT exchange_sequence FROM event WHERE kind = 'served')"
         case .source(let app):
             // Schema v6's column; NULL (no source) never matches. `json_valid` first: a hand-edited row that is not
             // JSON would make json_extract raise "malformed JSON" and fail the whole query, not just miss.

@@ -89,6 +89,7 @@ enum FilterOption {
           ~cb short-circuited          refused by the breaker, nothing sent
           ~e                           errors
           ~replay                      replays
+          ~served                      answered by loupe serve
           ~src NAME                    sent by a linked app (name contains)
           ~rule [NAME]                 a rule acted on it (name contains)
         Combine with ! (not), & (and, also implied between terms), | (or)

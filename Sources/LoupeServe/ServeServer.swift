@@ -1,0 +1,64 @@
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import Logging
+import LoupeLink
+import NIOCore
+import NIOSSL
+
+/// A running `loupe serve`: recordings answered over HTTP/1.1 on a host and port until ``stop()``.
+///
+/// Hummingbird's HTTP/1.1 server carries it (keep-alive, pipelining, a 400 for a request it cannot parse, at most
+/// 1,000 header fields and 80 KiB of header text); an idle connection is closed after ``idleTimeout``.
+public struct ServeServer: Sendable {
+    /// The port bound (the one asked for, or the one the system picked for 0).
+    public let port: Int
+    /// The host bound.
+    public let host: String
+    let task: Task<Void, any Error>
+
+    /// How long a connection may stay silent before it is closed.
+    public static let idleTimeout: TimeAmount = .seconds(30)
+
+    /// Starts serving `library` on `host`:`port` (0 picks a free port) and returns once it accepts connections.
+    /// With `tls`, HTTPS with that identity's self-signed certificate (the live link's kind, made on first use).
+    package static func start(library: ServeLibrary, options: ServeOptions, host: String = "127.0.0.1", port: Int = 0,
+                              tls: LinkIdentity? = nil, log: @escaping @Sendable (String) -> Void) async throws -> ServeServer {
+        let responder = ServeResponder(library: library, options: options, log: log)
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        var server: HTTPServerBuilder = .http1(configuration: .init(idleTimeout: idleTimeout))
+        if let tls {
+            let configuration = TLSConfiguration.makeServerConfiguration(
+                certificateChain: [.certificate(tls.certificate)], privateKey: .privateKey(tls.privateKey))
+            server = try .tls(server, tlsConfiguration: configuration)
+        }
+        let app = Application(
+            responder: responder,
+            server: server,
+            configuration: .init(address: .hostname(host, port: port), serverName: nil),
+            onServerRunning: { channel in
+                continuation.yield(channel.localAddress?.port ?? port)
+                continuation.finish()
+            },
+            logger: Logger(label: "loupe.serve", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
+        let task = Task {
+            // A server that never ran (its port in use) ends the wait for its port too, or `start` would hang.
+            defer { continuation.finish() }
+            try await app.runService(gracefulShutdownSignals: [])
+        }
+        for await bound in ports {
+            return ServeServer(port: bound, host: host, task: task)
+        }
+        let failure = await task.result
+        if case .failure(let error) = failure { throw error }
+        throw CancellationError()
+    }
+
+    /// Stops the server and waits until it has closed its socket.
+    public func stop() async {
+        task.cancel()
+        _ = await task.result
+    }
+}
