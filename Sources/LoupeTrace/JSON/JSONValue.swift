@@ -1,4 +1,5 @@
-/// A JSON document as the diff reads it: object keys keep their order and numbers keep their text.
+/// A JSON document as Loupe's readers build it (``JSONParser``): object keys keep their order and numbers keep
+/// their text. The replay diff, the cassettes' body matcher and HAR import read it.
 ///
 /// Equality is semantic: objects compare without regard to key order, numbers by decimal value (`1.0 == 1`,
 /// `1e2 == 100`), never through `Double`, so `0.1` and `0.10000000000000001` or two 20-digit ids stay apart.

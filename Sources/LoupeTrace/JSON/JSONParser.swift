@@ -1,5 +1,4 @@
 import Foundation
-@_spi(JSON) import LoupeTrace
 
 /// Reads RFC 8259 JSON into a ``JSONValue``, keeping key order and number text: a consumer of the one
 /// ``JSONTokenizer`` (DECISIONS 210–219) that checks the strict grammar and builds values.
