@@ -1,4 +1,5 @@
 import Foundation
+import LoupeTrace
 
 /// What Loupe's own measurements reach of this module (`Benchmarks/json-callgrind.sh`, issue 27): the
 /// benchmarks are a package of their own, so `package` API is out of their reach, and this small SPI is the door

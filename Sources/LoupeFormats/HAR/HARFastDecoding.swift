@@ -1,14 +1,14 @@
 import Foundation
 import LoupeTrace
 
-/// A HAR entry read from ``FastJSON`` when it is plain: every field of the type it should be (strings as strings,
-/// whole numbers where HAR has integers), no `null`, no duplicate keys, no `_loupe` data. Each field is read as the
-/// types' `init(from:)` reads it from `JSONDecoder`; anything else gives `nil` and the entry goes to `JSONDecoder`,
-/// whose reading (lenient conversions) and errors are the reference. The keyed containers `JSONDecoder` builds for
-/// every header object were most of an import's decoding.
+/// A HAR entry read from the one JSON tree (``JSONParser``, matching `JSONDecoder`) when it is plain: every field
+/// of the type it should be (strings as strings, whole numbers where HAR has integers), no `null`, no duplicate
+/// keys, no `_loupe` data. Each field is read as the types' `init(from:)` reads it from `JSONDecoder`; anything
+/// else gives `nil` and the entry goes to `JSONDecoder`, whose reading (lenient conversions) and errors are the
+/// reference. The keyed containers `JSONDecoder` builds for every header object were most of an import's decoding.
 enum HARFastDecoding {
     static func entry(_ bytes: Data) -> HAREntry? {
-        guard let value = FastJSON.parse(bytes) else { return nil }
+        guard let value = JSONParser.parse(bytes, matchingDecoder: true) else { return nil }
         return try? entry(Fields(value))
     }
 
@@ -83,17 +83,17 @@ enum HARFastDecoding {
                    ssl: try fields.double("ssl"), comment: try fields.string("comment"))
     }
 
-    /// An object's members, each of one plain type or absent.
+    /// An object's members, each of one plain type or absent (the parser has refused repeated keys).
     struct Fields {
-        let members: [FastJSON.Member]
+        let object: JSONObject
 
-        init(_ value: FastJSON) throws(NotPlain) {
-            guard case .object(let members) = value, Set(members.map(\.key)).count == members.count else { throw NotPlain() }
-            self.members = members
+        init(_ value: JSONValue) throws(NotPlain) {
+            guard case .object(let object) = value else { throw NotPlain() }
+            self.object = object
         }
 
-        func value(_ key: String) -> FastJSON? {
-            members.first { $0.key == key }?.value
+        func value(_ key: String) -> JSONValue? {
+            object[key]
         }
 
         func string(_ key: String) throws(NotPlain) -> String? {
@@ -113,7 +113,8 @@ enum HARFastDecoding {
         func int(_ key: String) throws(NotPlain) -> Int? {
             switch value(key) {
             case nil: return nil
-            case .number(let text):
+            case .number(let number):
+                let text = number.text
                 guard !text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") }),
                       let number = Int(text) else { throw NotPlain() }
                 return number
@@ -124,7 +125,8 @@ enum HARFastDecoding {
         func double(_ key: String) throws(NotPlain) -> Double? {
             switch value(key) {
             case nil: return nil
-            case .number(let text):
+            case .number(let number):
+                let text = number.text
                 // Out of range either way (`1e400`, `1e-400`) is left to the decoder.
                 guard let number = Double(text), number.isFinite,
                       number != 0 || !text.utf8.prefix(while: { $0 | 0x20 != UInt8(ascii: "e") })

@@ -193,7 +193,7 @@ struct SQLFilter {
             case .url:
                 return String.fromDatabaseValue(values[1]).map(pattern.matches) ?? false
             case .headers:
-                guard let json = String.fromDatabaseValue(values[1]), let headers = HeaderListJSON.decode(json)
+                guard let json = String.fromDatabaseValue(values[1]), let headers = try? StoredJSON.headers(json)
                 else { return false }
                 return pattern.matches(FilterText.headerLines(headers))
             case .body:

@@ -147,14 +147,6 @@ public final class InMemoryTraceStore: TraceStore {
         return found.reversed()
     }
 
-    public func stats(matching filter: TraceFilter?) throws -> [TraceStats] {
-        var accumulator = TraceStatsAccumulator()
-        for exchange in all where filter?.matches(exchange) ?? true {
-            accumulator.add(exchange)
-        }
-        return accumulator.result()
-    }
-
     public func exchange(sequence: Int64) throws -> TraceExchange? {
         state.withLock { state in state.index(ofSequence: sequence).map { state.entries[$0].exchange } }
     }

@@ -32,33 +32,6 @@ extension SQLiteTraceStore {
         }
     }
 
-    /// Reads only the columns the figures need (no headers or bodies), with each exchange's count of breaker
-    /// transitions joined from the `event_kind` index.
-    public func stats(matching filter: TraceFilter?) throws -> [TraceStats] {
-        let condition = SQLFilter(filter)
-        return try guarded {
-            try pool.read { db in
-                try condition.withFunction(in: db) {
-                    let sql = """
-                        SELECT exchange.operation, exchange.host, exchange.duration, exchange.outcome,
-                            exchange.attempt_count, exchange.request_body_size, exchange.response_body_size,
-                            IFNULL(transitions.count, 0)
-                        FROM exchange
-                        LEFT JOIN (SELECT exchange_sequence, COUNT(*) AS count FROM event WHERE kind = ?
-                                   GROUP BY exchange_sequence) AS transitions
-                            ON transitions.exchange_sequence = exchange.sequence
-                        WHERE \(condition.sql)
-                        """
-                    var accumulator = TraceStatsAccumulator()
-                    let arguments: StatementArguments = [TraceStatsAccumulator.circuitKind] + condition.arguments
-                    let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
-                    while let row = try rows.next() { RowReader.addStats(row, to: &accumulator) }
-                    return accumulator.result()
-                }
-            }
-        }
-    }
-
     public func exchange(sequence: Int64) throws -> TraceExchange? {
         try guarded {
             try pool.read { db in

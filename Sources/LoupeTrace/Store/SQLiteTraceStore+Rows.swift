@@ -235,20 +235,6 @@ enum RowReader {
 
     /// One row of the statistics query (operation, host, duration, outcome, attempt count, request and response
     /// body sizes, breaker transitions), read as leniently as the others.
-    // Swift 6.3.1's optimizer crashes (CopyPropagation, signal 6) on this function in release builds, whatever its
-    // shape; it runs once per row of a stats query, so it is left unoptimised rather than the module unbuildable.
-    @_optimize(none)
-    static func addStats(_ row: Row, to accumulator: inout TraceStatsAccumulator) {
-        let values: [DatabaseValue] = [row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7]]
-        let operation = text(values[0]) ?? "", host = text(values[1]) ?? ""
-        let duration = double(values[2]), isError = text(values[3]) != "success"
-        let attempts = int(values[4]) ?? 0, requestBytes = int(values[5]) ?? 0
-        let responseBytes = int(values[6]) ?? 0, transitions = int(values[7]) ?? 0
-        accumulator.add(
-            operation: operation, host: host, duration: duration, isError: isError, attempts: attempts,
-            requestBytes: requestBytes, responseBytes: responseBytes, transitions: transitions)
-    }
-
     /// The notes column: a JSON object of strings, or `NULL`. Anything else (a hand-edited row) reads as none
     /// rather than failing the whole exchange.
     static func notes(_ text: String?) -> [String: String] {

@@ -26,9 +26,6 @@ public protocol TraceStore: Sendable {
     func summaries(matching filter: TraceFilter?, limit: Int) throws -> [TraceSummary]
     /// Like ``summaries(matching:limit:)``, with headers, bodies, attempts and events.
     func exchanges(matching filter: TraceFilter?, limit: Int) throws -> [TraceExchange]
-    /// Counts, rates, duration percentiles, bytes and breaker transitions of the matching exchanges: one row
-    /// for all of them, then one per operation, then one per host (empty when nothing matches).
-    func stats(matching filter: TraceFilter?) throws -> [TraceStats]
     /// The exchange stored with this sequence number.
     func exchange(sequence: Int64) throws -> TraceExchange?
     /// Exchanges whose id starts with `idPrefix` (ignoring case), by id, at most `limit`.
@@ -86,14 +83,6 @@ extension TraceStore {
     public func exchanges(matching filter: TraceFilter?, limit: Int) throws -> [TraceExchange] {
         let matching = try everyExchange().filter { filter?.matches($0) ?? true }
         return Array(matching.suffix(max(0, limit)))
-    }
-
-    public func stats(matching filter: TraceFilter?) throws -> [TraceStats] {
-        var accumulator = TraceStatsAccumulator()
-        for exchange in try everyExchange() where filter?.matches(exchange) ?? true {
-            accumulator.add(exchange)
-        }
-        return accumulator.result()
     }
 
     public func exchange(sequence: Int64) throws -> TraceExchange? {

@@ -11,7 +11,7 @@ struct StatsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats", abstract: "Summarise recorded exchanges per operation and per host.",
         discussion: """
-            Percentiles are nearest-rank over finished exchanges: p95 is the duration that 95 % of them do not exceed.
+            Percentiles are over finished exchanges: p95 is the duration that 95 % of them do not exceed.
             Retried means more than one attempt; errors are every outcome but success (as ~e).
             Percentiles come from an HdrHistogram (within 1 %), the same figures as the inspector's metrics
             screen (4) for the same window: --window 1m, 5m, 15m, 1h or all (the default).

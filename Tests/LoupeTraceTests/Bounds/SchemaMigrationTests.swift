@@ -50,7 +50,7 @@ struct SchemaMigrationTests {
         // Allowance, id, URL, operation, method, header lists as JSON, body, attempt (breaker state), event texts.
         #expect(storedBytes == 200 + 36 + 30 + 9 + 3 + 2 + 36 + 2 + (40 + 4) + (40 + 7 + 15 + 2))
         #expect(try store.exchange(id: UUID(uuidString: "0F000000-0000-4000-8000-000000000001")!)?.attempts.count == 1)
-        #expect(try store.stats(matching: nil).first?.breakerTransitions == 1)
+        #expect(try storeStats(store, matching: nil).first?.breakerTransitions == 1)
         // Upgraded rows count as stored when they ended, so 15 days later a 14-day bound removes it.
         let result = try store.prune(.default, now: Date(timeIntervalSince1970: 1001.5 + 15 * 86_400))
         #expect(result.removedCount == 1 && result.reasons == [.age])

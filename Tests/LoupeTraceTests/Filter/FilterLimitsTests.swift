@@ -47,7 +47,7 @@ struct FilterLimitsTests {
             let expected = fixture.expected(filter)
             #expect(try fixture.store.summaries(matching: filter, limit: 1000).map(\.id) == expected, "\(text.prefix(80))")
             #expect(try fixture.store.exchanges(matching: filter, limit: 3).map(\.id) == Array(expected.suffix(3)))
-            _ = try fixture.store.stats(matching: filter)
+            _ = try storeStats(fixture.store, matching: filter)
             #expect(try TraceFilter.parse(filter.description) == filter)
         }
     }
@@ -97,7 +97,7 @@ struct FilterLimitsTests {
         }
         let error = #expect(throws: TraceFilterError.self) { try fixture.store.summaries(matching: filter, limit: 5) }
         #expect(error?.description.contains("too complex") == true, "\(String(describing: error))")
-        #expect(throws: TraceFilterError.self) { try fixture.store.stats(matching: filter) }
+        #expect(throws: TraceFilterError.self) { try storeStats(fixture.store, matching: filter) }
         #expect(throws: TraceFilterError.self) { try fixture.store.exchanges(matching: filter, limit: 5) }
     }
 

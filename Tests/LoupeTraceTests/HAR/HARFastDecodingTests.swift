@@ -25,8 +25,8 @@ struct HARFastDecodingTests {
         (#""status":200"#, #""status":"200""#), (#""status":200"#, #""status":200.0"#), (#""status":200"#, #""status":null"#),
         (#""status":200"#, #""status":2e2"#), (#""time":12.5"#, #""time":"12.5""#), (#""time":12.5"#, #""time":1e400"#),
         (#""time":12.5"#, #""time":1e-400"#), (#""time":12.5"#, #""time":012"#), (#""method":"POST""#, #""method":1"#),
-        (#""method":"POST""#, #""method":"P\u004fST""#), (#""text":"hello""#, #""text":"hel\u0000lo""#),
-        (#""name":"q","#, #""name":"q","name":"r","#), (#""cache":{}"#, #""cache":[]"#), (#""cache":{}"#, #""_loupe":{}"#),
+        (#""method":"POST""#, #""method":"P\ud800ST""#), (#""text":"hello""#, #""text":"hel\udc00lo""#),
+        (#""text":"hello""#, #""text":"hel\u+06co""#), (#""name":"q","#, #""name":"q","name":"r","#), (#""cache":{}"#, #""cache":[]"#), (#""cache":{}"#, #""_loupe":{}"#),
         (#""httpOnly":true"#, #""httpOnly":"true""#), (#""url":"https://h.test/a?q=1","#, ""),
         (#""queryString":[{"name":"q","value":"1"}]"#, #""queryString":[1]"#), (#""bodySize":0}"#, #""bodySize":0,}"#),
         (#""headers":[]"#, #""headers":null"#), (#""content":{"#, #""content":{"size":99999999999999999999,"#),
@@ -46,16 +46,53 @@ struct HARFastDecodingTests {
         }
     }
 
+    /// Each a change to the plain entry that the shared reader reads, and reads as `JSONDecoder` does: escapes the
+    /// small parser it replaced left to the decoder (`\u`, a pair for one scalar, `\u0000`; the old test listed
+    /// `P\u004fST` among what it never read), spacing, an unknown member with escaped non-ASCII keys.
+    static let tricky = [
+        (#""method":"POST""#, #""method":"P\u004fST""#), (#""text":"hello""#, #""text":"hel\u0000lo\ud83d\ude00""#),
+        (#""statusText":"OK""#, #""statusText":"\u00e9\u4e2d\/\b\f""#), (#""bodySize":5,"#, "\"bodySize\" :  5 ,\r\n\t"),
+        (#""comment":"c"}"#, #""comment":"c","_caf\u00e9":{"\u00e9":["é"]}}"#),
+    ]
+
+    @Test("tricky JSON is read by the shared reader as JSONDecoder reads it, not left to the decoder")
+    func trickyThroughTheSharedReader() throws {
+        let decoder = JSONDecoder()
+        for (original, replacement) in Self.tricky {
+            #expect(Self.plain.contains(original), "\(original)")
+            let data = Data(Self.plain.replacingOccurrences(of: original, with: replacement).utf8)
+            let fast = try #require(HARFastDecoding.entry(data), "\(replacement)")
+            #expect(fast == (try decoder.decode(HAREntry.self, from: data)), "\(replacement)")
+        }
+        let escaped = Data(Self.plain.replacingOccurrences(of: #""text":"hello""#, with: #""text":"a\u00e9\ud83d\ude00""#).utf8)
+        #expect(HARFastDecoding.entry(escaped)?.response.content.text == "aé😀")
+    }
+
     @Test("whole numbers, fractions and exponents read as the decoder reads them; bad grammar is not taken")
     func numbers() throws {
         for text in ["0", "-0", "7", "-12", "0.5", "-0.25e-2", "1E3", "123456789.125", "5e-324"] {
-            let value = try #require(FastJSON.parse(Data(text.utf8)), "\(text)")
-            #expect(value == .number(text))
+            let value = try #require(JSONParser.parse(Data(text.utf8), matchingDecoder: true), "\(text)")
+            guard case .number(let number) = value else { Issue.record("\(text): \(value)"); continue }
+            #expect(number.text == text)
         }
         for text in ["01", "-", "1.", ".5", "+1", "1e", "1e+", "--1", "1.2.3", "0x10", "1 2"] {
-            #expect(FastJSON.parse(Data(text.utf8)) == nil, "\(text)")
+            #expect(JSONParser.parse(Data(text.utf8), matchingDecoder: true) == nil, "\(text)")
         }
-        #expect(FastJSON.parse(Data(#"[1, {"a" : "b\/"} ]"#.utf8))
-            == .array([.number("1"), .object([FastJSON.Member(key: "a", value: .string("b/"))])]))
+        #expect(JSONParser.parse(Data(#"[1, {"a" : "b\/"} ]"#.utf8), matchingDecoder: true)?.compactText() == #"[1,{"a":"b/"}]"#)
+    }
+
+    @Test("matching the decoder, the reader refuses a lone surrogate and a repeated key, which the diff reads")
+    func matchingTheDecoder() {
+        for text in [#"["\ud800"]"#, #"["\udc00x"]"#, #"["\ud800\u0041"]"#] {
+            #expect(JSONParser.parse(Data(text.utf8)) != nil, "\(text)")
+            #expect(JSONParser.parse(Data(text.utf8), matchingDecoder: true) == nil, "\(text)")
+        }
+        #expect(JSONParser.parse(Data(#"["\ud800"]"#.utf8)) == .array([.string("\u{FFFD}")]))
+        let repeated = Data(#"{"a":1,"b":2,"a":3}"#.utf8)
+        #expect(JSONParser.parse(repeated)?.compactText() == #"{"a":3,"b":2}"#)
+        #expect(JSONParser.parse(repeated, matchingDecoder: true) == nil)
+        // Four hex digits and nothing else: `UInt32(_:radix:)` took `+041` for 0x41.
+        #expect(JSONParser.parse(Data(#"["\u+041"]"#.utf8)) == nil)
+        #expect(JSONParser.parse(Data(#"["\u0041\u00E9"]"#.utf8)) == .array([.string("Aé")]))
     }
 }

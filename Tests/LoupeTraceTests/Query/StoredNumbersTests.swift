@@ -67,7 +67,7 @@ struct StoredNumbersTests {
             _ = try store.summaries(matching: TraceFilter.parse(text), limit: 10)
             _ = try store.exchanges(matching: TraceFilter.parse(text), limit: 10)
         }
-        let stats = try store.stats(matching: nil)
+        let stats = try storeStats(store, matching: nil)
         #expect(stats.first?.count == Self.poison.count)
         var exchanges: [TraceExchange] = []
         for summary in summaries {

@@ -1,8 +1,12 @@
-/// A JSON document as the diff reads it: object keys keep their order and numbers keep their text.
+/// A JSON document as Loupe's readers build it (``JSONParser``): object keys keep their order and numbers keep
+/// their text. The replay diff, the cassettes' body matcher and HAR import read it.
 ///
 /// Equality is semantic: objects compare without regard to key order, numbers by decimal value (`1.0 == 1`,
 /// `1e2 == 100`), never through `Double`, so `0.1` and `0.10000000000000001` or two 20-digit ids stay apart.
-package indirect enum JSONValue: Sendable, Equatable {
+///
+/// Not `indirect`: arrays and objects already hold their members on the heap, and a box per value (a string, a
+/// number) was an allocation per value of every document read.
+package enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     case number(JSONNumber)
@@ -26,7 +30,16 @@ package struct JSONObject: Sendable, Equatable {
     package init() {}
 
     package init(_ members: [(String, JSONValue)]) {
-        for (key, value) in members { self[key] = value }
+        for (key, value) in members { add(key, value) }
+    }
+
+    /// Sets `key` to `value` (a repeated key keeps its first place), with one hash of the key; returns whether
+    /// the key was new, which a reader that refuses repeated keys checks.
+    @discardableResult
+    package mutating func add(_ key: String, _ value: JSONValue) -> Bool {
+        guard values.updateValue(value, forKey: key) == nil else { return false }
+        keys.append(key)
+        return true
     }
 
     package subscript(key: String) -> JSONValue? {
@@ -41,21 +54,24 @@ package struct JSONObject: Sendable, Equatable {
     package static func == (lhs: JSONObject, rhs: JSONObject) -> Bool { lhs.values == rhs.values }
 }
 
-/// A JSON number: the text as written and its decimal value for comparison.
+/// A JSON number: the text as written, compared by its decimal value.
+///
+/// The decimal value is worked out when two numbers are compared, not when one is read: most numbers a reader
+/// builds (HAR import's, a diff's equal ones) are never compared with a different text.
 package struct JSONNumber: Sendable, Equatable, CustomStringConvertible {
     /// The number exactly as the document wrote it.
     package let text: String
-    private let value: DecimalKey
 
     /// `text` must be a JSON number (the parser checks the grammar).
     package init(_ text: String) {
         self.text = text
-        value = DecimalKey(text)
     }
 
     package var description: String { text }
 
-    package static func == (lhs: JSONNumber, rhs: JSONNumber) -> Bool { lhs.value == rhs.value }
+    package static func == (lhs: JSONNumber, rhs: JSONNumber) -> Bool {
+        lhs.text == rhs.text || DecimalKey(lhs.text) == DecimalKey(rhs.text)
+    }
 }
 
 /// A decimal value as sign, significant digits and exponent: `-12.50e1` is (negative, "125", 0).
