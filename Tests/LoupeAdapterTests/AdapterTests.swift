@@ -6,6 +6,7 @@ import LoupeAsyncHTTPClient
 import LoupeDemo
 import LoupeDemoAPIClient
 import LoupeOpenAPI
+import LoupeQuery
 import LoupeTrace
 import LoupeURLSession
 import NIOCore

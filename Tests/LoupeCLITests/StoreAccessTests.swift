@@ -1,4 +1,5 @@
 import Foundation
+import LoupeQuery
 @testable import loupe
 import LoupeTrace
 import Testing

@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import HTTPTypes
 import Loupe
 @testable import LoupeAsyncHTTPClient
+import LoupeQuery
 import LoupeTrace
 import LoupeReplay
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LoupeQuery
 import LoupeTesting
 import LoupeTrace
 import LoupeFormats

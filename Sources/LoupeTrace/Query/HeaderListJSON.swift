@@ -3,8 +3,8 @@ import Foundation
 /// Reads the header lists `RowWriter` stores (`[{"name":"…","value":"…"},…]`, sorted keys) without `JSONDecoder`,
 /// whose per-row cost adds up because `~h` may read every row of a big store (DECISIONS.md, 27). Anything else
 /// falls back to `JSONDecoder`.
-enum HeaderListJSON {
-    static func decode(_ text: String) -> [TraceHeader]? {
+package enum HeaderListJSON {
+    package static func decode(_ text: String) -> [TraceHeader]? {
         var reader = Reader(bytes: Array(text.utf8))
         if let headers = reader.headers() { return headers }
         return try? JSONDecoder().decode([TraceHeader].self, from: Data(text.utf8))

@@ -70,7 +70,7 @@ public struct TraceStats: Sendable, Hashable, Codable {
 }
 
 /// Builds ``TraceStats`` one exchange at a time; both stores feed it, so they agree.
-struct TraceStatsAccumulator {
+package struct TraceStatsAccumulator {
     private struct Partial {
         var count = 0, errors = 0, retried = 0, requestBytes = 0, responseBytes = 0, transitions = 0
         var durations: [Double] = []
@@ -80,7 +80,9 @@ struct TraceStatsAccumulator {
     private var operations: [String: Partial] = [:]
     private var hosts: [String: Partial] = [:]
 
-    mutating func add(_ exchange: TraceExchange) {
+    package init() {}
+
+    package mutating func add(_ exchange: TraceExchange) {
         add(operation: exchange.operation, host: exchange.host, duration: exchange.duration,
             isError: exchange.outcome != .success, attempts: exchange.attempts.count,
             requestBytes: exchange.requestBody?.size ?? 0, responseBytes: exchange.responseBody?.size ?? 0,
@@ -88,9 +90,9 @@ struct TraceStatsAccumulator {
     }
 
     /// The event kind that records a breaker transition.
-    static let circuitKind = ExchangeEventKind.circuitTransition.rawValue
+    package static let circuitKind = ExchangeEventKind.circuitTransition.rawValue
 
-    mutating func add(operation: String, host: String, duration: Double?, isError: Bool, attempts: Int,
+    package mutating func add(operation: String, host: String, duration: Double?, isError: Bool, attempts: Int,
                       requestBytes: Int, responseBytes: Int, transitions: Int) {
         // A store may hold any number (a hand-edited or old row): durations are brought into range as rows are
         // read, and the sums saturate rather than trap on overflow.
@@ -115,7 +117,7 @@ struct TraceStatsAccumulator {
     }
 
     /// The `all` row (only when something was added), then operations, then hosts, each sorted by name.
-    func result() -> [TraceStats] {
+    package func result() -> [TraceStats] {
         guard all.count > 0 else { return [] }
         return [Self.stats(.all, all)]
             + operations.sorted { $0.key < $1.key }.map { Self.stats(.operation($0.key), $0.value) }

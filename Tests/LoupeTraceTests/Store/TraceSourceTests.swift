@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Loupe
+@testable import LoupeQuery
 import Testing
 @testable import LoupeTrace
 import LoupeFormats

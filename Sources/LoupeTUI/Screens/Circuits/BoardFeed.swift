@@ -1,4 +1,5 @@
 import Foundation
+import LoupeQuery
 import LoupeTrace
 
 /// Feeds the aggregating screens (circuits, metrics) the exchanges stored since they last looked, a bounded

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LoupeTrace
 
 /// The flows list in SQL: keyset pages read from the sort key's index (see ``FlowSQL``), filters and marks
 /// applied to the whole store, counts and ranks as `COUNT(*)` over index ranges.
