@@ -284,6 +284,14 @@ let package = Package(
             // Fixtures read by path (#filePath), not through Bundle.module: excluded so SwiftPM does not warn.
             exclude: ["Cassettes/Cassettes"]
         ),
+        // Replay and its diff: what a replay sends, the scheduler on a manual clock, diffs of every part.
+        .testTarget(
+            name: "LoupeReplayTests",
+            dependencies: [
+                "Loupe", "LoupeTrace", "LoupeQuery", "LoupeReplay", "LoupeTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         .testTarget(
             name: "LoupeTUITests",
             dependencies: ["Loupe", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeTUI", "LoupeRules", "LoupeBoard"],
