@@ -238,7 +238,10 @@ let package = Package(
         // the same files the OpenAPI example builds, compiled here for the adapter tests.
         .target(
             name: "LoupeDemoAPIClient",
-            dependencies: [.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
+            dependencies: [
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
             path: "Examples/Sources/DemoAPI"
         ),
         // OpenTelemetry export: recorded exchanges as OTLP/HTTP protobuf, delivered with retries and bounded memory,
@@ -377,3 +380,9 @@ let package = Package(
         ),
     ]
 )
+
+// Every target sees only the members of the modules it imports itself (SE-0444), so a file's imports say what it
+// uses and a target's dependencies what its files import.
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
+}

@@ -1,9 +1,11 @@
 import Foundation
 import Logging
 import Loupe
+import LoupeConfig
 import LoupeRules
 import LoupeTrace
 import NIOCore
+import Synchronization
 
 /// Viewer → app (`0x44`): one change to the app's rules, or a decision on a held request.
 ///

@@ -10,6 +10,7 @@ import LoupeQuery
 import LoupeTrace
 import LoupeURLSession
 import NIOCore
+import NIOHTTP1
 import OpenAPIAsyncHTTPClient
 import OpenAPIRuntime
 import Testing

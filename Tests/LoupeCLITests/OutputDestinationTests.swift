@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HTTPTypes
 import LoupeQuery
 @testable import loupe
 import LoupeTrace

@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 import LoupeQuery
 @testable import loupe
 import LoupeTrace

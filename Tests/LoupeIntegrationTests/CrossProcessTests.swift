@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Loupe
 import LoupeQuery
 import LoupeTrace
 import Testing

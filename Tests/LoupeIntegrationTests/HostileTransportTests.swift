@@ -6,6 +6,7 @@ import Loupe
 import LoupeQuery
 import LoupeTrace
 import LoupeReplay
+import NIOHTTPCompression
 import Testing
 
 /// Hostile servers and URLs against the real AsyncHTTPClient transport: unusable ports, a body that trickles

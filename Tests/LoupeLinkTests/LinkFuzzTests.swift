@@ -2,6 +2,7 @@ import Foundation
 import LoupeQuery
 import LoupeTrace
 import NIOCore
+import Synchronization
 import Testing
 @testable import LoupeLink
 

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Loupe
 import LoupeQuery
 import LoupeTrace
 import NIOCore

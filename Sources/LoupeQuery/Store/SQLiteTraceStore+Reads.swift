@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import LoupeTrace
+import Synchronization
 
 /// The basic reads, through which the other requirements of ``TraceStore`` could all be answered.
 extension SQLiteTraceStore: TraceStore {

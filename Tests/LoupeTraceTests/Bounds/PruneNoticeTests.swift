@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 @testable import LoupeQuery
 @testable import LoupeTrace
 import Testing

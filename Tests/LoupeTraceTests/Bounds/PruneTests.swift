@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Loupe
 @testable import LoupeQuery
 @testable import LoupeTrace
 import Synchronization

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Loupe
 @testable import LoupeQuery
 @testable import LoupeTrace

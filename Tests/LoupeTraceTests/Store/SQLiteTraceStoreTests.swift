@@ -1,4 +1,6 @@
 import Foundation
+import GRDB
+import HTTPTypes
 import Loupe
 @testable import LoupeQuery
 import LoupeTesting
