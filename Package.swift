@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "LoupeURLSession", targets: ["LoupeURLSession"]),
         .library(name: "LoupeOpenAPI", targets: ["LoupeOpenAPI"]),
         .library(name: "LoupeTrace", targets: ["LoupeTrace"]),
+        .library(name: "LoupeQuery", targets: ["LoupeQuery"]),
         .library(name: "LoupeFilter", targets: ["LoupeFilter"]),
         .library(name: "LoupeFormats", targets: ["LoupeFormats"]),
         .library(name: "LoupeReplay", targets: ["LoupeReplay"]),
@@ -89,8 +90,8 @@ let package = Package(
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
             ]
         ),
-        // The flight recorder: trace model, redaction, in-memory and SQLite stores with their queries, bounds,
-        // batched writer, spans. All an app that records needs; the modules below build on it, never the reverse.
+        // The flight recorder: trace model, redaction, the SQLite store's writes and bounds, batched writer, spans.
+        // All an app that records needs; the modules below build on it, never the reverse.
         .target(
             name: "LoupeTrace",
             dependencies: [
@@ -103,12 +104,22 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
+        // What viewers read: the `TraceStore` protocol, queries, the flows list's keyset pages, filters as SQL, the
+        // SQLite store's reads and the in-memory store. An app that only records compiles none of it.
+        .target(
+            name: "LoupeQuery",
+            dependencies: [
+                "Loupe", "LoupeTrace",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ]
+        ),
         // The filter language's parser and Loupe's linear-time regex engine: what turns `--filter` text into the
         // `TraceFilter` the stores take (DECISIONS 191).
         .target(name: "LoupeFilter", dependencies: ["LoupeTrace"]),
         // Files in and out: HAR (streamed reader and writer, and `loupe redact`'s rewrite), cURL commands, and
         // recorded text made safe for a terminal.
-        .target(name: "LoupeFormats", dependencies: ["Loupe", "LoupeTrace"]),
+        .target(name: "LoupeFormats", dependencies: ["Loupe", "LoupeTrace", "LoupeQuery"]),
         // Replaying recorded exchanges, and the diff that compares a replay with its original.
         .target(
             name: "LoupeReplay",
@@ -118,7 +129,7 @@ let package = Package(
         .target(
             name: "LoupeBoard",
             dependencies: [
-                "Loupe", "LoupeTrace",
+                "Loupe", "LoupeTrace", "LoupeQuery",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
@@ -156,14 +167,14 @@ let package = Package(
         .target(
             name: "LoupeTesting",
             dependencies: [
-                "Loupe", "LoupeTrace", "LoupeFormats", "LoupeReplay",
+                "Loupe", "LoupeTrace", "LoupeQuery", "LoupeFormats", "LoupeReplay",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         // The inspector's model, update and rendering into a cell buffer. No curses here.
         .target(
             name: "LoupeTUI",
-            dependencies: ["Loupe", "LoupeTrace", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeBoard", "LoupeRules"]
+            dependencies: ["Loupe", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeBoard", "LoupeRules"]
         ),
         // WebSocket's protocol for `client.webSocket` on NIO: hummingbird-websocket's client (DECISIONS 243).
         .target(
@@ -220,8 +231,8 @@ let package = Package(
         .executableTarget(
             name: "loupe",
             dependencies: [
-                "Loupe", "LoupeAsyncHTTPClient", "LoupeTrace", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeBoard",
-                "LoupeTUI", "LoupeDemo", "LoupeLink", "LoupeConfig", "LoupeRules", "LoupeWebSocket", "CNcurses", "CMalloc", "CStdio",
+                "Loupe", "LoupeAsyncHTTPClient", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay",
+                "LoupeBoard", "LoupeTUI", "LoupeDemo", "LoupeLink", "LoupeConfig", "LoupeRules", "LoupeWebSocket", "CNcurses", "CMalloc", "CStdio",
                 "LoupeOTLP", "LoupeServe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -242,7 +253,10 @@ let package = Package(
         // the same files the OpenAPI example builds, compiled here for the adapter tests.
         .target(
             name: "LoupeDemoAPIClient",
-            dependencies: [.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
+            dependencies: [
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
             path: "Examples/Sources/DemoAPI"
         ),
         // OpenTelemetry export: recorded exchanges as OTLP/HTTP protobuf, delivered with retries and bounded memory,
@@ -251,7 +265,7 @@ let package = Package(
         .target(
             name: "LoupeOTLP",
             dependencies: [
-                "Loupe", "LoupeTrace",
+                "Loupe", "LoupeTrace", "LoupeQuery",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -277,7 +291,7 @@ let package = Package(
         .testTarget(
             name: "LoupeTraceTests",
             dependencies: [
-                "Loupe", "LoupeTrace", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeBoard", "LoupeTesting",
+                "Loupe", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeBoard", "LoupeTesting",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -288,16 +302,24 @@ let package = Package(
             // Fixtures read by path (#filePath), not through Bundle.module: excluded so SwiftPM does not warn.
             exclude: ["Cassettes/Cassettes"]
         ),
+        // Replay and its diff: what a replay sends, the scheduler on a manual clock, diffs of every part.
+        .testTarget(
+            name: "LoupeReplayTests",
+            dependencies: [
+                "Loupe", "LoupeTrace", "LoupeQuery", "LoupeReplay", "LoupeTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         .testTarget(
             name: "LoupeTUITests",
-            dependencies: ["Loupe", "LoupeTrace", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeTUI", "LoupeRules", "LoupeBoard"],
+            dependencies: ["Loupe", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeTUI", "LoupeRules", "LoupeBoard"],
             exclude: ["Screens"]  // whole-screen snapshots, read by path
         ),
         // Framing and state machines in-process; the listener and the app's side on 127.0.0.1.
         .testTarget(
             name: "LoupeLinkTests",
             dependencies: [
-                "Loupe", "LoupeTrace", "LoupeLink", "LoupeTesting", "LoupeRules",
+                "Loupe", "LoupeTrace", "LoupeQuery", "LoupeLink", "LoupeTesting", "LoupeRules",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -310,7 +332,7 @@ let package = Package(
         .testTarget(
             name: "LoupeRulesTests",
             dependencies: [
-                "Loupe", "LoupeTrace", "LoupeFilter", "LoupeRules", "LoupeTesting", "LoupeConfig",
+                "Loupe", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeRules", "LoupeTesting", "LoupeConfig",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
@@ -318,7 +340,7 @@ let package = Package(
         .testTarget(
             name: "LoupeCLITests",
             dependencies: [
-                "loupe", "Loupe", "LoupeTrace", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeTUI", "LoupeTesting",
+                "loupe", "Loupe", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeTUI", "LoupeTesting",
                 "LoupeConfig", "LoupeRules",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -328,7 +350,7 @@ let package = Package(
         .testTarget(
             name: "LoupeIntegrationTests",
             dependencies: [
-                "Loupe", "LoupeAsyncHTTPClient", "LoupeURLSession", "LoupeTrace", "LoupeFilter", "LoupeFormats", "LoupeReplay",
+                "Loupe", "LoupeAsyncHTTPClient", "LoupeURLSession", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay",
                 "LoupeBoard", "LoupeTesting", "LoupeDemo", "LoupeWebSocket",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -350,7 +372,7 @@ let package = Package(
             name: "LoupeAdapterTests",
             dependencies: [
                 "Loupe", "LoupeOpenAPI", "LoupeDemoAPIClient", "LoupeAsyncHTTPClient", "LoupeURLSession", "LoupeTrace",
-                "LoupeReplay", "LoupeDemo", "LoupeTesting",
+                "LoupeQuery", "LoupeReplay", "LoupeDemo", "LoupeTesting",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
@@ -372,7 +394,7 @@ let package = Package(
         .testTarget(
             name: "LoupeOTLPTests",
             dependencies: [
-                "Loupe", "LoupeTrace", "LoupeOTLP", "LoupeTesting",
+                "Loupe", "LoupeTrace", "LoupeQuery", "LoupeOTLP", "LoupeTesting",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -381,3 +403,9 @@ let package = Package(
         ),
     ]
 )
+
+// Every target sees only the members of the modules it imports itself (SE-0444), so a file's imports say what it
+// uses and a target's dependencies what its files import.
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
+}

@@ -27,6 +27,7 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "Loupe", package: "Loupe"),
                 .product(name: "LoupeTrace", package: "Loupe"),
+                .product(name: "LoupeQuery", package: "Loupe"),
                 .product(name: "LoupeFilter", package: "Loupe"),
                 .product(name: "LoupeTesting", package: "Loupe"),
                 .product(name: "LoupeAsyncHTTPClient", package: "Loupe"),
@@ -99,7 +100,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "ingest-budget",
-            dependencies: ["IngestBaseline", .product(name: "LoupeTrace", package: "Loupe")],
+            dependencies: ["IngestBaseline", .product(name: "LoupeTrace", package: "Loupe"), .product(name: "LoupeQuery", package: "Loupe")],
             path: "Tools/IngestBudget"
         ),
         // The four JSON users (HAR import/export, body redaction, the diff's parser, the detail view's layout) as
@@ -123,6 +124,7 @@ let package = Package(
                 .product(name: "Loupe", package: "Loupe"),
                 .product(name: "LoupeRules", package: "Loupe"),
                 .product(name: "LoupeTrace", package: "Loupe"),
+                .product(name: "LoupeQuery", package: "Loupe"),
                 .product(name: "LoupeTesting", package: "Loupe"),
                 .product(name: "LoupeAsyncHTTPClient", package: "Loupe"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -138,6 +140,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Loupe", package: "Loupe"),
                 .product(name: "LoupeTrace", package: "Loupe"),
+                .product(name: "LoupeQuery", package: "Loupe"),
                 .product(name: "LoupeTesting", package: "Loupe"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
@@ -150,6 +153,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Loupe", package: "Loupe"),
                 .product(name: "LoupeTrace", package: "Loupe"),
+                .product(name: "LoupeQuery", package: "Loupe"),
                 .product(name: "LoupeTesting", package: "Loupe"),
                 .product(name: "LoupeLink", package: "Loupe"),
             ],
@@ -162,6 +166,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Loupe", package: "Loupe"),
                 .product(name: "LoupeTrace", package: "Loupe"),
+                .product(name: "LoupeQuery", package: "Loupe"),
                 .product(name: "LoupeTesting", package: "Loupe"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
@@ -177,6 +182,7 @@ let package = Package(
                 .product(name: "LoupeAsyncHTTPClient", package: "Loupe"),
                 .product(name: "LoupeURLSession", package: "Loupe"),
                 .product(name: "LoupeTrace", package: "Loupe"),
+                .product(name: "LoupeQuery", package: "Loupe"),
                 .product(name: "LoupeTesting", package: "Loupe"),
                 "LoopbackServer",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),

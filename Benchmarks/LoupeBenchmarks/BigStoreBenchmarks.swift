@@ -2,6 +2,7 @@ import Benchmark
 import Foundation
 import GRDB
 import Loupe
+import LoupeQuery
 import LoupeTrace
 import LoupeFilter
 

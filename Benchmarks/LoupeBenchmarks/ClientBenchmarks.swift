@@ -2,6 +2,7 @@ import Benchmark
 import Foundation
 import HTTPTypes
 import Loupe
+import LoupeQuery
 import LoupeTesting
 import LoupeTrace
 

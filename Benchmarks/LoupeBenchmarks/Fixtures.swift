@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import IngestBaseline
 import Loupe
+import LoupeQuery
 import LoupeTesting
 import LoupeTrace
 import Synchronization

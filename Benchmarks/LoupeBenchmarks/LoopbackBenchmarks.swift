@@ -5,6 +5,7 @@ import HTTPTypes
 import Loupe
 import LoupeAsyncHTTPClient
 import LoopbackServer
+import LoupeQuery
 import LoupeTrace
 import Synchronization
 

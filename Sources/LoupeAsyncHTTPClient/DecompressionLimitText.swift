@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Foundation
 
 /// Names AsyncHTTPClient's decompression limit when a body passes it (NIO's own error just says `limit`).
 enum DecompressionLimitText {

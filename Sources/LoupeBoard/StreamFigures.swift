@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 import LoupeTrace
 
 /// What the metrics take from one exchange's stream, read once: the figures a model-API user calls time to first

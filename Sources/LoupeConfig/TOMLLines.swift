@@ -1,3 +1,4 @@
+import Foundation
 /// Finds the line a TOML section or key is written on, for error messages; TOMLKit gives positions only for
 /// syntax errors.
 ///

@@ -1,3 +1,4 @@
+import Foundation
 import LoupeTrace
 
 /// A recursive-descent parser for ``TraceFilter`` text; positions count `Character`s from 1.

@@ -1,8 +1,10 @@
 import Foundation
+import Logging
 import Loupe
 import LoupeRules
 import LoupeTrace
 import NIOCore
+import Synchronization
 
 /// Why one connection of the app's link ended.
 enum LinkClientError: Error, CustomStringConvertible {

@@ -1,7 +1,9 @@
+import CoreFoundation
 import Crypto
 import Foundation
 import LoupeTrace
 import NIOSSL
+import SwiftASN1
 import X509
 
 /// The listener's identity: a self-signed P-256 certificate and its key, and the secret apps prove, made on first

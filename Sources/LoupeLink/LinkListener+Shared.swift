@@ -8,7 +8,7 @@ extension LinkListener {
     /// State shared by the listener's connections, each part under its own lock.
     final class Shared: Sendable {
         let identity: LinkIdentity
-        let store: any TraceStore
+        let store: any TraceStoreWriting
         let settings: Settings
         let events: @Sendable (LinkListenerEvent) -> Void
         let counts = Mutex(Counts())
@@ -25,7 +25,7 @@ extension LinkListener {
         /// One thread: batches from all connections are written one after another, as the store wants.
         let pool: NIOThreadPool
 
-        init(identity: LinkIdentity, store: any TraceStore, settings: Settings,
+        init(identity: LinkIdentity, store: any TraceStoreWriting, settings: Settings,
              events: @escaping @Sendable (LinkListenerEvent) -> Void) {
             self.identity = identity
             self.store = store

@@ -102,7 +102,7 @@ public final class LinkListener: Sendable {
     /// Each exchange is stored with its ``TraceExchange/source``: the app that sent it, from its hello. `events` is
     /// called for every line worth printing, from the event loop (keep it short).
     public static func start(
-        at address: ListenAddress, identity: LinkIdentity, store: any TraceStore, settings: Settings = Settings(),
+        at address: ListenAddress, identity: LinkIdentity, store: any TraceStoreWriting, settings: Settings = Settings(),
         events: @escaping @Sendable (LinkListenerEvent) -> Void
     ) async throws -> LinkListener {
         if settings.insecureLoopback, !LinkAddress.isLoopback(address.host) {

@@ -8,22 +8,22 @@ import NIOCore
 /// length counts the type byte, so it is 1 at least, and at most ``maxFrameLength``. The frame layout and the
 /// `hello`, `welcome` and `refuse` messages never change between protocol versions, so a peer of any version can
 /// read a refusal that says "protocol N, this is M".
-public enum LinkProtocol {
+package enum LinkProtocol {
     /// The version this build speaks.
-    public static let version = 1
+    package static let version = 1
     /// The largest frame length accepted (type byte and payload): 8 MiB, room for an exchange with two 1 MiB
     /// bodies in base64. A longer length is refused before any of its bytes are buffered.
-    public static let maxFrameLength = 8 << 20
+    package static let maxFrameLength = 8 << 20
     /// The largest first frame of a connection (the hello, or the welcome): 64 KiB, so a peer that has not proved
     /// the secret costs the listener at most that much memory.
-    public static let maxFirstFrameLength = 64 << 10
+    package static let maxFirstFrameLength = 64 << 10
     /// How long closing a TLS connection waits for the peer's close_notify, on either side (NIOSSL's default is 5 s).
     /// At exit, a listener that never answered cost `loupe send --link` that much after its drain; on the listener, a
     /// peer dropped for its silence kept its socket that long, and its timed-out close raised an error of its own
     /// (issue 44).
     static let tlsShutdownTimeout = TimeAmount.milliseconds(300)
     /// Loupe's own version, sent in the hello.
-    public static let loupeVersion = LoupeVersion.current
+    package static let loupeVersion = LoupeVersion.current
 
     /// Dates as seconds since 1970, keys sorted: the same exchange is the same bytes (the golden test relies on it).
     static func makeEncoder() -> JSONEncoder {
@@ -44,7 +44,7 @@ public enum LinkProtocol {
 /// the viewer to the app; the types not listed are reserved. `0x00`, `0x40` and `0x80…0xFF` are never used.
 /// Rules (`0x04`, `0x44`) travel only between peers whose hello and welcome both said `"rules":true`, so
 /// protocol 1 peers without rules never see them (LinkRulesMessages.swift).
-public enum LinkMessageType: UInt8, Sendable, CaseIterable {
+package enum LinkMessageType: UInt8, Sendable, CaseIterable {
     /// App → viewer, first: JSON ``LinkHello``.
     case hello = 0x01
     /// App → viewer: one recorded exchange, JSON in the recorder's stored form.
@@ -64,7 +64,7 @@ public enum LinkMessageType: UInt8, Sendable, CaseIterable {
 }
 
 /// One decoded frame.
-public enum LinkFrame: Sendable, Equatable {
+package enum LinkFrame: Sendable, Equatable {
     case hello(LinkHello)
     case exchange(TraceExchange)
     case drops(LinkCount)
@@ -87,7 +87,7 @@ public struct LinkHello: Codable, Sendable, Equatable {
     /// True when the app takes rules from the viewer (it opted in); absent otherwise and from older apps.
     public var rules: Bool?
 
-    public init(protocol: Int = LinkProtocol.version, app: String, executable: String, host: String, pid: Int,
+    package init(protocol: Int = LinkProtocol.version, app: String, executable: String, host: String, pid: Int,
                 loupe: String = LinkProtocol.loupeVersion, secret: String) {
         self.protocol = `protocol`
         self.app = app
@@ -99,7 +99,7 @@ public struct LinkHello: Codable, Sendable, Equatable {
     }
 
     /// This process: its name, executable path, host name and id.
-    public static func thisProcess(secret: String, app: String? = nil) -> LinkHello {
+    package static func thisProcess(secret: String, app: String? = nil) -> LinkHello {
         let info = ProcessInfo.processInfo
         return LinkHello(app: app ?? info.processName, executable: CommandLine.arguments.first ?? info.processName,
                          host: localHostName(), pid: Int(info.processIdentifier), secret: secret)
@@ -114,20 +114,20 @@ public struct LinkHello: Codable, Sendable, Equatable {
 }
 
 /// The viewer's answer to a good hello.
-public struct LinkWelcome: Codable, Sendable, Equatable {
-    public var `protocol`: Int
-    public var loupe: String
+package struct LinkWelcome: Codable, Sendable, Equatable {
+    package var `protocol`: Int
+    package var loupe: String
     /// True when the viewer takes the app's rule state (answering a hello that said `rules`).
-    public var rules: Bool?
+    package var rules: Bool?
 
-    public init(protocol: Int = LinkProtocol.version, loupe: String = LinkProtocol.loupeVersion) {
+    package init(protocol: Int = LinkProtocol.version, loupe: String = LinkProtocol.loupeVersion) {
         self.protocol = `protocol`
         self.loupe = loupe
     }
 }
 
 /// Why a peer's bytes were refused; each is the one line both sides print.
-public enum LinkProtocolError: Error, Equatable, CustomStringConvertible {
+package enum LinkProtocolError: Error, Equatable, CustomStringConvertible {
     case frameTooLarge(UInt32, limit: Int)
     case emptyFrame
     case unknownType(UInt8)
@@ -135,7 +135,7 @@ public enum LinkProtocolError: Error, Equatable, CustomStringConvertible {
     case badPayload(LinkMessageType)
     case unexpected(LinkMessageType, expected: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .frameTooLarge(let length, let limit):
             "a frame of \(length) bytes is over the limit of \(limit)"
@@ -149,11 +149,11 @@ public enum LinkProtocolError: Error, Equatable, CustomStringConvertible {
 }
 
 /// Encodes frames into bytes and reads them back: the whole codec, with no I/O, shared by both sides.
-public struct LinkFrameCodec: Sendable {
-    public init() {}
+package struct LinkFrameCodec: Sendable {
+    package init() {}
 
     /// The frame for `type` with `payload`.
-    public static func frame(_ type: LinkMessageType, payload: some Collection<UInt8>) -> ByteBuffer {
+    package static func frame(_ type: LinkMessageType, payload: some Collection<UInt8>) -> ByteBuffer {
         var buffer = ByteBuffer()
         buffer.reserveCapacity(5 + payload.count)
         buffer.writeInteger(UInt32(1 + payload.count))
@@ -163,7 +163,7 @@ public struct LinkFrameCodec: Sendable {
     }
 
     /// The bytes of `frame`. Fails only for an exchange that JSON cannot encode (a non-finite number).
-    public static func encode(_ frame: LinkFrame) throws -> ByteBuffer {
+    package static func encode(_ frame: LinkFrame) throws -> ByteBuffer {
         // Made only for the messages that need one: not for an exchange (written by hand) or an ack.
         var encoder: JSONEncoder { LinkProtocol.makeEncoder() }
         switch frame {
@@ -196,7 +196,7 @@ public struct LinkFrameCodec: Sendable {
     }
 
     /// Takes the next whole frame off `buffer`, nil when it is not all there yet; a length over `limit` is refused.
-    public static func next(from buffer: inout ByteBuffer, limit: Int = LinkProtocol.maxFrameLength)
+    package static func next(from buffer: inout ByteBuffer, limit: Int = LinkProtocol.maxFrameLength)
         throws(LinkProtocolError) -> LinkFrame?
     {
         guard let length = try frameLength(in: buffer, limit: limit), buffer.readableBytes >= 4 + length else { return nil }
@@ -252,7 +252,7 @@ extension LinkMessageType: CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .hello: "hello"
         case .exchange: "exchange"

@@ -1,16 +1,18 @@
 import Foundation
 import Logging
 import Loupe
+import LoupeConfig
 import LoupeRules
 import LoupeTrace
 import NIOCore
+import Synchronization
 
 /// Viewer → app (`0x44`): one change to the app's rules, or a decision on a held request.
 ///
 /// Rules travel as the rules file's TOML (``RulesDocument``): one document wherever rules are written. The app
 /// checks each command as it would a rules file; a bad one is logged and ignored, never applied in part.
-public struct LinkRuleCommand: Codable, Sendable, Equatable {
-    public enum Op: String, Codable, Sendable {
+package struct LinkRuleCommand: Codable, Sendable, Equatable {
+    package enum Op: String, Codable, Sendable {
         /// Set the rules in `rules` (TOML), replacing any of the same names.
         case put
         /// Remove the rule `name`.
@@ -23,15 +25,15 @@ public struct LinkRuleCommand: Codable, Sendable, Equatable {
         case continueAll = "continue-all"
     }
 
-    public var op: Op
-    public var rules: String?
-    public var name: String?
-    public var enabled: Bool?
-    public var held: UUID?
-    public var decision: String?
-    public var edit: HoldEdit?
+    package var op: Op
+    package var rules: String?
+    package var name: String?
+    package var enabled: Bool?
+    package var held: UUID?
+    package var decision: String?
+    package var edit: HoldEdit?
 
-    public init(op: Op, rules: String? = nil, name: String? = nil, enabled: Bool? = nil, held: UUID? = nil,
+    package init(op: Op, rules: String? = nil, name: String? = nil, enabled: Bool? = nil, held: UUID? = nil,
                 decision: String? = nil, edit: HoldEdit? = nil) {
         self.op = op
         self.rules = rules
@@ -42,20 +44,20 @@ public struct LinkRuleCommand: Codable, Sendable, Equatable {
         self.edit = edit
     }
 
-    public static func put(_ rules: [Rule]) -> Self { Self(op: .put, rules: RulesDocument.text(rules)) }
-    public static func remove(_ name: String) -> Self { Self(op: .remove, name: name) }
-    public static func setEnabled(_ enabled: Bool, _ name: String) -> Self { Self(op: .enable, name: name, enabled: enabled) }
-    public static func decide(_ held: UUID, _ decision: HoldDecision) -> Self {
+    package static func put(_ rules: [Rule]) -> Self { Self(op: .put, rules: RulesDocument.text(rules)) }
+    package static func remove(_ name: String) -> Self { Self(op: .remove, name: name) }
+    package static func setEnabled(_ enabled: Bool, _ name: String) -> Self { Self(op: .enable, name: name, enabled: enabled) }
+    package static func decide(_ held: UUID, _ decision: HoldDecision) -> Self {
         switch decision {
         case .resume: Self(op: .decide, held: held, decision: "continue")
         case .abort: Self(op: .decide, held: held, decision: "abort")
         case .edit(let edit): Self(op: .decide, held: held, decision: "edit", edit: edit)
         }
     }
-    public static let continueAll = Self(op: .continueAll)
+    package static let continueAll = Self(op: .continueAll)
 
     /// Applies the command to `book` on behalf of `origin`; the reason when it is refused.
-    public func apply(to book: RuleBook, origin: RuleOrigin) -> String? {
+    package func apply(to book: RuleBook, origin: RuleOrigin) -> String? {
         switch op {
         case .put:
             guard let text = rules else { return "a put without rules" }
@@ -105,18 +107,18 @@ public struct LinkRuleCommand: Codable, Sendable, Equatable {
 }
 
 /// App → viewer (`0x04`): the app's rules in order with their hit counts, and the requests held now.
-public struct LinkRuleState: Codable, Sendable, Equatable {
+package struct LinkRuleState: Codable, Sendable, Equatable {
     /// The rules as TOML (``RulesDocument``), in the book's order.
-    public var rules: String
+    package var rules: String
     /// Hits per rule, in the same order.
-    public var hits: [Int]
+    package var hits: [Int]
     /// Where each rule came from (`code`, `rules file PATH`, `viewer …`).
-    public var origins: [String]
-    public var held: [HeldRequest]
+    package var origins: [String]
+    package var held: [HeldRequest]
     /// The app's longest hold, in seconds.
-    public var maxHold: Double
+    package var maxHold: Double
 
-    public init(rules: String, hits: [Int], origins: [String], held: [HeldRequest], maxHold: Double) {
+    package init(rules: String, hits: [Int], origins: [String], held: [HeldRequest], maxHold: Double) {
         self.rules = rules
         self.hits = hits
         self.origins = origins
@@ -125,7 +127,7 @@ public struct LinkRuleState: Codable, Sendable, Equatable {
     }
 
     /// The state of `book` now.
-    public init(_ book: RuleBook) {
+    package init(_ book: RuleBook) {
         let entries = book.entries
         self.init(rules: RulesDocument.text(entries.map(\.rule)), hits: entries.map(\.hits),
                   origins: entries.map(\.origin.description),
@@ -142,7 +144,7 @@ extension LoupeLink {
     /// Lets the viewer act on this app through `book`: its rules and held requests are sent to a viewer that takes
     /// them, its commands applied. When the viewer goes away, its held requests continue at once and the rules it
     /// set are removed. Call before the link first connects (the hello says the app takes rules).
-    public func attachRules(_ book: RuleBook) {
+    package func attachRules(_ book: RuleBook) {
         core.rules.withLock { $0 = book }
         let core = core
         book.onChange { _ in
@@ -154,15 +156,15 @@ extension LoupeLink {
 
 extension LinkListener {
     /// One linked app that takes rules, with its latest rule state.
-    public struct RulesApp: Sendable {
+    package struct RulesApp: Sendable {
         /// Stable while the app stays linked.
-        public var id: ObjectIdentifier
-        public var app: LinkHello
-        public var state: LinkRuleState?
+        package var id: ObjectIdentifier
+        package var app: LinkHello
+        package var state: LinkRuleState?
     }
 
     /// The linked apps that take rules, oldest link first.
-    public var rulesApps: [RulesApp] {
+    package var rulesApps: [RulesApp] {
         let states = shared.ruleStates.withLock { $0 }
         let apps = shared.linkedApps.withLock { $0 }
         return apps.filter { $0.value.rules == true }
@@ -172,7 +174,7 @@ extension LinkListener {
 
     /// Sends `command` to the app `id` (every app that takes rules when `nil`); false when there is none.
     @discardableResult
-    public func send(_ command: LinkRuleCommand, to id: ObjectIdentifier? = nil) -> Bool {
+    package func send(_ command: LinkRuleCommand, to id: ObjectIdentifier? = nil) -> Bool {
         guard let bytes = try? LinkFrameCodec.encode(.rules(command)) else { return false }
         let targets = rulesApps.filter { id == nil || $0.id == id }.map(\.id)
         let channels = shared.channels.withLock { open in targets.compactMap { open[$0] } }
@@ -181,7 +183,7 @@ extension LinkListener {
     }
 
     /// Calls `listener` (on an event loop: keep it short) whenever an app's rule state arrives or an app leaves.
-    public func onRulesChange(_ listener: @escaping @Sendable () -> Void) {
+    package func onRulesChange(_ listener: @escaping @Sendable () -> Void) {
         shared.ruleListeners.withLock { $0.append(listener) }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import LoupeTrace
 import NIOCore
 import NIOSSL
+import Synchronization
 
 /// One connection's driver: frames in, ``LinkSessionMachine`` decides, batches go to the store and are
 /// acknowledged once stored. Reads pause while too many exchanges wait for the store.

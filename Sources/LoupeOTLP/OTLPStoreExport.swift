@@ -1,5 +1,6 @@
 import Foundation
 import Loupe
+import LoupeQuery
 import LoupeTrace
 
 /// A store's exchanges (or those a filter matches) sent to a collector, oldest first: `loupe export --otlp`.

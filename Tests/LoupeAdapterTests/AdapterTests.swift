@@ -6,9 +6,11 @@ import LoupeAsyncHTTPClient
 import LoupeDemo
 import LoupeDemoAPIClient
 import LoupeOpenAPI
+import LoupeQuery
 import LoupeTrace
 import LoupeURLSession
 import NIOCore
+import NIOHTTP1
 import OpenAPIAsyncHTTPClient
 import OpenAPIRuntime
 import Testing

@@ -1,6 +1,8 @@
 import AsyncHTTPClient
+import HTTPTypes
 @testable import LoupeAsyncHTTPClient
 import NIOCore
+import NIOHTTP1
 import Testing
 
 /// `RecordingHTTPClient` splits AsyncHTTPClient's URL string by hand (DECISIONS 142): the same parts the recorder

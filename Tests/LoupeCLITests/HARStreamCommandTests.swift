@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LoupeQuery
 @testable import loupe
 import Loupe
 import LoupeTrace

@@ -1,5 +1,6 @@
 import Foundation
 import Loupe
+import LoupeQuery
 @testable import loupe
 import LoupeTrace
 import Testing

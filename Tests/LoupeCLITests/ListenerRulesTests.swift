@@ -1,6 +1,8 @@
 import Foundation
+import Loupe
 import LoupeLink
 import LoupeRules
+import LoupeTUI
 import Synchronization
 import Testing
 @testable import loupe

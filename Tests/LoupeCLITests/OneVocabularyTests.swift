@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import HTTPTypes
 import Loupe
+import LoupeFilter
+import LoupeQuery
 @testable import loupe
 import LoupeTrace
 import LoupeFormats

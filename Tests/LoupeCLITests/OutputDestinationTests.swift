@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import HTTPTypes
+import LoupeQuery
 @testable import loupe
 import LoupeTrace
 import LoupeFormats

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HTTPTypes
 @testable import loupe
 import Loupe
 import LoupeTrace

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HTTPTypes
+import Loupe
 @testable import loupe
 import LoupeTrace
 import LoupeFilter

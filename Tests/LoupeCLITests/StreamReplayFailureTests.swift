@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Loupe
+import LoupeQuery
 @testable import loupe
 import LoupeReplay
 import LoupeTesting

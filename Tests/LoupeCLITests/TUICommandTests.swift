@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 @testable import loupe
 import LoupeTUI

@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 @testable import loupe
 import LoupeTrace
 import LoupeFormats

@@ -1,5 +1,7 @@
 import Foundation
 import GRDB
+import Loupe
+import LoupeQuery
 import LoupeTrace
 import Testing
 

@@ -1,6 +1,8 @@
 import AsyncHTTPClient
 import Foundation
 import LoupeDemo
+import NIOCore
+import NIOHTTP1
 import Testing
 
 /// `FlakyAPI.RunningServer.arrival(of:)`: what tests await instead of polling the access log's file.

@@ -1,6 +1,7 @@
 import Foundation
 import Loupe
 import LoupeDemo
+import LoupeQuery
 import LoupeTrace
 import LoupeBoard
 import Testing

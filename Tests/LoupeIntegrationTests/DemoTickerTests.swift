@@ -2,6 +2,7 @@ import Foundation
 import Loupe
 import LoupeAsyncHTTPClient
 import LoupeDemo
+import LoupeQuery
 import LoupeTrace
 import LoupeWebSocket
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import LoupeQuery
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

@@ -3,8 +3,10 @@ import AsyncHTTPClient
 import HTTPTypes
 import Loupe
 @testable import LoupeAsyncHTTPClient
+import LoupeQuery
 import LoupeTrace
 import LoupeReplay
+import NIOHTTPCompression
 import Testing
 
 /// Hostile servers and URLs against the real AsyncHTTPClient transport: unusable ports, a body that trickles

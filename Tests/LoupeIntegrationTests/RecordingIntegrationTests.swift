@@ -3,6 +3,7 @@ import HTTPTypes
 import Loupe
 import LoupeAsyncHTTPClient
 import LoupeDemo
+import LoupeQuery
 import LoupeTrace
 import LoupeReplay
 import Testing

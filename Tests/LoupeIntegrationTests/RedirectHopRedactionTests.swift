@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Loupe
 import LoupeAsyncHTTPClient
+import LoupeQuery
 import LoupeTrace
 import Synchronization
 import Testing

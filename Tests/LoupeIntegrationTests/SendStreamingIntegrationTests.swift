@@ -1,10 +1,13 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Loupe
+import LoupeQuery
 import LoupeTesting
 import LoupeTrace
 import LoupeFormats
 import NIOCore
+import NIOFoundationEssentialsCompat
 import Synchronization
 import Testing
 

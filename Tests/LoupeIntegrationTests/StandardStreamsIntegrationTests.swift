@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 import LoupeTrace
 import LoupeFormats
 import Testing

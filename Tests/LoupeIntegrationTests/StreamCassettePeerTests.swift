@@ -3,6 +3,7 @@ import HTTPTypes
 import Loupe
 import LoupeAsyncHTTPClient
 import LoupeFormats
+import LoupeQuery
 import LoupeTesting
 import LoupeTrace
 import LoupeWebSocket

@@ -5,6 +5,7 @@ import LoupeAsyncHTTPClient
 import LoupeDemo
 import LoupeURLSession
 import AsyncHTTPClient
+import NIOCore
 import Testing
 
 @Suite struct TransportIntegrationTests {

@@ -1,5 +1,7 @@
 import Foundation
+import LoupeQuery
 import LoupeTrace
+import Synchronization
 import Testing
 @testable import LoupeLink
 

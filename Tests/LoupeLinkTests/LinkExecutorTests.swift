@@ -1,4 +1,5 @@
 import Foundation
+import LoupeQuery
 import Synchronization
 import Testing
 @testable import LoupeLink

@@ -1,6 +1,8 @@
 import Foundation
+import LoupeQuery
 import LoupeTrace
 import NIOCore
+import Synchronization
 import Testing
 @testable import LoupeLink
 

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Loupe
+import LoupeQuery
 import LoupeTrace
 import NIOCore
 import NIOPosix

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import LoupeQuery
 import LoupeTesting
 import LoupeTrace
 import NIOCore

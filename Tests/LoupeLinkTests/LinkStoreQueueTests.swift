@@ -1,5 +1,7 @@
 import Dispatch
 import Foundation
+import Loupe
+import LoupeQuery
 import LoupeTrace
 import NIOCore
 import NIOPosix

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Loupe
 import LoupeOTLP
+import LoupeQuery
 import LoupeTesting
 import LoupeTrace
 import Synchronization

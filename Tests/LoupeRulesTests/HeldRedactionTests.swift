@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Loupe
 import LoupeTrace
 import Synchronization
 import Testing

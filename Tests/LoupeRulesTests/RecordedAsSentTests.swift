@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Loupe
+import LoupeQuery
 @testable import LoupeRules
 import LoupeFilter
 import LoupeTesting

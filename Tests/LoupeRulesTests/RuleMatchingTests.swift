@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Loupe
 import LoupeFilter
+import LoupeQuery
 @testable import LoupeRules
 import LoupeTesting
 import LoupeTrace

@@ -1,5 +1,7 @@
 import Foundation
 import Loupe
+import LoupeBoard
+import LoupeQuery
 import LoupeTrace
 import LoupeTUI
 import Testing

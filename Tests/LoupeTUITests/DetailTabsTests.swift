@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 @testable import LoupeTUI
 import LoupeTrace
 import LoupeFormats

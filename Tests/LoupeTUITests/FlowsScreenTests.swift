@@ -1,5 +1,6 @@
 import Foundation
 import Loupe
+import LoupeQuery
 import LoupeTrace
 import LoupeTUI
 import Testing

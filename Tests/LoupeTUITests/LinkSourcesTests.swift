@@ -1,6 +1,7 @@
 import Foundation
 import Loupe
 import LoupeFilter
+import LoupeQuery
 import LoupeTrace
 @testable import LoupeTUI
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import Loupe
+import LoupeReplay
 import LoupeTrace
 @testable import LoupeTUI
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import LoupeQuery
 @_spi(Synthetic) import LoupeTrace
 import LoupeFilter
 import LoupeFormats

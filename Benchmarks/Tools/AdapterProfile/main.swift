@@ -6,6 +6,7 @@ import LoopbackServer
 import Loupe
 import LoupeAsyncHTTPClient
 import LoupeOpenAPI
+import LoupeQuery
 import LoupeTesting
 import LoupeTrace
 import LoupeURLSession

@@ -1,5 +1,6 @@
 import Foundation
 import IngestBaseline
+import LoupeQuery
 import LoupeTrace
 
 // The recorder's ingest budget (issue 13, item 4): `SQLiteTraceStore.write` against GRDB inserting the same rows

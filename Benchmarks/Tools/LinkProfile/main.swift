@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Loupe
 import LoupeLink
+import LoupeQuery
 import LoupeTesting
 import LoupeTrace
 import Synchronization

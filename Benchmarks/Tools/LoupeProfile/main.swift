@@ -1,4 +1,5 @@
 import Foundation
+import LoupeQuery
 import Synchronization
 import HTTPTypes
 import Loupe

@@ -10,7 +10,7 @@ import Synchronization
 /// the exchange ends.
 ///
 /// The other stack sends the request once as far as the adapter can see, so the exchange has one attempt.
-public struct AdapterRecording: Sendable {
+package struct AdapterRecording: Sendable {
     /// What the recording holds, behind one reference: an adapter copies its recording into every exchange and
     /// closure, and a copy of six stored fields was retains and releases of each.
     fileprivate final class Storage: Sendable {
@@ -38,13 +38,13 @@ public struct AdapterRecording: Sendable {
     fileprivate let storage: Storage
 
     /// Where the exchanges go (a `NetworkTraceInspector`, or any observer).
-    public var observer: any ClientObserver { storage.observer }
+    package var observer: any ClientObserver { storage.observer }
     /// `observer` when it takes a whole exchange in one call: asked once here, not cast on every exchange.
     var completed: (any CompletedExchangeObserver)? { storage.completed }
     /// The adapter's name (``RecordingAdapter``), stored with every exchange.
-    public var adapter: String { storage.adapter }
+    package var adapter: String { storage.adapter }
     /// How many leading bytes of a response body are kept for the observer: the recorder's body cap.
-    public var bodyCap: Int { storage.bodyCap }
+    package var bodyCap: Int { storage.bodyCap }
     /// The clock; `nil` for the system's (`Date()` called directly: no closure context per call).
     var clock: (@Sendable () -> Date)? { storage.clock }
     /// The id source; `nil` for Loupe's client's (``ExchangeID/make(now:)`` stamped with the exchange's start, so
@@ -53,7 +53,7 @@ public struct AdapterRecording: Sendable {
 
     /// An adapter named `adapter` reporting to `observer`, keeping at most `bodyCap` bytes of each body; `now` and
     /// `makeID` replace the clock and the id source (tests).
-    public init(observer: any ClientObserver, adapter: String, bodyCap: Int = 1 << 20,
+    package init(observer: any ClientObserver, adapter: String, bodyCap: Int = 1 << 20,
                 now: (@Sendable () -> Date)? = nil, makeID: (@Sendable () -> UUID)? = nil) {
         storage = Storage(observer: observer, adapter: adapter, bodyCap: bodyCap, clock: now, idSource: makeID)
     }
@@ -63,7 +63,7 @@ public struct AdapterRecording: Sendable {
     /// Reports that `request` (with its body bytes when in memory) is being sent as `operation`; `startedAt` when it
     /// started earlier than this call. To a ``CompletedExchangeObserver`` nothing is reported until the exchange
     /// finishes.
-    public func start(operation: String, request: HTTPRequest, requestBody: Data?, startedAt: Date? = nil) -> AdapterExchange {
+    package func start(operation: String, request: HTTPRequest, requestBody: Data?, startedAt: Date? = nil) -> AdapterExchange {
         let startedAt = startedAt ?? now()
         let started = ExchangeStarted(
             exchangeID: storage.idSource?() ?? ExchangeID.make(now: startedAt), operation: operation, request: request,
@@ -76,20 +76,20 @@ public struct AdapterRecording: Sendable {
 
 /// One exchange an adapter is recording; finish it once with ``finish(response:body:bodySize:error:firstByte:)``,
 /// or hand its body to a ``AdapterBodyTee`` that finishes it when the body ends.
-public struct AdapterExchange: Sendable {
+package struct AdapterExchange: Sendable {
     /// What was (or, for a ``CompletedExchangeObserver``, will be) reported as the start.
     let started: ExchangeStarted
     let recording: AdapterRecording
 
-    public var id: UUID { started.exchangeID }
+    package var id: UUID { started.exchangeID }
 
     /// The body cap of the recording (how many bytes a tee keeps).
-    public var bodyCap: Int { recording.bodyCap }
+    package var bodyCap: Int { recording.bodyCap }
 
     /// Reports the end: the response head when one arrived, the body (or its first bytes with the whole `bodySize`),
     /// or the error. The outcome is `success` below 400, `httpError` from 400, and for an error `cancelled` or
     /// `transportError`.
-    public func finish(response: HTTPResponse?, body: Data?, bodySize: Int? = nil, error: (any Error)? = nil,
+    package func finish(response: HTTPResponse?, body: Data?, bodySize: Int? = nil, error: (any Error)? = nil,
                        firstByte: Date? = nil) {
         let endedAt = recording.now()
         let request = started.request
@@ -123,7 +123,7 @@ public struct AdapterExchange: Sendable {
 
 /// Keeps the first bytes of a response body as the app reads it, and finishes the exchange when the body ends,
 /// fails, or is dropped unread: the body is streamed to the app once, never collected a second time.
-public final class AdapterBodyTee: Sendable {
+package final class AdapterBodyTee: Sendable {
     private struct State {
         var prefix = Data()
         var size = 0
@@ -135,14 +135,14 @@ public final class AdapterBodyTee: Sendable {
     private let firstByte: Date?
     private let state = Mutex(State())
 
-    public init(exchange: AdapterExchange, response: HTTPResponse, firstByte: Date? = nil) {
+    package init(exchange: AdapterExchange, response: HTTPResponse, firstByte: Date? = nil) {
         self.exchange = exchange
         self.response = response
         self.firstByte = firstByte
     }
 
     /// A chunk the app read: its first bytes up to the cap are kept.
-    public func consume<Bytes: Collection<UInt8>>(_ chunk: Bytes) {
+    package func consume<Bytes: Collection<UInt8>>(_ chunk: Bytes) {
         let cap = exchange.bodyCap
         state.withLock { state in
             state.size += chunk.count
@@ -152,7 +152,7 @@ public final class AdapterBodyTee: Sendable {
     }
 
     /// The body ended (with `error` when it broke): reports the exchange, once.
-    public func finish(error: (any Error)? = nil) {
+    package func finish(error: (any Error)? = nil) {
         let taken: State? = state.withLock { state in
             guard !state.finished else { return nil }
             state.finished = true

@@ -1,4 +1,5 @@
 import Foundation
+import LoupeQuery
 import LoupeTrace
 
 /// Reading a HAR entry by entry: each entry's bytes are decoded (`JSONDecoder`, as the whole document was),

@@ -1,5 +1,6 @@
 import Foundation
 import Loupe
+import LoupeQuery
 import LoupeTrace
 
 /// Reads HAR files, Loupe's own or other tools' (browsers, mitmproxy, Charles, Proxyman, Insomnia), into exchanges.

@@ -1,4 +1,5 @@
 import Foundation
+import LoupeQuery
 import LoupeTrace
 
 /// Writes a HAR file one entry at a time, so exporting a large store never holds every exchange in memory.

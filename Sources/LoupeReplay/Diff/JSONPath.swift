@@ -1,3 +1,4 @@
+import Foundation
 /// Where a value sits in a JSON document, written as JSONPath: `$.items[3].price`, `$['content-type']`.
 package struct JSONPath: Sendable, Hashable, CustomStringConvertible {
     /// One step down: an object member or an array element.

@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 import LoupeTrace
 
 /// Two streams' server messages compared in order: how many, then each message's type and payload (JSON by

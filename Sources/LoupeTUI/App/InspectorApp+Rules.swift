@@ -1,4 +1,5 @@
 import Foundation
+import LoupeConfig
 import LoupeRules
 import LoupeTrace
 

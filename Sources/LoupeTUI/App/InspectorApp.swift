@@ -1,4 +1,5 @@
 import Foundation
+import LoupeQuery
 import LoupeTrace
 
 /// Runs the inspector: polls a ``TraceStore``, reads keys and clicks from a ``Screen``, updates the

@@ -1,3 +1,4 @@
+import LoupeQuery
 import LoupeTrace
 
 /// The help sentence and the argument of each ``InspectorCommand``, kept apart so the enum reads as a list. A

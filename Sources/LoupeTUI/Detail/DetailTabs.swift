@@ -1,7 +1,6 @@
 import Foundation
 import Loupe
 import LoupeTrace
-import LoupeFormats
 
 /// One exchange as the inspector's detail tabs: a header above the tab bar, and each tab's lines.
 ///

@@ -1,6 +1,5 @@
 import Foundation
 import LoupeTrace
-import LoupeFormats
 
 /// An `application/x-www-form-urlencoded` body as one `name: value` line per field, decoded for reading.
 enum FormBody {

@@ -1,6 +1,5 @@
 import Foundation
 @_spi(JSON) import LoupeTrace
-import LoupeFormats
 
 /// Builds the spans of one re-indented JSON line from where ``JSONReindenter`` found its tokens, reading them
 /// again with the one ``JSONTokenizer``: the indent, then

@@ -1,6 +1,5 @@
 import Foundation
 import LoupeTrace
-import LoupeFormats
 
 /// Text bytes as lines: split at line feeds (a CRLF's CR dropped), tabs expanded to four spaces, invalid UTF-8 as
 /// `�`, and any other control character made visible by `TerminalText`.

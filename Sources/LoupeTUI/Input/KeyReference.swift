@@ -1,3 +1,4 @@
+import Foundation
 /// The key reference in `Documentation/Keys.md`, written from a ``Keymap`` the same way the `?` help is: every
 /// screen's keys with what they do there, the prompt keys, and the commands of the `:` prompt. A test compares
 /// the file with ``markdown(_:)`` of ``Keymap/standard``, so the document cannot drift from the keys.

@@ -1,4 +1,6 @@
+import Foundation
 import Loupe
+import LoupeQuery
 
 /// The top line: where you are (flows › detail), the store, the filter; on the right the count, order, marks
 /// and follow mode.

@@ -1,4 +1,5 @@
 import Foundation
+import LoupeQuery
 import LoupeTrace
 
 /// What a screen's update may read and ask for: the store (read-only), the shared session (filter, order,

@@ -1,6 +1,5 @@
 import Foundation
 import LoupeTrace
-import LoupeFormats
 import Synchronization
 
 /// Prompt history kept across runs: `$XDG_STATE_HOME/loupe/history/<kind>` (`~/.local/state/loupe/history/<kind>`).

@@ -1,3 +1,4 @@
+import LoupeQuery
 import LoupeTrace
 
 extension FlowSortKey {

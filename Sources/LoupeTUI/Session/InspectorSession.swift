@@ -1,4 +1,5 @@
 import Foundation
+import LoupeQuery
 import LoupeTrace
 
 /// What every screen shares: which exchanges (filter, marks-only), in which order, which are marked, and

@@ -1,7 +1,7 @@
 import Foundation
 import Loupe
+import LoupeQuery
 import LoupeTrace
-import LoupeFormats
 import LoupeRules
 
 /// Work the inspector's update asks the app to do: anything that writes, waits or talks to the terminal.

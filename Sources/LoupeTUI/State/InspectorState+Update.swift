@@ -1,5 +1,6 @@
 import Loupe
 import Foundation
+import LoupeQuery
 import LoupeTrace
 import LoupeFilter
 

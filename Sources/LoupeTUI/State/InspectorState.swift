@@ -1,4 +1,5 @@
 import Foundation
+import LoupeQuery
 import LoupeTrace
 
 /// Everything the inspector shows: the screen stack, the shared session, the open prompt and the status line.

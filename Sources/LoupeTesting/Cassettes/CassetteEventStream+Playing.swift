@@ -3,6 +3,7 @@ import HTTPTypes
 import Loupe
 import LoupeReplay
 import LoupeTrace
+import Synchronization
 
 /// Playing a recorded event stream back: its connections, as ``CassetteTransport``'s `stream` answers them.
 extension Cassette {

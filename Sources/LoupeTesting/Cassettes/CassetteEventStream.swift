@@ -3,6 +3,7 @@ import HTTPTypes
 import Loupe
 import LoupeReplay
 import LoupeTrace
+import Synchronization
 
 /// Server-sent event streams in a cassette: `client.events` through a ``CassetteTransport``.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import Loupe
 import LoupeTrace
+import Synchronization
 
 /// The streams a cassette is recording or playing, by exchange, and how many connections are open.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 
 /// Chooses the fault, if any, for each call of a ``FaultInjectingTransport``.
 public struct FaultPlan: Sendable {

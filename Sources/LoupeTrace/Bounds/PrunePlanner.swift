@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 import Synchronization
 
 extension TraceExchange {
@@ -45,15 +46,20 @@ extension TraceExchange {
 
 /// Decides how many of the oldest exchanges go, for stores that hold them in order (``InMemoryTraceStore``);
 /// ``SQLiteTraceStore`` makes the same decisions with indexed SQL.
-enum PrunePlanner {
-    struct Item {
-        var storedAt: Date
-        var bytes: Int
+package enum PrunePlanner {
+    package struct Item {
+        package var storedAt: Date
+        package var bytes: Int
+
+        package init(storedAt: Date, bytes: Int) {
+            self.storedAt = storedAt
+            self.bytes = bytes
+        }
     }
 
     /// The number of leading (oldest) items to remove, and why: first those older than the age limit (stopping
     /// at the first young one), then enough for the count, then enough for the bytes.
-    static func plan(_ items: [Item], bounds: TraceStoreBounds, now: Date) -> (cut: Int, reasons: [PruneResult.Reason]) {
+    package static func plan(_ items: [Item], bounds: TraceStoreBounds, now: Date) -> (cut: Int, reasons: [PruneResult.Reason]) {
         var cut = 0
         var reasons: [PruneResult.Reason] = []
         if let maxAge = bounds.maxAge {

@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 
 extension TraceFilter {
     /// Whether `exchange` matches, evaluated in memory (the inspector, ``InMemoryTraceStore``).

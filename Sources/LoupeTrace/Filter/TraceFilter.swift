@@ -93,12 +93,12 @@ public indirect enum TraceFilter: Sendable, Hashable, CustomStringConvertible {
     ///
     /// `a & b & c` parses as `.and(.and(a, b), c)`, nesting one level per term; code that walks filters takes
     /// whole chains at once, found without recursion, so its depth follows the brackets, not the length.
-    var conjuncts: [TraceFilter] {
+    package var conjuncts: [TraceFilter] {
         operands { if case .and(let left, let right) = $0 { (left, right) } else { nil } }
     }
 
     /// The operands of the `|` chain this filter heads, left to right (itself when it is no `|`).
-    var disjuncts: [TraceFilter] {
+    package var disjuncts: [TraceFilter] {
         operands { if case .or(let left, let right) = $0 { (left, right) } else { nil } }
     }
 
@@ -116,7 +116,7 @@ public indirect enum TraceFilter: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// How many `!` wrap the filter under them: `!!x` is `(2, x)`.
-    var negations: (count: Int, inner: TraceFilter) {
+    package var negations: (count: Int, inner: TraceFilter) {
         var count = 0
         var inner = self
         while case .not(let next) = inner {

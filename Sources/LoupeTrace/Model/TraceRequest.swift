@@ -18,14 +18,14 @@ public struct TraceRequest: Sendable, Codable, Hashable {
     }
 
     /// The store's column text (schema v10): JSON with sorted keys; the body's bytes in base64.
-    var storedText: String {
+    package var storedText: String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 
     /// The store's column read back; anything that does not read (a hand-edited row) is none.
-    static func stored(_ text: String?) -> TraceRequest? {
+    package static func stored(_ text: String?) -> TraceRequest? {
         guard let text else { return nil }
         return try? JSONDecoder().decode(TraceRequest.self, from: Data(text.utf8))
     }

@@ -18,5 +18,5 @@ public struct TraceSource: Sendable, Codable, Hashable, CustomStringConvertible 
 
     /// The store's column text: JSON with sorted keys, as `JSONEncoder` writes it (written by hand: every linked
     /// exchange stored has one).
-    var storedText: String { StoredJSON.text(of: self) }
+    package var storedText: String { StoredJSON.text(of: self) }
 }

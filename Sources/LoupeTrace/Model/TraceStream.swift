@@ -66,10 +66,10 @@ public struct TraceStream: Sendable, Codable, Hashable {
     }
 
     /// The stored `exchange.stream` column: everything but the messages (which are rows of `message`).
-    struct Header: Codable, Hashable {
-        var kind: ExchangeStreamKind
-        var sent: Int
-        var received: Int
+    package struct Header: Codable, Hashable {
+        package var kind: ExchangeStreamKind
+        package var sent: Int
+        package var received: Int
         var omitted: Int
         var bytes: Int
         var closeCode: Int?
@@ -77,19 +77,19 @@ public struct TraceStream: Sendable, Codable, Hashable {
         var closedBy: String?
 
         /// The column's text: JSON with sorted keys.
-        var storedText: String {
+        package var storedText: String {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         }
     }
 
-    var header: Header {
+    package var header: Header {
         Header(kind: kind, sent: sentCount, received: receivedCount, omitted: omittedCount, bytes: byteCount,
                closeCode: closeCode, closeReason: closeReason, closedBy: closedBy)
     }
 
-    init(_ header: Header, messages: [TraceMessage]) {
+    package init(_ header: Header, messages: [TraceMessage]) {
         self.init(kind: header.kind, messages: messages, sentCount: header.sent, receivedCount: header.received,
                   omittedCount: header.omitted, byteCount: header.bytes, closeCode: header.closeCode,
                   closeReason: header.closeReason, closedBy: header.closedBy)

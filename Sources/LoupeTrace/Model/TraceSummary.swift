@@ -110,7 +110,7 @@ public struct TraceSummary: Sendable, Codable, Hashable, Identifiable {
     /// directly: its path and query are the bytes from the path to the `#` or the end, as `URLComponents` joins
     /// them. Parsing with `URLComponents` (and its IDNA check of the host) was most of the cost of every
     /// exchange an in-memory store took; anything else still goes through it.
-    static func parts(of url: String) -> (host: String, pathAndQuery: String) {
+    package static func parts(of url: String) -> (host: String, pathAndQuery: String) {
         var text = url
         let plain = text.withUTF8 { bytes -> (host: String, pathAndQuery: String)? in
             guard let (host, path) = StoredURLParts.plainRanges(bytes) else { return nil }

@@ -1,5 +1,6 @@
 import Foundation
 import Loupe
+import Synchronization
 
 extension NetworkTraceInspector: CompletedExchangeObserver {
     /// An adapter's exchange, whole: queued for the writer as it is, without being kept among the

@@ -55,7 +55,7 @@ public final class NetworkTraceInspector: ClientObserver {
     }
 
     /// Records into `store` with the given settings; starts one background writer.
-    public init(store: any TraceStore, configuration: Configuration = Configuration()) {
+    public init(store: any TraceStoreWriting, configuration: Configuration = Configuration()) {
         self.configuration = configuration
         let (policy, cap) = (configuration.redaction, configuration.bodyCap)
         writer = TraceWriter(

@@ -46,12 +46,12 @@ final class TraceWriter<Item: Sendable>: Sendable {
 
     private let state: Mutex<State>
     private let loop = Mutex<Task<Void, Never>?>(nil)
-    private let store: any TraceStore
+    private let store: any TraceStoreWriting
     private let clock: any Clock<Duration>
     private let prepare: @Sendable ([Item]) -> [TraceExchange]
     private let io = DispatchQueue(label: "LoupeTrace.TraceWriter", qos: .utility)
 
-    init(store: any TraceStore, settings: Settings, prepare: @escaping @Sendable ([Item]) -> [TraceExchange]) {
+    init(store: any TraceStoreWriting, settings: Settings, prepare: @escaping @Sendable ([Item]) -> [TraceExchange]) {
         self.store = store
         self.clock = settings.clock
         self.state = Mutex(State(machine: Machine(

@@ -13,7 +13,7 @@ import GRDB
 /// handle (`sqlite3_get_autocommit(NULL)`: a SIGSEGV seen once in four CI runs, when an inspector's poll raced
 /// the store's close). Here a read either finishes before the connections close or throws
 /// `DatabaseError.connectionIsClosed()`, which the store reports as any database error.
-final class GatedDatabase: Sendable {
+package final class GatedDatabase: Sendable {
     private let database: any DatabaseWriter
     private let gate = ReadWriteGate()
 
@@ -21,15 +21,15 @@ final class GatedDatabase: Sendable {
         self.database = database
     }
 
-    func read<T>(_ value: (Database) throws -> T) throws -> T {
+    package func read<T>(_ value: (Database) throws -> T) throws -> T {
         try gate.shared { try database.read(value) }
     }
 
-    func write<T>(_ updates: (Database) throws -> T) throws -> T {
+    package func write<T>(_ updates: (Database) throws -> T) throws -> T {
         try gate.shared { try database.write(updates) }
     }
 
-    func writeWithoutTransaction<T>(_ updates: (Database) throws -> T) throws -> T {
+    package func writeWithoutTransaction<T>(_ updates: (Database) throws -> T) throws -> T {
         try gate.shared { try database.writeWithoutTransaction(updates) }
     }
 

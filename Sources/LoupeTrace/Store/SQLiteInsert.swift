@@ -19,11 +19,11 @@ import GRDBSQLite
 /// bookkeeping (transaction observers, observed regions, cancellation), and the store registers none of those.
 /// Failures are thrown as the `DatabaseError` GRDB would throw (extended result code, message, SQL), and the
 /// statement is reset and stays usable (a `UNIQUE` collision is retried on it).
-struct SQLiteInsert {
+package struct SQLiteInsert {
     private let db: Database
     private let statement: Statement
 
-    init(_ db: Database, sql: String) throws {
+    package init(_ db: Database, sql: String) throws {
         self.db = db
         statement = try db.cachedStatement(sql: sql)
     }
@@ -31,7 +31,7 @@ struct SQLiteInsert {
     /// Binds the values `bind` adds, in the statement's parameter order, runs the insert and resets the statement.
     /// Every parameter must be added: a NULL is left unbound (NULL after the last row's cleared bindings, see
     /// `SQLiteRow.skipNull()`), and SQLite keeps a parameter's last value across resets otherwise.
-    func insert(_ bind: (inout SQLiteRow) -> Void) throws {
+    package func insert(_ bind: (inout SQLiteRow) -> Void) throws {
         let handle = statement.sqliteStatement
         var row = SQLiteRow(handle)
         bind(&row)
@@ -76,7 +76,7 @@ struct SQLiteInsert {
 }
 
 /// The values of one row, bound to parameters 1, 2, 3… in the order they are added (see ``SQLiteInsert``).
-struct SQLiteRow {
+package struct SQLiteRow {
     private let handle: OpaquePointer
     /// How many values were added.
     private(set) var count: Int32 = 0
@@ -91,25 +91,25 @@ struct SQLiteRow {
         self.handle = handle
     }
 
-    mutating func add(_ value: Int64?) {
+    package mutating func add(_ value: Int64?) {
         guard let value else { return skipNull() }
         bind { handle, index in sqlite3_bind_int64(handle, index, value) }
     }
 
-    mutating func add(_ value: Int?) {
+    package mutating func add(_ value: Int?) {
         add(value.map(Int64.init))
     }
 
-    mutating func add(_ value: Bool?) {
+    package mutating func add(_ value: Bool?) {
         add(value.map { Int64($0 ? 1 : 0) })
     }
 
-    mutating func add(_ value: Double?) {
+    package mutating func add(_ value: Double?) {
         guard let value else { return skipNull() }
         bind { handle, index in sqlite3_bind_double(handle, index, value) }
     }
 
-    mutating func add(_ value: String?) {
+    package mutating func add(_ value: String?) {
         guard var value else { return skipNull() }
         count += 1
         let index = count
@@ -134,7 +134,7 @@ struct SQLiteRow {
     /// characters are escaped), so all of it is bound, as `add(StoredJSON.text(of: headers))` binds it. Written
     /// through a pointer into scratch room (on the stack for the usual few headers) and appended in one copy
     /// (no `String` is made for it).
-    mutating func add(jsonOf headers: [TraceHeader]) {
+    package mutating func add(jsonOf headers: [TraceHeader]) {
         count += 1
         if textBytes.count == 1 { reserve() }
         let start = textBytes.count
@@ -154,7 +154,7 @@ struct SQLiteRow {
     /// An exchange's URL, host and path (``StoredURLParts/hostAndPath(of:)``), three parameters in a row. A plain
     /// URL's host and path are bound from the URL's own bytes in the text buffer: no `String` is made or copied for
     /// either. Any other URL binds the parts `URLComponents` gives.
-    mutating func add(urlWithHostAndPath url: String) {
+    package mutating func add(urlWithHostAndPath url: String) {
         var url = url
         let start = textBytes.count
         let ranges = url.withUTF8 { StoredURLParts.plainRanges($0) }
@@ -174,7 +174,7 @@ struct SQLiteRow {
 
     /// An id as its stored text (``StoredUUID/text(of:)``), written straight into the row's text buffer: no
     /// `String` is made for it.
-    mutating func add(idOf id: UUID) {
+    package mutating func add(idOf id: UUID) {
         count += 1
         if textBytes.count == 1 { reserve() }
         let start = textBytes.count
@@ -200,7 +200,7 @@ struct SQLiteRow {
     /// A small one is copied into the row's buffer and bound `SQLITE_STATIC` from it: SQLite's transient copy cost a
     /// `malloc` and a `free` a blob (the statement's value had been released by the last row's cleared bindings),
     /// twice an exchange, for its two bodies.
-    mutating func add(_ value: Data?) {
+    package mutating func add(_ value: Data?) {
         guard let value else { return skipNull() }
         guard !value.isEmpty, value.count <= Self.bufferedBlobLimit else {
             return bind { handle, index in

@@ -24,7 +24,7 @@ import Synchronization
 /// let store = try SQLiteTraceStore(path: StoreLocation.defaultPath())             // creates it if needed
 /// let reader = try SQLiteTraceStore(path: path, readOnly: true)                    // never creates or writes
 /// ```
-public final class SQLiteTraceStore: TraceStore {
+public final class SQLiteTraceStore: TraceStoreWriting {
     /// Where the database file is.
     public let path: String
     /// Whether this store was opened read-only.
@@ -33,18 +33,18 @@ public final class SQLiteTraceStore: TraceStore {
     /// and its folder are not writable); commits made later by others are not seen.
     public let isSnapshot: Bool
     /// The connections, behind the gate that ``close()`` shuts (see ``GatedDatabase``).
-    let pool: GatedDatabase
+    package let pool: GatedDatabase
     /// Tells when to prune automatically (writable stores opened with bounds only).
     let autoPruner: AutoPruner?
     /// The clock for `stored_at` and for the age bound.
-    let now: @Sendable () -> Date
+    package let now: @Sendable () -> Date
     /// This store's file among the files the process has open (see ``OpenStoreFiles``).
     private let openFile: OpenStoreFiles.FileID?
     /// Which sort-key indexes the file has, as first looked up (a keyset page asks on every read otherwise).
-    let sortIndexes = Mutex<[String: Bool]>([:])
+    package let sortIndexes = Mutex<[String: Bool]>([:])
     /// The summary columns this file has (a v5 store opened read-only has no `source`, a v6 one no `stream`), once
     /// known.
-    let summaryColumnList = Mutex<String?>(nil)
+    package let summaryColumnList = Mutex<String?>(nil)
 
     /// Opens the store at `path`. A writable open creates the store (and its folders) when nothing is there, and
     /// upgrades an older Loupe store; a read-only open requires an existing store and never writes.
@@ -93,7 +93,7 @@ public final class SQLiteTraceStore: TraceStore {
         try guarded { try pool.close() }
     }
 
-    // MARK: TraceStore
+    // MARK: Writing
 
     public func write(_ exchanges: [TraceExchange]) throws {
         guard !exchanges.isEmpty else { return }
@@ -111,62 +111,10 @@ public final class SQLiteTraceStore: TraceStore {
         }
     }
 
-    public func recent(limit: Int) throws -> [TraceSummary] {
-        try guarded {
-            try pool.read { db in
-                let sql = "SELECT \(summaryColumns(in: db)) FROM exchange ORDER BY sequence DESC LIMIT ?"
-                return try Row.fetchAll(db, sql: sql, arguments: [max(0, limit)]).reversed().map(RowReader.summary)
-            }
-        }
-    }
-
-    public func summaries(after sequence: Int64, limit: Int) throws -> [TraceSummary] {
-        try guarded {
-            try pool.read { db in
-                let sql = """
-                    SELECT \(summaryColumns(in: db)) FROM exchange WHERE sequence > ? ORDER BY sequence LIMIT ?
-                    """
-                return try Row.fetchAll(db, sql: sql, arguments: [sequence, max(0, limit)]).map(RowReader.summary)
-            }
-        }
-    }
-
-    public func exchange(id: UUID) throws -> TraceExchange? {
-        try guarded {
-            try pool.read { db in
-                guard let row = try Row.fetchOne(db, sql: "SELECT * FROM exchange WHERE id = ?", arguments: [id.uuidString])
-                else { return nil }
-                return try Self.fullExchange(row, in: db)
-            }
-        }
-    }
-
-    public func count() throws -> Int {
-        try guarded {
-            try pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM exchange") ?? 0 }
-        }
-    }
-
-    /// An exchange row with its attempts and events.
-    static func fullExchange(_ row: Row, in db: Database) throws -> TraceExchange {
-        let sequence: Int64 = row["sequence"]
-        let attempts = try Row.fetchAll(
-            db, sql: "SELECT * FROM attempt WHERE exchange_sequence = ? ORDER BY number, rowid",
-            arguments: [sequence]).map(RowReader.attempt)
-        let events = try Row.fetchAll(
-            db, sql: "SELECT * FROM event WHERE exchange_sequence = ? ORDER BY rowid",
-            arguments: [sequence]).map(RowReader.event)
-        var exchange = try RowReader.exchange(row, attempts: attempts, events: events)
-        if exchange.stream != nil {
-            exchange.stream?.messages = try RowReader.messages(of: sequence, in: db)
-        }
-        return exchange
-    }
-
     // MARK: Errors
 
     /// Runs `body`, turning SQLite errors into ``TraceStoreError``s that name this store.
-    func guarded<T>(_ body: () throws -> T) throws -> T {
+    package func guarded<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as TraceFilterError {
@@ -176,7 +124,7 @@ public final class SQLiteTraceStore: TraceStore {
         }
     }
 
-    static func storeError(_ error: any Error, path: String) -> TraceStoreError {
+    package static func storeError(_ error: any Error, path: String) -> TraceStoreError {
         if let error = error as? TraceStoreError { return error }
         guard let error = error as? DatabaseError else { return .database(path, String(describing: error)) }
         switch error.resultCode {
@@ -187,19 +135,5 @@ public final class SQLiteTraceStore: TraceStore {
         case .SQLITE_READONLY: return .readOnly(path, error.message ?? "SQLite cannot write it")
         default: return .database(path, error.message ?? "\(error)")
         }
-    }
-}
-
-extension SQLiteTraceStore {
-    /// The columns a summary is read from in this store: ``RowReader/summaryColumns``, with NULL for the source's
-    /// app or the stream in a store from before schema v6 or v7 opened read-only (looked up once).
-    func summaryColumns(in db: Database) -> String {
-        if let known = summaryColumnList.withLock({ $0 }) { return known }
-        let names = (try? Row.fetchAll(db, sql: "PRAGMA table_info(exchange)"))?.compactMap { $0["name"] as String? }
-        let columns = names.map { names in
-            RowReader.summaryColumns(source: names.contains("source"), stream: names.contains("stream"))
-        } ?? RowReader.summaryColumns
-        summaryColumnList.withLock { $0 = columns }
-        return columns
     }
 }

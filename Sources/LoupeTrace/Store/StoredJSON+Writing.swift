@@ -5,7 +5,7 @@ import Foundation
 /// per list was a good part of what storing many exchanges (an import) cost; ``StoredJSON`` reads this shape back
 /// on its fast path.
 extension StoredJSON {
-    static func text(of headers: [TraceHeader]) -> String {
+    package static func text(of headers: [TraceHeader]) -> String {
         var json = PrettyJSON()
         json.bytes.reserveCapacity(headers.reduce(2) { $0 + $1.name.utf8.count + $1.value.utf8.count + 24 })
         write(headers, to: &json)
@@ -106,7 +106,7 @@ extension StoredJSON {
     /// A map (an attempt's notes, an event's attributes) as `JSONEncoder` writes a `[String: String]` with the same
     /// options: `{"key":"value",…}`, keys in the byte order of their UTF-8 (as ``PrettyJSON`` sorts them). The
     /// recorder writes one for every attempt; an encoder's generic machinery cost more than the rest of the row.
-    static func text(of map: [String: String]) -> String {
+    package static func text(of map: [String: String]) -> String {
         var json = PrettyJSON()
         json.bytes.reserveCapacity(map.reduce(2) { $0 + $1.key.utf8.count + $1.value.utf8.count + 6 })
         json.bytes.append(UInt8(ascii: "{"))
@@ -123,7 +123,7 @@ extension StoredJSON {
     /// A linked exchange's source as `JSONEncoder` writes it with the same options: `{"app":"…","host":"…","pid":N}`.
     /// Every exchange the live link's listener stores has one, and an encoder per row was a tenth of the listener's
     /// CPU.
-    static func text(of source: TraceSource) -> String {
+    package static func text(of source: TraceSource) -> String {
         var json = PrettyJSON()
         json.bytes.reserveCapacity(source.app.utf8.count + source.host.utf8.count + 48)
         append(#"{"app":"#, to: &json)

@@ -5,23 +5,23 @@ import Foundation
 /// holding no `\u` escape. Anything else (another shape, a `\u` escape, a duplicate key, a hand-edited row) goes
 /// to `JSONDecoder`, so results and errors are always the decoder's; a decoder per value was a good part of what
 /// reading many rows cost.
-enum StoredJSON {
+package enum StoredJSON {
     /// A header list (`NULL` reads as none); throws what `JSONDecoder` throws for one it cannot read.
-    static func headers(_ text: String?) throws -> [TraceHeader] {
+    package static func headers(_ text: String?) throws -> [TraceHeader] {
         guard let text else { return [] }
         if let headers = fast(text, { try? $0.headers() }) { return headers }
         return try JSONDecoder().decode([TraceHeader].self, from: Data(text.utf8))
     }
 
     /// Attempt notes: none for `NULL` or anything that is not an object of strings.
-    static func notes(_ text: String?) -> [String: String] {
+    package static func notes(_ text: String?) -> [String: String] {
         guard let text else { return [:] }
         if let notes = fast(text, { try? $0.strings() }) { return notes }
         return (try? JSONDecoder().decode([String: String].self, from: Data(text.utf8))) ?? [:]
     }
 
     /// Event attributes (`NULL` reads as none); throws what `JSONDecoder` throws for text it cannot read.
-    static func attributes(_ text: String?) throws -> [String: String] {
+    package static func attributes(_ text: String?) throws -> [String: String] {
         guard let text else { return [:] }
         if let attributes = fast(text, { try? $0.strings() }) { return attributes }
         return try JSONDecoder().decode([String: String].self, from: Data(text.utf8))

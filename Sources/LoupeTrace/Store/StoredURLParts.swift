@@ -7,8 +7,8 @@ import Foundation
 /// that need no escape), and for those the parts are cut out directly: parsing with `URLComponents` was a good part
 /// of what storing an exchange cost. Anything else (a user, an IP literal, a percent escape, an IDNA host, an
 /// unusual mark, no path) goes to `URLComponents`, so the columns are always what it gives.
-enum StoredURLParts {
-    static func hostAndPath(of url: String) -> (host: String, path: String) {
+package enum StoredURLParts {
+    package static func hostAndPath(of url: String) -> (host: String, path: String) {
         if let parts = plain(url) { return parts }
         let components = URLComponents(string: url)
         return (components?.host ?? "", components?.percentEncodedPath ?? "")
@@ -16,7 +16,7 @@ enum StoredURLParts {
 
     /// The parts of a plain URL (``PlainURLPrefix``, then query bytes and at most one `#`), or `nil` when
     /// `URLComponents` must decide.
-    static func plain(_ url: String) -> (host: String, path: String)? {
+    package static func plain(_ url: String) -> (host: String, path: String)? {
         var url = url
         return url.withUTF8 { bytes -> (host: String, path: String)? in
             guard let (host, path) = plainRanges(bytes) else { return nil }
@@ -27,7 +27,7 @@ enum StoredURLParts {
 
     /// Where ``plain(_:)``'s host and path are in the URL's bytes, or `nil` when `URLComponents` must decide. Plain
     /// bytes are printable ASCII, never a NUL.
-    static func plainRanges(_ bytes: UnsafeBufferPointer<UInt8>) -> (host: Range<Int>, path: Range<Int>)? {
+    package static func plainRanges(_ bytes: UnsafeBufferPointer<UInt8>) -> (host: Range<Int>, path: Range<Int>)? {
         guard let (host, path) = PlainURLPrefix.scan(bytes) else { return nil }
         var seenFragment = false
         for byte in bytes[path.upperBound...] {

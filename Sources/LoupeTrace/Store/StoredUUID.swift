@@ -7,7 +7,7 @@ import Foundation
 /// twice for every exchange stored.
 package enum StoredUUID {
     /// `id` as `uuidString` writes it: upper-case `8-4-4-4-12` hexadecimal.
-    static func text(of id: UUID) -> String {
+    package static func text(of id: UUID) -> String {
         String(unsafeUninitializedCapacity: 36) { format(id, into: $0) }
     }
 
@@ -29,7 +29,7 @@ package enum StoredUUID {
         }
     }
 
-    static func parse(_ text: String) -> UUID? {
+    package static func parse(_ text: String) -> UUID? {
         var text = text
         return text.withUTF8 { bytes in parse(bytes) }
     }

@@ -16,7 +16,8 @@ import GRDB
 /// earlier one; every 8th starts at the same instant as the one before it. Ids are time-ordered (the sequence
 /// in hex first), as UUIDv7 ids are.
 ///
-/// Reached with `@_spi(Synthetic)
+/// Reached with `@_spi(Synthetic) import LoupeTrace`: for benchmarks and tests, not an API.
+@_spi(Synthetic)
 public enum SyntheticStore {
     /// Creates a store at `path` (nothing may be there) holding `count` synthetic exchanges, with no bounds of its
     /// own (nothing is ever pruned from it).

@@ -47,51 +47,51 @@ public struct TraceStoreError: Error, Hashable, Sendable, CustomStringConvertibl
 
     public var description: String { path.isEmpty ? message : "\(path): \(message)" }
 
-    static func notFound(_ path: String) -> Self {
+    package static func notFound(_ path: String) -> Self {
         Self(code: .notFound, path: path, message: "no trace store here (record something first, or pass --store)")
     }
 
-    static func notADatabase(_ path: String) -> Self {
+    package static func notADatabase(_ path: String) -> Self {
         Self(code: .notADatabase, path: path, message: "not a Loupe trace store (the file is not an SQLite database)")
     }
 
-    static func notALoupeStore(_ path: String) -> Self {
+    package static func notALoupeStore(_ path: String) -> Self {
         Self(code: .notALoupeStore, path: path, message: "an SQLite database, but not a Loupe trace store")
     }
 
-    static func newerSchema(_ path: String, found: Int, supported: Int) -> Self {
+    package static func newerSchema(_ path: String, found: Int, supported: Int) -> Self {
         Self(code: .newerSchema, path: path, message:
             "written by a newer Loupe (schema version \(found); this version reads up to \(supported)); upgrade loupe")
     }
 
-    static func cannotOpen(_ path: String, _ reason: String) -> Self {
+    package static func cannotOpen(_ path: String, _ reason: String) -> Self {
         Self(code: .cannotOpen, path: path, message: "cannot open the trace store: \(reason)")
     }
 
-    static func notAFile(_ path: String, _ kind: String) -> Self {
+    package static func notAFile(_ path: String, _ kind: String) -> Self {
         Self(code: .notAFile, path: path, message: "\(kind), not a trace store file; give the path of a store file")
     }
 
-    static func emptyFile(_ path: String) -> Self {
+    package static func emptyFile(_ path: String) -> Self {
         Self(code: .notALoupeStore, path: path, message:
             "an empty file, not a Loupe trace store (Loupe never leaves a store empty); remove it to start a new store here")
     }
 
-    static func readOnly(_ path: String, _ reason: String) -> Self {
+    package static func readOnly(_ path: String, _ reason: String) -> Self {
         Self(code: .readOnly, path: path, message:
             "the store is read-only (\(reason)); list, show, stats, export and tui can still read it")
     }
 
-    static func damaged(_ path: String, _ detail: String) -> Self {
+    package static func damaged(_ path: String, _ detail: String) -> Self {
         Self(code: .damaged, path: path, message:
             "the trace store is damaged (\(detail)); copy what can be saved with `sqlite3 STORE .recover | sqlite3 NEW.sqlite`")
     }
 
-    static func invalidBounds(_ detail: String) -> Self {
+    package static func invalidBounds(_ detail: String) -> Self {
         Self(code: .invalidBounds, path: "", message: detail)
     }
 
-    static func database(_ path: String, _ detail: String) -> Self {
+    package static func database(_ path: String, _ detail: String) -> Self {
         Self(code: .database, path: path, message: "database error: \(detail)")
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Loupe
+import LoupeQuery
 import LoupeTrace
 import LoupeFormats
 

@@ -3,9 +3,9 @@ import Foundation
 import HTTPTypes
 import Loupe
 import LoupeAsyncHTTPClient
+import LoupeQuery
 import LoupeTrace
 import LoupeReplay
-import LoupeTUI
 import LoupeWebSocket
 
 /// `loupe replay [STORE | FILE.har] (--id ID | --filter EXPR) …`: sends recorded requests again, each recorded as a

@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import Loupe
+import LoupeQuery
 import LoupeTrace
 import LoupeTUI
 

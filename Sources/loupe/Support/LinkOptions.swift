@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Loupe
 import LoupeLink
+import LoupeQuery
 import LoupeRules
 import LoupeTrace
 

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Loupe
 import LoupeOTLP
 import LoupeTrace

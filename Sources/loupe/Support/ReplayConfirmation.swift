@@ -1,5 +1,4 @@
 import Foundation
-import LoupeTUI
 import LoupeTrace
 import LoupeFormats
 import LoupeReplay

@@ -1,5 +1,6 @@
 import Foundation
 import Loupe
+@testable import LoupeQuery
 import Testing
 @testable import LoupeTrace
 @testable import LoupeBoard

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+@testable import LoupeQuery
 @testable import LoupeTrace
 @testable import LoupeFilter
 import Testing

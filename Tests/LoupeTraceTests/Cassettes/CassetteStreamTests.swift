@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Loupe
 import LoupeFormats
+import LoupeQuery
 import LoupeReplay
 import LoupeTesting
 import LoupeTrace

@@ -1,4 +1,6 @@
 import Foundation
+import Loupe
+import LoupeQuery
 import LoupeTrace
 import LoupeFormats
 import Testing

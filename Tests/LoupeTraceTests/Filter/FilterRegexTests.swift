@@ -1,4 +1,5 @@
 import Foundation
+@testable import LoupeQuery
 @testable import LoupeTrace
 @testable import LoupeFilter
 import PropertyBased

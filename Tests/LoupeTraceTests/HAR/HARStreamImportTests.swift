@@ -1,5 +1,6 @@
 import Foundation
 import Loupe
+@testable import LoupeQuery
 @testable import LoupeTrace
 @testable import LoupeFormats
 import PropertyBased

@@ -1,4 +1,6 @@
 import Foundation
+import GRDB
+@testable import LoupeQuery
 @_spi(Synthetic) @testable import LoupeTrace
 @testable import LoupeFilter
 import Testing

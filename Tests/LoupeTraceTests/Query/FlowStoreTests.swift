@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Loupe
+@testable import LoupeQuery
 @testable import LoupeTrace
 import Testing
 

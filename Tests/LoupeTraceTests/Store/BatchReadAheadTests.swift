@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+@testable import LoupeQuery
 @testable import LoupeTrace
 @testable import LoupeFormats
 import Synchronization

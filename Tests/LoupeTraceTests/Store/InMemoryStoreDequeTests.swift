@@ -1,4 +1,6 @@
 import Foundation
+import Loupe
+@testable import LoupeQuery
 @testable import LoupeTrace
 import Testing
 

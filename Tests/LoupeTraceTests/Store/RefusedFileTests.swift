@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LoupeQuery
 @testable import LoupeTrace
 import Synchronization
 import Testing

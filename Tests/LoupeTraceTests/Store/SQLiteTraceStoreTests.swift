@@ -1,5 +1,8 @@
 import Foundation
+import GRDB
+import HTTPTypes
 import Loupe
+@testable import LoupeQuery
 import LoupeTesting
 @testable import LoupeTrace
 import Testing

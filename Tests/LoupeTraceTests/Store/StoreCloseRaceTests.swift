@@ -1,5 +1,6 @@
 import Foundation
 import Loupe
+@testable import LoupeQuery
 import LoupeTesting
 @testable import LoupeTrace
 import Synchronization

@@ -1,6 +1,8 @@
 import Foundation
 import GRDB
 import Loupe
+import LoupeFilter
+@testable import LoupeQuery
 import Testing
 @testable import LoupeTrace
 import LoupeFormats

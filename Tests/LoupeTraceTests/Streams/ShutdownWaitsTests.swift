@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Loupe
+@testable import LoupeQuery
 import LoupeTesting
 @testable import LoupeTrace
 import Synchronization

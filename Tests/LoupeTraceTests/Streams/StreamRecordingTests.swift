@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import HTTPTypes
 import Loupe
+@testable import LoupeQuery
 import LoupeTesting
 @testable import LoupeTrace
 import Synchronization

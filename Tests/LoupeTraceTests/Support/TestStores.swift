@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import LoupeQuery
 import LoupeTrace
 import Synchronization
 

@@ -1,4 +1,5 @@
 import Foundation
+import LoupeQuery
 import LoupeTrace
 
 /// Feeds an aggregating screen (circuits, metrics) the exchanges stored since it last looked, a bounded number per

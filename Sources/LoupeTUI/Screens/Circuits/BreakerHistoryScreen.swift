@@ -1,8 +1,8 @@
 import Foundation
 import Loupe
+import LoupeQuery
 import LoupeTrace
 import LoupeBoard
-import LoupeFormats
 
 /// One breaker key's transitions (Enter on the circuits board): time, from → to, reason and the exchange that
 /// caused each. Enter opens that exchange; `f` shows the flows of the key (host or operation named like it).

@@ -1,4 +1,5 @@
 import Foundation
+import LoupeQuery
 import LoupeTrace
 
 /// One exchange in tabs (Request, Response, Attempts, Events, Timing, and Messages for a stream), opened from the

@@ -1,6 +1,5 @@
 import Foundation
 import LoupeTrace
-import LoupeFormats
 import LoupeReplay
 
 /// A replay compared with its original, as styled lines: each difference a heading (what `loupe replay --diff`

@@ -1,4 +1,5 @@
 import Foundation
+import LoupeQuery
 import LoupeTrace
 
 /// `d` on a replay (↻): its response against the original's (status, headers, JSON by path, text by lines), side

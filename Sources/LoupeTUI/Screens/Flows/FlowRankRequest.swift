@@ -1,3 +1,4 @@
+import LoupeQuery
 import LoupeTrace
 
 /// A count of where a window's rows sit in the list, asked for in the background: a new order or filter that keeps

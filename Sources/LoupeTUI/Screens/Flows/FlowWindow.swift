@@ -1,5 +1,6 @@
 import Foundation
 import Loupe
+import LoupeQuery
 import LoupeTrace
 
 /// The flows list's view of the store: the visible rows only, where they sit in the whole ordered, filtered

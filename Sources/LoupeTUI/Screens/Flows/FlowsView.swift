@@ -1,5 +1,6 @@
 import Foundation
 import Loupe
+import LoupeQuery
 import LoupeTrace
 
 /// Draws the flows list: headings (the sort column marked ↑/↓), one row per visible exchange, marks, search

@@ -2,7 +2,6 @@ import Foundation
 import Loupe
 import LoupeTrace
 import LoupeBoard
-import LoupeFormats
 
 /// Draws the metrics table, the streams of the operations that streamed, and under them the selected row's rate and
 /// p95 sparklines and latency histogram.

@@ -1,4 +1,5 @@
 import Foundation
+import LoupeQuery
 import LoupeTrace
 
 /// The timeline (`2`): the flows list's rows (same filter, same order, the same keyset ``FlowWindow``) on a

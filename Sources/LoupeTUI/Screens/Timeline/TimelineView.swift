@@ -1,4 +1,5 @@
 import Foundation
+import LoupeQuery
 import LoupeTrace
 
 /// Draws the timeline: an axis heading (the left edge's clock time, offsets at quarters), one row per visible

@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 @testable import LoupeTrace
 @testable import LoupeReplay
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LoupeTrace
 
 /// Whole exchanges read in batches, for reading many (export): per batch one query for the exchange rows, one
 /// for all their attempts and one for all their events, never one per exchange, through statements prepared once

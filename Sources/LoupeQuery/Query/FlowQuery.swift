@@ -1,4 +1,5 @@
 import Foundation
+import LoupeTrace
 
 /// Which exchanges the flows list shows, and in what order: a filter applied to the whole store (in SQL for the
 /// SQLite store), optionally narrowed to a set of exchanges (the inspector's marks).

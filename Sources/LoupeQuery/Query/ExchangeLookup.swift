@@ -1,4 +1,5 @@
 import Foundation
+import LoupeTrace
 
 /// What ``TraceStore/lookup(_:)`` found for a reference typed by a user.
 package enum ExchangeLookup: Sendable, Hashable {

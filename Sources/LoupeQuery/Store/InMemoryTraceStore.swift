@@ -1,5 +1,6 @@
 import DequeModule
 import Foundation
+import LoupeTrace
 import Synchronization
 
 /// Keeps exchanges in memory: for tests and for apps that only want a live view.

@@ -1,4 +1,5 @@
 import Foundation
+import LoupeTrace
 
 /// The order of the flows list: a sort key, ascending or descending, with ``TraceSummary/sequence`` breaking ties
 /// in the same direction, so every order is total and a page boundary is exact.

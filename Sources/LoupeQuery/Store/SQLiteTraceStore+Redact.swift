@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LoupeTrace
 
 /// What ``SQLiteTraceStore/redactStored(with:)`` did.
 public struct StoreRedactionResult: Sendable, Hashable {

@@ -1,4 +1,5 @@
 import Foundation
+import LoupeTrace
 
 /// What a live list needs to know of the rows stored since it last looked, without reading them all: how many
 /// match, how many of those sort before its top row (so its rank moves by that much), and the newest of them

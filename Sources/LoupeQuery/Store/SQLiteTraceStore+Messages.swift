@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LoupeTrace
 
 extension SQLiteTraceStore {
     /// How many messages the exchange `sequence` kept.

@@ -1,4 +1,5 @@
 import Foundation
+import LoupeTrace
 
 /// Where a page of the flows list starts, relative to the query's order.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 @testable import LoupeReplay
 @testable import LoupeTrace
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import LoupeTrace
 
 /// What the flows list is sorted by. Every key is served by an index of the SQLite store (schema v5), so a page
 /// is read from the index in order whatever the key.

@@ -1,4 +1,5 @@
 import Foundation
+import LoupeTrace
 
 /// The flows operations over rows held in memory: what ``InMemoryTraceStore`` and the default implementations of
 /// ``TraceStore`` answer with, and what the SQLite store's answers are tested against.

@@ -1,4 +1,5 @@
 import Foundation
+import LoupeTrace
 
 /// A cheap token that changes when the store changes: rows written (a larger ``maxSequence``), rows pruned
 /// (a larger ``minSequence``), or rows rewritten in place, say by `loupe redact` in another process

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LoupeTrace
 
 /// Exchanges for the aggregating screens: rows after a sequence with their attempts and events, and a stream's
 /// messages without their payloads, but no headers or bodies (the columns are read as empty), so catching up with a

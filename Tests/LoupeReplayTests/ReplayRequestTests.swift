@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Loupe
+@testable import LoupeQuery
 @testable import LoupeTrace
 @testable import LoupeReplay
 import LoupeTesting

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LoupeTrace
 
 /// Filtered lists, statistics and lookups, answered in SQL (see ``SQLFilter`` for how a filter becomes SQL).
 extension SQLiteTraceStore {

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Loupe
+import LoupeTrace
 
 /// A ``TraceFilter`` as an SQL `WHERE` condition over the `exchange` table.
 ///

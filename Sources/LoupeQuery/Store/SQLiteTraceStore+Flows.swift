@@ -1,5 +1,7 @@
 import Foundation
 import GRDB
+import LoupeTrace
+import Synchronization
 
 /// The flows list in SQL: keyset pages read from the sort key's index (see ``FlowSQL``), filters and marks
 /// applied to the whole store, counts and ranks as `COUNT(*)` over index ranges.

@@ -1,5 +1,6 @@
 import Foundation
 import Loupe
+import LoupeTrace
 
 extension TraceStore {
     /// Store numbers (`#N`) of the other exchanges `exchange` names: the original it replays, and ids in its events'

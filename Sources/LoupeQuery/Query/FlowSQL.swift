@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LoupeTrace
 
 /// The flows list's queries as SQL over the `exchange` table: keyset walks through the index of the sort key.
 ///

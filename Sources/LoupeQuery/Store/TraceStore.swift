@@ -1,18 +1,18 @@
 import Foundation
+import LoupeTrace
 
-/// Where recorded exchanges live: SQLite for real use, memory for tests.
+/// A store viewers read: what the CLI, the inspector, exports and replays ask of recorded exchanges.
 ///
-/// Methods are synchronous and may block on I/O; the recorder calls `write` from its background writer only,
-/// never from the request path. The query, lookup and prune requirements have default implementations that
-/// read everything through the basic requirements, so a store of your own need only implement those five;
-/// the built-in stores answer them directly (SQLite runs filters in SQL).
+/// Methods are synchronous and may block on I/O. Writing is ``TraceStoreWriting``'s one requirement, all the
+/// recorder needs; this protocol adds the reads. The query, lookup and prune requirements have default
+/// implementations that read everything through the basic requirements, so a store of your own need only
+/// implement `write` and the four basic reads; the built-in stores answer them directly (SQLite runs filters in
+/// SQL).
 ///
 /// The flows requirements (``flowPage(_:from:limit:)`` and its companions) make the inspector's list a window
 /// over the whole store: pages are found by keyset (the sort key and sequence of a row, see ``FlowAnchor``), never
 /// by offset, so no call reads more than the page it returns when the store can serve the order from an index.
-public protocol TraceStore: Sendable {
-    /// Stores finished exchanges (replacing any with the same id), assigning their sequence numbers.
-    func write(_ exchanges: [TraceExchange]) throws
+public protocol TraceStore: TraceStoreWriting {
     /// The newest `limit` exchanges, oldest first.
     func recent(limit: Int) throws -> [TraceSummary]
     /// Exchanges stored after `sequence`, oldest first: how live views poll for news.
