@@ -112,7 +112,6 @@ enum RowReader {
             notes: row.hasColumn("notes") ? notes(text(row, "notes")) : [:])  // a v1 or v2 store opened read-only has none
     }
 
-
     /// The notes column: a JSON object of strings, or `NULL`. Anything else (a hand-edited row) reads as none
     /// rather than failing the whole exchange.
     static func notes(_ text: String?) -> [String: String] {
