@@ -104,7 +104,7 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
-        // What viewers read: the `TraceStore` protocol, queries, the flows list's keyset pages, filters as SQL, the
+        // What viewers read: the `TraceStore` protocol, queries, the exchanges list's keyset pages, filters as SQL, the
         // SQLite store's reads and the in-memory store. An app that only records compiles none of it.
         .target(
             name: "LoupeQuery",
@@ -171,7 +171,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
-        // The inspector's model, update and rendering into a cell buffer. No curses here.
+        // The TUI's model, update and rendering into a cell buffer. No curses here.
         .target(
             name: "LoupeTUI",
             dependencies: ["Loupe", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeBoard", "LoupeRules"]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What a new user met on the inspector's screens (issue 25), on the real binary under tmux at 80×24:
+# What a new user met on the TUI's screens (issue 25), on the real binary under tmux at 80×24:
 #  - `/` on the circuits board, a key's history and the metrics finds what they show, with a hit count (3/7);
 #  - the header's count stays live on the timeline and the metrics while another process records;
 #  - metrics over an older store opens on a window that has data, and says so;
@@ -34,7 +34,7 @@ record() {  # record SECONDS STORE: the demo's traffic, headless
   timeout 120 "${demo_env[@]}" "$loupe" demo --headless --duration "$1" --store "$2" > "$work/demo.txt" 2> "$work/err.txt" \
     || fail "loupe demo --headless failed: $(head -c 400 "$work/err.txt")"
 }
-# open STORE: the inspector at 80×24 in a fresh tmux session.
+# open STORE: the TUI at 80×24 in a fresh tmux session.
 open() {
   tm kill-session -t "$session" 2>/dev/null
   cat > "$work/run.sh" <<EOF
@@ -45,7 +45,7 @@ env -u LOUPE_STORE HOME=$(printf %q "$work/home") XDG_CONFIG_HOME=$(printf %q "$
 exec sleep 600
 EOF
   tm new-session -d -s "$session" -x 80 -y 24 "sh $(printf %q "$work/run.sh")" || fail "tmux could not start"
-  wait_for 0 "Loupe │ flows │"
+  wait_for 0 "Loupe │ exchanges │"
 }
 
 echo "-- a demo store: 10 s of the demo's traffic, recorded headless"
@@ -56,15 +56,15 @@ open "$store"
 
 echo "-- 16: '? help' on every screen's footer at 80 columns"
 wait_for 23 "? help"
-keys Enter; wait_for 0 "flows › detail"; wait_for 23 "? help"; keys Escape
-keys 2; wait_for 0 "flows › timeline"; wait_for 23 "? help"
-keys 3; wait_for 0 "flows › circuits"; wait_for 23 "? help"
+keys Enter; wait_for 0 "exchanges › detail"; wait_for 23 "? help"; keys Escape
+keys 2; wait_for 0 "exchanges › timeline"; wait_for 23 "? help"
+keys 3; wait_for 0 "exchanges › circuits"; wait_for 23 "? help"
 keys Enter; wait_for 0 "› circuit "; wait_for 23 "? help"; keys Escape
-keys 4; wait_for 0 "flows › metrics"; wait_for 23 "? help"
-ok "the footer keeps '? help' on flows, detail, timeline, circuits, a key's history and metrics"
+keys 4; wait_for 0 "exchanges › metrics"; wait_for 23 "? help"
+ok "the footer keeps '? help' on exchanges, detail, timeline, circuits, a key's history and metrics"
 
 echo "-- 3: / on the boards finds what they show, with a hit count"
-keys 3; wait_for 0 "flows › circuits"; wait_for any "inventory"
+keys 3; wait_for 0 "exchanges › circuits"; wait_for any "inventory"
 keys / inventory Enter
 wait_for 22 "/inventory: 1/[0-9]+" regex
 ok "circuits: /inventory finds the key ($(row 22 | sed -E 's/ +[0-9]+ \/ .*//'))"
@@ -88,7 +88,7 @@ wait_for 0 "› circuit "
 keys / open Enter
 wait_for 22 "/open: [0-9]+/[0-9]+" regex
 ok "a key's history: /open finds transitions ($(row 22 | sed -E 's/ +[0-9]+ \/ .*//'))"
-keys Escape 4; wait_for 0 "flows › metrics"; wait_for any "inventory"
+keys Escape 4; wait_for 0 "exchanges › metrics"; wait_for any "inventory"
 keys / inventory Enter
 wait_for 22 "/inventory: 1/[0-9]+" regex
 keys / host Enter
@@ -96,7 +96,7 @@ wait_for 22 "/host: 1/[0-9]+" regex
 ok "metrics: / finds operations and hosts ($(row 22 | sed -E 's/ +window .*//'))"
 
 echo "-- 4: the header counts arrivals on every screen while another process records"
-keys 2; wait_for 0 "flows › timeline"
+keys 2; wait_for 0 "exchanges › timeline"
 before=$(header_count)
 [ -n "$before" ] || fail "no count in the header: $(row 0)"
 record 6 "$store" &
@@ -110,7 +110,7 @@ while :; do
   sleep 0.1
 done
 ok "timeline: the header went from $before to $now with the position's total ($total)"
-keys 4; wait_for 0 "flows › metrics"
+keys 4; wait_for 0 "exchanges › metrics"
 on_metrics=$(header_count)
 deadline=$((SECONDS + wait_limit + 30))
 while kill -0 "$recorder" 2>/dev/null; do
@@ -132,7 +132,7 @@ cp "$store" "$old"
 sqlite3 "$old" "UPDATE exchange SET started_at = started_at - 7200, ended_at = ended_at - 7200;" \
   || fail "could not age the store's copy"
 open "$old"
-keys 4; wait_for 0 "flows › metrics"
+keys 4; wait_for 0 "exchanges › metrics"
 wait_for 22 "nothing in the last 5m: window all (w cycles)"
 wait_for any '^all +[0-9.]+/s' regex
 ok "an older store's metrics open on all exchanges, and say so"
@@ -141,12 +141,12 @@ tm kill-session -t "$session" 2>/dev/null
 
 echo "-- 45.3: hints and the help name the keys a keys.toml rebinds"
 mkdir -p "$work/home/config/loupe"
-printf '[metrics]\ncycle-window = "W"\n[flows]\nsort-next = "z"\n' > "$work/home/config/loupe/keys.toml"
+printf '[metrics]\ncycle-window = "W"\n[exchanges]\nsort-next = "z"\n' > "$work/home/config/loupe/keys.toml"
 open "$old"
-keys 4; wait_for 0 "flows › metrics"
+keys 4; wait_for 0 "exchanges › metrics"
 wait_for 22 "nothing in the last 5m: window all (W cycles)"
-keys 1; wait_for 0 "Loupe │ flows │"
-keys "?"; wait_for 0 "flows › help"
+keys 1; wait_for 0 "Loupe │ exchanges │"
+keys "?"; wait_for 0 "exchanges › help"
 wait_for any "Jump to the first row (in the order shown: z, v"
 ok "with cycle-window on W and sort-next on z: '(W cycles)' on the metrics, 'z, v change it' in the help"
 keys q q

@@ -284,9 +284,9 @@ ok "POST replay asks first; a 300-key paste fires at most one; r, y fires exactl
 echo "-- 5. the TUI: SIGHUP and SIGQUIT restore the terminal"
 for sig in HUP QUIT; do
   tmux new-session -d -s "$session" -x 100 -y 30 "sh -c 'echo \$\$ > $work/tui.pid; TERM=xterm-256color exec $loupe tui $store'; stty -a > '$work/stty.txt'; sleep 30"
-  # Generous waits: on a loaded 2-core CI machine the inspector may take seconds to draw its first rows.
+  # Generous waits: on a loaded 2-core CI machine the TUI may take seconds to draw its first rows.
   for _ in $(seq 200); do tmux capture-pane -p -t "$session" > "$work/pane.txt"; [ -s "$work/tui.pid" ] && grep -q "/users\|/orders\|/profile" "$work/pane.txt" && break; sleep 0.1; done
-  [ -s "$work/tui.pid" ] || fail "the inspector never started for SIG$sig"
+  [ -s "$work/tui.pid" ] || fail "the TUI never started for SIG$sig"
   sleep 0.5   # the first frame is drawn; its signal handlers were installed before it
   kill -"$sig" "$(cat "$work/tui.pid")"
   for _ in $(seq 200); do [ -s "$work/stty.txt" ] && break; sleep 0.1; done

@@ -154,7 +154,7 @@ wait_screen() {
   for _ in $(seq 150); do pane; grep -qF -- "$1" "$work/pane.out" && return 0; sleep 0.1; done
   cat "$work/pane.out"; fail "the screen never showed '$1'"
 }
-wait_screen "Loupe │ flows │"
+wait_screen "Loupe │ exchanges │"
 # The link printed before the screen took over is on the screen itself while no app has linked (issue 43.14).
 wait_screen "Waiting for linked apps"
 wait_screen "LOUPE_LINK=loupe://"

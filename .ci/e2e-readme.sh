@@ -49,7 +49,7 @@ while IFS= read -r cmd; do
   esac
   echo "  \$ $cmd"
   if [[ "$cmd" =~ (loupe\ tui|loupe\ demo) && ! "$cmd" =~ --headless ]]; then
-    # Takes the screen: run it under tmux at 100x30, wait for the inspector, quit with q.
+    # Takes the screen: run it under tmux at 100x30, wait for the TUI, quit with q.
     tmux kill-server 2>/dev/null || true
     # `swift run` needs the package; a `loupe` command runs where the other commands left their files.
     dir="$work"; [[ "$cmd" == swift* ]] && dir="$PWD"
@@ -59,7 +59,7 @@ while IFS= read -r cmd; do
       if tmux capture-pane -p | grep -q 'Loupe │'; then ok=1; break; fi
       sleep 0.1
     done
-    [ -n "$ok" ] || { tmux capture-pane -p; fail "'$cmd' never showed the inspector"; }
+    [ -n "$ok" ] || { tmux capture-pane -p; fail "'$cmd' never showed the TUI"; }
     sleep 1
     tmux send-keys q
     for _ in $(seq 1 100); do tmux capture-pane -p | grep -q 'EXIT=' && break; sleep 0.1; done

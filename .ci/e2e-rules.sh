@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Rules acting on real processes (issue 29): `loupe rules check`; the headless demo with a rules file (a syntax
 # error is one line and the demo runs with no rules; a mock answers without the demo API seeing the request; a
-# fault on everything opens the breakers and nothing hangs); then the inspector under tmux, `--listen`, linked to
+# fault on everything opens the breakers and nothing hangs); then the TUI under tmux, `--listen`, linked to
 # the headless demo: a fault rule made from a getUser row opens the getUser breaker within 2 s and it closes after
 # the rule is disabled; a held edit saved after the 60 s hold is said to be late and not sent (issue 43.4); a breakpoint on createOrder edited in a real editor (a script as $EDITOR) and continued,
 # the API receiving the edited body; the viewer killed while a request is held, and the app continuing it at once;
@@ -124,7 +124,7 @@ ok200=$(sqlite3 "$work/down.sqlite" "SELECT count(*) FROM exchange WHERE status 
 [ "$refused" -gt 0 ] && [ "$unfinished" = 0 ] && [ "$ok200" = 0 ] || fail "short-circuited $refused, unfinished $unfinished, 2xx $ok200"
 ok "a 100 % fault on everything: the breakers opened ($refused calls short-circuited), nothing hung, the demo ended in $((SECONDS - start)) s"
 
-echo "== the inspector, --listen, linked to the headless demo"
+echo "== the TUI, --listen, linked to the headless demo"
 tport=$(free_port)
 cat >"$work/edit.sh" <<'EOF2'
 #!/bin/sh
@@ -137,7 +137,7 @@ env TERM=xterm-256color EDITOR=$(printf %q "$work/edit.sh") VISUAL= XDG_STATE_HO
 exec sleep 600
 EOF2
 tm new-session -d -s "$session" -x 120 -y 40 "sh $(printf %q "$work/tui.sh")" || fail "tmux"
-wait_for any "Loupe │ flows │"
+wait_for any "Loupe │ exchanges │"
 link=$(grep -m1 '^LOUPE_LINK=' "$work/tui.err" | cut -d= -f2-)
 [ -n "$link" ] || fail "no link from tui --listen: $(cat "$work/tui.err")"
 LOUPE_DEMO_API_LOG="$work/api2.log" "$loupe" demo --headless --duration 120 --pause 20 --store "$work/linked-demo.sqlite" \
@@ -230,7 +230,7 @@ python3 -c 'import sys; d=float(sys.argv[1])-float(sys.argv[2]); print("   conti
 ok "the viewer killed while a request was held: the demo continued it within 1 s"
 kill -TERM "$demo_pid" 2>/dev/null; wait "$demo_pid" 2>/dev/null
 
-echo "== a held request with the app's credential, edited in the inspector (issue 43.5)"
+echo "== a held request with the app's credential, edited in the TUI (issue 43.5)"
 # An editor that keeps a copy of what it was given, its directory's mode and listing, and leaves a swap file as vim
 # does; it changes nothing, so the app must send its own token back where the viewer saw [REDACTED].
 cat >"$work/spy.sh" <<EOF2
@@ -251,7 +251,7 @@ hold_profile() {
   sed -e "s|EDITOR=[^ ]*|EDITOR=$(printf %q "$1")|" -e "s|127.0.0.1:[0-9]*|127.0.0.1:$tport|" \
     -e "s|tui.sqlite|tui$2.sqlite|" -e "s|tui.err|tui$2.err|" "$work/tui.sh" >"$work/tui$2.sh"
   tm new-session -d -s "$session" -x 120 -y 40 "sh $(printf %q "$work/tui$2.sh")" || fail "tmux"
-  wait_for any "Loupe │ flows │"
+  wait_for any "Loupe │ exchanges │"
   link=$(grep -m1 '^LOUPE_LINK=' "$work/tui$2.err" | cut -d= -f2-)
   [ -n "$link" ] || fail "no link from tui --listen $2: $(cat "$work/tui$2.err")"
   "$loupe" demo --headless --duration 150 --pause 20 --store "$work/linked-demo$2.sqlite" --link "$link" \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The inspector's timeline (2), circuits (3) and metrics (4) screens on the real binary under tmux, over a store
+# The TUI's timeline (2), circuits (3) and metrics (4) screens on the real binary under tmux, over a store
 # recorded by `loupe demo --headless`: each screen shows its content, and Enter on the circuits board goes from
 # the inventory breaker's key to its history (closed → open, then back to closed through half-open).
 #
@@ -55,12 +55,12 @@ mv $(printf %q "$work/exit.tmp") $(printf %q "$work/exit.txt")
 exec sleep 600
 EOF
 tm new-session -d -s "$session" -x 120 -y 40 "sh $(printf %q "$work/run.sh")" || fail "tmux could not start"
-wait_for 0 "Loupe │ flows │"
+wait_for 0 "Loupe │ exchanges │"
 ok "tui opens the demo store"
 
 echo "-- 2: the timeline"
 keys 2
-wait_for 0 "flows › timeline │"
+wait_for 0 "exchanges › timeline │"
 wait_for 1 "┊+0"
 wait_for 1 "span "
 # A bar (whole or eighth blocks) right of the label column, on some exchange's row.
@@ -70,12 +70,12 @@ ok "2 shows the timeline: an axis with its span, exchanges drawn as bars"
 keys +
 wait_for 38 "span "
 keys -
-wait_for 0 "flows › timeline │"
+wait_for 0 "exchanges › timeline │"
 ok "+ and - zoom (the status line says the span) without leaving the timeline"
 
 echo "-- 3: the circuits board"
 keys 3
-wait_for 0 "flows › circuits │"
+wait_for 0 "exchanges › circuits │"
 wait_for 1 "STATE"
 wait_for any "inventory"
 wait_for any '(CLOSED|OPEN|HALF-OPEN)' regex
@@ -104,22 +104,22 @@ wait_for any "open → half-open"
 wait_for any "half-open → closed"
 ok "Enter on the inventory key shows its history: opened, probed half-open, closed again"
 keys Escape
-wait_for 0 "flows › circuits │"
+wait_for 0 "exchanges › circuits │"
 
 echo "-- 4: the metrics"
 keys 4
-wait_for 0 "flows › metrics │"
+wait_for 0 "exchanges › metrics │"
 wait_for 1 "P95"
 wait_for any '^all +[0-9.]+/s' regex
 wait_for any "inventory"
 ok "4 shows the metrics: all traffic, per operation and host, with percentiles"
 
 keys 1
-wait_for 0 "Loupe │ flows │"
+wait_for 0 "Loupe │ exchanges │"
 keys q
 deadline=$((SECONDS + wait_limit))
 until [ -s "$work/exit.txt" ]; do
-  [ $SECONDS -lt $deadline ] || { pane; fail "q did not quit the inspector within $wait_limit s"; }
+  [ $SECONDS -lt $deadline ] || { pane; fail "q did not quit the TUI within $wait_limit s"; }
   sleep 0.1
 done
 [ "$(cat "$work/exit.txt")" = 0 ] || fail "loupe tui exited $(cat "$work/exit.txt"), want 0"

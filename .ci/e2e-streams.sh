@@ -2,7 +2,7 @@
 # Streams on the real binary against peers Loupe's authors did not write (issue 30): `loupe send` on an sse-starlette
 # event stream (.ci/sse-server.py), `loupe ws` against the `websockets` package's server (.ci/ws-server.py), both
 # recorded message by message; show, show --json, list --json; the HAR export's `_webSocketMessages` read back by
-# Python; the inspector's Messages tab under tmux. Needs LOUPE_CI_PYTHON (the venv .ci/run makes).
+# Python; the TUI's Messages tab under tmux. Needs LOUPE_CI_PYTHON (the venv .ci/run makes).
 set -uo pipefail
 loupe="$1"
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -165,14 +165,14 @@ events=$(sqlite3 "$demo" "SELECT count(*) FROM message JOIN exchange ON message.
 [ "$events" = 21 ] || fail "the event stream's replay recorded $events events, want 21"
 ok "an event stream's replay is recorded event by event (21) and --diff compares the events"
 
-echo "-- the inspector's Messages tab"
+echo "-- the TUI's Messages tab"
 cat > "$work/run.sh" <<EOF2
 #!/bin/sh
 env -u LOUPE_STORE HOME=$(printf %q "$work") TERM=xterm-256color $(printf %q "$loupe") tui $(printf %q "$store")
 exec sleep 600
 EOF2
 tm new-session -d -s "$session" -x 120 -y 40 "sh $(printf %q "$work/run.sh")" || fail "tmux could not start"
-wait_for 0 "Loupe │ flows │"
+wait_for 0 "Loupe │ exchanges │"
 keys g
 sleep 0.3
 keys Enter
@@ -201,7 +201,7 @@ env -u LOUPE_STORE HOME=$(printf %q "$work") TERM=xterm-256color $(printf %q "$l
 exec sleep 600
 EOF2
 tm new-session -d -s "$session" -x 120 -y 40 "sh $(printf %q "$work/demo.sh")" || fail "tmux could not start"
-wait_for 0 "Loupe │ flows │"
+wait_for 0 "Loupe │ exchanges │"
 keys f; tm send-keys -t "$session" -l -- "completions"; keys Enter
 wait_for any "/completions"
 keys 2
@@ -215,7 +215,7 @@ grep -A1 "STREAMS" "$work/pane.txt" | tail -1 | grep -qE "^op .* [0-9]+ +[0-9.]+
   || fail "the metrics' streams row: $(grep -A3 STREAMS "$work/pane.txt")"
 ok "the metrics show time to first message, messages per second and gaps for the completions"
 keys 1
-wait_for 0 "flows"
+wait_for 0 "exchanges"
 keys g Enter
 wait_for any "Request"
 keys BTab
@@ -225,14 +225,14 @@ ok "a completion's Messages tab opens on its first event"
 keys q
 tm kill-session -t "$session" 2>/dev/null || true
 
-echo "-- loupe demo --streams: open streams are live rows under the flows list"
+echo "-- loupe demo --streams: open streams are live rows under the exchanges list"
 cat > "$work/live.sh" <<EOF2
 #!/bin/sh
 env -u LOUPE_STORE HOME=$(printf %q "$work") TERM=xterm-256color $(printf %q "$loupe") demo --streams --store $(printf %q "$work/live.sqlite")
 exec sleep 600
 EOF2
 tm new-session -d -s "$session" -x 160 -y 40 "sh $(printf %q "$work/live.sh")" || fail "tmux could not start"
-wait_for 0 "Loupe │ flows │"
+wait_for 0 "Loupe │ exchanges │"
 wait_for any "⇅ open [0-9.]+ m?s  ↑ [0-9]+ ↓ [0-9,]+  (events  completion|WebSocket  ticker)" regex
 row=$(grep -m1 -oE "⇅ open [^│]*" "$work/pane.txt" | cut -c1-100)
 ok "an open stream is a live row: $row"

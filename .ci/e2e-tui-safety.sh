@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The inspector's promises about what it sends and what it takes as keys, on the real binary under tmux, against
+# The TUI's promises about what it sends and what it takes as keys, on the real binary under tmux, against
 # .ci/replay-server.py (written apart from Loupe), which counts the requests it received:
 #
 #  1. a cancelled repeat's count never reaches the next replay: `R`, `repeat-replay 5 1`, then Esc, n, another
@@ -8,7 +8,7 @@
 #     the body, and the real vim with `:wq` typed through tmux), and sends the edit only after `y` (issue 25.2);
 #  3. bracketed paste: 10,000 characters pasted into the filter prompt answer at once, an Esc inside a paste does
 #     not cancel the prompt, a `y` pasted at a question does not answer it, a paste outside a prompt runs nothing,
-#     and paste mode is off once the inspector quits (issue 26.7);
+#     and paste mode is off once the TUI quits (issue 26.7);
 #  4. a keys.toml too deep for the TOML parser (30,000 dotted parts in 60 KB) is one `loupe:` line and exit 2,
 #     not a SIGSEGV (issue 26.6);
 #  5. nothing leaves without approval (issue 43.1–3): `e` on a recorded DELETE with the real vim and `:q!` sends
@@ -66,13 +66,13 @@ printf '%s' "\$line" >> "\$1"
 EOF
 chmod +x "$work/tty-editor.sh"
 
-# start EDITOR [SIZE]: the inspector in a shell that records the terminal's settings and, after it quits, reads one
+# start EDITOR [SIZE]: the TUI in a shell that records the terminal's settings and, after it quits, reads one
 # pasted line (to see whether paste mode was left on).
 start() {
   mkdir -p "$work/home"
   cat > "$work/run.sh" <<EOF
 #!/bin/sh
-# Ctrl-C is the inspector's (it quits, then exits 130): this shell lives on to write down how it ended.
+# Ctrl-C is the TUI's (it quits, then exits 130): this shell lives on to write down how it ended.
 trap '' INT
 stty -g > $(printf %q "$work/stty-before.txt")
 env -u LOUPE_STORE -u VISUAL HOME=$(printf %q "$work/home") XDG_CONFIG_HOME=$(printf %q "$work/home/config") \\
@@ -209,7 +209,7 @@ ok "a pasted y does not answer the question; a pasted 'rRyq' outside a prompt ru
 
 keys q
 for _ in $(seq 100); do [ -s "$work/exit.txt" ] && break; sleep 0.1; done
-[ "$(cat "$work/exit.txt" 2>/dev/null)" = 0 ] || fail "the inspector did not exit 0"
+[ "$(cat "$work/exit.txt" 2>/dev/null)" = 0 ] || fail "the TUI did not exit 0"
 [ "$(cat "$work/stty-before.txt")" = "$(cat "$work/stty-after.txt")" ] || fail "the terminal modes changed"
 wait_for any "shell: paste a line"
 printf 'after-exit\n' > "$work/paste-after.txt"
@@ -231,7 +231,7 @@ if command -v vim >/dev/null; then
   expect_orders $total "vim's :wq without a change"
   ok "e opens the real vim on the terminal; :wq without a change asks nothing and sends nothing (issue 43.1)"
   keys q
-  # The next start kills this tmux server: only once the inspector has gone.
+  # The next start kills this tmux server: only once the TUI has gone.
   for _ in $(seq 100); do [ -s "$work/exit.txt" ] && break; sleep 0.1; done
 else
   fail "vim is not installed (.ci/run installs it)"

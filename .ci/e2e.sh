@@ -89,9 +89,9 @@ tmux send-keys -t "$session" Enter
 wait_for "Request"
 ok "tui shows rows and Enter opens the detail pane"
 tmux send-keys -t "$session" Escape
-# Back on the flows list before `r`: on a loaded machine a fixed pause let `r` reach the detail screen (seen once).
-for _ in $(seq 100); do pane; grep -q -- "flows › detail" "$work/pane.txt" || break; sleep 0.1; done
-grep -q -- "flows › detail" "$work/pane.txt" && fail "Escape did not close the detail"
+# Back on the exchanges list before `r`: on a loaded machine a fixed pause let `r` reach the detail screen (seen once).
+for _ in $(seq 100); do pane; grep -q -- "exchanges › detail" "$work/pane.txt" || break; sleep 0.1; done
+grep -q -- "exchanges › detail" "$work/pane.txt" && fail "Escape did not close the detail"
 tmux send-keys -t "$session" r
 for _ in $(seq 100); do
   after=$("$loupe" list "$store" --json --limit 100000 | python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(1 for e in d if e.get("replayOf")))')

@@ -1,4 +1,4 @@
-# Shared by the end-to-end scripts that drive the real inspector under tmux (sourced, not run). The script sets
+# Shared by the end-to-end scripts that drive the real TUI under tmux (sourced, not run). The script sets
 # `work` (its temporary folder), `session`, `wait_limit` (seconds) and `started` before sourcing this, and keeps its
 # own `cleanup`. A tmux server of its own, its socket in the work folder: no other session is touched, no socket
 # file is left.

@@ -40,10 +40,10 @@ let package = Package(
             path: "LoupeBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
-        // The inspector's budgets (issue 10): `InspectorApp` on an in-memory screen over a 1M-exchange store, with
-        // raw-SQL baselines. A target of its own so each benchmark process holds the inspector alone (peak RSS).
+        // The TUI's budgets (issue 10): `TUIApp` on an in-memory screen over a 1M-exchange store, with
+        // raw-SQL baselines. A target of its own so each benchmark process holds the TUI alone (peak RSS).
         .executableTarget(
-            name: "InspectorBenchmarks",
+            name: "TUIBenchmarks",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "LoupeTUI", package: "Loupe"),
@@ -51,10 +51,10 @@ let package = Package(
                 "SyntheticStores",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
-            path: "InspectorBenchmarks",
+            path: "TUIBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
-        // Cached synthetic stores (LoupeTrace's `SyntheticStore`), for the inspector benchmarks and `tui-budget.sh`.
+        // Cached synthetic stores (LoupeTrace's `SyntheticStore`), for the TUI benchmarks and `tui-budget.sh`.
         .target(
             name: "SyntheticStores",
             dependencies: [.product(name: "LoupeTrace", package: "Loupe")],
@@ -65,7 +65,7 @@ let package = Package(
             dependencies: ["SyntheticStores"],
             path: "Tools/MakeSyntheticStore"
         ),
-        // Live load for the inspector's screens: RATE exchanges/s recorded through the real recorder.
+        // Live load for the TUI's screens: RATE exchanges/s recorded through the real recorder.
         .executableTarget(
             name: "feed-store",
             dependencies: [

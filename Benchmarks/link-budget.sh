@@ -14,10 +14,10 @@
 #      everything it still buffers (the link's own default is 3 s), so that "nothing dropped" is checked on every
 #      exchange: acknowledged + dropped = sent, nothing left pending, and the listener received the acknowledged sum;
 #  (c) from an exchange's end in the app (its `ended_at`, stamped by the app's client) to the moment its row is
-#      visible to a reader of the viewer's store (Tools/link_watch.py polls every 2 ms, as the inspector reads it
+#      visible to a reader of the viewer's store (Tools/link_watch.py polls every 2 ms, as the TUI reads it
 #      after the listener's wake-up), one app at RATE_C exchanges/s; measured against `loupe listen` and, when tmux
 #      is here, against `loupe tui --listen` drawing the rows in a 120×40 tmux pane (the listener inside the
-#      inspector, which redraws after each commit).
+#      TUI, which redraws after each commit).
 #
 # Usage: Benchmarks/link-budget.sh LOUPE_BINARY [--rounds R] [--no-build] [--no-tui]
 #          [--rate-a R] [--exchanges-a N] [--apps A] [--rate-b R] [--exchanges-b N] [--drain-b S] [--rate-c R]
@@ -190,7 +190,7 @@ print(f"   (c) {sys.argv[3]}: {w['rows']} rows; end → visible p50 {w['p50_ms']
 with open(sys.argv[4], "a") as out:
     out.write(f"c {sys.argv[2]} {sys.argv[3]} {w['p50_ms']:.2f} {w['p95_ms']:.2f} {w['rows']}\n")
 EOF
-    awk -v a="$t0" -v b="$t1" -v n="$n_c" 'BEGIN { printf "   (c) tui: the inspector used %.1f s of CPU (%.1f µs per exchange: listener, store and redraws)\n", b - a, (b - a) * 1e6 / n }'
+    awk -v a="$t0" -v b="$t1" -v n="$n_c" 'BEGIN { printf "   (c) tui: the TUI used %.1f s of CPU (%.1f µs per exchange: listener, store and redraws)\n", b - a, (b - a) * 1e6 / n }'
     grep -m1 -E 'src:|linked' "$work/t$round.screen" | cut -c1-120 | sed 's/^/   (c) tui title: /' || true
   fi
 done

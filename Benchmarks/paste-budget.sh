@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# 10,000 characters pasted (tmux's bracketed paste) into each prompt of the real inspector, five times each: the CPU
-# the inspector spent (from /proc, 10 ms ticks, the 0.3 s after the paste included) and the time until tmux's
+# 10,000 characters pasted (tmux's bracketed paste) into each prompt of the real TUI, five times each: the CPU
+# the TUI spent (from /proc, 10 ms ticks, the 0.3 s after the paste included) and the time until tmux's
 # screen shows the end of the paste (tmux's own work and the 5 ms polling included). Usage: paste-budget.sh LOUPE
 set -uo pipefail
 [ $# -eq 1 ] && [ -x "$1" ] || { echo "usage: $0 PATH/TO/loupe" >&2; exit 2; }

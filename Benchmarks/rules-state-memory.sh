@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `loupe tui --listen` on screen 5 while a headless demo with one 900 KB mock rule (a valid rules file) is linked
-# (issue 44, item 7): the inspector's RSS and CPU every 5 s for 30 s. A tmux server of its own, on its own socket.
+# (issue 44, item 7): the TUI's RSS and CPU every 5 s for 30 s. A tmux server of its own, on its own socket.
 #
 #   Benchmarks/rules-state-memory.sh .build/debug/loupe
 set -u
@@ -24,7 +24,7 @@ LOUPE_RULES="$work/big.toml" "$loupe" demo --headless --duration 60 --pause 20 -
 demo=$!
 sleep 1
 tm send-keys -t m 5
-# The inspector itself, not the shell tmux runs it in.
+# The TUI itself, not the shell tmux runs it in.
 pid=$(for p in $(pgrep -f "tui --listen 127.0.0.1:$port"); do [ "$(cat /proc/"$p"/comm)" = "$(basename "$loupe" | cut -c1-15)" ] && echo "$p"; done | head -1)
 for t in 0 5 10 15 20 25 30; do
   [ "$t" = 0 ] || sleep 5

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The inspector's budgets of issue 10 (item 7), measured from outside on the release `loupe` binary: `loupe tui`
+# The TUI's budgets of issue 10 (item 7), measured from outside on the release `loupe` binary: `loupe tui`
 # on a synthetic store of COUNT exchanges in a 120x40 tmux pane (a tmux server of its own, on its own socket).
 #
 #   first frame < 150 ms (launch → the position `n / total` shown); key → frame p99 < 16 ms for j, k, PgDn, PgUp,

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Watches a store that `loupe listen` (or `loupe tui --listen`) writes, as the inspector reads it: for each new row,
+"""Watches a store that `loupe listen` (or `loupe tui --listen`) writes, as the TUI reads it: for each new row,
 the moment it became visible to a reader of the file against the moment the exchange ended in the app (its
 `ended_at`, stamped by the app's client; both processes on one machine, one wall clock).
 

@@ -2,7 +2,7 @@
 """The screens' budget under live load (issue 11, item 4), measured from outside: `loupe tui` in a 120x40 tmux
 pane on a copy of a large store while `feed-store` records RATE exchanges/s into it through the real recorder.
 
-Run by `Benchmarks/screens-budget.sh`. For each screen (1 flows, 2 timeline, 3 circuits, 4 metrics) a key whose
+Run by `Benchmarks/screens-budget.sh`. For each screen (1 exchanges, 2 timeline, 3 circuits, 4 metrics) a key whose
 effect shows in the position text is pressed P times. Arrivals redraw the screen too, so "output came" would not
 do: the position must change as the key says. Two timings of each press, both from just before `tmux send-keys`:
 
@@ -193,7 +193,7 @@ def main():
         results, captured, cpu = {}, {}, {}
         n = options.presses
         plans = [
-            ("1 flows: j / k (not following)", "1", ["k"] + ["j", "k"] * (n // 2), selected_rank),
+            ("1 exchanges: j / k (not following)", "1", ["k"] + ["j", "k"] * (n // 2), selected_rank),
             ("2 timeline: j / k", "2", ["j", "k"] * (n // 2), selected_rank),
             ("4 metrics: w while reading the store", "4", ["w"] * n, window_label),
             ("4 metrics: w (window)", None, ["w"] * n, window_label),

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The inspector's budgets (issue 10, item 7) measured from outside: `loupe tui STORE` in a tmux pane of 120x40.
+"""The TUI's budgets (issue 10, item 7) measured from outside: `loupe tui STORE` in a tmux pane of 120x40.
 
 Run by `Benchmarks/tui-budget.sh`, which builds the binary and the store first. Two ways of seeing a frame:
 

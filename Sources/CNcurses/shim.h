@@ -1,4 +1,4 @@
-// The C side of the one curses screen (Sources/loupe/Terminal/CursesScreen.swift).
+// The C side of the one curses screen (Sources/loupe/Terminal/CursesTerminal.swift).
 //
 // Swift cannot import curses macros (A_BOLD, COLOR_PAIR, getcurx, attr_set, get_wch, timeout…) and rejects the
 // mutable globals (stdscr, LINES, COLS, stdout) under Swift 6 concurrency checking, so they are wrapped here as
@@ -64,7 +64,7 @@ static inline void loupe_configure_input(void) {
     set_escdelay(5);
 }
 
-// Mouse: left presses and the wheel, reported at once (no click-interval wait; the inspector times double clicks).
+// Mouse: left presses and the wheel, reported at once (no click-interval wait; the TUI times double clicks).
 static inline int loupe_key_mouse(void) { return KEY_MOUSE; }
 static inline void loupe_enable_mouse(void) {
     mousemask(BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);

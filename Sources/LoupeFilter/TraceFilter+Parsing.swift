@@ -39,7 +39,7 @@ extension TextPattern {
         }
 
         func matches(_ text: String) -> Bool {
-            // Concurrent matches (SQLite readers, the inspector) each get a DFA; one goes back to be reused.
+            // Concurrent matches (SQLite readers, the TUI) each get a DFA; one goes back to be reused.
             let dfa = idle.withLock { $0.take() } ?? RegexDFA(program)
             let result = dfa.matches(text)
             idle.withLock { if $0 == nil { $0 = dfa } }

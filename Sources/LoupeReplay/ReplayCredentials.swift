@@ -2,10 +2,10 @@ import Foundation
 import LoupeTrace
 import LoupeReplay
 
-/// Credentials a replay must do without, and where the inspector takes a replacement from.
+/// Credentials a replay must do without, and where the TUI takes a replacement from.
 ///
 /// A recorded header whose value was redacted (`Authorization`, `Cookie`, `X-Api-Key`…) is not sent again (the
-/// secret is gone, and the marker would only be refused), so such a replay usually gets a 401. The inspector says
+/// secret is gone, and the marker would only be refused), so such a replay usually gets a 401. The TUI says
 /// so before sending and takes a replacement from the environment: `LOUPE_REPLAY_` and the header's name in
 /// capitals with `-` as `_` (`LOUPE_REPLAY_AUTHORIZATION='Bearer …'`). Only a header that the recording carried
 /// (redacted) is filled, so a credential never goes to a request that did not send one.

@@ -42,7 +42,7 @@ public enum HoldDecision: Sendable, Hashable {
     case resume
     /// Go on with this method, URL, headers and body (a held request) or status, headers and body (a response).
     case edit(HoldEdit)
-    /// Fail the exchange at stage `abortedFromInspector`.
+    /// Fail the exchange at stage `abortedAtBreakpoint`.
     case abort
 }
 

@@ -5,7 +5,7 @@ import LoupeConfig
 import LoupeTrace
 import TOMLKit
 
-/// Rules as TOML: the rules file (`LOUPE_RULES`), what the inspector opens in `$EDITOR`, and what the live link
+/// Rules as TOML: the rules file (`LOUPE_RULES`), what the TUI opens in `$EDITOR`, and what the live link
 /// carries, so there is one document for rules wherever they are written. Schema in Documentation/Rules.md.
 ///
 /// ```toml

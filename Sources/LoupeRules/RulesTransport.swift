@@ -77,7 +77,7 @@ public struct RulesTransport: ClientTransport {
         }
     }
 
-    /// Holds the request for the inspector; returns it as it goes on, with the body when an edit changed it.
+    /// Holds the request for the TUI; returns it as it goes on, with the body when an edit changed it.
     private func holdRequest(_ request: HTTPRequest, body: RequestBody?, rule: String, context: RequestContext)
         async throws -> (HTTPRequest, RequestBody?, Data?) {
         let since = book.now()
@@ -98,9 +98,9 @@ public struct RulesTransport: ClientTransport {
                            attributes: ["rule": rule, "action": "hold", "held": waited, "decision": "continue"])
             return (request, body, nil)
         case .abort?:
-            context.record(.rule, "rule \(rule): request held \(waited), aborted from the inspector",
+            context.record(.rule, "rule \(rule): request held \(waited), aborted by the viewer",
                            attributes: ["rule": rule, "action": "hold", "held": waited, "decision": "abort"])
-            throw AbortedFromInspectorError(rule: rule)
+            throw AbortedAtBreakpointError(rule: rule)
         case .edit(let viewed)?:
             // The viewer edited the redacted form: the app's own values go back where it left the marker.
             let edit: HoldEdit
@@ -151,8 +151,8 @@ public struct RulesTransport: ClientTransport {
             return response
         case .abort?:
             attributes["decision"] = "abort"
-            context.record(.rule, "rule \(rule): response held \(waited), aborted from the inspector", attributes: attributes)
-            throw AbortedFromInspectorError(rule: rule)
+            context.record(.rule, "rule \(rule): response held \(waited), aborted by the viewer", attributes: attributes)
+            throw AbortedAtBreakpointError(rule: rule)
         case .edit(let viewed)?:
             let edit: HoldEdit
             switch HeldRedaction(book.redaction).restore(viewed, original: held) {
@@ -165,7 +165,7 @@ public struct RulesTransport: ClientTransport {
             }
             attributes["decision"] = "edit"
             attributes["mocked"] = "true"
-            context.record(.rule, "rule \(rule): response held \(waited), edited from the inspector", attributes: attributes)
+            context.record(.rule, "rule \(rule): response held \(waited), edited by the viewer", attributes: attributes)
             var edited = response
             if let status = edit.status { edited.head.status = HTTPResponse.Status(code: status) }
             if let headers = edit.headers { edited.head.headerFields = Self.fields(headers) }

@@ -8,7 +8,7 @@ import LoupeFormats
 struct LoupeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "loupe",
-        abstract: "A resilient HTTP client's flight recorder and terminal inspector.",
+        abstract: "A resilient HTTP client's flight recorder and terminal UI.",
         discussion: "STORE defaults to $LOUPE_STORE, else $XDG_STATE_HOME/loupe/traces.sqlite (~/.local/state/loupe/traces.sqlite).",
         version: LoupeVersion.current,
         subcommands: [

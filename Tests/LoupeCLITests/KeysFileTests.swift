@@ -41,15 +41,15 @@ struct KeysFileTests {
             # bindings per context; a command bound here loses its default keys in that context
             [global]
             quit = "Q"
-            [flows]
+            [exchanges]
             filter = ["f", "ctrl-f"]
             order = []
             'mark' = ["m", "space", "m"]
             """)
         #expect(try home.load() == [
-            KeyOverride(context: "flows", command: "filter", keys: ["f", .ctrl("f")]),
-            KeyOverride(context: "flows", command: "mark", keys: ["m", " "]),
-            KeyOverride(context: "flows", command: "order", keys: []),
+            KeyOverride(context: "exchanges", command: "filter", keys: ["f", .ctrl("f")]),
+            KeyOverride(context: "exchanges", command: "mark", keys: ["m", " "]),
+            KeyOverride(context: "exchanges", command: "order", keys: []),
             KeyOverride(context: "global", command: "quit", keys: ["Q"]),
         ])
     }
@@ -73,43 +73,43 @@ struct KeysFileTests {
     @Test("an unknown key name names the file, the line, the key and the command")
     func unknownKey() throws {
         let home = try Home("""
-            [flows]
+            [exchanges]
             quit = "q"
             filter = ["f", "ctrl-ä"]
             """)
         #expect(home.failure() == "~/.config/loupe/keys.toml:3: unknown key 'ctrl-ä' for 'filter'")
-        let dotted = try Home("flows.filter = \"ctrl-\"\n")
+        let dotted = try Home("exchanges.filter = \"ctrl-\"\n")
         #expect(dotted.failure() == "~/.config/loupe/keys.toml:1: unknown key 'ctrl-' for 'filter'")
-        #expect(try Home("[flows]\nfilter = \" f\"\n").failure()?.hasSuffix(":2: unknown key ' f' for 'filter'") == true)
+        #expect(try Home("[exchanges]\nfilter = \" f\"\n").failure()?.hasSuffix(":2: unknown key ' f' for 'filter'") == true)
     }
 
     @Test("a TOML syntax error gives TOMLKit's line")
     func syntax() throws {
-        let home = try Home("[flows]\nfilter = \"f\"\nsearch = [\"/\"\n\n")
+        let home = try Home("[exchanges]\nfilter = \"f\"\nsearch = [\"/\"\n\n")
         let message = try #require(home.failure())
         #expect(message.hasPrefix("~/.config/loupe/keys.toml:"))
         #expect(message.range(of: #"^~/\.config/loupe/keys\.toml:[34]: \S"#, options: .regularExpression) != nil, "\(message)")
         #expect(!message.contains("\n"))
-        #expect(try Home("[flows\n").failure()?.hasPrefix("~/.config/loupe/keys.toml:1: ") == true)
-        #expect(try Home("[flows]\nfilter = \"f\"\nfilter = \"g\"\n").failure()?.hasPrefix("~/.config/loupe/keys.toml:3: ") == true)
+        #expect(try Home("[exchanges\n").failure()?.hasPrefix("~/.config/loupe/keys.toml:1: ") == true)
+        #expect(try Home("[exchanges]\nfilter = \"f\"\nfilter = \"g\"\n").failure()?.hasPrefix("~/.config/loupe/keys.toml:3: ") == true)
     }
 
     @Test("values of the wrong type say what is expected, with the line")
     func wrongTypes() throws {
         let expected = "must be a key name or a list of key names, like \"f\" or [\"f\", \"ctrl-f\"]"
-        #expect(try Home("[flows]\n\nfilter = 3\n").failure() == "~/.config/loupe/keys.toml:3: 'filter' in [flows] \(expected)")
-        #expect(try Home("[flows]\nfilter = [\"f\", 1]\n").failure() == "~/.config/loupe/keys.toml:2: 'filter' in [flows] \(expected)")
-        #expect(try Home("[flows]\nfilter = { key = \"f\" }\n").failure() == "~/.config/loupe/keys.toml:2: 'filter' in [flows] \(expected)")
+        #expect(try Home("[exchanges]\n\nfilter = 3\n").failure() == "~/.config/loupe/keys.toml:3: 'filter' in [exchanges] \(expected)")
+        #expect(try Home("[exchanges]\nfilter = [\"f\", 1]\n").failure() == "~/.config/loupe/keys.toml:2: 'filter' in [exchanges] \(expected)")
+        #expect(try Home("[exchanges]\nfilter = { key = \"f\" }\n").failure() == "~/.config/loupe/keys.toml:2: 'filter' in [exchanges] \(expected)")
         #expect(try Home("quit = \"q\"\n").failure() == "~/.config/loupe/keys.toml:1: 'quit' must be a [quit] section of bindings")
-        #expect(try Home("[[flows]]\nfilter = \"f\"\n").failure()
-                == "~/.config/loupe/keys.toml: 'flows' must be a [flows] section of bindings")
+        #expect(try Home("[[exchanges]]\nfilter = \"f\"\n").failure()
+                == "~/.config/loupe/keys.toml: 'exchanges' must be a [exchanges] section of bindings")
     }
 
     @Test("one key given to two commands in one section is refused; across sections it is the keymap's call")
     func conflicts() throws {
-        #expect(try Home("[flows]\nfilter = \"f\"\nfollow = [\"F\", \"f\"]\n").failure()
-                == "~/.config/loupe/keys.toml:3: key 'f' is given to both 'filter' and 'follow' in [flows]")
-        #expect(try Home("[flows]\nfilter = \"f\"\n[detail]\nsearch = \"f\"\n").load().count == 2)
+        #expect(try Home("[exchanges]\nfilter = \"f\"\nfollow = [\"F\", \"f\"]\n").failure()
+                == "~/.config/loupe/keys.toml:3: key 'f' is given to both 'filter' and 'follow' in [exchanges]")
+        #expect(try Home("[exchanges]\nfilter = \"f\"\n[detail]\nsearch = \"f\"\n").load().count == 2)
     }
 
     @Test("files too large, not UTF-8, holding NUL, or not regular files are refused in one line")
@@ -122,7 +122,7 @@ struct KeysFileTests {
         let latin1 = try Home()
         try Data([0x5B, 0x66, 0x5D, 0x0A, 0xE4, 0x0A]).write(to: URL(fileURLWithPath: latin1.file))
         #expect(latin1.failure() == "~/.config/loupe/keys.toml: not UTF-8 text")
-        #expect(try Home("[flows]\nfilter = \"f\"\u{0}\n").failure() == "~/.config/loupe/keys.toml:2: contains a NUL byte")
+        #expect(try Home("[exchanges]\nfilter = \"f\"\u{0}\n").failure() == "~/.config/loupe/keys.toml:2: contains a NUL byte")
 
         let folder = try Home()
         try FileManager.default.createDirectory(atPath: folder.file, withIntermediateDirectories: false)
@@ -135,7 +135,7 @@ struct KeysFileTests {
 
     @Test("a file outside the home folder is named in full, and the error reaches stderr as one loupe: line")
     func reporting() throws {
-        let home = try Home("[flows]\nfilter = \"nope\"\n")
+        let home = try Home("[exchanges]\nfilter = \"nope\"\n")
         do {
             _ = try KeysFile.load(path: home.file, environment: ["HOME": "/elsewhere"])
             Issue.record("expected a failure")
@@ -149,10 +149,10 @@ struct KeysFileTests {
 extension KeysFileTests {
     @Test("names the keymap rejects later are placed at their line too")
     func position() throws {
-        let home = try Home("[global]\nquit = \"Q\"\n\n[flows]\nfitler = \"f\"\n")
-        #expect(KeysFile.position(context: "flows", command: "fitler", path: home.file, environment: home.environment)
+        let home = try Home("[global]\nquit = \"Q\"\n\n[exchanges]\nfitler = \"f\"\n")
+        #expect(KeysFile.position(context: "exchanges", command: "fitler", path: home.file, environment: home.environment)
                 == "~/.config/loupe/keys.toml:5")
-        #expect(KeysFile.position(context: "flows", command: nil, path: home.file, environment: home.environment)
+        #expect(KeysFile.position(context: "exchanges", command: nil, path: home.file, environment: home.environment)
                 == "~/.config/loupe/keys.toml:4")
         #expect(KeysFile.position(context: "nowhere", command: "x", path: home.file, environment: home.environment)
                 == "~/.config/loupe/keys.toml")
@@ -162,7 +162,7 @@ extension KeysFileTests {
 extension KeysFileTests {
     /// Each of these aborts the process inside toml++ 3.4.0 (TOMLKit 0.6.0) unless refused first.
     @Test("malformed headers and lists that crash the TOML parser get a clear line instead", arguments: [
-        ("[é]", 1, "a [section] name"), ("[flows]\nquit = \"q\"\n  [.]", 3, "a [section] name"),
+        ("[é]", 1, "a [section] name"), ("[exchanges]\nquit = \"q\"\n  [.]", 3, "a [section] name"),
         ("[[[a]]]", 1, "a [section] name"), ("[&", 1, "a [section] name"), ("[[ [", 1, "a [section] name"),
         ("[[\n", 1, "a [section] name"), ("[=]", 1, "a [section] name"), ("[\u{1}]", 1, "a [section] name"),
         ("a = [}", 1, "saw '}'"), ("[f]\na = [\"f\",\n  # c\n }", 4, "saw '}'"), ("a = {b=[}]}", 1, "saw '}'"),
@@ -177,7 +177,7 @@ extension KeysFileTests {
     func guardFollowsStrings() throws {
         let home = try Home("""
             # [é] and a = [} in a comment
-            [flows]  # [é]
+            [exchanges]  # [é]
             filter = ["}", '[', "\\"}"]
             "search" = '''
             ['''
@@ -186,10 +186,10 @@ extension KeysFileTests {
             """)
         // Parsed through to the key names: "}" and "[" are keys, `"}` is not.
         #expect(home.failure() == "~/.config/loupe/keys.toml:3: unknown key '\"}' for 'filter'")
-        #expect(try Home("[flows]\nfilter = ['}', \"[\"]\n").load()
-                == [KeyOverride(context: "flows", command: "filter", keys: ["}", "["])])
+        #expect(try Home("[exchanges]\nfilter = ['}', \"[\"]\n").load()
+                == [KeyOverride(context: "exchanges", command: "filter", keys: ["}", "["])])
         // A line starting `[é` inside a multi-line string is not a header.
-        #expect(try Home("[flows]\nfilter = 'f'\nsearch = \'\'\'\n[é]\'\'\'\n").failure()
+        #expect(try Home("[exchanges]\nfilter = 'f'\nsearch = \'\'\'\n[é]\'\'\'\n").failure()
                 == "~/.config/loupe/keys.toml:3: unknown key '[é]' for 'search'")
     }
 
@@ -197,7 +197,7 @@ extension KeysFileTests {
     func fuzz() {
         var generator = SplitMix64(seed: 0x10_0BE)
         let pieces = ["[", "]", "{", "}", "=", ".", ",", "\"", "'", "#", "\n", " ", "\t", "a", "b", "1", "é", "-", "_",
-                      "\"\"\"", "'''", "\\", "+", "0x", "e", ":", "T", "[[", "]]", "f = ", "[flows]\n"]
+                      "\"\"\"", "'''", "\\", "+", "0x", "e", ":", "T", "[[", "]]", "f = ", "[exchanges]\n"]
         var refused = 0
         for _ in 0..<20_000 {
             let text = (0..<Int.random(in: 1...14, using: &generator))
@@ -231,7 +231,7 @@ extension KeysFileTests {
     @Test("a long name in an error is cut at 40 characters")
     func longNames() throws {
         let name = String(repeating: "x", count: 5000)
-        #expect(try Home("[flows]\nfilter = \"\(name)\"\n").failure()
+        #expect(try Home("[exchanges]\nfilter = \"\(name)\"\n").failure()
                 == "~/.config/loupe/keys.toml:2: unknown key '\(String(repeating: "x", count: 40))…' for 'filter'")
     }
 }
@@ -240,9 +240,9 @@ extension KeysFileTests {
     /// 30,000 dotted parts in 60 KB (under the size cap) overflowed toml++'s recursion: SIGSEGV, not an error.
     @Test("keys and sections too deep for the parser's recursion are refused in one line before parsing", arguments: [
         (String(repeating: "a.", count: 30_000) + "a = 1\n", 1, "more than 16 dotted parts"),
-        ("[flows]\n[" + String(repeating: "a.", count: 30_000) + "a]\n", 2, "more than 16 dotted parts"),
+        ("[exchanges]\n[" + String(repeating: "a.", count: 30_000) + "a]\n", 2, "more than 16 dotted parts"),
         ("x = {" + String(repeating: "b.", count: 20) + "c = 1}\n", 1, "more than 16 dotted parts"),
-        ("[flows]\nfilter = " + String(repeating: "[", count: 20_000) + "\n", 2, "nested more than 16 deep"),
+        ("[exchanges]\nfilter = " + String(repeating: "[", count: 20_000) + "\n", 2, "nested more than 16 deep"),
         ("x = " + String(repeating: "{a = ", count: 10_000) + "\n", 1, "nested more than 16 deep"),
     ])
     func tooDeep(text: String, line: Int, reason: String) throws {

@@ -8,7 +8,7 @@ import Testing
 @testable import loupe
 
 /// The rules screen's view of linked apps (issue 44.7): an app's rules are parsed once per change of their text,
-/// however often the inspector draws; a state that only changes hit counts parses nothing.
+/// however often the TUI draws; a state that only changes hit counts parses nothing.
 @Suite struct ListenerRulesTests {
     final class Source: Sendable {
         let apps = Mutex<[ListenerRules.Reported]>([])

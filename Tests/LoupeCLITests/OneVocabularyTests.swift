@@ -35,7 +35,7 @@ struct OneVocabularyTests {
         let text = ExchangeText.render(ShowTextTests.fullExchange(), calendar: ShowTextTests.utc)
         #expect(!text.contains("tabs"))
         #expect(text.contains("Headers are kept for the final attempt only: they are under Request and Response above."))
-        // The inspector, which has the tabs, still says so.
+        // The TUI, which has the tabs, still says so.
         let tabs = DetailTabs(exchange: ShowTextTests.fullExchange(), calendar: ShowTextTests.utc)
         #expect(tabs.lines(.attempts, bodyView: .pretty, width: 80).map(\.text).contains {
             $0.contains("see the Request and Response tabs")
@@ -88,7 +88,7 @@ struct OneVocabularyTests {
 
     // MARK: Item 14: one word for a breaker's refusal
 
-    @Test("list and the inspector show a short-circuited call with the same code")
+    @Test("list and the TUI show a short-circuited call with the same code")
     func shortCircuitedCode() {
         let summary = Self.summary(.shortCircuited)
         #expect(Formatting.status(summary) == "SHRT")

@@ -8,17 +8,17 @@ import Testing
 
     @Test func theEndMarkerIsFoundAfterTextAndOtherEscapes() {
         let bytes = Array("a\u{1B}b\u{1B}[20".utf8) + end + Array("q".utf8)
-        #expect(CursesScreen.endMarker(in: bytes) == 7..<13)
-        #expect(CursesScreen.endMarker(in: Array("a\u{1B}[201".utf8)) == nil)
+        #expect(CursesTerminal.endMarker(in: bytes) == 7..<13)
+        #expect(CursesTerminal.endMarker(in: Array("a\u{1B}[201".utf8)) == nil)
     }
 
     @Test func aChunkKeepsAStartOfTheMarkerOrOfACharacter() {
         let text = Array("abc".utf8)
-        #expect(CursesScreen.unfinishedTail(of: text) == 3)
-        #expect(CursesScreen.unfinishedTail(of: text + end.prefix(4)) == 3, "a cut end marker waits for its rest")
+        #expect(CursesTerminal.unfinishedTail(of: text) == 3)
+        #expect(CursesTerminal.unfinishedTail(of: text + end.prefix(4)) == 3, "a cut end marker waits for its rest")
         let euro = Array("€".utf8)  // three bytes
-        #expect(CursesScreen.unfinishedTail(of: text + euro.prefix(2)) == 3, "a cut character waits for its rest")
-        #expect(CursesScreen.unfinishedTail(of: text + euro) == 6)
-        #expect(CursesScreen.unfinishedTail(of: text + [0x1B]) == 3)
+        #expect(CursesTerminal.unfinishedTail(of: text + euro.prefix(2)) == 3, "a cut character waits for its rest")
+        #expect(CursesTerminal.unfinishedTail(of: text + euro) == 6)
+        #expect(CursesTerminal.unfinishedTail(of: text + [0x1B]) == 3)
     }
 }

@@ -5,7 +5,7 @@ import LoupeTrace
 import LoupeTUI
 import Testing
 
-/// `loupe show` prints the inspector's detail document, so the two renderings of an exchange cannot drift.
+/// `loupe show` prints the TUI's detail document, so the two renderings of an exchange cannot drift.
 @Suite("loupe show text")
 struct ShowTextTests {
     static let start = Date(timeIntervalSince1970: 1_700_000_000)

@@ -5,7 +5,7 @@ import LoupeQuery
 import LoupeTrace
 import Testing
 
-/// How commands open stores: viewers read only, the inspector's writer waits for a replay, prunes are told.
+/// How commands open stores: viewers read only, the TUI's writer waits for a replay, prunes are told.
 @Suite("Opening stores from the command line")
 struct StoreAccessTests {
     static func folder() throws -> String {
@@ -19,7 +19,7 @@ struct StoreAccessTests {
                       startedAt: Date(), outcome: .success, status: 200)
     }
 
-    @Test("the inspector's store opens read-only: a store over its bounds keeps every exchange and every byte")
+    @Test("the TUI's store opens read-only: a store over its bounds keeps every exchange and every byte")
     func viewingNeverPrunes() async throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -41,7 +41,7 @@ struct StoreAccessTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     }
 
-    @Test("a missing store is created empty for the inspector, so later recordings appear live")
+    @Test("a missing store is created empty for the TUI, so later recordings appear live")
     func viewingCreatesMissingStore() throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -30,23 +30,23 @@ struct TUICommandTests {
 
     @Test("a keys.toml that rebinds a command moves it to the new key, and only in its section")
     func rebinds() throws {
-        let keymap = try Home("[flows]\nfilter = \"ctrl-f\"\n[global]\nhelp = \"h\"\n").keymap()
+        let keymap = try Home("[exchanges]\nfilter = \"ctrl-f\"\n[global]\nhelp = \"h\"\n").keymap()
         #expect(keymap != Keymap.standard)
-        #expect(keymap.command(for: .ctrl("f"), in: .flows) == .filter)
-        #expect(keymap.command(for: "f", in: .flows) == nil, "the default key is given up")
+        #expect(keymap.command(for: .ctrl("f"), in: .exchanges) == .filter)
+        #expect(keymap.command(for: "f", in: .exchanges) == nil, "the default key is given up")
         #expect(keymap.command(for: "f", in: .detail) == .filter, "other sections keep the default")
-        #expect(keymap.command(for: "h", in: .flows) == .help)
+        #expect(keymap.command(for: "h", in: .exchanges) == .help)
         #expect(keymap.command(for: "h", in: .detail) == .help)
-        #expect(keymap.footerBindings(in: .flows).first { $0.command == .filter }?.footerKeyLabel == "^F")
+        #expect(keymap.footerBindings(in: .exchanges).first { $0.command == .filter }?.footerKeyLabel == "^F")
     }
 
     @Test("an unknown command or section is one loupe: line naming the file, section and name, exit 2")
     func unknownNames() throws {
-        let home = try Home("[flows]\nfliter = \"f\"\n")
+        let home = try Home("[exchanges]\nfliter = \"f\"\n")
         let failure = try #require(throws: CommandFailure.self) { try home.keymap() }
         #expect(failure.code == 2)
         // The line number (`:2`) is welcome but not required: KeysFile.position can place the name later.
-        let pattern = #"^~/\.config/loupe/keys\.toml(:2)?: \[flows\] fliter: unknown command 'fliter'$"#
+        let pattern = #"^~/\.config/loupe/keys\.toml(:2)?: \[exchanges\] fliter: unknown command 'fliter'$"#
         #expect(failure.message.range(of: pattern, options: .regularExpression) != nil, "\(failure.message)")
         #expect(LoupeCommand.report(for: failure) == .failure(line: "loupe: " + failure.message, code: 2))
         let section = try #require(throws: CommandFailure.self) { try Home("[flws]\nfilter = \"f\"\n").keymap() }
@@ -57,7 +57,7 @@ struct TUICommandTests {
 
     @Test("a mistake the file reader finds (a bad key name) is a badInput line too")
     func badKeyName() throws {
-        let failure = try #require(throws: CommandFailure.self) { try Home("[flows]\nfilter = \"nope\"\n").keymap() }
+        let failure = try #require(throws: CommandFailure.self) { try Home("[exchanges]\nfilter = \"nope\"\n").keymap() }
         #expect(failure.code == 2)
         #expect(failure.message == "~/.config/loupe/keys.toml:2: unknown key 'nope' for 'filter'")
     }

@@ -13,7 +13,7 @@ struct TerminalTextTests {
         text.unicodeScalars.contains { TerminalText.isControl($0) && !allowed.contains($0) }
     }
 
-    @Test("one-line text shows every control character as the inspector does")
+    @Test("one-line text shows every control character as the TUI does")
     func line() {
         #expect(TerminalText.line(Self.hostile) == "a␛]0;owned␇b␛[2J\u{FFFD}c␡␍␀")
         #expect(TerminalText.line("x\ny\tz") == "x␊y␉z")
@@ -82,7 +82,7 @@ struct TerminalTextTests {
         #expect(!text.unicodeScalars.contains("\u{1B}"))
         #expect(text.contains("GET http://h.test/␛[2J?q=1"))
         #expect(text.contains("Content-Type: text/plain␍␊X-Fake: 1"))
-        // The detail document expands tabs (as the inspector draws them).
+        // The detail document expands tabs (as the TUI draws them).
         #expect(text.contains("  line one\n      line␛[2J two"))
     }
 

@@ -7,7 +7,7 @@ import LoupeBoard
 import Testing
 
 /// `loupe demo --headless` in process (the same client, traffic and API), for long enough to see every scenario
-/// the inspector's screens show, then read back from the SQLite store with the circuits board's own model.
+/// the TUI's screens show, then read back from the SQLite store with the circuits board's own model.
 @Suite struct DemoScenarioTests {
     /// What the store shows of the scenarios so far.
     struct Seen {

@@ -141,8 +141,8 @@ import Testing
         let held = try await Self.firstHeld(harness.book)
         harness.book.decide(held: held.id, .abort)
         let error = try await #require(throws: ClientError.self) { try await request.value }
-        #expect(error.stage == .abortedFromInspector)
-        #expect(error.underlyingError is AbortedFromInspectorError)
+        #expect(error.stage == .abortedAtBreakpoint)
+        #expect(error.underlyingError is AbortedAtBreakpointError)
         #expect(harness.server.requests.isEmpty && harness.ruleEvents.count == 1, "an abort is not retried")
     }
 

@@ -6,7 +6,7 @@ import LoupeFormats
 import Synchronization
 import Testing
 
-/// `:export` runs off the loop's thread: the inspector answers keys while it writes, says how far it got, and a
+/// `:export` runs off the loop's thread: the TUI answers keys while it writes, says how far it got, and a
 /// quit in the middle leaves nothing behind. (An export on the loop's thread would wait for the gated store with the
 /// loop; the time limit turns that hang into a failure. Five minutes, not one: a run of the whole suite beside
 /// callgrind and a release build took the six tests past a minute, each passing alone in 0.7 s.)
@@ -28,10 +28,10 @@ import Testing
             app.turn(on: screen)
             #expect(app.state.status?.text == "exporting 0 exchanges as HAR to \(path)…")
             #expect(screen.lines[22].contains("exporting 0 exchanges as HAR to "), "\(screen.lines[22])")
-            let before = app.state.flows.window.selectedRow?.sequence
+            let before = app.state.exchanges.window.selectedRow?.sequence
             screen.press("k", "k")
             app.turn(on: screen)
-            #expect(app.state.flows.window.selectedRow?.sequence == before.map { $0 - 2 }, "the list moved while the export waited")
+            #expect(app.state.exchanges.window.selectedRow?.sequence == before.map { $0 - 2 }, "the list moved while the export waited")
             #expect(!FileManager.default.fileExists(atPath: path))
             store.release()
             await app.settle()
@@ -71,7 +71,7 @@ import Testing
             await app.settle()
             #expect(app.state.status?.text == "export to \(path) cancelled; no file was written")
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == [])
-            #expect(app.turn(on: screen), "the inspector goes on")
+            #expect(app.turn(on: screen), "the TUI goes on")
         }
     }
 
@@ -83,10 +83,10 @@ import Testing
     @Test func progressIsReportedEveryThousandExchanges() async throws {
         try await withFolder { folder in
             let store = try Fixture.store((1...2_500).map { Fixture.exchange($0) })
-            let request = ExportRequest(scope: .filtered, ids: [], query: FlowQuery(), format: .har,
+            let request = ExportRequest(scope: .filtered, ids: [], query: ExchangeQuery(), format: .har,
                                         path: folder.appendingPathComponent("many.har").path)
             var reports: [Int] = []
-            let outcome = InspectorExport.run(request, store: store, progress: { reports.append($0) })
+            let outcome = TUIExport.run(request, store: store, progress: { reports.append($0) })
             #expect(reports == [1_000, 2_000])
             #expect(outcome.message.text.hasPrefix("wrote 2500 exchanges as HAR"), "\(outcome.message.text)")
             #expect(outcome.clipboard == nil)
@@ -96,10 +96,10 @@ import Testing
     @Test func aCancelledExportRemovesItsPartialFile() async throws {
         try await withFolder { folder in
             let store = try Fixture.store((1...2_500).map { Fixture.exchange($0) })
-            let request = ExportRequest(scope: .filtered, ids: [], query: FlowQuery(), format: .har,
+            let request = ExportRequest(scope: .filtered, ids: [], query: ExchangeQuery(), format: .har,
                                         path: folder.appendingPathComponent("many.har").path)
             let written = Mutex(0)
-            let outcome = InspectorExport.run(
+            let outcome = TUIExport.run(
                 request, store: store, isCancelled: { written.withLock { $0 } >= 1_500 },
                 progress: { count in written.withLock { $0 = count } })
             #expect(outcome.message.text == "export to \(request.path) cancelled; no file was written")

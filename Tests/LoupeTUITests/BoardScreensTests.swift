@@ -57,7 +57,7 @@ import Testing
         ]
     }
 
-    private func app(width: Int = 80, height: Int = 24) throws -> (InspectorApp, InMemoryScreen) {
+    private func app(width: Int = 80, height: Int = 24) throws -> (TUIApp, InMemoryTerminal) {
         Fixture.app(try Fixture.store(Self.exchanges()), width: width, height: height, wallClock: { Self.now })
     }
 
@@ -78,7 +78,7 @@ import Testing
         }
     }
 
-    @Test func enterShowsTheHistoryAndFJumpsToTheKeysFlows() throws {
+    @Test func enterShowsTheHistoryAndFJumpsToTheKeysExchanges() throws {
         let (app, screen) = try app()
         for key: Key in ["3", .enter] { screen.press(key) }
         app.turn(on: screen)
@@ -86,7 +86,7 @@ import Testing
         #expect(app.state.top.keyContext == .circuitHistory)
         screen.press("f")
         app.turn(on: screen)
-        #expect(app.state.top.keyContext == .flows)
+        #expect(app.state.top.keyContext == .exchanges)
         #expect(app.state.session.filter == .or(.host("api.example.com"), .operation("api.example.com")))
     }
 

@@ -21,7 +21,7 @@ import Testing
         screen.press("o", "v")  // by duration, shortest first
         app.turn(on: screen)
         #expect(screen.lines[22].hasSuffix("… / 200 "), "the rows first: \(screen.lines[22])")
-        #expect(app.state.flows.window.selectedRow?.id == Fixture.id(120))
+        #expect(app.state.exchanges.window.selectedRow?.id == Fixture.id(120))
         #expect(!app.state.hasDeferredWork, "nothing left for the loop to do itself")
         store.releaseRanks()
         await app.settle()
@@ -40,7 +40,7 @@ import Testing
         for _ in 0..<30 { screen.press("j") }
         screen.press("k")
         app.turn(on: screen)
-        #expect(app.state.flows.window.selectedRow?.id == Fixture.id(91), "29 rows on, each shorter")
+        #expect(app.state.exchanges.window.selectedRow?.id == Fixture.id(91), "29 rows on, each shorter")
         #expect(screen.lines[22].hasSuffix("… / 200 "))
         store.releaseRanks()
         await app.settle()
@@ -55,9 +55,9 @@ import Testing
         #expect(window.positionText == "… / 200")
         try window.settleRank(store: store)
         #expect(window.positionText == "197 / 200")
-        #expect(window.selectedRank == (try store.flowRank(query, of: kept)))
+        #expect(window.selectedRank == (try store.exchangeRank(query, of: kept)))
 
-        query.order = FlowOrder(.time)
+        query.order = ExchangeOrder(.time)
         try window.reload(query, store: store, height: 20, keeping: kept, follow: false)
         #expect(!window.rankIsPending, "fewer rows before it than the screen row: the rank is how many")
         #expect(window.positionText == "4 / 200")
@@ -67,29 +67,29 @@ import Testing
     /// the kept row's place without one (the other rows before it).
     @Test func aNewOrderOfTheSameRowsCountsNothingBeforeTheFrame() throws {
         let store = CountingStore(try Fixture.store(Self.exchanges))
-        var window = FlowWindow()
-        var query = FlowQuery()
+        var window = ExchangeWindow()
+        var query = ExchangeQuery()
         try window.reload(query, store: store, height: 20, keeping: nil, follow: false)
         #expect(store.totals == 1)
         try window.move(by: 30, query, store: store)
         let kept = try #require(window.selectedRow)
         #expect(window.positionText == "31 / 200")
 
-        query.order = FlowOrder(.time, descending: true)
+        query.order = ExchangeOrder(.time, descending: true)
         try window.reload(query, store: store, height: 20, keeping: kept, follow: false)
         #expect(store.totals == 1 && store.ranks == 0)
         #expect(!window.rankIsPending)
         #expect(window.positionText == "170 / 200")
-        #expect(window.selectedRank == (try store.flowRank(query, of: kept)))
+        #expect(window.selectedRank == (try store.exchangeRank(query, of: kept)))
         #expect(window.selectedRow?.id == kept.id)
 
-        query.order = FlowOrder(.duration)
+        query.order = ExchangeOrder(.duration)
         let ranks = store.ranks
         try window.reload(query, store: store, height: 20, keeping: kept, follow: false)
         #expect(store.totals == 1 && store.ranks == ranks, "nothing counted before the frame")
         #expect(window.rankIsPending)
         try window.settleRank(store: store)
-        #expect(window.selectedRank == (try store.flowRank(query, of: kept)))
+        #expect(window.selectedRank == (try store.exchangeRank(query, of: kept)))
 
         query.filter = try TraceFilter.parse("~m GET")
         try window.reload(query, store: store, height: 20, keeping: kept, follow: false)
@@ -100,11 +100,11 @@ import Testing
     @Test func arrivalsBeforeANewOrderAreCounted() throws {
         let inner = try Fixture.store(Self.exchanges)
         let store = CountingStore(inner)
-        var window = FlowWindow()
-        var query = FlowQuery()
+        var window = ExchangeWindow()
+        var query = ExchangeQuery()
         try window.reload(query, store: store, height: 20, keeping: nil, follow: false)
         try inner.write([Fixture.exchange(201)])
-        query.order = FlowOrder(.time, descending: true)
+        query.order = ExchangeOrder(.time, descending: true)
         try window.reload(query, store: store, height: 20, keeping: window.selectedRow, follow: false)
         #expect(store.totals == 2)
         #expect(window.total == 201)
@@ -120,9 +120,9 @@ import Testing
         try store.write([Fixture.exchange(201, duration: 0.0001)])
         try window.poll(query, store: store, follow: false)
         // Counted as a background count would: after the arrival, over the list as it stood when asked.
-        let applied = window.applyRank(FlowRankCount(request: request, rank: try store.flowRank(request.query, of: request.anchor)))
+        let applied = window.applyRank(ExchangeRankCount(request: request, rank: try store.exchangeRank(request.query, of: request.anchor)))
         #expect(applied)
-        #expect(window.selectedRank == (try store.flowRank(query, of: kept)))
+        #expect(window.selectedRank == (try store.exchangeRank(query, of: kept)))
         #expect(window.total == 201)
     }
 
@@ -130,8 +130,8 @@ import Testing
     /// poll, and not again by the next.
     @Test func anArrivalAfterTheMarkerIsCountedOnce() throws {
         let store = CountingStore(try Fixture.store(Self.exchanges))
-        var window = FlowWindow()
-        let query = FlowQuery()
+        var window = ExchangeWindow()
+        let query = ExchangeQuery()
         try window.reload(query, store: store, height: 20, keeping: nil, follow: false)
         try store.write([Fixture.exchange(201)])
         store.writeAfterNextRead([Fixture.exchange(202)])
@@ -139,21 +139,21 @@ import Testing
         try store.write([Fixture.exchange(203)])
         try window.poll(query, store: store, follow: false)
         #expect(window.total == 203)
-        #expect(window.total == (try store.flowCount(query)))
+        #expect(window.total == (try store.exchangeCount(query)))
     }
 
     /// A row committed between the look at the change marker and the count of the list is in the count, and not
     /// counted again by the next poll.
     @Test func aRowCommittedWhileTheListIsCountedIsCountedOnce() throws {
         let store = CountingStore(try Fixture.store(Self.exchanges))
-        var window = FlowWindow()
-        let query = FlowQuery()
+        var window = ExchangeWindow()
+        let query = ExchangeQuery()
         store.writeAfterNextRead([Fixture.exchange(201)])
         try window.reload(query, store: store, height: 20, keeping: nil, follow: false)
         try store.write([Fixture.exchange(202)])
         try window.poll(query, store: store, follow: false)
         #expect(window.total == 202)
-        #expect(window.total == (try store.flowCount(query)))
+        #expect(window.total == (try store.exchangeCount(query)))
     }
 
     /// An answer to a request the window no longer waits for changes nothing.
@@ -161,9 +161,9 @@ import Testing
         let store = try Fixture.store(Self.exchanges)
         var (window, query, kept) = try Self.sortedByDurationFromTheMiddle(store)
         let old = try #require(window.rankRequest)
-        query.order = FlowOrder(.status)
+        query.order = ExchangeOrder(.status)
         try window.reload(query, store: store, height: 20, keeping: kept, follow: false)
-        let applied = window.applyRank(FlowRankCount(request: old, rank: 7))
+        let applied = window.applyRank(ExchangeRankCount(request: old, rank: 7))
         #expect(!applied)
         #expect(window.rankIsPending)
         try window.top(query, store: store)
@@ -172,21 +172,21 @@ import Testing
 
     /// A window on exchange 101 of 200, then sorted by duration: its rank left to count.
     static func sortedByDurationFromTheMiddle(_ store: InMemoryTraceStore) throws
-        -> (window: FlowWindow, query: FlowQuery, kept: TraceSummary)
+        -> (window: ExchangeWindow, query: ExchangeQuery, kept: TraceSummary)
     {
         try sortedByDuration(from: 100, store)
     }
 
     /// A window on the row `steps` below the first, then sorted by duration.
     static func sortedByDuration(from steps: Int, _ store: some TraceStore) throws
-        -> (window: FlowWindow, query: FlowQuery, kept: TraceSummary)
+        -> (window: ExchangeWindow, query: ExchangeQuery, kept: TraceSummary)
     {
-        var window = FlowWindow()
-        var query = FlowQuery()
+        var window = ExchangeWindow()
+        var query = ExchangeQuery()
         try window.reload(query, store: store, height: 20, keeping: nil, follow: false)
         try window.move(by: steps, query, store: store)
         let kept = try #require(window.selectedRow)
-        query.order = FlowOrder(.duration)
+        query.order = ExchangeOrder(.duration)
         try window.reload(query, store: store, height: 20, keeping: kept, follow: false)
         return (window, query, kept)
     }

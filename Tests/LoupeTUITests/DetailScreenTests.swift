@@ -13,7 +13,7 @@ import Testing
         responseBody: Fixture.body(#"{"order":{"id":"o-7","lines":[1,2.50,-3e2],"paid":true,"note":null}}"#),
         events: [TraceEvent(kind: "retry", at: Fixture.epoch.addingTimeInterval(2.2), message: "retrying after 503")])
 
-    private func openDetail(width: Int = 80, height: Int = 24) throws -> (InspectorApp, InMemoryScreen) {
+    private func openDetail(width: Int = 80, height: Int = 24) throws -> (TUIApp, InMemoryTerminal) {
         let (app, screen) = Fixture.app(try Fixture.store([Self.exchange]), width: width, height: height)
         screen.press(.enter)
         app.turn(on: screen)
@@ -90,9 +90,9 @@ import Testing
         let (app, screen) = try openDetail()
         screen.press("q")
         #expect(app.turn(on: screen))
-        #expect(app.state.top is FlowsScreen)
+        #expect(app.state.top is ExchangesScreen)
         screen.press(.enter, .escape)
         app.turn(on: screen)
-        #expect(app.state.top is FlowsScreen)
+        #expect(app.state.top is ExchangesScreen)
     }
 }

@@ -6,7 +6,7 @@ import LoupeTrace
 import LoupeTUI
 import Testing
 
-/// What a new user met on the screens besides the flows list (issue 25): `/` on the boards, a header count that
+/// What a new user met on the screens besides the exchanges list (issue 25): `/` on the boards, a header count that
 /// froze, a breaker history out of time order, the footer losing `? help`, metrics opening empty on an older
 /// store, boards ignoring the filter, zoom losing the selection, sorts starting with the least wanted rows.
 @Suite struct EveryScreenTests {
@@ -26,11 +26,11 @@ import Testing
     }
 
     private func app(_ exchanges: [TraceExchange] = exchanges(), width: Int = 80, height: Int = 24,
-                     now: Date = now) throws -> (InspectorApp, InMemoryScreen) {
+                     now: Date = now) throws -> (TUIApp, InMemoryTerminal) {
         Fixture.app(try Fixture.store(exchanges), width: width, height: height, wallClock: { now })
     }
 
-    private func statusLine(_ screen: InMemoryScreen) -> String { screen.lines[screen.lines.count - 2] }
+    private func statusLine(_ screen: InMemoryTerminal) -> String { screen.lines[screen.lines.count - 2] }
 
     // MARK: 3. `/` finds what the boards show, with n/N and a hit count
 
@@ -100,7 +100,7 @@ import Testing
         screen.type("jump")
         screen.press(.enter)
         app.turn(on: screen)
-        // g and G in the flows' keys, and top and bottom among the commands.
+        // g and G in the exchanges' keys, and top and bottom among the commands.
         #expect(statusLine(screen).hasPrefix(" /jump: 1/4"), "\(statusLine(screen))")
         screen.press("n")
         app.turn(on: screen)
@@ -162,7 +162,7 @@ import Testing
     @Test func narrowFootersKeepHelp() throws {
         let (app, screen) = try app()
         #expect(screen.lines[23].hasPrefix("Enter open  f filter  / search  o order  m mark  x export  ? help  q quit"),
-                "flows at 80: \(screen.lines[23])")
+                "exchanges at 80: \(screen.lines[23])")
         for key: Key in ["2", "3", "4", .enter] {
             screen.press(key)
             app.turn(on: screen)
@@ -171,7 +171,7 @@ import Testing
         let (narrow, small) = try self.app(width: 40, height: 12)
         narrow.turn(on: small)
         #expect(small.lines[11].contains("? help"), "40 columns: \(small.lines[11])")
-        ScreenSnapshot.check(small, "flows-40x12")
+        ScreenSnapshot.check(small, "exchanges-40x12")
     }
 
     // MARK: 12. Metrics on an older store opens where the data is
@@ -244,20 +244,20 @@ import Testing
         let (app, screen) = try app()
         screen.press("o")
         app.turn(on: screen)
-        #expect(app.state.session.order == FlowOrder(.duration, descending: true))
+        #expect(app.state.session.order == ExchangeOrder(.duration, descending: true))
         #expect(statusLine(screen).hasPrefix(" sorted by duration ↓"))
         screen.press("o")
         app.turn(on: screen)
-        #expect(app.state.session.order == FlowOrder(.status, descending: true))
+        #expect(app.state.session.order == ExchangeOrder(.status, descending: true))
         #expect(screen.lines[1].contains("CODE↓ HOST"), "a space after the sort mark: \(screen.lines[1])")
         screen.press("o", "o")
         app.turn(on: screen)
-        #expect(app.state.session.order == FlowOrder(.host, descending: false))
+        #expect(app.state.session.order == ExchangeOrder(.host, descending: false))
         screen.press(":")
         screen.type("sort size")
         screen.press(.enter)
         app.turn(on: screen)
-        #expect(app.state.session.order == FlowOrder(.size, descending: true))
+        #expect(app.state.session.order == ExchangeOrder(.size, descending: true))
         screen.press("4", "o")
         app.turn(on: screen)
         let metrics = try #require(app.state.top as? MetricsScreen)
@@ -269,15 +269,15 @@ import Testing
 /// event's ids were cut in the middle when its line wrapped.
 @Suite struct LongTextTests {
     @Test func aLongMessageGoesOnOverTheFooterLine() {
-        var state = InspectorState(storeName: "/tmp/traces.sqlite", size: Size(width: 80, height: 24), canReplay: true)
+        var state = TUIState(storeName: "/tmp/traces.sqlite", size: Size(width: 80, height: 24), canReplay: true)
         state.status = .error("edit: line 4: 'X-Trace-Token abc' is not a header (a header is 'Name: value'); nothing "
                               + "was sent (your text is kept: e reopens it)")
-        let lines = InspectorRenderer.render(state).lines
+        let lines = TUIRenderer.render(state).lines
         // Broken between words: the first line as far as it goes, the rest on the footer's line.
         #expect(lines[22] == " edit: line 4: 'X-Trace-Token abc' is not a header (a header is 'Name:          ")
         #expect(lines[23].hasPrefix(" value'); nothing was sent (your text is kept: e reopens it)   "))
         state.status = StatusMessage("short")
-        #expect(InspectorRenderer.render(state).lines[23].hasPrefix("Enter open"), "the hints come back")
+        #expect(TUIRenderer.render(state).lines[23].hasPrefix("Enter open"), "the hints come back")
     }
 
     @Test func wrappedLinesBreakBetweenWordsNotInsideIDs() {
@@ -300,7 +300,7 @@ import Testing
         screen.press("4", "?")
         app.turn(on: screen)
         let filter = try #require(screen.lines.firstIndex { $0.hasPrefix("  f   ") })
-        #expect(screen.lines[filter].hasSuffix("Filter the whole store: flows, timeline, circuits and      "), "\(screen.lines[filter])")
+        #expect(screen.lines[filter].hasSuffix("Filter the whole store: exchanges, timeline, circuits and      "), "\(screen.lines[filter])")
         #expect(screen.lines[filter + 1].hasPrefix(String(repeating: " ", count: 21) + "metrics (empty clears; ↑/↓ history)"))
         ScreenSnapshot.check(screen, "help-metrics-80x24")
     }

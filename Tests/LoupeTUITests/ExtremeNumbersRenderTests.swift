@@ -4,7 +4,7 @@ import LoupeTrace
 @testable import LoupeTUI
 import Testing
 
-/// Whatever numbers reach the inspector (a store written by an older version, an exchange built in code), the
+/// Whatever numbers reach the TUI (a store written by an older version, an exchange built in code), the
 /// list and the detail view render; no integer conversion traps.
 @Suite struct ExtremeNumbersRenderTests {
     static let durations: [Double] = [.infinity, -.infinity, .nan, 1e300, -1e300, 0, -2.5, 1e9, 9.3e18, .leastNonzeroMagnitude]
@@ -23,15 +23,15 @@ import Testing
     }
 
     @Test func theListRendersAnyDurationAndStart() {
-        let context = RenderContext(session: InspectorSession(), calendar: Calendar(identifier: .gregorian), search: "a")
+        let context = RenderContext(session: TUISession(), calendar: Calendar(identifier: .gregorian), search: "a")
         for size in [Size(width: 120, height: 40), Size(width: 40, height: 12), Size(width: 1, height: 1)] {
             var buffer = Buffer(size: size)
-            FlowsScreen(window: FlowWindow(rows: Self.summaries)).render(in: Rect(size: size), into: &buffer, context: context)
+            ExchangesScreen(window: ExchangeWindow(rows: Self.summaries)).render(in: Rect(size: size), into: &buffer, context: context)
             #expect(buffer.lines.count == size.height)
             // Each row alone too, so the bars scale to every value in turn.
             for summary in Self.summaries {
                 var single = Buffer(size: size)
-                FlowsScreen(window: FlowWindow(rows: [summary])).render(in: Rect(size: size), into: &single, context: context)
+                ExchangesScreen(window: ExchangeWindow(rows: [summary])).render(in: Rect(size: size), into: &single, context: context)
             }
         }
     }

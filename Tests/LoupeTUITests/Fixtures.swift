@@ -56,12 +56,12 @@ enum Fixture {
 
     /// An app over `store` on an 80×24 in-memory screen, already polled once and drawn.
     static func app(_ store: any TraceStore, replayer: (any ExchangeReplaying)? = nil, width: Int = 80,
-                    height: Int = 24, wallClock: @escaping @Sendable () -> Date = { Date() }) -> (InspectorApp, InMemoryScreen) {
-        let app = InspectorApp(store: store, storeName: "/tmp/traces.sqlite", replayer: replayer, timeZone: .gmt,
+                    height: Int = 24, wallClock: @escaping @Sendable () -> Date = { Date() }) -> (TUIApp, InMemoryTerminal) {
+        let app = TUIApp(store: store, storeName: "/tmp/traces.sqlite", replayer: replayer, timeZone: .gmt,
                                keymap: .standard, history: InMemoryPromptHistory(),
                                size: Size(width: width, height: height), now: { Fixture.clock.now },
                                wallClock: wallClock)
-        let screen = InMemoryScreen(width: width, height: height)
+        let screen = InMemoryTerminal(width: width, height: height)
         app.refresh()
         app.turn(on: screen)
         return (app, screen)
@@ -138,7 +138,7 @@ final class ManualInstant: Sendable {
     func advance(by duration: Duration) { value.withLock { $0 = $0.advanced(by: duration) } }
 }
 
-extension InMemoryScreen {
+extension InMemoryTerminal {
     /// The screen row containing `text`, if any.
     func row(containing text: String) -> Int? {
         lines.firstIndex { $0.contains(text) }
@@ -179,9 +179,9 @@ final class CountingStore: TraceStore {
     /// Lets waiting and later rank counts through.
     func releaseRanks() { gate.release() }
 
-    /// `flowCount` calls so far.
+    /// `exchangeCount` calls so far.
     var totals: Int { counts.withLock { $0.total } }
-    /// `flowRank` calls so far.
+    /// `exchangeRank` calls so far.
     var ranks: Int { counts.withLock { $0.rank } }
 
     func write(_ exchanges: [TraceExchange]) throws { try inner.write(exchanges) }
@@ -191,26 +191,26 @@ final class CountingStore: TraceStore {
     }
     func exchange(id: UUID) throws -> TraceExchange? { try inner.exchange(id: id) }
     func count() throws -> Int { try inner.count() }
-    func flowPage(_ query: FlowQuery, from anchor: FlowAnchor, limit: Int) throws -> [TraceSummary] {
-        try inner.flowPage(query, from: anchor, limit: limit)
+    func exchangePage(_ query: ExchangeQuery, from anchor: ExchangeAnchor, limit: Int) throws -> [TraceSummary] {
+        try inner.exchangePage(query, from: anchor, limit: limit)
     }
-    func flowCount(_ query: FlowQuery) throws -> Int {
+    func exchangeCount(_ query: ExchangeQuery) throws -> Int {
         counts.withLock { $0.total += 1 }
-        return try inner.flowCount(query)
+        return try inner.exchangeCount(query)
     }
-    func flowTotal(_ query: FlowQuery) throws -> FlowTotal {
+    func exchangeTotal(_ query: ExchangeQuery) throws -> ExchangeTotal {
         counts.withLock { $0.total += 1 }
-        let total = try inner.flowTotal(query)
+        let total = try inner.exchangeTotal(query)
         try writeLate()
         return total
     }
-    func flowRank(_ query: FlowQuery, of summary: TraceSummary) throws -> Int {
+    func exchangeRank(_ query: ExchangeQuery, of summary: TraceSummary) throws -> Int {
         counts.withLock { $0.rank += 1 }
         gate.pass()
-        return try inner.flowRank(query, of: summary)
+        return try inner.exchangeRank(query, of: summary)
     }
-    func flowArrivals(_ query: FlowQuery, after sequence: Int64, before anchor: TraceSummary?) throws -> FlowArrivals {
-        try inner.flowArrivals(query, after: sequence, before: anchor)
+    func exchangeArrivals(_ query: ExchangeQuery, after sequence: Int64, before anchor: TraceSummary?) throws -> ExchangeArrivals {
+        try inner.exchangeArrivals(query, after: sequence, before: anchor)
     }
     func changeMarker() throws -> StoreChangeMarker {
         let marker = try inner.changeMarker()

@@ -11,7 +11,7 @@ import Testing
     ])
     func shortDurations(_ seconds: Double, _ text: String) {
         #expect(Quantity.duration(seconds) == text)
-        #expect(text.count <= FlowColumns.durationWidth)
+        #expect(text.count <= ExchangeColumns.durationWidth)
     }
 
     @Test func clockUsesTheCalendarTimeZone() {

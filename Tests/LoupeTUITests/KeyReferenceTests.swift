@@ -28,7 +28,7 @@ import Testing
     }
 
     /// Issue 25 #9: the help said circuits' Enter opens an exchange, g goes to "the oldest, in time order", and
-    /// metrics' o cycles the flows' sort keys.
+    /// metrics' o cycles the exchanges' sort keys.
     @Test func helpSaysWhatEachScreensKeysDoThere() {
         func help(_ context: KeyContext) -> String {
             HelpScreen(for: context, keymap: .standard, area: Rect(x: 0, y: 0, width: 80, height: 20)).lines.map(\.text).joined(separator: "\n")
@@ -41,8 +41,8 @@ import Testing
         let metrics = help(.metrics)
         #expect(metrics.contains("Sort the table by the next column: name, rate, errors"))
         #expect(!metrics.contains("time, duration, status"))
-        #expect(help(.flows).contains("repeat-replay TIMES [AT-ONCE]"))
-        #expect(help(.flows).contains("10 sends, 2 at once"))
+        #expect(help(.exchanges).contains("repeat-replay TIMES [AT-ONCE]"))
+        #expect(help(.exchanges).contains("10 sends, 2 at once"))
         #expect(help(.circuitHistory).contains("Open the exchange that caused the selected transition"))
     }
 }

@@ -8,7 +8,7 @@ import Testing
 @Suite struct KeymapTests {
     @Test(arguments: KeyContext.allCases)
     func noKeyIsBoundTwiceInOneContext(_ context: KeyContext) {
-        var seen: [Key: InspectorCommand] = [:]
+        var seen: [Key: Command] = [:]
         for binding in Keymap.standard.bindings(in: context) {
             for key in binding.keys {
                 #expect(seen[key] == nil, "\(key.label) is bound to \(seen[key]?.name ?? "") and \(binding.command.name) in \(context)")
@@ -28,7 +28,7 @@ import Testing
     }
 
     /// Each key does something where it is bound: running it never answers "not available on this screen".
-    @Test(arguments: [KeyContext.flows, .detail, .help])
+    @Test(arguments: [KeyContext.exchanges, .detail, .help])
     func everyBindingRunsWhereItIsBound(_ context: KeyContext) throws {
         for binding in Keymap.standard.bindings(in: context) where binding.command != .quit {
             let (app, screen) = Fixture.app(try Fixture.store([Fixture.exchange(1), Fixture.exchange(2)]),
@@ -44,25 +44,25 @@ import Testing
     }
 
     @Test func commandNamesRoundTrip() {
-        for command in InspectorCommand.allCases {
-            #expect(InspectorCommand(name: command.name) == command)
+        for command in Command.allCases {
+            #expect(Command(name: command.name) == command)
             #expect(!command.summary.isEmpty && command.summary != command.name)
         }
-        #expect(InspectorCommand.sortNext.name == "sort-next")
+        #expect(Command.sortNext.name == "sort-next")
     }
 
     @Test func anOverrideReplacesTheDefaultKeysAndTakesItsKeysFromOthers() throws {
         let keymap = try Keymap.standard.applying([
-            KeyOverride(context: "flows", command: "filter", keys: [.ctrl("f")]),
+            KeyOverride(context: "exchanges", command: "filter", keys: [.ctrl("f")]),
             KeyOverride(context: "global", command: "help", keys: ["h"]),
         ])
-        #expect(keymap.command(for: .ctrl("f"), in: .flows) == .filter)
-        #expect(keymap.command(for: "f", in: .flows) == nil)
+        #expect(keymap.command(for: .ctrl("f"), in: .exchanges) == .filter)
+        #expect(keymap.command(for: "f", in: .exchanges) == nil)
         #expect(keymap.command(for: "f", in: .detail) == .filter, "other contexts keep the default")
-        #expect(keymap.command(for: .pageDown, in: .flows) == .pageDown, "page down keeps its other keys")
+        #expect(keymap.command(for: .pageDown, in: .exchanges) == .pageDown, "page down keeps its other keys")
         #expect(keymap.command(for: "h", in: .detail) == .help, "h no longer goes back in detail")
         #expect(keymap.command(for: .escape, in: .detail) == .back)
-        #expect(keymap.footerBindings(in: .flows).first { $0.command == .filter }?.footerKeyLabel == "^F")
+        #expect(keymap.footerBindings(in: .exchanges).first { $0.command == .filter }?.footerKeyLabel == "^F")
         for context in KeyContext.allCases {
             var seen = Set<Key>()
             for key in keymap.bindings(in: context).flatMap(\.keys) { #expect(seen.insert(key).inserted) }
@@ -70,10 +70,10 @@ import Testing
     }
 
     @Test func theHelpAndFooterFollowTheUserKeymap() throws {
-        let keymap = try Keymap.standard.applying([KeyOverride(context: "flows", command: "filter", keys: ["F"])])
-        let app = InspectorApp(store: try Fixture.store([Fixture.exchange(1)]), storeName: "s", replayer: nil,
+        let keymap = try Keymap.standard.applying([KeyOverride(context: "exchanges", command: "filter", keys: ["F"])])
+        let app = TUIApp(store: try Fixture.store([Fixture.exchange(1)]), storeName: "s", replayer: nil,
                                timeZone: .gmt, keymap: keymap, history: InMemoryPromptHistory())
-        let screen = InMemoryScreen()
+        let screen = InMemoryTerminal()
         app.refresh()
         app.turn(on: screen)
         #expect(screen.lines[23].hasPrefix("Enter open  F filter"))
@@ -86,15 +86,15 @@ import Testing
     /// name (they used to say `o`, `n`, `m` and `M` whatever the user had bound).
     @Test func helpTextsAndHintsNameTheReboundKeys() throws {
         let keymap = try Keymap.standard.applying([
-            KeyOverride(context: "flows", command: "sort-next", keys: ["z"]),
-            KeyOverride(context: "flows", command: "search-next", keys: ["i"]),
-            KeyOverride(context: "flows", command: "mark", keys: ["X"]),
-            KeyOverride(context: "flows", command: "show-marked", keys: ["Y"]),
-            KeyOverride(context: "flows", command: "filter", keys: [.ctrl("f")]),
+            KeyOverride(context: "exchanges", command: "sort-next", keys: ["z"]),
+            KeyOverride(context: "exchanges", command: "search-next", keys: ["i"]),
+            KeyOverride(context: "exchanges", command: "mark", keys: ["X"]),
+            KeyOverride(context: "exchanges", command: "show-marked", keys: ["Y"]),
+            KeyOverride(context: "exchanges", command: "filter", keys: [.ctrl("f")]),
         ])
-        let app = InspectorApp(store: try Fixture.store([Fixture.exchange(1)]), storeName: "s", replayer: nil,
+        let app = TUIApp(store: try Fixture.store([Fixture.exchange(1)]), storeName: "s", replayer: nil,
                                timeZone: .gmt, keymap: keymap, history: InMemoryPromptHistory())
-        let screen = InMemoryScreen()
+        let screen = InMemoryTerminal()
         app.refresh()
         app.turn(on: screen)
         screen.press("Y")
@@ -114,13 +114,13 @@ import Testing
 
     @Test func aHintIsTheKeyHereElseOnAnotherScreenElseTheCommand() throws {
         let keymap = try Keymap.standard.applying([
-            KeyOverride(context: "flows", command: "edit-replay", keys: ["E"]),
+            KeyOverride(context: "exchanges", command: "edit-replay", keys: ["E"]),
             KeyOverride(context: "detail", command: "edit-replay", keys: ["E"]),
             KeyOverride(context: "metrics", command: "cycle-window", keys: ["W"]),
         ])
         #expect(keymap.hint(.cycleWindow, in: .metrics) == "W")
-        #expect(keymap.hint(.editReplay, in: .rules) == "E", "not bound on the rules screen: the flows list's key")
-        #expect(keymap.hint(.link, in: .flows) == ":link", "no key anywhere: the command")
+        #expect(keymap.hint(.editReplay, in: .rules) == "E", "not bound on the rules screen: the exchanges list's key")
+        #expect(keymap.hint(.link, in: .exchanges) == ":link", "no key anywhere: the command")
         let edit = try #require(keymap.bindings(in: .rules).first { $0.command == .editRule })
         #expect(keymap.help(of: edit, in: .rules) == "Edit the selected rule as TOML, or the held request as E edits one")
         #expect(Keymap.standard.help(of: edit, in: .rules).hasSuffix("as e edits one"))
@@ -136,11 +136,11 @@ import Testing
                 return "\(error)"
             }
         }
-        #expect(problem(KeyOverride(context: "flows", command: "fliter", keys: ["f"])) == "[flows] fliter: unknown command 'fliter'")
+        #expect(problem(KeyOverride(context: "exchanges", command: "fliter", keys: ["f"])) == "[exchanges] fliter: unknown command 'fliter'")
         #expect(problem(KeyOverride(context: "lists", command: "filter", keys: ["f"])).hasPrefix("unknown section '[lists]'"))
         #expect(problem(KeyOverride(context: "prompt", command: "submit", keys: ["x"]))
                 == "[prompt] submit: 'x' types text in prompts and cannot be bound there")
-        #expect(problem(KeyOverride(context: "flows", command: "submit", keys: [.ctrl("j")]))
-                == "[flows] submit: 'submit' only works in [prompt]")
+        #expect(problem(KeyOverride(context: "exchanges", command: "submit", keys: [.ctrl("j")]))
+                == "[exchanges] submit: 'submit' only works in [prompt]")
     }
 }

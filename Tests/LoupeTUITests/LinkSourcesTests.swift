@@ -6,7 +6,7 @@ import LoupeTrace
 @testable import LoupeTUI
 import Testing
 
-/// `loupe tui --listen` (issue 28): the title bar shows each linked app and its state, and `s` shows the flows
+/// `loupe tui --listen` (issue 28): the title bar shows each linked app and its state, and `s` shows the exchanges
 /// list's SOURCE column. Whole screens, compared with the snapshots in `Screens/`.
 @Suite struct LinkSourcesTests {
     static func exchanges() -> [TraceExchange] {
@@ -73,12 +73,12 @@ import Testing
     /// are on screen after one turn of the loop, with a poll interval that would otherwise hide them for an hour.
     @Test func theLoopReadsTheStoreWhenSignalled() async throws {
         let store = try Fixture.store([Fixture.exchange(1)])
-        let app = InspectorApp(store: store, storeName: "/tmp/traces.sqlite", replayer: nil, pollInterval: .seconds(3600),
+        let app = TUIApp(store: store, storeName: "/tmp/traces.sqlite", replayer: nil, pollInterval: .seconds(3600),
                                timeZone: .gmt, keymap: .standard, history: InMemoryPromptHistory(),
                                size: Size(width: 80, height: 10))
         let wakeup = try #require(StoreWakeup())
         app.wakeup = wakeup
-        let screen = ScriptedQuitScreen(width: 80, height: 10)
+        let screen = ScriptedQuitTerminal(width: 80, height: 10)
         screen.onWait = { turn in
             if turn == 1 {
                 try? store.write([Fixture.exchange(2), Fixture.exchange(3)])
@@ -92,15 +92,15 @@ import Testing
 }
 
 /// A screen that answers no key for three waits, then `q`; it records what it drew and what it was asked to watch.
-final class ScriptedQuitScreen: Screen {
-    let inner: InMemoryScreen
+final class ScriptedQuitTerminal: Terminal {
+    let inner: InMemoryTerminal
     var onWait: (Int) -> Void = { _ in }
     private(set) var watched: Int32?
     private(set) var framesSeen: [[String]] = []
     private var waits = 0
 
     init(width: Int, height: Int) {
-        inner = InMemoryScreen(width: width, height: height)
+        inner = InMemoryTerminal(width: width, height: height)
     }
 
     var size: Size { inner.size }

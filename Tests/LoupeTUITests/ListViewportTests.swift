@@ -134,7 +134,7 @@ import Testing
 
     @Test func movementCommandsAndTheWheel() {
         var list = ListViewport(count: 20, height: 4, selects: true)
-        func run(_ command: InspectorCommand) -> Int? { list.perform(command) ? list.selected : nil }
+        func run(_ command: Command) -> Int? { list.perform(command) ? list.selected : nil }
         #expect(run(.pageDown) == 4)
         #expect(run(.bottom) == 19)
         #expect(run(.moveUp) == 18)

@@ -3,7 +3,7 @@ import LoupeTUI
 import Synchronization
 import Testing
 
-/// `loupe tui --listen` printed the link and then covered it with the screen (issue 43.14): the inspector itself
+/// `loupe tui --listen` printed the link and then covered it with the screen (issue 43.14): the TUI itself
 /// shows it (the empty list, screen 5, `:link`) and says when the listener refused a connection.
 @Suite struct ListenerStatusTests {
     static let link = "LOUPE_LINK=loupe://s3cret@127.0.0.1:7420?fp=sha256:ab12"
@@ -14,14 +14,14 @@ import Testing
         init(_ status: ListenerStatus) { self.status = Mutex(status) }
     }
 
-    static func app(_ listener: Listener?, rules: Bool = false, width: Int = 100) throws -> (InspectorApp, InMemoryScreen) {
+    static func app(_ listener: Listener?, rules: Bool = false, width: Int = 100) throws -> (TUIApp, InMemoryTerminal) {
         let store = try Fixture.store([])
-        let app = InspectorApp(store: store, storeName: "/tmp/linked.sqlite", replayer: nil, timeZone: .gmt,
+        let app = TUIApp(store: store, storeName: "/tmp/linked.sqlite", replayer: nil, timeZone: .gmt,
                                keymap: .standard, history: InMemoryPromptHistory(), size: Size(width: width, height: 24),
                                now: { Fixture.clock.now },
                                rules: rules ? RulesScreenTests.FakeRules([]) : nil)
         if let listener { app.listenerStatus = { listener.status.withLock { $0 } } }
-        let screen = InMemoryScreen(width: width, height: 24)
+        let screen = InMemoryTerminal(width: width, height: 24)
         app.refresh()
         app.turn(on: screen)
         return (app, screen)
@@ -56,12 +56,12 @@ import Testing
     }
 
     /// A real link is about 150 characters: at 80 columns the empty list and screen 5 cut it off, so it could not
-    /// be copied from the inspector. Each shows it whole, over as many lines as it takes.
+    /// be copied from the TUI. Each shows it whole, over as many lines as it takes.
     @Test func aRealLengthLinkIsShownWholeAt80Columns() throws {
         let link = "LOUPE_LINK=loupe://2ISIBi5VACBcS4BWJUGfJOB18JYCnEwhMm7IsShfxBs@127.0.0.1:44327"
             + "?fp=sha256:1b9c928989abb7fdb9781f7721e5098fdfcaf718b634d4bea73faa25b876a0f3"
         /// The screen's text with every line's spaces at either end dropped and the lines run together.
-        func joined(_ screen: InMemoryScreen) -> String {
+        func joined(_ screen: InMemoryTerminal) -> String {
             screen.lines.map { $0.trimmingCharacters(in: .whitespaces) }.joined()
         }
         let (app, screen) = try Self.app(Listener(ListenerStatus(link: link)), rules: true, width: 80)

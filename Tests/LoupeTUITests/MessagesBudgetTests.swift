@@ -5,7 +5,7 @@ import LoupeTrace
 import Testing
 
 /// The streams budget (issue 30): a 100,000-message stream's Messages tab opens in < 100 ms, measured as the app
-/// does it: from the flows list over a real SQLite file, Enter (the exchange and its messages read) and Shift-Tab
+/// does it: from the exchanges list over a real SQLite file, Enter (the exchange and its messages read) and Shift-Tab
 /// (the Messages tab laid out and drawn at 120×40). `LOUPE_STREAM_BUDGET=1` prints each run's time; without it the
 /// test checks what the frame shows and that no row was built but those drawn, which no clock can make flaky.
 @Suite struct MessagesBudgetTests {

@@ -38,7 +38,7 @@ struct MessagesPaneTests {
     }
 
     /// The app on the exchange's Messages tab.
-    private func openMessages(_ store: InMemoryTraceStore, width: Int = 80, height: Int = 24) -> (InspectorApp, InMemoryScreen) {
+    private func openMessages(_ store: InMemoryTraceStore, width: Int = 80, height: Int = 24) -> (TUIApp, InMemoryTerminal) {
         let (app, screen) = Fixture.app(store, width: width, height: height)
         screen.press(.enter)
         screen.type(":tab messages")
@@ -47,7 +47,7 @@ struct MessagesPaneTests {
         return (app, screen)
     }
 
-    private func paneOf(_ app: InspectorApp) -> MessagesPane? {
+    private func paneOf(_ app: TUIApp) -> MessagesPane? {
         (app.state.top as? DetailScreen)?.messages
     }
 

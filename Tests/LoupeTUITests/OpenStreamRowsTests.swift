@@ -5,7 +5,7 @@ import LoupeTUI
 import Synchronization
 import Testing
 
-/// Streams still open in this process's recorder show as live rows under the flows list: how long they have run and
+/// Streams still open in this process's recorder show as live rows under the exchanges list: how long they have run and
 /// their messages each way, redrawn as they move; gone once the stream ends (it is then a stored row).
 @Suite struct OpenStreamRowsTests {
     static let now = Fixture.epoch.addingTimeInterval(30)
@@ -16,17 +16,17 @@ import Testing
                    kind: kind, startedAt: now.addingTimeInterval(-age), sent: sent, received: received)
     }
 
-    @Test func openStreamsAreLiveRowsUnderTheFlowsListAndGoWhenTheyEnd() throws {
+    @Test func openStreamsAreLiveRowsUnderTheExchangesListAndGoWhenTheyEnd() throws {
         let open = Mutex([Self.stream(1, kind: .eventStream, age: 1.25, sent: 0, received: 7),
                           Self.stream(2, kind: .webSocket, age: 4, sent: 2, received: 1_204)])
         let store = try Fixture.store([Fixture.exchange(1, url: "https://api.example.com/users/1"), Fixture.exchange(2)])
-        let app = InspectorApp(store: store, storeName: "/tmp/traces.sqlite", replayer: nil, timeZone: .gmt,
+        let app = TUIApp(store: store, storeName: "/tmp/traces.sqlite", replayer: nil, timeZone: .gmt,
                                keymap: .standard, history: InMemoryPromptHistory(), size: Size(width: 80, height: 24),
                                now: { Fixture.clock.now }, wallClock: { Self.now }, openStreams: { open.withLock { $0 } })
-        let screen = InMemoryScreen(width: 80, height: 24)
+        let screen = InMemoryTerminal(width: 80, height: 24)
         app.refresh()
         app.turn(on: screen)
-        ScreenSnapshot.check(screen, "flows-open-streams")
+        ScreenSnapshot.check(screen, "exchanges-open-streams")
 
         // Counts move on the next poll, and a stream that ended leaves the live rows.
         open.withLock { $0 = [Self.stream(2, kind: .webSocket, age: 4, sent: 3, received: 1_300)] }
@@ -44,6 +44,6 @@ import Testing
     @Test func recordedTextInALiveRowIsMadeSafe() {
         var stream = Self.stream(1, kind: .eventStream, age: 0, sent: 0, received: 0)
         stream.operation = "evil\u{1B}[2Jop"
-        #expect(!FlowsScreen.text(of: stream, now: Self.now).contains("\u{1B}"))
+        #expect(!ExchangesScreen.text(of: stream, now: Self.now).contains("\u{1B}"))
     }
 }

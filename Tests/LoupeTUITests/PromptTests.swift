@@ -56,7 +56,7 @@ import Testing
         app.turn(on: screen)
         #expect(app.state.prompt == nil)
         #expect(app.state.session.filterText == "~c 5xx")
-        #expect(app.state.flows.window.total == 1)
+        #expect(app.state.exchanges.window.total == 1)
         #expect(history.entries(for: "filter") == ["~m DELETE", "~c 5xx"])
         screen.press("f", .ctrl("u"), .up, .up, .enter)
         app.turn(on: screen)
@@ -64,7 +64,7 @@ import Testing
         screen.press("f", .ctrl("u"), .enter)
         app.turn(on: screen)
         #expect(app.state.session.filter == nil, "an empty filter clears it")
-        #expect(app.state.flows.window.total == 4)
+        #expect(app.state.exchanges.window.total == 4)
     }
 
     @Test func tabCompletesCommandsAndTheirArguments() throws {
@@ -80,7 +80,7 @@ import Testing
         screen.type("desc")
         screen.press(.enter)
         app.turn(on: screen)
-        #expect(app.state.session.order == FlowOrder(.duration, descending: true))
+        #expect(app.state.session.order == ExchangeOrder(.duration, descending: true))
         screen.type(":nonsense")
         screen.press(.enter)
         app.turn(on: screen)
@@ -132,11 +132,11 @@ import Testing
         #expect(screen.lines[22].contains("copied curl"))
     }
 
-    private func appWith(history: InMemoryPromptHistory = InMemoryPromptHistory()) -> (InspectorApp, InMemoryScreen) {
-        let store = try! Fixture.store(FlowsScreenTests.exchanges)
-        let app = InspectorApp(store: store, storeName: "/tmp/traces.sqlite", replayer: nil, timeZone: .gmt,
+    private func appWith(history: InMemoryPromptHistory = InMemoryPromptHistory()) -> (TUIApp, InMemoryTerminal) {
+        let store = try! Fixture.store(ExchangesScreenTests.exchanges)
+        let app = TUIApp(store: store, storeName: "/tmp/traces.sqlite", replayer: nil, timeZone: .gmt,
                                keymap: .standard, history: history)
-        let screen = InMemoryScreen(width: 80, height: 24)
+        let screen = InMemoryTerminal(width: 80, height: 24)
         app.refresh()
         app.turn(on: screen)
         return (app, screen)

@@ -6,7 +6,7 @@ import LoupeTUI
 import Synchronization
 import Testing
 
-/// Replay safety in the inspector: unsafe methods ask first, and no burst of keys fires a burst of replays.
+/// Replay safety in the TUI: unsafe methods ask first, and no burst of keys fires a burst of replays.
 @Suite struct ReplayConfirmationTests {
     private let exchanges = [
         Fixture.exchange(1, url: "https://api.example.com/users/1", status: 200),
@@ -14,7 +14,7 @@ import Testing
     ]
 
     /// The app with the POST selected (it is the newest row).
-    private func appOnPost(_ replayer: any ExchangeReplaying) throws -> (InspectorApp, InMemoryScreen) {
+    private func appOnPost(_ replayer: any ExchangeReplaying) throws -> (TUIApp, InMemoryTerminal) {
         Fixture.app(try Fixture.store(exchanges), replayer: replayer)
     }
 

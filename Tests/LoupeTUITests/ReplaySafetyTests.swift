@@ -11,18 +11,18 @@ import Testing
     private static let post = Fixture.exchange(2, method: "POST", url: "https://api.example.com/orders", status: 201)
 
     private func app(_ replayer: FakeReplayer, editor: ExternalEditor = .init { _ in nil },
-                     exchanges: [TraceExchange] = [post]) -> (InspectorApp, InMemoryScreen) {
-        let app = InspectorApp(store: try! Fixture.store(exchanges), storeName: "/tmp/traces.sqlite",
+                     exchanges: [TraceExchange] = [post]) -> (TUIApp, InMemoryTerminal) {
+        let app = TUIApp(store: try! Fixture.store(exchanges), storeName: "/tmp/traces.sqlite",
                                replayer: replayer, timeZone: .gmt, keymap: .standard, history: InMemoryPromptHistory(),
                                editor: editor)
-        let screen = InMemoryScreen()
+        let screen = InMemoryTerminal()
         app.refresh()
         app.turn(on: screen)
         return (app, screen)
     }
 
     /// `R`, the prompt changed to `repeat-replay 5 1`, Enter: the question says 5×, one at a time.
-    private func askToRepeatFive(_ app: InspectorApp, _ screen: InMemoryScreen) {
+    private func askToRepeatFive(_ app: TUIApp, _ screen: InMemoryTerminal) {
         screen.press("R")
         app.turn(on: screen)
         screen.press(.ctrl("u"))
@@ -36,7 +36,7 @@ import Testing
     }
 
     /// Then `r` and `y` send the request once: the cancelled count is gone.
-    private func replayOnceAfterwards(_ app: InspectorApp, _ screen: InMemoryScreen, _ replayer: FakeReplayer) async {
+    private func replayOnceAfterwards(_ app: TUIApp, _ screen: InMemoryTerminal, _ replayer: FakeReplayer) async {
         screen.press("r")
         app.turn(on: screen)
         #expect(screen.lines[22].contains("Replay? y/N · sends POST https://api.example.com/orders once"), "\(screen.lines[22])")

@@ -50,7 +50,7 @@ import Testing
         let (app, screen) = Fixture.app(try Fixture.store([Self.original]))
         screen.press("d")
         app.turn(on: screen)
-        #expect(app.state.top is FlowsScreen)
+        #expect(app.state.top is ExchangesScreen)
         #expect(screen.lines[22].contains("d compares a replay (↻) with its original"))
     }
 
@@ -132,11 +132,11 @@ import Testing
         #expect(opened.withLock { $0.last } == "GET https://api.example.com/items HTTP/1.1\nthis is not a header\n")
     }
 
-    private func appWithEditor(_ editor: ExternalEditor, replayer: FakeReplayer) -> (InspectorApp, InMemoryScreen) {
-        let app = InspectorApp(store: try! Fixture.store([Self.original]), storeName: "/tmp/traces.sqlite",
+    private func appWithEditor(_ editor: ExternalEditor, replayer: FakeReplayer) -> (TUIApp, InMemoryTerminal) {
+        let app = TUIApp(store: try! Fixture.store([Self.original]), storeName: "/tmp/traces.sqlite",
                                replayer: replayer, timeZone: .gmt, keymap: .standard, history: InMemoryPromptHistory(),
                                editor: editor)
-        let screen = InMemoryScreen()
+        let screen = InMemoryTerminal()
         app.refresh()
         app.turn(on: screen)
         return (app, screen)

@@ -18,11 +18,11 @@ import Testing
     }
 
     private func app(_ exchange: TraceExchange, replayer: any ExchangeReplaying,
-                     editor: ExternalEditor) -> (InspectorApp, InMemoryScreen) {
-        let app = InspectorApp(store: try! Fixture.store([exchange]), storeName: "/tmp/traces.sqlite",
+                     editor: ExternalEditor) -> (TUIApp, InMemoryTerminal) {
+        let app = TUIApp(store: try! Fixture.store([exchange]), storeName: "/tmp/traces.sqlite",
                                replayer: replayer, timeZone: .gmt, keymap: .standard, history: InMemoryPromptHistory(),
                                editor: editor)
-        let screen = InMemoryScreen()
+        let screen = InMemoryTerminal()
         app.refresh()
         app.turn(on: screen)
         return (app, screen)
@@ -193,7 +193,7 @@ import Testing
     // MARK: 43.3: a running repeat stops on Esc, and quitting loses nothing
 
     /// R with `times` and `concurrency` on a GET (no question): the first sends are in flight, held by the gate.
-    private func repeating(_ times: Int, _ concurrency: Int) -> (InspectorApp, InMemoryScreen, RecordingGate) {
+    private func repeating(_ times: Int, _ concurrency: Int) -> (TUIApp, InMemoryTerminal, RecordingGate) {
         let gate = RecordingGate()
         let (app, screen) = app(Self.recorded("GET"), replayer: gate, editor: ExternalEditor { _ in nil })
         screen.press("R", .ctrl("u"))

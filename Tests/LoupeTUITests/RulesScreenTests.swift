@@ -6,12 +6,12 @@ import LoupeTUI
 import Synchronization
 import Testing
 
-/// Screen 5 and the held rows under the flows list, driven by keys against an in-memory set of linked apps; whole
+/// Screen 5 and the held rows under the exchanges list, driven by keys against an in-memory set of linked apps; whole
 /// screens compared at 80×24.
 @Suite struct RulesScreenTests {
     static let now = Fixture.epoch.addingTimeInterval(30)
 
-    /// Linked apps as the listener would report them, and every change the inspector sent.
+    /// Linked apps as the listener would report them, and every change the TUI sent.
     final class FakeRules: RulesControl {
         let state: Mutex<[RulesAppState]>
         let sent = Mutex<[RulesChange]>([])
@@ -47,12 +47,12 @@ import Testing
 
     static func app(_ rules: FakeRules?, editor: ExternalEditor = ExternalEditor { _ in "no editor in tests" },
                     wallClock: @escaping @Sendable () -> Date = { now })
-        throws -> (InspectorApp, InMemoryScreen) {
+        throws -> (TUIApp, InMemoryTerminal) {
         let store = try Fixture.store([Fixture.exchange(1, url: "https://api.example.com/users/1"), Fixture.exchange(2)])
-        let app = InspectorApp(store: store, storeName: "/tmp/traces.sqlite", replayer: nil, timeZone: .gmt,
+        let app = TUIApp(store: store, storeName: "/tmp/traces.sqlite", replayer: nil, timeZone: .gmt,
                                keymap: .standard, history: InMemoryPromptHistory(), size: Size(width: 80, height: 24),
                                now: { Fixture.clock.now }, editor: editor, wallClock: wallClock, rules: rules)
-        let screen = InMemoryScreen(width: 80, height: 24)
+        let screen = InMemoryTerminal(width: 80, height: 24)
         app.refresh()
         app.turn(on: screen)
         return (app, screen)
@@ -86,10 +86,10 @@ import Testing
         #expect(Array(rules.changesSent.dropFirst(2)) == [.decide(Self.heldID, .resume), .decide(Self.heldID, .abort), .continueAll])
     }
 
-    @Test func heldRequestsShowLiveUnderTheFlowsList() throws {
+    @Test func heldRequestsShowLiveUnderTheExchangesList() throws {
         let rules = FakeRules(try Self.apps())
         let (_, screen) = try Self.app(rules)
-        ScreenSnapshot.check(screen, "flows-held")
+        ScreenSnapshot.check(screen, "exchanges-held")
     }
 
     @Test func aHeldRequestIsEditedInTheEditorAsTheReplayDocumentAndContinued() throws {

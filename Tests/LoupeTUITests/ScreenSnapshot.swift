@@ -12,7 +12,7 @@ enum ScreenSnapshot {
         lines.map { "|" + $0 + "|" }.joined(separator: "\n") + "\n"
     }
 
-    static func check(_ screen: InMemoryScreen, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    static func check(_ screen: InMemoryTerminal, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) {
         check(screen.lines, name, sourceLocation: sourceLocation)
     }
 

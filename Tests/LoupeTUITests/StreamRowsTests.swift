@@ -45,7 +45,7 @@ import Testing
         }
         let (app, screen) = Fixture.app(store, width: 120, height: 12)
         app.turn(on: screen)
-        ScreenSnapshot.check(screen, "flows-stream-rows")
+        ScreenSnapshot.check(screen, "exchanges-stream-rows")
         let finished = try #require(screen.row(containing: "/events/1"))
         #expect(screen.lines[finished].contains(" SSE ") && screen.lines[finished].contains("↑ 0 ↓ 21 ended"))
         #expect(!screen.lines[finished].contains("204") && screen.lines[finished].contains("840 B"))

@@ -6,7 +6,7 @@ import LoupeTUI
 import Testing
 
 /// The timeline (`2`): exchanges on one time axis, attempts as segments with backoff between them, breaker
-/// refusals and errors marked; zoom, pan, follow, Enter, and the flows filter.
+/// refusals and errors marked; zoom, pan, follow, Enter, and the exchanges filter.
 @Suite struct TimelineScreenTests {
     /// 1–3 succeed (3 is a 2 ms call); 4 is retried after a 503 with a 0.6 s backoff; 5 fails without a
     /// response; 6 is refused by the breaker; 7 is on another host.
@@ -37,7 +37,7 @@ import Testing
         ]
     }
 
-    private func app(width: Int = 80, height: Int = 24) throws -> (InspectorApp, InMemoryScreen) {
+    private func app(width: Int = 80, height: Int = 24) throws -> (TUIApp, InMemoryTerminal) {
         Fixture.app(try Fixture.store(Self.exchanges()), width: width, height: height,
                     wallClock: { Fixture.epoch.addingTimeInterval(30) })
     }

@@ -6,7 +6,7 @@ import LoupeFormats
 import LoupeTUI
 import Testing
 
-/// The flows list over a real SQLite store larger than the old 10,000-row cap, opened read-only: `g` reaches
+/// The exchanges list over a real SQLite store larger than the old 10,000-row cap, opened read-only: `g` reaches
 /// exchange #1, `G` the newest, and the position is exact wherever keys take it.
 @Suite struct WholeStoreTests {
     static let count = 25_000
@@ -29,19 +29,19 @@ import Testing
             screen.press("g")
             app.turn(on: screen)
             #expect(screen.lines[22].contains("1 / 25,000"))
-            #expect(app.state.flows.window.selectedRow?.sequence == 1)
+            #expect(app.state.exchanges.window.selectedRow?.sequence == 1)
             screen.press(.pageDown, .pageDown, "j")
             app.turn(on: screen)
             #expect(screen.lines[22].contains("\(2 * 20 + 2) / 25,000"))
             screen.press("G")
             app.turn(on: screen)
-            #expect(app.state.flows.window.selectedRow?.sequence == Int64(Self.count))
+            #expect(app.state.exchanges.window.selectedRow?.sequence == Int64(Self.count))
         }
     }
 
     /// Random walks in every order: the position shown always equals the row's rank counted by brute force.
-    @Test(arguments: FlowSortKey.allCases)
-    func thePositionIsExactInEveryOrder(_ key: FlowSortKey) async throws {
+    @Test(arguments: ExchangeSortKey.allCases)
+    func thePositionIsExactInEveryOrder(_ key: ExchangeSortKey) async throws {
         try await withStore { store, _ in
             let (app, screen) = Fixture.app(store)
             app.apply(.command(.sort, argument: key.rawValue))
@@ -53,11 +53,11 @@ import Testing
                 // Every few keys the background count may come back mid-walk; else it is awaited here.
                 if step % 3 == 0 { await app.settle() }
                 app.turn(on: screen)
-                guard !app.state.flows.window.rankIsPending else { continue }
-                let window = app.state.flows.window
+                guard !app.state.exchanges.window.rankIsPending else { continue }
+                let window = app.state.exchanges.window
                 let row = try #require(window.selectedRow)
                 let query = app.state.session.query
-                #expect(try store.flowRank(query, of: row) == window.selectedRank)
+                #expect(try store.exchangeRank(query, of: row) == window.selectedRank)
                 #expect(window.total == Self.count)
                 #expect(window.rows.count == 20)
             }
@@ -70,15 +70,15 @@ import Testing
             screen.type("f~c 5xx")
             screen.press(.enter)
             app.turn(on: screen)
-            let expected = try store.flowCount(FlowQuery(filter: try TraceFilter.parse("~c 5xx")))
+            let expected = try store.exchangeCount(ExchangeQuery(filter: try TraceFilter.parse("~c 5xx")))
             #expect(expected > 0 && expected < Self.count)
-            #expect(app.state.flows.window.total == expected)
-            #expect(app.state.flows.window.rows.allSatisfy { ($0.status ?? 0) >= 500 })
+            #expect(app.state.exchanges.window.total == expected)
+            #expect(app.state.exchanges.window.rows.allSatisfy { ($0.status ?? 0) >= 500 })
         }
     }
 }
 
-/// `:export filtered` from a SQLite store larger than the inspector's in-memory export limit writes every exchange.
+/// `:export filtered` from a SQLite store larger than the TUI's in-memory export limit writes every exchange.
 @Suite struct WholeStoreExportTests {
     @Test func aFilteredExportOfALargeStoreIsStreamedWhole() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-whole-export-\(UUID().uuidString)")

@@ -8,7 +8,7 @@ import LoupeTrace
 // the Loupe store at PATH, through the real recorder (`NetworkTraceInspector`) behind `Client.resilient` clients
 // on an in-process transport. Three hosts: `api.feed.test` (2 % 503s, so retries), `slow.feed.test` (every 50th
 // call fails, every one takes longer), and `flaky.feed.test`, which fails in bursts so its breaker opens, probes
-// and closes. Live load for the inspector's screens (`tui-budget.sh --feed`); prints what it sent and what the
+// and closes. Live load for the TUI's screens (`tui-budget.sh --feed`); prints what it sent and what the
 // recorder stored, dropped or lost.
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard (1...3).contains(arguments.count), let rate = Int(arguments.count > 1 ? arguments[1] : "5000"), rate > 0,

@@ -6,7 +6,7 @@ public struct ClientError: Error, CustomStringConvertible {
 
     /// Where in the life of a request something failed.
     public struct Stage: Hashable, Sendable, CustomStringConvertible {
-        enum Base: String { case encoding, middleware, transport, validation, decoding, cancelled, abortedFromInspector = "aborted from the inspector" }
+        enum Base: String { case encoding, middleware, transport, validation, decoding, cancelled, abortedAtBreakpoint = "aborted at a breakpoint" }
         let base: Base
         public var description: String { base.rawValue }
 
@@ -22,8 +22,8 @@ public struct ClientError: Error, CustomStringConvertible {
         public static let decoding = Stage(base: .decoding)
         /// The calling task was cancelled.
         public static let cancelled = Stage(base: .cancelled)
-        /// Someone at the inspector aborted the request while a breakpoint held it (``AbortedFromInspectorError``).
-        public static let abortedFromInspector = Stage(base: .abortedFromInspector)
+        /// The viewer aborted the request while a breakpoint held it (``AbortedAtBreakpointError``).
+        public static let abortedAtBreakpoint = Stage(base: .abortedAtBreakpoint)
     }
 
     /// The operation name of the endpoint.
@@ -66,11 +66,11 @@ public struct UnacceptableStatusError: Error, Hashable, Sendable, CustomStringCo
 /// Marks errors that a policy raised without sending the request (an open circuit, an exhausted budget).
 public protocol ShortCircuitError: Error {}
 
-/// A breakpoint held the request (or its response) and the viewer at the inspector aborted it. The client reports
-/// it at stage ``ClientError/Stage/abortedFromInspector``; no policy retries it.
-public struct AbortedFromInspectorError: Error, Hashable, Sendable, CustomStringConvertible {
+/// A breakpoint held the request (or its response) and the viewer aborted it. The client reports
+/// it at stage ``ClientError/Stage/abortedAtBreakpoint``; no policy retries it.
+public struct AbortedAtBreakpointError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The rule whose breakpoint held the request.
     public var rule: String
     public init(rule: String) { self.rule = rule }
-    public var description: String { "aborted from the inspector while held by rule '\(rule)'" }
+    public var description: String { "aborted by the viewer while held by rule '\(rule)'" }
 }

@@ -47,7 +47,7 @@ extension Client {
             if Task.isCancelled || error is CancellationError || (error as? ClientError)?.stage == .cancelled {
                 throw fail(.cancelled, error, partial)
             }
-            if error is AbortedFromInspectorError { throw fail(.abortedFromInspector, error, nil) }
+            if error is AbortedAtBreakpointError { throw fail(.abortedAtBreakpoint, error, nil) }
             if let transportError = error as? TransportError {
                 throw fail(transportError.kind == .cancelled ? .cancelled : .transport, error, partial)
             }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The words a person reads for an outcome (Documentation/Glossary.md): the same in the inspector, `loupe show`,
+/// The words a person reads for an outcome (Documentation/Glossary.md): the same in the TUI, `loupe show`,
 /// `loupe list` and the docs. JSON keeps ``ExchangeOutcome/rawValue`` (`shortCircuited`), the same words in
 /// JSON's camel case, which scripts already read.
 extension ExchangeOutcome {

@@ -2,7 +2,7 @@ import Foundation
 
 /// The one text of each quantity a person reads: durations, ages, byte sizes and counts.
 ///
-/// Every printer uses these: the CLI's tables and lines, the inspector's screens and the event texts the
+/// Every printer uses these: the CLI's tables and lines, the TUI's screens and the event texts the
 /// middleware records, so a duration reads `2.01 s` wherever it appears (Documentation/Glossary.md lists the
 /// shapes). Machine formats (JSON, stored attributes) keep their own exact units (`durationMs`, ``Duration/storedMilliseconds``).
 ///

@@ -11,7 +11,7 @@ extension AsyncHTTPClientTransport {
     /// including the host name: a test server on `127.0.0.1` needs a certificate with the SAN `IP:127.0.0.1`. Pin
     /// CA-issued server certificates to accept exactly those (see ``PinnedTrust``). The system trust store is never
     /// a fallback, so the client fails closed. A refused server throws a TLS ``TransportError`` whose message is the
-    /// ``PinningError`` and records a ``ExchangeEventKind/pinningFailure`` event; it fails at once rather than
+    /// ``PinningError`` and records an ``ExchangeEventKind/pinningFailure`` event; it fails at once rather than
     /// re-dialling until the deadline. Public-key (SPKI) pins need a verification callback NIOSSL does not offer
     /// here: they are ignored beside certificate pins, and a policy of only SPKI pins throws.
     public init(

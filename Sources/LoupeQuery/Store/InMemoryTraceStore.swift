@@ -10,7 +10,7 @@ import Synchronization
 public final class InMemoryTraceStore: TraceStore {
     private struct Entry {
         var exchange: TraceExchange
-        /// Made once on write: a summary parses the URL, and the flows list compares every row's.
+        /// Made once on write: a summary parses the URL, and the exchanges list compares every row's.
         var summary: TraceSummary
         var storedAt: Date
         var bytes: Int
@@ -152,34 +152,34 @@ public final class InMemoryTraceStore: TraceStore {
         state.withLock { state in state.index(ofSequence: sequence).map { state.entries[$0].exchange } }
     }
 
-    // MARK: The flows list
+    // MARK: The exchanges list
 
-    public func flowPage(_ query: FlowQuery, from anchor: FlowAnchor, limit: Int) throws -> [TraceSummary] {
+    public func exchangePage(_ query: ExchangeQuery, from anchor: ExchangeAnchor, limit: Int) throws -> [TraceSummary] {
         guard limit > 0 else { return [] }
         let (rows, anchor) = state.withLock { state in
             (Self.rows(state, query), anchor.replacingSummary { Self.stored($0, in: state) })
         }
-        return FlowPaging.page(rows, order: query.order, from: anchor, limit: limit)
+        return ExchangePaging.page(rows, order: query.order, from: anchor, limit: limit)
     }
 
-    public func flowCount(_ query: FlowQuery) throws -> Int {
+    public func exchangeCount(_ query: ExchangeQuery) throws -> Int {
         state.withLock { Self.rows($0, query).count }
     }
 
-    public func flowTotal(_ query: FlowQuery) throws -> FlowTotal {
-        state.withLock { FlowTotal(count: Self.rows($0, query).count, newestSequence: $0.entries.last?.exchange.sequence) }
+    public func exchangeTotal(_ query: ExchangeQuery) throws -> ExchangeTotal {
+        state.withLock { ExchangeTotal(count: Self.rows($0, query).count, newestSequence: $0.entries.last?.exchange.sequence) }
     }
 
-    public func flowRank(_ query: FlowQuery, of summary: TraceSummary) throws -> Int {
+    public func exchangeRank(_ query: ExchangeQuery, of summary: TraceSummary) throws -> Int {
         let (rows, summary) = state.withLock { (Self.rows($0, query), Self.stored(summary, in: $0)) }
-        return FlowPaging.rank(rows, order: query.order, of: summary)
+        return ExchangePaging.rank(rows, order: query.order, of: summary)
     }
 
-    public func flowArrivals(_ query: FlowQuery, after sequence: Int64, before anchor: TraceSummary?) throws -> FlowArrivals {
+    public func exchangeArrivals(_ query: ExchangeQuery, after sequence: Int64, before anchor: TraceSummary?) throws -> ExchangeArrivals {
         state.withLock { state in
             let start = sequence < .max ? state.firstIndex(atOrAfter: sequence + 1) : state.entries.count
             let rows = state.entries[start...].lazy.filter { query.includes($0.exchange) }.map(\.summary)
-            return FlowArrivals(rows, order: query.order, anchor: anchor.map { Self.stored($0, in: state) })
+            return ExchangeArrivals(rows, order: query.order, anchor: anchor.map { Self.stored($0, in: state) })
         }
     }
 
@@ -191,7 +191,7 @@ public final class InMemoryTraceStore: TraceStore {
     }
 
     /// The summaries of the rows `query` includes, oldest first.
-    private static func rows(_ state: State, _ query: FlowQuery) -> [TraceSummary] {
+    private static func rows(_ state: State, _ query: ExchangeQuery) -> [TraceSummary] {
         guard query.filter != nil || query.ids != nil || query.throughSequence != nil else { return state.entries.map(\.summary) }
         return state.entries.filter { query.includes($0.exchange) }.map(\.summary)
     }

@@ -1,7 +1,7 @@
 import Foundation
 import LoupeTrace
 
-/// A store viewers read: what the CLI, the inspector, exports and replays ask of recorded exchanges.
+/// A store viewers read: what the CLI, the TUI, exports and replays ask of recorded exchanges.
 ///
 /// Methods are synchronous and may block on I/O. Writing is ``TraceStoreWriting``'s one requirement, all the
 /// recorder needs; this protocol adds the reads. The query, lookup and prune requirements have default
@@ -9,8 +9,8 @@ import LoupeTrace
 /// implement `write` and the four basic reads; the built-in stores answer them directly (SQLite runs filters in
 /// SQL).
 ///
-/// The flows requirements (``flowPage(_:from:limit:)`` and its companions) make the inspector's list a window
-/// over the whole store: pages are found by keyset (the sort key and sequence of a row, see ``FlowAnchor``), never
+/// The exchanges requirements (``exchangePage(_:from:limit:)`` and its companions) make the TUI's list a window
+/// over the whole store: pages are found by keyset (the sort key and sequence of a row, see ``ExchangeAnchor``), never
 /// by offset, so no call reads more than the page it returns when the store can serve the order from an index.
 public protocol TraceStore: TraceStoreWriting {
     /// The newest `limit` exchanges, oldest first.
@@ -34,22 +34,22 @@ public protocol TraceStore: TraceStoreWriting {
     /// `dryRun`, only says what would go.
     func prune(_ bounds: TraceStoreBounds, now: Date, dryRun: Bool) throws -> PruneResult
 
-    // MARK: The flows list
+    // MARK: The exchanges list
 
-    /// At most `limit` rows of `query` from `anchor`, always in display order (for ``FlowAnchor/before(_:)`` and
-    /// ``FlowAnchor/last`` too). Walking `.after(page.last)` from `.first` (or `.before(page.first)` from `.last`)
+    /// At most `limit` rows of `query` from `anchor`, always in display order (for ``ExchangeAnchor/before(_:)`` and
+    /// ``ExchangeAnchor/last`` too). Walking `.after(page.last)` from `.first` (or `.before(page.first)` from `.last`)
     /// returns every matching row exactly once.
-    func flowPage(_ query: FlowQuery, from anchor: FlowAnchor, limit: Int) throws -> [TraceSummary]
+    func exchangePage(_ query: ExchangeQuery, from anchor: ExchangeAnchor, limit: Int) throws -> [TraceSummary]
     /// How many rows match `query`.
-    func flowCount(_ query: FlowQuery) throws -> Int
-    /// ``flowCount(_:)`` with the newest sequence it saw, both from one look at the store.
-    func flowTotal(_ query: FlowQuery) throws -> FlowTotal
+    func exchangeCount(_ query: ExchangeQuery) throws -> Int
+    /// ``exchangeCount(_:)`` with the newest sequence it saw, both from one look at the store.
+    func exchangeTotal(_ query: ExchangeQuery) throws -> ExchangeTotal
     /// How many matching rows come strictly before `summary` in the query's order: its index, when it matches.
-    func flowRank(_ query: FlowQuery, of summary: TraceSummary) throws -> Int
+    func exchangeRank(_ query: ExchangeQuery, of summary: TraceSummary) throws -> Int
     /// The matching rows stored after `sequence`, tallied: how many, how many come before `anchor` in the query's
-    /// order (as ``flowRank(_:of:)`` places rows), and the newest. How a live list learns of arrivals, at the cost
+    /// order (as ``exchangeRank(_:of:)`` places rows), and the newest. How a live list learns of arrivals, at the cost
     /// of counting them rather than reading them.
-    func flowArrivals(_ query: FlowQuery, after sequence: Int64, before anchor: TraceSummary?) throws -> FlowArrivals
+    func exchangeArrivals(_ query: ExchangeQuery, after sequence: Int64, before anchor: TraceSummary?) throws -> ExchangeArrivals
     /// A token that changes when the store does (see ``StoreChangeMarker``).
     func changeMarker() throws -> StoreChangeMarker
     /// At most `limit` exchanges stored after `sequence`, oldest first, with attempts and events but without
@@ -108,33 +108,33 @@ extension TraceStore {
     }
 }
 
-// The flows list, read through the basic requirements: every matching row, then ordered in memory.
+// The exchanges list, read through the basic requirements: every matching row, then ordered in memory.
 extension TraceStore {
-    public func flowPage(_ query: FlowQuery, from anchor: FlowAnchor, limit: Int) throws -> [TraceSummary] {
+    public func exchangePage(_ query: ExchangeQuery, from anchor: ExchangeAnchor, limit: Int) throws -> [TraceSummary] {
         guard limit > 0 else { return [] }
-        return FlowPaging.page(try flowRows(query), order: query.order, from: try anchor.replacingSummary(storedRow),
+        return ExchangePaging.page(try exchangeRows(query), order: query.order, from: try anchor.replacingSummary(storedRow),
                                limit: limit)
     }
 
-    public func flowCount(_ query: FlowQuery) throws -> Int {
-        try flowRows(query).count
+    public func exchangeCount(_ query: ExchangeQuery) throws -> Int {
+        try exchangeRows(query).count
     }
 
     /// Counts the rows up to the newest sequence found first, so the two agree however the store changes meanwhile.
-    public func flowTotal(_ query: FlowQuery) throws -> FlowTotal {
-        guard let newest = try changeMarker().maxSequence else { return FlowTotal(count: 0, newestSequence: nil) }
+    public func exchangeTotal(_ query: ExchangeQuery) throws -> ExchangeTotal {
+        guard let newest = try changeMarker().maxSequence else { return ExchangeTotal(count: 0, newestSequence: nil) }
         var upToNewest = query
         upToNewest.throughSequence = min(query.throughSequence ?? newest, newest)
-        return FlowTotal(count: try flowCount(upToNewest), newestSequence: newest)
+        return ExchangeTotal(count: try exchangeCount(upToNewest), newestSequence: newest)
     }
 
-    public func flowRank(_ query: FlowQuery, of summary: TraceSummary) throws -> Int {
-        FlowPaging.rank(try flowRows(query), order: query.order, of: try storedRow(summary))
+    public func exchangeRank(_ query: ExchangeQuery, of summary: TraceSummary) throws -> Int {
+        ExchangePaging.rank(try exchangeRows(query), order: query.order, of: try storedRow(summary))
     }
 
-    public func flowArrivals(_ query: FlowQuery, after sequence: Int64, before anchor: TraceSummary?) throws -> FlowArrivals {
+    public func exchangeArrivals(_ query: ExchangeQuery, after sequence: Int64, before anchor: TraceSummary?) throws -> ExchangeArrivals {
         let anchor = try anchor.map(storedRow)
-        return FlowArrivals(try flowRows(query).lazy.filter { $0.sequence > sequence }, order: query.order, anchor: anchor)
+        return ExchangeArrivals(try exchangeRows(query).lazy.filter { $0.sequence > sequence }, order: query.order, anchor: anchor)
     }
 
     /// The newest and oldest sequences, and the count as the version: rows rewritten in place by a store of your
@@ -146,7 +146,7 @@ extension TraceStore {
     }
 
     /// The rows of `query`, in no particular order.
-    private func flowRows(_ query: FlowQuery) throws -> [TraceSummary] {
+    private func exchangeRows(_ query: ExchangeQuery) throws -> [TraceSummary] {
         let rows = query.filter == nil
             ? try summaries(after: Int64.min, limit: Int.max)
             : try exchanges(matching: query.filter, limit: Int.max).map(\.summary)

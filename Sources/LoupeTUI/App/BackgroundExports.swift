@@ -3,12 +3,12 @@ import LoupeQuery
 import LoupeTrace
 import Synchronization
 
-/// Runs the inspector's exports off the loop's thread, each on a thread of its own, so that keys are answered and
+/// Runs the TUI's exports off the loop's thread, each on a thread of its own, so that keys are answered and
 /// the list stays live while a large store is written (a million exchanges take tens of seconds). How far each got
 /// and how it ended go back through the app's ``ActionInbox``, never by touching the app.
 ///
 /// Quitting cancels them: each stops before its next exchange and removes its partial file, and the app waits for
-/// that (``waitForAll()``), so no hidden temporary file outlives the inspector.
+/// that (``waitForAll()``), so no hidden temporary file outlives the TUI.
 final class BackgroundExports: Sendable {
     private struct State {
         var running: [UUID: Job] = [:]
@@ -25,14 +25,14 @@ final class BackgroundExports: Sendable {
     /// Whether an export is running.
     var isBusy: Bool { state.withLock { !$0.running.isEmpty } }
 
-    /// Starts `request` on `store`: ``InspectorAction/progress(_:)`` every ``InspectorExport/progressEvery``
-    /// exchanges, then ``InspectorAction/exported(_:clipboard:)``, posted to `inbox`.
+    /// Starts `request` on `store`: ``TUIAction/progress(_:)`` every ``TUIExport/progressEvery``
+    /// exchanges, then ``TUIAction/exported(_:clipboard:)``, posted to `inbox`.
     func start(_ request: ExportRequest, store: any TraceStore, inbox: ActionInbox) {
         let token = UUID()
         let job = Job()
         state.withLock { $0.running[token] = job }
         let thread = Thread { [self] in
-            let outcome = InspectorExport.run(
+            let outcome = TUIExport.run(
                 request, store: store, isCancelled: { job.cancelled.load(ordering: .relaxed) },
                 progress: { inbox.post(.progress(request.progress(written: $0)), token: token) })
             inbox.post(.exported(outcome.message, clipboard: outcome.clipboard), token: token)

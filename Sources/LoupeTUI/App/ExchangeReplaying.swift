@@ -1,6 +1,6 @@
 import LoupeTrace
 
-/// Sends a recorded exchange again, for the inspector's `r`, `R` and `e` keys.
+/// Sends a recorded exchange again, for the TUI's `r`, `R` and `e` keys.
 ///
 /// The `loupe` tool implements it with a real client that records the replay into the same store (with
 /// `replayOf` set), so the new row arrives through polling. Tests pass a fake.

@@ -6,7 +6,7 @@ import Synchronization
 import Glibc
 #endif
 
-/// Counts the flows windows' ranks (``FlowRankRequest``) off the loop's thread, one at a time, so that keys are
+/// Counts the exchanges windows' ranks (``ExchangeRankRequest``) off the loop's thread, one at a time, so that keys are
 /// answered while a `COUNT` over a million rows runs. A request no window waits for any more by the
 /// time its turn comes (a burst of `o` presses, a move to the top) is skipped: the app says which are still wanted
 /// after every action.
@@ -31,12 +31,12 @@ final class RankCounter: Sendable {
     var isBusy: Bool { shared.state.withLock { $0.outstanding > 0 } }
 
     /// The requests the windows still wait for; queued ones outside it are skipped.
-    func keepOnly(_ wanted: Set<FlowRankRequest>) {
+    func keepOnly(_ wanted: Set<ExchangeRankRequest>) {
         shared.state.withLock { $0.wanted = wanted }
     }
 
-    /// Queues a count of `request` on `store`, posting ``InspectorAction/rankCounted(_:)`` (or the failure) to `inbox`.
-    func count(_ request: FlowRankRequest, store: any TraceStore, inbox: ActionInbox) {
+    /// Queues a count of `request` on `store`, posting ``TUIAction/rankCounted(_:)`` (or the failure) to `inbox`.
+    func count(_ request: ExchangeRankRequest, store: any TraceStore, inbox: ActionInbox) {
         shared.state.withLock {
             $0.wanted.insert(request)
             $0.queue.append(Job(request: request, store: store, inbox: inbox))
@@ -58,7 +58,7 @@ final class RankCounter: Sendable {
     }
 
     private struct Job: Sendable {
-        var request: FlowRankRequest
+        var request: ExchangeRankRequest
         var store: any TraceStore
         var inbox: ActionInbox
     }
@@ -67,7 +67,7 @@ final class RankCounter: Sendable {
     /// `deinit` can stop it.
     private final class Shared: Sendable {
         struct State {
-            var wanted: Set<FlowRankRequest> = []
+            var wanted: Set<ExchangeRankRequest> = []
             var queue: [Job] = []
             var outstanding = 0
             var waiters: [CheckedContinuation<Void, Never>] = []
@@ -111,10 +111,10 @@ final class RankCounter: Sendable {
         }
 
         private func run(_ job: Job) {
-            let action: InspectorAction
+            let action: TUIAction
             do {
-                let rank = try job.store.flowRank(job.request.query, of: job.request.anchor)
-                action = .rankCounted(FlowRankCount(request: job.request, rank: rank))
+                let rank = try job.store.exchangeRank(job.request.query, of: job.request.anchor)
+                action = .rankCounted(ExchangeRankCount(request: job.request, rank: rank))
             } catch {
                 action = .finished(.error("could not count the position: \(error)"), replay: false)
             }

@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 #endif
 
-/// Tells a waiting inspector that its store changed: `loupe tui --listen` signals it after each batch the listener
+/// Tells a waiting TUI that its store changed: `loupe tui --listen` signals it after each batch the listener
 /// commits, and the terminal's key wait watches it beside the keyboard, so a linked exchange is drawn as soon as it
 /// is stored instead of at the next poll.
 ///
@@ -14,7 +14,7 @@ package final class StoreWakeup: Sendable {
     package let readDescriptor: Int32
     private let writeDescriptor: Int32
 
-    /// Nil when the process is out of descriptors: the inspector then only polls.
+    /// Nil when the process is out of descriptors: the TUI then only polls.
     package init?() {
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else { return nil }

@@ -1,4 +1,4 @@
-/// A grid of ``Cell``s that views draw into and a ``Screen`` shows (ratatui's `Buffer`).
+/// A grid of ``Cell``s that views draw into and a ``Terminal`` shows (ratatui's `Buffer`).
 ///
 /// All writes clip to the buffer, so a view can never draw outside the screen or crash on a tiny one. Text is
 /// measured with `DisplayWidth`: wide graphemes take two cells, and one that would straddle the clip edge

@@ -12,7 +12,7 @@ package enum DisplayWidth {
 
     /// The columns `text` takes as shown.
     package static func of(_ text: some StringProtocol) -> Int {
-        // Most of what the inspector draws is printable ASCII: one column a byte, no Unicode property lookups.
+        // Most of what the TUI draws is printable ASCII: one column a byte, no Unicode property lookups.
         var columns = 0
         for byte in text.utf8 {
             guard byte >= 0x20, byte < 0x7F else { return text.reduce(0) { $0 + of($1) } }

@@ -1,5 +1,5 @@
-/// What a cell is for, never which colour it has: only a ``Screen`` turns roles into colours (htop's
-/// `ColorElements`), so the whole inspector reads the same in colour, in monochrome and with `NO_COLOR`.
+/// What a cell is for, never which colour it has: only a ``Terminal`` turns roles into colours (htop's
+/// `ColorElements`), so the whole TUI reads the same in colour, in monochrome and with `NO_COLOR`.
 public enum Style: String, Hashable, Sendable, CaseIterable {
     /// Ordinary text.
     case normal

@@ -1,10 +1,10 @@
 import LoupeQuery
 import LoupeTrace
 
-/// The help sentence and the argument of each ``InspectorCommand``, kept apart so the enum reads as a list. A
+/// The help sentence and the argument of each ``Command``, kept apart so the enum reads as a list. A
 /// sentence names another command's key as `{command-name}`, filled from the keymap in use (``Keymap/filling(_:in:)``).
 enum CommandInfo {
-    static let summary: [InspectorCommand: String] = [
+    static let summary: [Command: String] = [
         .moveUp: "Select the previous row; scroll up",
         .moveDown: "Select the next row; scroll down",
         .pageUp: "Move one page up",
@@ -13,14 +13,14 @@ enum CommandInfo {
         .bottom: "Jump to the last row",
         .open: "Open the selected exchange",
         .back: "Back to the previous screen",
-        .quit: "Quit the inspector",
+        .quit: "Quit the TUI",
         .help: "Show every key and command",
         .commandPrompt: "Run a command by name (Tab completes)",
-        .filter: "Filter the whole store: flows, timeline, circuits and metrics (empty clears; ↑/↓ history)",
+        .filter: "Filter the whole store: exchanges, timeline, circuits and metrics (empty clears; ↑/↓ history)",
         .search: "Search this screen as you type",
         .searchNext: "Next search hit",
         .searchPrevious: "Previous search hit",
-        .sortNext: "Sort the flows by the next column: " + FlowSortKey.allCases.map(\.rawValue).joined(separator: ", "),
+        .sortNext: "Sort the exchanges by the next column: " + ExchangeSortKey.allCases.map(\.rawValue).joined(separator: ", "),
         .reverse: "Reverse the sort order",
         .sort: "Sort by a column",
         .toggleFollow: "Follow the newest exchange as traffic arrives",
@@ -38,7 +38,7 @@ enum CommandInfo {
         .previousTab: "Previous detail tab",
         .tab: "Show a detail tab",
         .cycleBody: "Body view: pretty, raw, hex",
-        .flows: "The flows list",
+        .exchanges: "The exchanges list",
         .timeline: "Exchanges on a shared time axis: attempts, backoff, refusals",
         .zoomIn: "Timeline: a shorter span (more detail)",
         .zoomOut: "Timeline: a longer span",
@@ -47,14 +47,14 @@ enum CommandInfo {
         .circuits: "The circuit-breaker board: state, rates against thresholds, next probe, retries",
         .metrics: "Live metrics per operation and host: rate, errors, retries, latency percentiles",
         .cycleWindow: "Metrics window: 1m, 5m, 15m, 1h, all",
-        .flowsForKey: "The flows of this breaker key (its host or operation)",
+        .exchangesForKey: "The exchanges of this breaker key (its host or operation)",
         .rules: "Rules of the linked apps with their hits, and the requests their breakpoints hold",
         .link: "Show the link apps are given (loupe tui --listen) on the status line",
         .toggleRule: "Enable or disable the selected rule",
         .deleteRule: "Delete the selected rule",
         .editRule: "Edit the selected rule as TOML in $VISUAL / $EDITOR (a held request: its request, as {edit-replay} edits one)",
         .continueHeld: "Let the selected held request go on",
-        .abortHeld: "Abort the selected held request (the app gets a ClientError aborted from the inspector)",
+        .abortHeld: "Abort the selected held request (the app gets a ClientError aborted by the viewer)",
         .continueAll: "Let every held request go on",
         .newRule: "A rule from the selected exchange, on requests like it (its operation): mock (with its response), fault STATUS, or breakpoint",
         .submit: "Apply the prompt",
@@ -73,10 +73,10 @@ enum CommandInfo {
         .deleteWord: "Delete the word before the cursor",
     ]
 
-    static let argument: [InspectorCommand: CommandArgument] = [
+    static let argument: [Command: CommandArgument] = [
         .filter: .filterExpression,
         .search: .text,
-        .sort: .choice(FlowSortKey.allCases.map(\.rawValue)),
+        .sort: .choice(ExchangeSortKey.allCases.map(\.rawValue)),
         .tab: .choice(DetailTab.allCases.map(\.rawValue)),
         .export: .exportTarget,
         .repeatReplay: .repeatPlan,

@@ -1,4 +1,4 @@
-/// One key press (or a terminal resize) as a ``Screen`` reports it.
+/// One key press (or a terminal resize) as a ``Terminal`` reports it.
 ///
 /// Printable keys are `.char`; a character literal is a key too, so `screen.press("j", .enter)` reads naturally.
 public enum Key: Hashable, Sendable, ExpressibleByExtendedGraphemeClusterLiteral {

@@ -1,9 +1,9 @@
 /// Where a key binding applies: one per screen, plus ``prompt`` while a prompt takes the keyboard.
 ///
-/// A screen names its context (``InspectorScreen/keyContext``); a new screen adds a case here and its rows to
+/// A screen names its context (``Screen/keyContext``); a new screen adds a case here and its rows to
 /// ``Keymap/standard``.
 package enum KeyContext: String, Hashable, Sendable, CaseIterable {
-    case flows
+    case exchanges
     case detail
     /// A replay compared with its original (`d`).
     case diff

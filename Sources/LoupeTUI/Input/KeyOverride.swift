@@ -3,7 +3,7 @@
 /// The keys replace the command's default keys in that context (an empty list unbinds it). Names are checked
 /// for shape only where the file is read; ``Keymap`` checks that the context and the command exist.
 package struct KeyOverride: Hashable, Sendable {
-    /// The key context as the file names it (`global`, `flows`, …).
+    /// The key context as the file names it (`global`, `exchanges`, …).
     package var context: String
     /// The command's name (`filter`, `quit`, …).
     package var command: String

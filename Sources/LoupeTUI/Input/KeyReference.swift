@@ -5,7 +5,7 @@ import Foundation
 package enum KeyReference {
     /// What each screen is, in the order the reference lists them.
     static let screens: [(KeyContext, String)] = [
-        (.flows, "The flows list (`1`)"),
+        (.exchanges, "The exchanges list (`1`)"),
         (.detail, "An exchange's detail (Enter on a row)"),
         (.diff, "A replay compared with its original (`d`)"),
         (.timeline, "The timeline (`2`)"),
@@ -20,7 +20,7 @@ package enum KeyReference {
     /// The whole reference as Markdown.
     package static func markdown(_ keymap: Keymap) -> String {
         var text = """
-            # Inspector keys
+            # TUI keys
 
             Every key of `loupe tui`, per screen, as the `?` help lists it: generated from the key table that drives
             the keys, the footer, the help and the `:` prompt (`KeyReference` in `Sources/LoupeTUI/Input`; a test fails
@@ -36,10 +36,10 @@ package enum KeyReference {
             }
         }
         text += "\n## Commands at the `:` prompt\n\n| command | does |\n| --- | --- |\n"
-        for command in InspectorCommand.allCases where !command.isTextEditing {
+        for command in Command.allCases where !command.isTextEditing {
             let name = command.name + (command.argument.map { " " + $0.placeholder } ?? "")
-            // A summary that names another command's key names it as the flows list binds it.
-            text += "| `\(cell(name))` | \(cell(keymap.filling(command.summary, in: .flows))) |\n"
+            // A summary that names another command's key names it as the exchanges list binds it.
+            text += "| `\(cell(name))` | \(cell(keymap.filling(command.summary, in: .exchanges))) |\n"
         }
         return text
     }

@@ -1,9 +1,9 @@
 extension Keymap {
     /// How to run `command` from `context`, for a hint in a message or a help text (`w widens the window`): its
     /// first key there as the footer writes it; else its key on the first screen that has one (`e` edits a replay
-    /// on the flows list and the detail, which the rules screen's help refers to); else `:name`, since the `:`
+    /// on the exchanges list and the detail, which the rules screen's help refers to); else `:name`, since the `:`
     /// prompt runs every command. So a key rebound in keys.toml is the key the texts name.
-    package func hint(_ command: InspectorCommand, in context: KeyContext) -> String {
+    package func hint(_ command: Command, in context: KeyContext) -> String {
         if let label = label(of: command, in: context) { return label }
         let elsewhere = KeyContext.allCases.lazy.compactMap { self.label(of: command, in: $0) }.first
         return elsewhere ?? ":" + command.name
@@ -18,7 +18,7 @@ extension Keymap {
         while let open = rest.firstIndex(of: "{") {
             result += rest[..<open]
             guard let close = rest[open...].firstIndex(of: "}"),
-                  let command = InspectorCommand(name: String(rest[rest.index(after: open)..<close])) else {
+                  let command = Command(name: String(rest[rest.index(after: open)..<close])) else {
                 result.append("{")
                 rest = rest[rest.index(after: open)...]
                 continue

@@ -1,4 +1,4 @@
-/// The one key table: the inspector resolves keys through it, the footer and the help screen list it, and a
+/// The one key table: the TUI resolves keys through it, the footer and the help screen list it, and a
 /// user's keys.toml rewrites it (``applying(_:)``).
 package struct Keymap: Hashable, Sendable {
     /// Every binding, in the order the help screen lists them.
@@ -10,7 +10,7 @@ package struct Keymap: Hashable, Sendable {
     }
 
     /// The command `key` runs in `context`, if any.
-    package func command(for key: Key, in context: KeyContext) -> InspectorCommand? {
+    package func command(for key: Key, in context: KeyContext) -> Command? {
         bindings.first { $0.contexts.contains(context) && $0.keys.contains(key) }?.command
     }
 
@@ -25,7 +25,7 @@ package struct Keymap: Hashable, Sendable {
     }
 
     /// The first key that runs `command` in `context`, as the footer writes it (for hints like "o next").
-    package func label(of command: InspectorCommand, in context: KeyContext) -> String? {
+    package func label(of command: Command, in context: KeyContext) -> String? {
         bindings(in: context).first { $0.command == command }?.footerKeyLabel
     }
 
@@ -38,7 +38,7 @@ package struct Keymap: Hashable, Sendable {
         var result = self
         for override in overrides {
             let contexts = try Self.contexts(named: override.context)
-            guard let command = InspectorCommand(name: override.command) else {
+            guard let command = Command(name: override.command) else {
                 throw KeymapError(override, "unknown command '\(override.command)'")
             }
             for context in contexts {
@@ -57,7 +57,7 @@ package struct Keymap: Hashable, Sendable {
         return [context]
     }
 
-    private mutating func bind(_ keys: [Key], to command: InspectorCommand, in context: KeyContext,
+    private mutating func bind(_ keys: [Key], to command: Command, in context: KeyContext,
                                override: KeyOverride) throws {
         if context == .prompt {
             guard command.isTextEditing else { throw KeymapError(override, "'\(command.name)' cannot be bound in [prompt]") }

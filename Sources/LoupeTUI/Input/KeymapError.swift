@@ -1,6 +1,6 @@
 /// A keys.toml entry the keymap cannot take, with the section and command it came from.
 package struct KeymapError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// `[flows] filter: unknown command 'fliter'`.
+    /// `[exchanges] filter: unknown command 'fliter'`.
     package var description: String
 
     init(_ override: KeyOverride, _ problem: String) {

@@ -1,4 +1,4 @@
-/// A mouse event as a ``Screen`` reports it, in buffer cells.
+/// A mouse event as a ``Terminal`` reports it, in buffer cells.
 public struct MouseEvent: Hashable, Sendable {
     /// What happened.
     public enum Kind: Hashable, Sendable {

@@ -6,7 +6,7 @@ import LoupeTrace
 enum CommandCompletion {
     static let filterOperators = ["~m", "~c", "~d", "~u", "~h", "~b", "~op", "~dur", "~att", "~cb", "~e", "~replay"]
 
-    static func complete(_ prompt: Prompt, session: InspectorSession) -> Prompt {
+    static func complete(_ prompt: Prompt, session: TUISession) -> Prompt {
         var prompt = prompt
         let characters = prompt.input.characters
         let cursor = prompt.input.cursor
@@ -37,10 +37,10 @@ enum CommandCompletion {
         case .command: break
         }
         guard let name = before.first else {
-            let names = InspectorCommand.allCases.filter { !$0.isTextEditing }.map(\.name)
+            let names = Command.allCases.filter { !$0.isTextEditing }.map(\.name)
             return names.filter { $0.hasPrefix(word) }
         }
-        guard let command = InspectorCommand(name: name) ?? CommandInvocation.aliases[name] else { return [] }
+        guard let command = Command(name: name) ?? CommandInvocation.aliases[name] else { return [] }
         switch command.argument {
         case .choice(let words) where before.count == 1:
             return words.filter { $0.hasPrefix(word) }

@@ -1,17 +1,17 @@
-/// A line typed at the `:` prompt: a command's ``InspectorCommand/name`` and the rest as its argument.
+/// A line typed at the `:` prompt: a command's ``Command/name`` and the rest as its argument.
 package struct CommandInvocation: Hashable, Sendable {
-    package var command: InspectorCommand
+    package var command: Command
     package var argument: String?
 
     /// Short names people type from habit (vim's `:q`).
-    static let aliases: [String: InspectorCommand] = ["q": .quit, "exit": .quit, "h": .help, "?": .help, "o": .sort]
+    static let aliases: [String: Command] = ["q": .quit, "exit": .quit, "h": .help, "?": .help, "o": .sort]
 
     /// Reads `text`: the first word names the command; the rest (trimmed) is its argument.
     package static func parse(_ text: String) -> Result<CommandInvocation, PromptProblem> {
         let trimmed = text.drop { $0 == " " }
         let name = String(trimmed.prefix { $0 != " " })
         let rest = trimmed.dropFirst(name.count).drop { $0 == " " }
-        guard let command = InspectorCommand(name: name) ?? aliases[name], !command.isTextEditing else {
+        guard let command = Command(name: name) ?? aliases[name], !command.isTextEditing else {
             return .failure(PromptProblem("unknown command '\(name)' (Tab lists them)", offset: text.count - trimmed.count))
         }
         if command.argument == nil, !rest.isEmpty {

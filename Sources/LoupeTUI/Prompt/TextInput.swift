@@ -45,7 +45,7 @@ package struct TextInput: Hashable, Sendable {
 
     /// Applies an editing command; `false` when `command` does not edit text.
     @discardableResult
-    package mutating func apply(_ command: InspectorCommand) -> Bool {
+    package mutating func apply(_ command: Command) -> Bool {
         switch command {
         case .cursorLeft: cursor = max(0, cursor - 1)
         case .cursorRight: cursor = min(characters.count, cursor + 1)

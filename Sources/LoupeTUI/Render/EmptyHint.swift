@@ -6,11 +6,11 @@ struct EmptyHint {
     let filtered: Bool
     /// Only marked exchanges are shown (`M`).
     var markedOnly = false
-    /// The link apps are given, when the inspector listens: an empty store then waits for them.
+    /// The link apps are given, when the TUI listens: an empty store then waits for them.
     var link: String? = nil
     /// The keys the ways out are named by, and the screen they are pressed on.
     var keymap = Keymap.standard
-    var keyContext = KeyContext.flows
+    var keyContext = KeyContext.exchanges
 
     var lines: [StyledLine] {
         guard hasLoaded else { return [StyledLine("Reading the store…", style: .dim)] }

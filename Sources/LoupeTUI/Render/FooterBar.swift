@@ -5,7 +5,7 @@ struct FooterBar {
 
     /// Hints kept when the line is too narrow for all of them, in this order: `? help` is the one key a
     /// newcomer needs (it lists the rest), then the way out.
-    static let kept: [InspectorCommand] = [.help, .back, .quit]
+    static let kept: [Command] = [.help, .back, .quit]
 
     func render(in area: Rect, into buffer: inout Buffer) {
         buffer.fill(area, style: .footerText)

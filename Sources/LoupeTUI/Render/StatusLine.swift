@@ -1,6 +1,6 @@
 /// The line above the footer: the latest message on the left, the top screen's position on the right.
 struct StatusLine {
-    let state: InspectorState
+    let state: TUIState
 
     func render(in area: Rect, into buffer: inout Buffer) {
         if let pending = state.replay.pending {

@@ -2,10 +2,10 @@ import Foundation
 import Loupe
 import LoupeQuery
 
-/// The top line: where you are (flows › detail), the store, the filter; on the right the count, order, marks
+/// The top line: where you are (exchanges › detail), the store, the filter; on the right the count, order, marks
 /// and follow mode.
 struct TitleBar {
-    let state: InspectorState
+    let state: TUIState
 
     func render(in area: Rect, into buffer: inout Buffer) {
         buffer.fill(area, style: .title)

@@ -2,7 +2,7 @@ extension ListViewport {
     /// Runs a movement command of the keymap (up, down, page up, page down, top, bottom) on any screen that
     /// scrolls, so those keys mean the same thing everywhere.
     /// - Returns: `false` for any other command, which the screen handles itself.
-    package mutating func perform(_ command: InspectorCommand) -> Bool {
+    package mutating func perform(_ command: Command) -> Bool {
         switch command {
         case .moveUp: move(by: -1)
         case .moveDown: move(by: 1)

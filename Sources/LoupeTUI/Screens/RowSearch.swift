@@ -17,7 +17,7 @@ package enum RowSearch {
     /// The next row holding `text` from `current` (itself too when `fromCurrent`), forward or backward.
     static func find(_ text: String, in rows: [String], from current: Int, forward: Bool, fromCurrent: Bool) -> Hit? {
         guard !text.isEmpty else { return nil }
-        let hits = rows.indices.filter { !FlowSearch.ranges(of: text, in: rows[$0]).isEmpty }
+        let hits = rows.indices.filter { !ExchangeSearch.ranges(of: text, in: rows[$0]).isEmpty }
         guard !hits.isEmpty else { return nil }
         let found: Int
         if forward {
@@ -36,7 +36,7 @@ package enum RowSearch {
     /// Marks where `text` occurs in `shown`, drawn from column `x` on row `y` up to `maxX`.
     static func highlight(_ text: String?, in shown: String, x: Int, y: Int, maxX: Int, into buffer: inout Buffer) {
         guard let text, !text.isEmpty else { return }
-        for range in FlowSearch.ranges(of: text, in: shown) where x + range.lowerBound < maxX {
+        for range in ExchangeSearch.ranges(of: text, in: shown) where x + range.lowerBound < maxX {
             let width = min(range.count, maxX - x - range.lowerBound)
             buffer.setStyle(.searchHit, in: Rect(x: x + range.lowerBound, y: y, width: width, height: 1))
         }

@@ -31,7 +31,7 @@ package enum OSC52 {
         return "\u{1B}Ptmux;" + plain.replacingOccurrences(of: "\u{1B}", with: "\u{1B}\u{1B}") + "\u{1B}\\"
     }
 
-    /// Whether the terminal probably acts on OSC 52, so the inspector can say "copied" or say why not.
+    /// Whether the terminal probably acts on OSC 52, so the TUI can say "copied" or say why not.
     ///
     /// Terminals never answer a clipboard write, so this is a guess, in this order: inside tmux, yes (it depends
     /// on tmux's options, which the help names); a terminal that sets `TERM` or `TERM_PROGRAM` to a name known to

@@ -3,7 +3,7 @@ import Loupe
 import LoupeTrace
 import LoupeFormats
 
-/// Writes recorded exchanges to a file as curl, HAR or raw HTTP, for the inspector's `x`.
+/// Writes recorded exchanges to a file as curl, HAR or raw HTTP, for the TUI's `x`.
 ///
 /// Exchanges are streamed: each is turned into bytes and written before the next is asked for, so exporting a
 /// filter over a large store holds one exchange at a time. What the store holds is already redacted; nothing

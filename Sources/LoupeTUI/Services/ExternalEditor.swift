@@ -20,7 +20,7 @@ package struct ExternalEditor: Sendable {
     /// Edits `text` as a file named `name` in a new directory only this user may enter (0700), and returns what was
     /// saved. The directory goes before this returns, with whatever the editor left beside the file (vim's swap,
     /// backup and undo files): what was edited may be a credential or a body the user would not leave in `/tmp`.
-    /// Every edit the inspector makes (held requests, rules, replays) goes through here.
+    /// Every edit the TUI makes (held requests, rules, replays) goes through here.
     package func editPrivately(_ text: String, named name: String) -> Result<String, Problem> {
         var template = Array((NSTemporaryDirectory() + "loupe-edit-XXXXXX").utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
@@ -43,13 +43,13 @@ package struct ExternalEditor: Sendable {
         return .success(saved)
     }
 
-    /// The user's editor from `environment`, run on the terminal the inspector gave up for it
-    /// (``Screen/suspend(while:)``).
+    /// The user's editor from `environment`, run on the terminal the TUI gave up for it
+    /// (``Terminal/suspend(while:)``).
     ///
-    /// The editor runs in the inspector's own process group, which is the terminal's foreground group, so it may
+    /// The editor runs in the TUI's own process group, which is the terminal's foreground group, so it may
     /// read the terminal. Foundation's `Process` starts children in a new process group of their own, which is a
     /// background group: an editor reading the terminal is stopped (SIGTTIN) or gets EIO, and vim and vi exited
-    /// with status 1 at once. The signals the inspector ignores (Ctrl-C is the editor's while it
+    /// with status 1 at once. The signals the TUI ignores (Ctrl-C is the editor's while it
     /// runs) are reset to their defaults in the child, and its signal mask is cleared.
     package static func system(environment: [String: String] = ProcessInfo.processInfo.environment) -> ExternalEditor {
         ExternalEditor { path in

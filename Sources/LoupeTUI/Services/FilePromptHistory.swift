@@ -6,9 +6,9 @@ import Synchronization
 ///
 /// Each file holds one entry per line, oldest first, each entry once, at most
 /// ``PromptHistoryRules/maximumEntries``. A record reads the file, moves the entry to the end and writes the file
-/// anew (a temporary file renamed over it), so two inspectors recording at once lose at most one entry and never
+/// anew (a temporary file renamed over it), so two TUIs recording at once lose at most one entry and never
 /// corrupt the file. Folders it creates are 0700 and files 0600: filters and searches name hosts and values from
-/// recorded traffic. Nothing here throws: a failure is kept in ``lastError`` and the inspector carries on.
+/// recorded traffic. Nothing here throws: a failure is kept in ``lastError`` and the TUI carries on.
 package final class FilePromptHistory: PromptHistoryStore {
     /// The folder holding one file per kind.
     package let folder: String

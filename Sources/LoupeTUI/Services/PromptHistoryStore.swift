@@ -1,7 +1,7 @@
 /// Where prompt history lives: the entries typed at the filter, search, command and export prompts, per kind.
 ///
 /// Recording never fails from the caller's point of view: a history that cannot be written is a lost
-/// convenience, never an error in the inspector.
+/// convenience, never an error in the TUI.
 package protocol PromptHistoryStore: Sendable {
     /// The entries recorded for `kind` (`filter`, `search`, `command`, `export`), oldest first.
     func entries(for kind: String) -> [String]
@@ -15,7 +15,7 @@ package enum PromptHistoryRules {
     package static let maximumEntries = 500
     /// The longest entry kept, in UTF-8 bytes; a pasted body is not a filter worth recalling.
     package static let maximumEntryLength = 4096
-    /// The kinds the inspector uses.
+    /// The kinds the TUI uses.
     package static let kinds = ["filter", "search", "command", "export"]
 
     /// Whether `entry` can be recorded: not empty or blank, short, and one line without control characters, so

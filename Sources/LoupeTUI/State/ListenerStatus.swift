@@ -1,7 +1,7 @@
 import Foundation
 
 /// What `loupe tui --listen`'s listener says about itself, read on each poll: the link string apps are given, and
-/// the connections it refused. The listener is the source of truth; the inspector keeps only the last reading.
+/// the connections it refused. The listener is the source of truth; the TUI keeps only the last reading.
 package struct ListenerStatus: Hashable, Sendable {
     /// `LOUPE_LINK=loupe://SECRET@HOST:PORT?fp=sha256:…`: the whole line an app is given.
     package var link: String

@@ -2,7 +2,7 @@ import Loupe
 import Foundation
 import LoupeTrace
 
-/// Where the inspector's one replay stands. One at a time: `r` is ignored unless this is ``idle``, so a burst of
+/// Where the TUI's one replay stands. One at a time: `r` is ignored unless this is ``idle``, so a burst of
 /// keys (a paste) can never fire a burst of replays.
 package enum ReplayPhase: Hashable, Sendable {
     /// No replay under way.

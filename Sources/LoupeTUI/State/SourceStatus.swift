@@ -3,8 +3,8 @@ import LoupeTrace
 import Loupe
 
 /// One linked app as the title bar shows it (`loupe tui --listen`): its name, whether it is linked now or since
-/// when it is gone, and how many exchanges it reported dropped. The listener is the source of truth; the inspector
-/// reads these through ``InspectorApp/sourceStatus`` on each poll and keeps no other state about apps.
+/// when it is gone, and how many exchanges it reported dropped. The listener is the source of truth; the TUI
+/// reads these through ``TUIApp/sourceStatus`` on each poll and keeps no other state about apps.
 package struct SourceStatus: Hashable, Sendable {
     package enum State: Hashable, Sendable {
         case linked

@@ -2,7 +2,7 @@ import Foundation
 import Loupe
 
 extension TraceFilter {
-    /// Whether `exchange` matches, evaluated in memory (the inspector, ``InMemoryTraceStore``).
+    /// Whether `exchange` matches, evaluated in memory (the TUI, ``InMemoryTraceStore``).
     ///
     /// ``SQLiteTraceStore`` gives the same answers from SQL: strings compare byte for byte, hosts ignore ASCII case
     /// only, an absent status or duration never matches a comparison.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A parsed filter expression: the one language the CLI (`--filter`) and the inspector (`f`) share.
+/// A parsed filter expression: the one language the CLI (`--filter`) and the TUI (`f`) share.
 ///
 /// Terms, in the spirit of mitmproxy's filter language:
 ///
@@ -33,7 +33,7 @@ import Foundation
 ///
 /// ```swift
 /// let filter = try TraceFilter.parse("~c 5xx | ~b secret")
-/// filter.matches(exchange)                                   // in memory (the inspector, InMemoryTraceStore)
+/// filter.matches(exchange)                                   // in memory (the TUI, InMemoryTraceStore)
 /// try store.summaries(matching: filter, limit: 50)           // SQLite runs the indexed parts in SQL
 /// ```
 public indirect enum TraceFilter: Sendable, Hashable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-/// Writes a ``TraceFilter`` back as text that parses to an equal filter (the canonical form the inspector shows).
+/// Writes a ``TraceFilter`` back as text that parses to an equal filter (the canonical form the TUI shows).
 package enum TraceFilterPrinter {
     static func text(_ filter: TraceFilter) -> String {
         switch filter {

@@ -24,10 +24,10 @@ public struct TraceSummary: Sendable, Codable, Hashable, Identifiable {
     public var attemptCount: Int
     public var replayOf: UUID?
     /// The response body's true size in bytes (not what was kept of it), when there was a body: the `size` sort
-    /// key of ``FlowOrder``.
+    /// key of ``ExchangeOrder``.
     public var responseBodySize: Int?
     /// The app that sent the exchange over the live link (``TraceSource/app``), nil when recorded in-process: the
-    /// flows list's SOURCE column.
+    /// exchanges list's SOURCE column.
     public var sourceApp: String?
     /// The stream the exchange carried (counts, bytes and close; no messages), nil for a request and response.
     /// Not in the JSON (`loupe list --json` writes it its own way).

@@ -4,7 +4,7 @@ import Foundation
 /// HAR files it imports, and rows of stores written by any version (older ones stored whatever they were given).
 ///
 /// Instants are kept within years 0000–9999 (what HAR's `startedDateTime` text can carry); durations within
-/// 0 – ``maxDuration``. So everything that shows a recording (the inspector, `list`, `show`, `--json`, HAR export)
+/// 0 – ``maxDuration``. So everything that shows a recording (the TUI, `list`, `show`, `--json`, HAR export)
 /// only ever meets finite numbers of sane size.
 ///
 /// | Where | Value | Becomes |

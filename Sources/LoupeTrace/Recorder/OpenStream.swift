@@ -2,7 +2,7 @@ import Foundation
 import Loupe
 
 /// A stream the recorder is following now: opened, not yet ended, so not in the store yet (an exchange is written
-/// when it ends). The inspector shows these as live rows in the same process (`loupe demo`).
+/// when it ends). The TUI shows these as live rows in the same process (`loupe demo`).
 public struct OpenStream: Sendable, Hashable, Identifiable {
     public var id: UUID
     public var operation: String

@@ -10,7 +10,7 @@ import GRDB
 ///
 /// GRDB's `DatabasePool.close()` waits only for the reads that already hold a connection. A read that has looked
 /// up the reader pool but not yet taken a connection then runs on a closed one, and SQLite is handed a null
-/// handle (`sqlite3_get_autocommit(NULL)`: a SIGSEGV seen once in four CI runs, when an inspector's poll raced
+/// handle (`sqlite3_get_autocommit(NULL)`: a SIGSEGV seen once in four CI runs, when a TUI's poll raced
 /// the store's close). Here a read either finishes before the connections close or throws
 /// `DatabaseError.connectionIsClosed()`, which the store reports as any database error.
 package final class GatedDatabase: Sendable {

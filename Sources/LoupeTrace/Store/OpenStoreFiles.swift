@@ -15,7 +15,7 @@ import Darwin
 /// trap, but a plain `open`/`close` of the file (``StoreFile/header(_:)``) while a connection is open silently
 /// drops that connection's shared lock. Another process closing its connection then believes it is the last one,
 /// checkpoints and deletes the `-wal` file, and the commits this process makes next go to the deleted file and are
-/// lost. That is how the inspector lost its own replays: the viewer was open when the replayer's writer opened.
+/// lost. That is how the TUI lost its own replays: the viewer was open when the replayer's writer opened.
 /// So the header is only read with a plain descriptor while no store in this process has the file open.
 enum OpenStoreFiles {
     struct FileID: Hashable, Sendable {

@@ -187,9 +187,9 @@ enum SQLiteSchema {
         PRAGMA user_version = 4;
         """
 
-    /// Version 5: `exchange_response_body_size`, so the flows list sorted by size reads its pages from an index
+    /// Version 5: `exchange_response_body_size`, so the exchanges list sorted by size reads its pages from an index
     /// like every other sort key (`started_at`, `duration`, `status`, `host` and `operation` were indexed in v1;
-    /// each index ends with the rowid, so it is in (key, sequence) order, the keyset of ``FlowOrder``). A v4 store
+    /// each index ends with the rowid, so it is in (key, sequence) order, the keyset of ``ExchangeOrder``). A v4 store
     /// opened read-only still sorts by size, by reading every row (viewers never migrate).
     private static let v5 = """
         CREATE INDEX exchange_response_body_size ON exchange(response_body_size);

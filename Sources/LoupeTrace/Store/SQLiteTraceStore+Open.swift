@@ -20,7 +20,7 @@ extension SQLiteTraceStore {
         // journal to undo itself, on every exchange. Readers never write.
         configuration.foreignKeysEnabled = false
         // A writer's larger page cache keeps the indexes hot while ingesting; a viewer reads a screen at a time and
-        // counts over indexes the OS caches anyway, so its cache stays small (it is the inspector's peak RSS).
+        // counts over indexes the OS caches anyway, so its cache stays small (it is the TUI's peak RSS).
         let cacheKiB = readOnly ? 4096 : 32768
         configuration.prepareDatabase { db in
             // In WAL mode NORMAL never corrupts the file; a power cut may lose the last commits, which for a flight

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import Synchronization
 
-/// Keeps exchanges in one SQLite file (GRDB `DatabasePool`, WAL mode): the store the CLI and the inspector share.
+/// Keeps exchanges in one SQLite file (GRDB `DatabasePool`, WAL mode): the store the CLI and the TUI share.
 ///
 /// WAL lets one process record while others read; every read sees the commits made before it began. A store
 /// Loupe creates is owner-only (0600, and SQLite gives its `-wal`/`-shm` companions the same mode).

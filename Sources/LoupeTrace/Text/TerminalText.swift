@@ -1,4 +1,4 @@
-/// Recorded text made safe to print on a terminal, by the rule the inspector's cell buffer uses.
+/// Recorded text made safe to print on a terminal, by the rule the TUI's cell buffer uses.
 ///
 /// Recorded URLs, headers, bodies, error messages and event text come from servers and files Loupe does not
 /// control; printed raw, an ESC sequence in them can clear the screen, move the cursor, retitle the window or

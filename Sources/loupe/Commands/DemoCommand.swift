@@ -110,11 +110,11 @@ struct DemoCommand: AsyncParsableCommand {
             return
         }
         let trafficTask = Task { await traffic.run() }
-        let app = InspectorApp(store: store, storeName: path, replayer: StoreReplayer(inspector: inspector),
+        let app = TUIApp(store: store, storeName: path, replayer: StoreReplayer(inspector: inspector),
                                keymap: keymap, history: FilePromptHistory(),
                                // The demo's streams are live rows while they run (stored only once they end).
                                openStreams: { inspector.openStreams })
-        let result = await Result(catching: { try await Inspector.run(app) })
+        let result = await Result(catching: { try await TUILauncher.run(app) })
         trafficTask.cancel()
         _ = await trafficTask.value
         await inspector.shutdown()

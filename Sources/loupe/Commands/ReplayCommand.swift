@@ -200,7 +200,7 @@ struct ReplayCommand: AsyncParsableCommand {
     }
 
     /// Writes the originals the destination lacks (by id), in one transaction, so each replay's link to its
-    /// original resolves there (`d` in the inspector, `~replay`). Nothing already stored is rewritten.
+    /// original resolves there (`d` in the TUI, `~replay`). Nothing already stored is rewritten.
     static func bringOriginals(_ originals: [TraceExchange], into destination: SQLiteTraceStore, path: String,
                                unlessSameAs source: ReplaySource) throws {
         if !source.isHAR, samePath(source.path, path) { return }

@@ -38,7 +38,7 @@ struct ShowCommand: AsyncParsableCommand {
     }
 }
 
-/// The text `loupe show` prints: the inspector's detail document for the exchange, without styles.
+/// The text `loupe show` prints: the TUI's detail document for the exchange, without styles.
 ///
 /// The document (`DetailDocument` in LoupeTUI) is the one rendering of an exchange, so `show` and the detail view
 /// cannot drift; it makes every recorded value safe for a terminal (`TerminalText`) itself.

@@ -13,7 +13,7 @@ struct StatsCommand: AsyncParsableCommand {
         discussion: """
             Percentiles are over finished exchanges: p95 is the duration that 95 % of them do not exceed.
             Retried means more than one attempt; errors are every outcome but success (as ~e).
-            Percentiles come from an HdrHistogram (within 1 %), the same figures as the inspector's metrics
+            Percentiles come from an HdrHistogram (within 1 %), the same figures as the TUI's metrics
             screen (4) for the same window: --window 1m, 5m, 15m, 1h or all (the default).
 
             \(FilterOption.help)

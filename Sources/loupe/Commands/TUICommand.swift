@@ -5,9 +5,9 @@ import LoupeTUI
 import LoupeTrace
 import Synchronization
 
-/// `loupe tui [STORE]`: the live terminal inspector, on a store opened read-only.
+/// `loupe tui [STORE]`: the live TUI, on a store opened read-only.
 struct TUICommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "tui", abstract: "Open the terminal inspector on a trace store.")
+    static let configuration = CommandConfiguration(commandName: "tui", abstract: "Open the TUI on a trace store.")
 
     @Argument(help: "The trace store (default: $LOUPE_STORE or the XDG state store). Viewed read-only; created empty if missing, so recordings started later appear live.")
     var store: String?
@@ -42,14 +42,14 @@ struct TUICommand: AsyncParsableCommand {
         // Looking never writes: the store is read-only, and a writer opens only when a replay is recorded.
         let (store, path) = try StoreAccess.openForViewing(store)
         let replayer = StoreReplayer(path: path)
-        let app = InspectorApp(store: store, storeName: path, replayer: replayer, filter: filter, keymap: keymap,
+        let app = TUIApp(store: store, storeName: path, replayer: replayer, filter: filter, keymap: keymap,
                                history: FilePromptHistory())
-        let result = await Result(catching: { try await Inspector.run(app, mouse: !noMouse) })
+        let result = await Result(catching: { try await TUILauncher.run(app, mouse: !noMouse) })
         await replayer.shutdown()
         try result.get()
     }
 
-    /// `--listen`: the store is written by the listener inside this process, and the inspector shows it live.
+    /// `--listen`: the store is written by the listener inside this process, and the TUI shows it live.
     private func runListening(_ address: ListenAddress, filter: TraceFilter?, keymap: Keymap) async throws {
         let (store, path) = try StoreAccess.openForWriting(listenStore ?? store)
         // The link is the one thing printed before the screen takes over, and again after it.
@@ -62,7 +62,7 @@ struct TUICommand: AsyncParsableCommand {
         }
         StandardStreams.error("\(LinkAddress.environmentVariable)=\(listener.link)\n")
         let replayer = StoreReplayer(path: path)
-        let app = InspectorApp(store: store, storeName: path, replayer: replayer, filter: filter, keymap: keymap,
+        let app = TUIApp(store: store, storeName: path, replayer: replayer, filter: filter, keymap: keymap,
                                history: FilePromptHistory(), rules: ListenerRules(listener))
         app.sourceStatus = { listener.sources.map(Self.status) }
         let link = "\(LinkAddress.environmentVariable)=\(listener.link)"
@@ -70,7 +70,7 @@ struct TUICommand: AsyncParsableCommand {
             ListenerStatus(link: link, refused: listener.counts.refused, lastRefusal: lastRefusal.withLock { $0 })
         }
         app.wakeup = wakeup
-        let result = await Result(catching: { try await Inspector.run(app, mouse: !noMouse) })
+        let result = await Result(catching: { try await TUILauncher.run(app, mouse: !noMouse) })
         await listener.stop()
         await replayer.shutdown()
         print("\(LinkAddress.environmentVariable)=\(listener.link)")
@@ -96,12 +96,12 @@ struct TUICommand: AsyncParsableCommand {
     }
 }
 
-/// Runs the inspector on the real terminal, restoring it however the run ends.
-enum Inspector {
-    static func run(_ app: InspectorApp, mouse: Bool = true) async throws {
+/// Runs the TUI on the real terminal, restoring it however the run ends.
+enum TUILauncher {
+    static func run(_ app: TUIApp, mouse: Bool = true) async throws {
         do {
-            try await TerminalInspector.run(app, mouse: mouse)
-        } catch let failure as CursesScreen.Failure {
+            try await TUIRunner.run(app, mouse: mouse)
+        } catch let failure as CursesTerminal.Failure {
             throw CommandFailure.badInput("cannot start the terminal UI: \(failure)")
         }
     }

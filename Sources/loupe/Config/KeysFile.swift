@@ -9,7 +9,7 @@ import LoupeTrace
 /// # bindings per context; a command bound here loses its default keys in that context
 /// [global]
 /// quit = "Q"
-/// [flows]
+/// [exchanges]
 /// filter = ["f", "ctrl-f"]
 /// ```
 ///
@@ -42,7 +42,7 @@ enum KeysFile {
     }
 
     /// `FILE:LINE` (or `FILE` when the line cannot be found) for a problem found after loading, such as a context
-    /// or command name the keymap does not know: `loupe: \(position(...)): unknown command 'fitler' in [flows]`.
+    /// or command name the keymap does not know: `loupe: \(position(...)): unknown command 'fitler' in [exchanges]`.
     static func position(
         context: String, command: String?, path: String = defaultPath(),
         environment: [String: String] = ProcessInfo.processInfo.environment

@@ -4,10 +4,10 @@ import LoupeRules
 import LoupeTUI
 import Synchronization
 
-/// The rules screen's view of the apps linked to this inspector's listener: their reported rule states, and
+/// The rules screen's view of the apps linked to this TUI's listener: their reported rule states, and
 /// commands sent to them over the link.
 ///
-/// The inspector asks for the apps on every draw. An app's rules arrive as TOML and are parsed once per change of
+/// The TUI asks for the apps on every draw. An app's rules arrive as TOML and are parsed once per change of
 /// that text (an app with a large mock sends the same rules again with every hit count), and the whole answer is
 /// kept until the listener says something changed, so a draw costs no parsing and allocates nothing new.
 final class ListenerRules: RulesControl {

@@ -3,7 +3,7 @@ import LoupeTrace
 import LoupeFormats
 import LoupeReplay
 
-/// `loupe replay`'s guard against repeating side effects (`ReplaySafety`, the same rule as the inspector's `r`):
+/// `loupe replay`'s guard against repeating side effects (`ReplaySafety`, the same rule as the TUI's `r`):
 /// requests that are not safe to repeat are sent only after a "y" typed at the terminal, or with `--yes`.
 /// Without a terminal on stdin and without `--yes`, nothing is sent and the command exits 2.
 enum ReplayConfirmation {

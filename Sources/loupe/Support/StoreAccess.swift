@@ -30,7 +30,7 @@ enum StoreAccess {
         }
     }
 
-    /// Opens a store read-only for the inspector. When nothing is at the path, a new empty store is created first
+    /// Opens a store read-only for the TUI. When nothing is at the path, a new empty store is created first
     /// (complete, 0600; an existing file is never touched), so a recording started later appears live.
     static func openForViewing(_ argument: String?) throws -> (SQLiteTraceStore, String) {
         let path = path(argument)
@@ -54,7 +54,7 @@ enum StoreAccess {
     }
 
     /// Says on stderr what `store`'s automatic prunes removed since it opened, if anything: one line, for every
-    /// command that records (`send`, `demo`, `import`, the inspector's replays), so no exchange vanishes unsaid.
+    /// command that records (`send`, `demo`, `import`, the TUI's replays), so no exchange vanishes unsaid.
     /// It first applies the store's bounds once more, so a command leaves the store within them when it ends.
     static func reportPrunes(_ store: SQLiteTraceStore, path: String) {
         store.applyOwnBounds()

@@ -8,7 +8,7 @@ import LoupeWebSocket
 import LoupeReplay
 import Synchronization
 
-/// Replays for the inspector: sends through a recording client into the same store, so the replay appears as a
+/// Replays for the TUI: sends through a recording client into the same store, so the replay appears as a
 /// new row marked as a replay of the original.
 ///
 /// `loupe tui` views its store read-only and makes a replayer with ``init(path:)``: the writer (and with it any

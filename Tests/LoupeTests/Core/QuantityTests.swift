@@ -42,7 +42,7 @@ import Testing
         #expect(Quantity.age(-5) == "0.0 ms ago")
     }
 
-    /// Binary units, said as such: the inspector's `KB` meant KiB.
+    /// Binary units, said as such: the TUI's `KB` meant KiB.
     @Test(arguments: [
         (0, "0 B"), (999, "999 B"), (1023, "1.0 KiB"), (1024, "1.0 KiB"), (1536, "1.5 KiB"), (114_688, "112 KiB"),
         (794_624, "776 KiB"), (1_048_063, "1.0 MiB"), (3 << 30, "3.0 GiB"), (Int.max, "8.0 EiB"), (-4, "0 B"),

@@ -3,7 +3,7 @@ import Foundation
 @testable import LoupeTrace
 import Testing
 
-/// A viewer and a writer on one file in one process (the inspector replaying into the store it shows) must keep
+/// A viewer and a writer on one file in one process (the TUI replaying into the store it shows) must keep
 /// their SQLite locks: otherwise another process's connection takes itself for the last one, deletes the `-wal`
 /// file when it closes, and what this process commits next is lost.
 @Suite("Stores sharing a file in one process")

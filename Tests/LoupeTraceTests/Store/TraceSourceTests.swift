@@ -49,7 +49,7 @@ import LoupeFormats
         try store.write([linked, Self.exchange(source: nil, number: 3), broken])
         #expect(try store.recent(limit: 10).map(\.sourceApp) == ["checkout-service", nil, "checkout-service"])
         // The list's order is by start: 1, 2, 3.
-        #expect(try store.flowPage(FlowQuery(), from: .first, limit: 10).map(\.sourceApp)
+        #expect(try store.exchangePage(ExchangeQuery(), from: .first, limit: 10).map(\.sourceApp)
             == ["checkout-service", "checkout-service", nil])
         // A hand-edited row: not JSON. json_extract alone would raise "malformed JSON" and fail the whole query.
         try store.pool.write { db in
@@ -57,7 +57,7 @@ import LoupeFormats
         }
         let filter = try TraceFilter.parse("~src checkout")
         #expect(try store.summaries(matching: filter, limit: 10).map(\.id) == [linked.id])
-        #expect(try store.flowPage(FlowQuery(filter: filter), from: .first, limit: 10).map(\.id) == [linked.id])
+        #expect(try store.exchangePage(ExchangeQuery(filter: filter), from: .first, limit: 10).map(\.id) == [linked.id])
         #expect(try store.recent(limit: 10).map(\.sourceApp) == ["checkout-service", nil, nil])
     }
 

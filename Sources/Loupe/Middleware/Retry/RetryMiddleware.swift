@@ -5,7 +5,7 @@ import HTTPTypes
 ///
 /// A `RetryPlanner` decides; this middleware carries the decision out: it waits on the client's clock (so a
 /// `ManualClock` drives tests), annotates the next attempt with the reason and delay, and records a
-/// ``ExchangeEventKind/retryScheduled`` event for every retry and a ``ExchangeEventKind/retryGivenUp`` event for
+/// ``ExchangeEventKind/retryScheduled`` event for every retry and an ``ExchangeEventKind/retryGivenUp`` event for
 /// every retry it declines. An optional ``RetryBudget`` shared by the client caps retries across all requests, and
 /// `deadline` bounds all attempts and waits together: no wait that would pass it is started, and each attempt's
 /// timeout is shortened to the time left. Cancelling the caller ends a wait at once with `CancellationError`.

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Transports fail closed: they never fall back to the system's trust store when pins are configured. On the wire
 /// the failure surfaces as a ``TransportError`` of kind ``TransportError/Kind/tls`` whose message is this error's
-/// description, and as a ``ExchangeEventKind/pinningFailure`` event carrying the same fields.
+/// description, and as an ``ExchangeEventKind/pinningFailure`` event carrying the same fields.
 public struct PinningError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Why pinning failed; a struct so that reasons can be added without breaking callers.
     public struct Reason: Hashable, Sendable, CustomStringConvertible {

@@ -4,9 +4,9 @@ import LoupeTrace
 
 /// Feeds an aggregating screen (circuits, metrics) the exchanges stored since it last looked, a bounded number per
 /// refresh: catching up with a large store is spread over many frames, so keys keep being answered while it
-/// happens (the screens report it as ``InspectorScreen/hasDeferredWork`` and finish on later turns).
+/// happens (the screens report it as ``Screen/hasDeferredWork`` and finish on later turns).
 ///
-/// One feed per board holds where its board has read to and which exchanges it counts (the flows list's: "metrics
+/// One feed per board holds where its board has read to and which exchanges it counts (the exchanges list's: "metrics
 /// of what I filtered"), so the two boards poll and fold the store the same way.
 struct BoardFeed {
     /// Exchanges read per refresh, at most: a key pressed while a chunk is read waits for it, so a chunk is kept
@@ -16,7 +16,7 @@ struct BoardFeed {
     /// The store holds exchanges the board has not read yet.
     private(set) var isCatchingUp = false
     /// The exchanges counted: the session's filter and marks-only set when they were last read.
-    private var counted = FlowQuery()
+    private var counted = ExchangeQuery()
     /// The last exchange read, whether or not the session's filter let it onto the board.
     private var readThrough: Int64 = .min
 
@@ -24,7 +24,7 @@ struct BoardFeed {
     /// order aside), so the feed reads again from the first exchange. A board parked while the filter changed
     /// sees the new one when it is shown again.
     mutating func restarts(for context: ScreenContext) -> Bool {
-        let counted = FlowQuery(filter: context.session.query.filter, ids: context.session.query.ids)
+        let counted = ExchangeQuery(filter: context.session.query.filter, ids: context.session.query.ids)
         guard counted != self.counted else { return false }
         self.counted = counted
         readThrough = .min

@@ -5,8 +5,8 @@ import LoupeTrace
 import LoupeBoard
 
 /// One breaker key's transitions (Enter on the circuits board): time, from → to, reason and the exchange that
-/// caused each. Enter opens that exchange; `f` shows the flows of the key (host or operation named like it).
-package struct BreakerHistoryScreen: InspectorScreen {
+/// caused each. Enter opens that exchange; `f` shows the exchanges of the key (host or operation named like it).
+package struct BreakerHistoryScreen: Screen {
     package let key: String
     package let entries: [BreakerTransitionEntry]
     private var selected: Int
@@ -21,7 +21,7 @@ package struct BreakerHistoryScreen: InspectorScreen {
     package var title: String { "circuit \(TerminalText.line(key))" }
     package var position: String { entries.isEmpty ? "" : "\(selected + 1) / \(entries.count)" }
 
-    package mutating func perform(_ command: InspectorCommand, argument: String?, context: inout ScreenContext) -> Bool {
+    package mutating func perform(_ command: Command, argument: String?, context: inout ScreenContext) -> Bool {
         switch command {
         case .moveUp: selected = max(0, selected - 1)
         case .moveDown: selected = max(0, min(entries.count - 1, selected + 1))
@@ -36,13 +36,13 @@ package struct BreakerHistoryScreen: InspectorScreen {
                 return true
             }
             context.pushed = DetailScreen(summary: exchange.summary, context: &context)
-        case .flowsForKey:
-            // A breaker is keyed by host (the default) or by operation: the flows of either.
+        case .exchangesForKey:
+            // A breaker is keyed by host (the default) or by operation: the exchanges of either.
             let filter = TraceFilter.or(.host(key), .operation(key))
             context.session.filter = filter
             context.session.filterText = filter.description
             context.popToRootRequested = true
-            context.status = StatusMessage("flows of circuit \(TerminalText.line(key))")
+            context.status = StatusMessage("exchanges of circuit \(TerminalText.line(key))")
         default:
             return false
         }

@@ -6,7 +6,7 @@ import LoupeBoard
 
 /// The circuit-breaker board (`3`): one row per breaker key in the store (Hystrix's dashboard, Resilience4j's
 /// figures, Envoy's retry counters), aggregated as exchanges arrive. Enter opens the key's history.
-package struct CircuitsScreen: InspectorScreen {
+package struct CircuitsScreen: Screen {
     package private(set) var board = BreakerBoard()
     private var selected = 0
     /// What the board has read of the store.
@@ -23,7 +23,7 @@ package struct CircuitsScreen: InspectorScreen {
         return feed.isCatchingUp ? (keys.isEmpty ? "reading the store…" : "\(keys) · reading the store…") : keys
     }
 
-    package mutating func perform(_ command: InspectorCommand, argument: String?, context: inout ScreenContext) -> Bool {
+    package mutating func perform(_ command: Command, argument: String?, context: inout ScreenContext) -> Bool {
         let count = board.keyCount
         switch command {
         case .moveUp: selected = max(0, selected - 1)

@@ -13,7 +13,7 @@ struct CircuitsView {
     var search: String?
 
     /// Widths of the fixed columns: key, state, failure rate, slow rate, calls, short-circuited (the breaker refused
-    /// the call; `SHRT` as in the flows list), next probe.
+    /// the call; `SHRT` as in the exchanges list), next probe.
     private static let widths = [10, 9, 8, 8, 6, 6]
     private static let headings = ["STATE", "FAIL/THR", "SLOW/THR", "CALLS", "SHRT", "PROBE"]
 

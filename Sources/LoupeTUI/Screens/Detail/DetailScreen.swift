@@ -3,8 +3,8 @@ import LoupeQuery
 import LoupeTrace
 
 /// One exchange in tabs (Request, Response, Attempts, Events, Timing, and Messages for a stream), opened from the
-/// flows list with Enter. Only the visible lines of a tab are drawn, however long its body or stream.
-package struct DetailScreen: InspectorScreen {
+/// exchanges list with Enter. Only the visible lines of a tab are drawn, however long its body or stream.
+package struct DetailScreen: Screen {
     /// The row it was opened from.
     package let summary: TraceSummary
     /// The exchange, once read.
@@ -52,7 +52,7 @@ package struct DetailScreen: InspectorScreen {
     /// The first line shown.
     package var scroll: Int { viewport.offset }
 
-    package mutating func perform(_ command: InspectorCommand, argument: String?, context: inout ScreenContext) -> Bool {
+    package mutating func perform(_ command: Command, argument: String?, context: inout ScreenContext) -> Bool {
         if shownPane != nil, performOnMessages(command, context: &context) { return true }
         if viewport.perform(command) { return true }
         switch command {
@@ -147,7 +147,7 @@ package struct DetailScreen: InspectorScreen {
             if let search = context.search {
                 let text = line.text
                 if DisplayWidth.of(text) == text.count {
-                    for range in FlowSearch.ranges(of: search, in: text) {
+                    for range in ExchangeSearch.ranges(of: search, in: text) {
                         buffer.setStyle(.searchHit, in: Rect(x: area.x + range.lowerBound, y: y, width: range.count, height: 1))
                     }
                 }
@@ -178,7 +178,7 @@ package struct DetailScreen: InspectorScreen {
     private var shownPane: MessagesPane? { tab == .messages ? messages : nil }
 
     /// The Messages tab's keys: the selection moves instead of the page.
-    private mutating func performOnMessages(_ command: InspectorCommand, context: inout ScreenContext) -> Bool {
+    private mutating func performOnMessages(_ command: Command, context: inout ScreenContext) -> Bool {
         guard var pane = messages else { return false }
         let height = pane.rowsHeight(in: contentArea.height)
         if command == .toggleFollow {

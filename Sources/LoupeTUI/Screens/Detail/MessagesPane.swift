@@ -70,7 +70,7 @@ package struct MessagesPane: Sendable {
 
     /// Runs a movement command on the list, `rowsHeight` rows high (a page is that many messages).
     /// - Returns: `false` for any other command.
-    mutating func perform(_ command: InspectorCommand, rowsHeight: Int) -> Bool {
+    mutating func perform(_ command: Command, rowsHeight: Int) -> Bool {
         viewport.update(count: messages.count, height: rowsHeight)
         return viewport.perform(command)
     }

@@ -4,7 +4,7 @@ import LoupeTrace
 
 /// `d` on a replay (↻): its response against the original's (status, headers, JSON by path, text by lines), side
 /// by side at 120 columns or wider and unified below; `n` / `N` move between differences.
-package struct DiffScreen: InspectorScreen {
+package struct DiffScreen: Screen {
     package let replay: TraceSummary
     private var original: TraceExchange?
     private var replayed: TraceExchange?
@@ -18,7 +18,7 @@ package struct DiffScreen: InspectorScreen {
     /// Reads the replay and its original; `nil` (with a message) when `replay` is not a replay.
     package init?(replay: TraceSummary, context: inout ScreenContext) {
         guard let originalID = replay.replayOf else {
-            context.status = .error("\(context.keymap.hint(.diff, in: .flows)) compares a replay (↻) with its original: select a replay first")
+            context.status = .error("\(context.keymap.hint(.diff, in: .exchanges)) compares a replay (↻) with its original: select a replay first")
             return nil
         }
         self.replay = replay
@@ -43,7 +43,7 @@ package struct DiffScreen: InspectorScreen {
     /// The first line shown.
     package var scroll: Int { viewport.offset }
 
-    package mutating func perform(_ command: InspectorCommand, argument: String?, context: inout ScreenContext) -> Bool {
+    package mutating func perform(_ command: Command, argument: String?, context: inout ScreenContext) -> Bool {
         if viewport.perform(command) { return true }
         switch command {
         case .searchNext where context.session.search == nil:

@@ -1,6 +1,6 @@
 /// `?`: every key of the screen it was opened from, the prompt keys, and every command the `:` prompt runs,
 /// straight from the ``Keymap`` (a user's keys.toml shows here too). Scrolls and searches like the detail.
-package struct HelpScreen: InspectorScreen {
+package struct HelpScreen: Screen {
     /// The context whose keys are listed.
     package let context: KeyContext
     /// The help's lines, wrapped to the screen's width (continuations under the description column).
@@ -37,7 +37,7 @@ package struct HelpScreen: InspectorScreen {
         lines += keymap.bindings(in: .prompt).map { line($0, keymap.help(of: $0, in: .prompt)) }
         lines += [.empty, StyledLine("Commands at the : prompt (Tab completes)", style: .heading)]
         let here = keymap.bindings(in: context)
-        for command in InspectorCommand.allCases where !command.isTextEditing {
+        for command in Command.allCases where !command.isTextEditing {
             let name = command.name + (command.argument.map { " " + $0.placeholder } ?? "")
             // What the command does on this screen, as its key's row says, so the two lists cannot disagree.
             let summary = keymap.filling(here.first { $0.command == command }?.help ?? command.summary, in: context)
@@ -56,7 +56,7 @@ package struct HelpScreen: InspectorScreen {
                     .init(" " + help + "  "), .init(binding.command.name, .dim)])
     }
 
-    package mutating func perform(_ command: InspectorCommand, argument: String?, context: inout ScreenContext) -> Bool {
+    package mutating func perform(_ command: Command, argument: String?, context: inout ScreenContext) -> Bool {
         viewport.perform(command)
     }
 

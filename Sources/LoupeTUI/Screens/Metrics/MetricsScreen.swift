@@ -6,7 +6,7 @@ import LoupeBoard
 /// Live metrics (`4`): per operation and per host, rate, error %, retry %, budget denials and p50/p95/p99/max
 /// over a window (`w` cycles 1m, 5m, 15m, 1h, all), sortable by any column (`o`, `v`), with sparklines of rate
 /// and p95 across the window and the selected row's latency histogram. Aggregated as exchanges arrive.
-package struct MetricsScreen: InspectorScreen {
+package struct MetricsScreen: Screen {
     package private(set) var metrics = TrafficMetrics()
     package private(set) var window: MetricsWindow = .fiveMinutes
     package private(set) var sort: MetricsColumn = .name
@@ -48,7 +48,7 @@ package struct MetricsScreen: InspectorScreen {
         return descending ? sorted.reversed() : sorted
     }
 
-    package mutating func perform(_ command: InspectorCommand, argument: String?, context: inout ScreenContext) -> Bool {
+    package mutating func perform(_ command: Command, argument: String?, context: inout ScreenContext) -> Bool {
         let count = table.count
         switch command {
         case .moveUp: selected = max(0, selected - 1)

@@ -8,7 +8,7 @@ package protocol RulesControl: Sendable {
     func apps() -> [RulesAppState]
     /// Sends `change` to the app `app` (every app when `nil`); false when no app took it.
     @discardableResult func send(_ change: RulesChange, to app: String?) -> Bool
-    /// Changes whenever an app's state arrives or an app leaves, so the inspector redraws at once.
+    /// Changes whenever an app's state arrives or an app leaves, so the TUI redraws at once.
     var version: Int { get }
 }
 
@@ -42,7 +42,7 @@ package struct RulesAppState: Sendable, Hashable {
     }
 }
 
-/// A change the inspector asks of an app.
+/// A change the TUI asks of an app.
 package enum RulesChange: Sendable, Hashable {
     case put([Rule])
     case remove(String)

@@ -10,7 +10,7 @@ import LoupeTrace
 /// continues, `a` aborts, `A` continues all. On a rule: `t` enables or disables it, `e` edits it as TOML in
 /// `$EDITOR`, `d` deletes it. Everything goes to the app over the link; the screen shows what the app reports
 /// back, so it never shows a change the app did not make.
-package struct RulesScreen: InspectorScreen {
+package struct RulesScreen: Screen {
     /// One selectable row.
     package enum Row: Hashable, Sendable {
         case held(app: String, HeldRequest)
@@ -100,7 +100,7 @@ package struct RulesScreen: InspectorScreen {
         self.pending = nil
     }
 
-    package mutating func perform(_ command: InspectorCommand, argument: String?, context: inout ScreenContext) -> Bool {
+    package mutating func perform(_ command: Command, argument: String?, context: inout ScreenContext) -> Bool {
         if viewport.perform(command) { return true }
         switch command {
         case .toggleRule:
@@ -135,7 +135,7 @@ package struct RulesScreen: InspectorScreen {
         return true
     }
 
-    private func nothing(_ command: InspectorCommand, _ context: inout ScreenContext) -> Bool {
+    private func nothing(_ command: Command, _ context: inout ScreenContext) -> Bool {
         let what: String = switch command {
         case .toggleRule, .deleteRule, .editRule: "select a rule first"
         default: "select a held request first"

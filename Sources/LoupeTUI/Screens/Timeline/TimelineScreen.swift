@@ -2,11 +2,11 @@ import Foundation
 import LoupeQuery
 import LoupeTrace
 
-/// The timeline (`2`): the flows list's rows (same filter, same order, the same keyset ``FlowWindow``) on a
+/// The timeline (`2`): the exchanges list's rows (same filter, same order, the same keyset ``ExchangeWindow``) on a
 /// shared time axis, a browser's network waterfall for a whole session. Only the visible rows are read, with
 /// their attempts and events; `+`/`-` zoom, `←`/`→` pan, `F` follows the newest.
-package struct TimelineScreen: InspectorScreen {
-    package private(set) var window = FlowWindow()
+package struct TimelineScreen: Screen {
+    package private(set) var window = ExchangeWindow()
     package private(set) var axis = TimelineAxis()
     /// The visible rows' attempts and breaker refusals, by exchange id; rows that scroll away are dropped.
     private(set) var tracks: [UUID: TimelineTrack] = [:]
@@ -17,14 +17,14 @@ package struct TimelineScreen: InspectorScreen {
     package var title: String { "timeline" }
     package var selection: TraceSummary? { window.selectedRow }
     package var position: String { window.positionText }
-    package var rankRequest: FlowRankRequest? { window.rankRequest }
+    package var rankRequest: ExchangeRankRequest? { window.rankRequest }
     package var listsExchanges: Bool { true }
     package var listTotal: Int? { window.hasLoaded ? window.total : nil }
 
     /// Rows that fit: the area less the axis heading and the legend.
     private static func pageHeight(_ area: Rect) -> Int { max(1, area.height - 2) }
 
-    package mutating func perform(_ command: InspectorCommand, argument: String?, context: inout ScreenContext) -> Bool {
+    package mutating func perform(_ command: Command, argument: String?, context: inout ScreenContext) -> Bool {
         if window.navigate(command, page: Self.pageHeight(context.area), context: &context) {
             // Rows that came into view need their attempts; opening one changes no rows.
             if command != .open { loadTracks(context: &context) }

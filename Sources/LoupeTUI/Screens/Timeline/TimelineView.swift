@@ -6,7 +6,7 @@ import LoupeTrace
 /// exchange (status and request on the left, its attempts on the shared axis in eighth blocks, a stream's messages as
 /// ticks over its bar), and a legend.
 struct TimelineView {
-    let window: FlowWindow
+    let window: ExchangeWindow
     let axis: TimelineAxis
     let tracks: [UUID: TimelineTrack]
     let context: RenderContext

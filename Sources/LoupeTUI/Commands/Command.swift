@@ -1,0 +1,60 @@
+/// A named thing the TUI can do. Keys map to commands through the ``Keymap``; the `:` prompt runs them by
+/// ``name`` (mitmproxy's commands, lazygit's keybinding config). One list, so the help, the footer, the prompt's
+/// completion and a user's keys.toml all speak the same names.
+package enum Command: String, Hashable, Sendable, CaseIterable {
+    case moveUp, moveDown, pageUp, pageDown, top, bottom
+    case open, back, quit, help, commandPrompt
+    case filter, search, searchNext, searchPrevious
+    case sortNext, reverse, sort
+    case toggleFollow, toggleSource
+    case mark, showMarked, unmarkAll
+    case export, copyCurl
+    case replay, repeatReplay, editReplay, diff
+    case nextTab, previousTab, tab, cycleBody
+    case exchanges, timeline, circuits, metrics
+    case zoomIn, zoomOut, panLeft, panRight
+    case cycleWindow, exchangesForKey
+    // Rules (screen 5) and rules made from an exchange.
+    case rules, toggleRule, deleteRule, editRule, continueHeld, abortHeld, continueAll, newRule
+    case link
+    // Text input, in prompts.
+    case submit, cancel, complete, historyPrevious, historyNext
+    case cursorLeft, cursorRight, cursorStart, cursorEnd
+    case deleteBackward, deleteForward, deleteToStart, deleteToEnd, deleteWord
+
+    /// The name the `:` prompt and keys.toml use (`sort-next`): the case name in kebab case.
+    package var name: String {
+        var name = ""
+        for character in rawValue {
+            if character.isUppercase {
+                name += "-" + character.lowercased()
+            } else {
+                name.append(character)
+            }
+        }
+        return name
+    }
+
+    /// The command called `name`, as ``name`` spells it.
+    package init?(name: String) {
+        guard let command = Self.allCases.first(where: { $0.name == name }) else { return nil }
+        self = command
+    }
+
+    /// What the command does, for the help screen and the prompt's completion.
+    package var summary: String { CommandInfo.summary[self] ?? name }
+
+    /// What the command takes after its name at the `:` prompt, if anything (`KEY`, `EXPR`).
+    package var argument: CommandArgument? { CommandInfo.argument[self] }
+
+    /// Whether the command edits a prompt's text: those only make sense while a prompt is open.
+    package var isTextEditing: Bool {
+        switch self {
+        case .submit, .cancel, .complete, .historyPrevious, .historyNext, .cursorLeft, .cursorRight, .cursorStart,
+             .cursorEnd, .deleteBackward, .deleteForward, .deleteToStart, .deleteToEnd, .deleteWord:
+            true
+        default:
+            false
+        }
+    }
+}
