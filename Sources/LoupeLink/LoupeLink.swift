@@ -13,7 +13,7 @@ import Synchronization
 ///
 /// ```swift
 /// let link = try LoupeLink(LinkAddress(parsing: "loupe://…"))        // or LoupeLink.fromEnvironment()
-/// let inspector = NetworkTraceInspector(store: store, configuration: .init(link: link))
+/// let inspector = NetworkTraceInspector(store: store, configuration: .init(forwarders: [link]))
 /// ```
 /// It never blocks or fails a request: exchanges wait in a buffer bounded in bytes (the oldest not yet written is
 /// dropped when it is full, and counted; the count goes to the viewer when it is back), connecting happens in the

@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// ```swift
 /// let exporter = try OTLPExporter(endpoint: OTLPEndpoint("http://127.0.0.1:4318/v1/traces"))
-/// let inspector = NetworkTraceInspector(store: store, configuration: .init(link: exporter))
+/// let inspector = NetworkTraceInspector(store: store, configuration: .init(forwarders: [exporter]))
 /// let client = Client.resilient(baseURL: api, observer: inspector)
 /// …
 /// await inspector.shutdown()   // writes the store, then gives the exporter its finishTimeout to deliver
@@ -21,8 +21,8 @@ import Synchronization
 /// It never blocks or fails a request. Requests go one at a time; a collector that is down or answers 429, 502,
 /// 503 or 504 is retried with backoff (honouring `Retry-After`) while new batches queue, within
 /// ``Configuration/capacityBytes``: past it the oldest are dropped. Whatever is not delivered is counted in
-/// ``counts``, and the first loss is logged once (swift-log, `loupe.otlp`). To keep a live link as well, pass it as
-/// ``Configuration/forwardingTo``.
+/// ``counts``, and the first loss is logged once (swift-log, `loupe.otlp`). A live link as well is a second
+/// forwarder beside it: `.init(forwarders: [exporter, link])`.
 public final class OTLPExporter: TraceForwarding {
     /// The exporter's settings.
     public struct Configuration: Sendable {
@@ -36,19 +36,15 @@ public final class OTLPExporter: TraceForwarding {
         public var requestTimeout: Duration
         /// Where the one warning about lost spans goes.
         public var logger: Logger
-        /// A forwarder that gets every batch too, such as a live link (the recorder takes only one).
-        public var forwardingTo: (any TraceForwarding)?
 
         /// Settings with the defaults above; numbers out of range are brought into it.
         public init(capacityBytes: Int = 16 << 20, exchangesPerRequest: Int = 256, finishTimeout: Duration = .seconds(5),
-                    requestTimeout: Duration = .seconds(10), logger: Logger = Logger(label: "loupe.otlp"),
-                    forwardingTo: (any TraceForwarding)? = nil) {
+                    requestTimeout: Duration = .seconds(10), logger: Logger = Logger(label: "loupe.otlp")) {
             self.capacityBytes = max(0, capacityBytes)
             self.exchangesPerRequest = max(1, exchangesPerRequest)
             self.finishTimeout = max(.zero, finishTimeout)
             self.requestTimeout = max(.milliseconds(1), requestTimeout)
             self.logger = logger
-            self.forwardingTo = forwardingTo
         }
     }
 
@@ -98,7 +94,6 @@ public final class OTLPExporter: TraceForwarding {
     /// Encodes `exchanges` into requests of at most ``Configuration/exchangesPerRequest`` and queues them
     /// (dropping the oldest queued past ``Configuration/capacityBytes``), then wakes the sender. Never waits.
     public func forward(_ exchanges: [TraceExchange]) {
-        configuration.forwardingTo?.forward(exchanges)
         var start = exchanges.startIndex
         while start < exchanges.endIndex {
             let end = min(start + configuration.exchangesPerRequest, exchanges.endIndex)
@@ -109,8 +104,8 @@ public final class OTLPExporter: TraceForwarding {
         wakeups.yield()
     }
 
-    /// Delivers what is queued within ``Configuration/finishTimeout``, counts the rest as failed, then finishes
-    /// the forwarder behind it. Called by `NetworkTraceInspector.shutdown()`.
+    /// Delivers what is queued within ``Configuration/finishTimeout`` and counts the rest as failed. Called by
+    /// `NetworkTraceInspector.shutdown()`.
     public func finish() async {
         wakeups.finish()
         let sender = self.sender
@@ -127,7 +122,6 @@ public final class OTLPExporter: TraceForwarding {
         }
         delivery.abandon()
         lossLog.check()
-        await configuration.forwardingTo?.finish()
     }
 }
 

@@ -31,7 +31,7 @@ struct LiveExportTests {
 
         // What the recorder stores also goes to an OpenTelemetry collector, off the request path:
         let exporter = OTLPExporter(endpoint: try OTLPEndpoint("http://127.0.0.1:4318/v1/traces"))
-        let inspector = NetworkTraceInspector(store: store, configuration: .init(link: exporter))
+        let inspector = NetworkTraceInspector(store: store, configuration: .init(forwarders: [exporter]))
 
         var options = ResilienceOptions()
         options.retry = RetryPolicy(backoff: .exponential(base: .milliseconds(1)))

@@ -54,7 +54,7 @@ struct Ping: Endpoint {
     } else {
         link = nil
     }
-    let inspector = NetworkTraceInspector(store: store, configuration: .init(link: link))
+    let inspector = NetworkTraceInspector(store: store, configuration: .init(forwarders: [link]))
     let client = Client(baseURL: URL(string: "https://api.example.com")!, transport: transport, observer: inspector)
     /// LOUPE_RATE=R paces the loop at R exchanges a second (each millisecond's share, then a sleep to its due time): at
     /// full speed the recorder's writer falls behind the canned transport and drops, so the link's cost is compared at

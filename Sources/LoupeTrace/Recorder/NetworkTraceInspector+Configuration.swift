@@ -15,8 +15,9 @@ extension NetworkTraceInspector {
         public var flushInterval: Duration
         /// The clock that times ``flushInterval`` (inject a manual clock in tests).
         public var clock: any Clock<Duration>
-        /// Where recorded exchanges also go, in stored form (a live link from `LoupeLink`); nil for none.
-        public var link: (any TraceForwarding)?
+        /// Where recorded exchanges also go, in stored form, each getting every batch: a live link (`LoupeLink`),
+        /// an OpenTelemetry exporter (`LoupeOTLP`), both side by side, or none.
+        public var forwarders: [any TraceForwarding]
         /// Messages kept per stream, at most: past it the first half and the last half are kept and those
         /// between counted (``TraceStream/omittedCount``). Default 10 000.
         public var messageCap: Int
@@ -27,6 +28,8 @@ extension NetworkTraceInspector {
         /// queued; open SSE and WebSocket streams are not waited for. Timed on ``clock``. Default 1 s.
         public var shutdownGrace: Duration
 
+        /// Settings with the defaults above. A `nil` among `forwarders` is left out, so a link that may not be
+        /// configured (`LoupeLink.fromEnvironment()`) goes in as it is.
         public init(
             bodyCap: Int = 1 << 20,
             redaction: RedactionPolicy = RedactionPolicy(),
@@ -34,7 +37,7 @@ extension NetworkTraceInspector {
             batchSize: Int = 500,
             flushInterval: Duration = .milliseconds(100),
             clock: any Clock<Duration> = ContinuousClock(),
-            link: (any TraceForwarding)? = nil,
+            forwarders: [(any TraceForwarding)?] = [],
             messageCap: Int = 10_000,
             messagePayloadCap: Int = 64 << 10,
             shutdownGrace: Duration = .seconds(1)
@@ -48,7 +51,7 @@ extension NetworkTraceInspector {
             self.batchSize = batchSize
             self.flushInterval = flushInterval
             self.clock = clock
-            self.link = link
+            self.forwarders = forwarders.compactMap { $0 }
         }
     }
 }

@@ -43,7 +43,7 @@ public final class NetworkTraceInspector: ClientObserver {
         }
     }
 
-    /// The settings this inspector was made with.
+    /// The settings this recorder was made with.
     public let configuration: Configuration
     let state = Mutex(State())
     /// Exchanges go to the writer in the box they were kept in from their start.
@@ -63,13 +63,13 @@ public final class NetworkTraceInspector: ClientObserver {
             settings: .init(
                 capacity: configuration.queueCapacity, batchSize: configuration.batchSize,
                 flushInterval: configuration.flushInterval, clock: configuration.clock),
-            prepare: { [link = configuration.link] batch in
+            prepare: { [forwarders = configuration.forwarders] batch in
                 var traces: [TraceExchange] = []
                 traces.reserveCapacity(batch.count)
                 // Each exchange borrowed from its box (a `for` loop's binding, or reading `pending`, copied it out).
                 batch.forEach { $0.appendTrace(to: &traces, policy: policy, bodyCap: cap) }
-                // After redaction and capping: the link sends exactly what the store will hold.
-                link?.forward(traces)
+                // After redaction and capping: a forwarder sends exactly what the store will hold.
+                for forwarder in forwarders { forwarder.forward(traces) }
                 return traces
             })
     }
@@ -79,7 +79,7 @@ public final class NetworkTraceInspector: ClientObserver {
         writer.stop()
     }
 
-    /// Exchanges lost because the queue was full, the inspector had shut down, or too many were in flight.
+    /// Exchanges lost because the queue was full, the recorder had shut down, or too many were in flight.
     public var droppedCount: Int { writer.droppedCount + state.withLock { $0.untracked } }
     /// Batches the store failed to write (their exchanges are lost; requests are unaffected).
     public var failedWriteCount: Int { writer.failedWriteCount }
@@ -101,7 +101,10 @@ public final class NetworkTraceInspector: ClientObserver {
     public func shutdown() async {
         await waitForEndingExchanges()
         await writer.shutdown()
-        await configuration.link?.finish()
+        // Side by side, each within its own time limit: a collector that is down does not shorten the link's drain.
+        await withTaskGroup(of: Void.self) { group in
+            for forwarder in configuration.forwarders { group.addTask { await forwarder.finish() } }
+        }
     }
 
     /// Returns when no exchange but open streams is in flight, or after the grace, whichever comes first. An app

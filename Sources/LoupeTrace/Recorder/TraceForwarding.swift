@@ -1,7 +1,8 @@
-/// Where a ``NetworkTraceInspector`` also sends what it records: the seam a live link (the `LoupeLink` module)
-/// plugs into, so that the recorder itself needs no networking.
+/// Where a ``NetworkTraceInspector`` also sends what it records: the seam a live link (the `LoupeLink` module) and
+/// an OpenTelemetry exporter (`LoupeOTLP`) plug into, so that the recorder itself needs no networking. The recorder
+/// takes any number, side by side (``NetworkTraceInspector/Configuration/forwarders``); each gets every batch.
 ///
-/// The inspector calls ``forward(_:)`` on its background writer, never on the request path, with exchanges in
+/// The recorder calls ``forward(_:)`` on its background writer, never on the request path, with exchanges in
 /// their stored form: redacted and capped exactly as the store will hold them, so nothing leaves the app that the
 /// store would not keep. Whatever a forwarder does, the store is written the same way.
 public protocol TraceForwarding: AnyObject, Sendable {

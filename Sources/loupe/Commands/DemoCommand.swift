@@ -85,9 +85,8 @@ struct DemoCommand: AsyncParsableCommand {
             throw error
         }
         defer { StoreAccess.reportPrunes(store, path: path) }  // what keeping the store within its bounds removed
-        // Live export sits on the recorder's one forwarding slot and passes each batch on to the link.
-        let exporter = endpoint.map { OTLPExporter(endpoint: $0, configuration: .init(forwardingTo: link)) }
-        let inspector = NetworkTraceInspector(store: store, configuration: .init(link: exporter ?? link))
+        let exporter = endpoint.map { OTLPExporter(endpoint: $0) }
+        let inspector = NetworkTraceInspector(store: store, configuration: .init(forwarders: [link, exporter]))
         let breakers = DemoClient.breakerRegistry()
         rules?.book.attach(breakers: breakers)
         let client = DemoClient.make(
@@ -114,7 +113,7 @@ struct DemoCommand: AsyncParsableCommand {
                                keymap: keymap, history: FilePromptHistory(),
                                // The demo's streams are live rows while they run (stored only once they end).
                                openStreams: { inspector.openStreams })
-        let result = await Result(catching: { try await TUILauncher.run(app) })
+        let result = await Result(catching: { try await TUIRunner.run(app) })
         trafficTask.cancel()
         _ = await trafficTask.value
         await inspector.shutdown()

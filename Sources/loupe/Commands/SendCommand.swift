@@ -97,7 +97,7 @@ struct SendCommand: AsyncParsableCommand {
         let (store, storePath) = try StoreAccess.openForWriting(store)
         defer { StoreAccess.reportPrunes(store, path: storePath) }  // what keeping the store within its bounds removed
         let link = try LinkOption.start(link, appName: "loupe send")
-        let recording = NetworkTraceInspector.Configuration(redaction: redaction.policy, link: link)
+        let recording = NetworkTraceInspector.Configuration(redaction: redaction.policy, forwarders: [link])
         let inspector = NetworkTraceInspector(store: store, configuration: recording)
         let transport = try resilience.makeTransport()
         let file: DownloadFile?, through: PassThroughFileSink?

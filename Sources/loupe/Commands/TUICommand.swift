@@ -44,7 +44,7 @@ struct TUICommand: AsyncParsableCommand {
         let replayer = StoreReplayer(path: path)
         let app = TUIApp(store: store, storeName: path, replayer: replayer, filter: filter, keymap: keymap,
                                history: FilePromptHistory())
-        let result = await Result(catching: { try await TUILauncher.run(app, mouse: !noMouse) })
+        let result = await Result(catching: { try await TUIRunner.run(app, mouse: !noMouse) })
         await replayer.shutdown()
         try result.get()
     }
@@ -70,7 +70,7 @@ struct TUICommand: AsyncParsableCommand {
             ListenerStatus(link: link, refused: listener.counts.refused, lastRefusal: lastRefusal.withLock { $0 })
         }
         app.wakeup = wakeup
-        let result = await Result(catching: { try await TUILauncher.run(app, mouse: !noMouse) })
+        let result = await Result(catching: { try await TUIRunner.run(app, mouse: !noMouse) })
         await listener.stop()
         await replayer.shutdown()
         print("\(LinkAddress.environmentVariable)=\(listener.link)")
@@ -92,17 +92,6 @@ struct TUICommand: AsyncParsableCommand {
             return try Keymap.standard.applying(overrides)
         } catch {
             throw CommandFailure.badInput("\(KeysFile.displayPath(path, environment: environment)): \(error)")
-        }
-    }
-}
-
-/// Runs the TUI on the real terminal, restoring it however the run ends.
-enum TUILauncher {
-    static func run(_ app: TUIApp, mouse: Bool = true) async throws {
-        do {
-            try await TUIRunner.run(app, mouse: mouse)
-        } catch let failure as CursesTerminal.Failure {
-            throw CommandFailure.badInput("cannot start the terminal UI: \(failure)")
         }
     }
 }

@@ -76,7 +76,7 @@ struct WSCommand: AsyncParsableCommand {
         let (store, storePath) = try StoreAccess.openForWriting(store)
         defer { StoreAccess.reportPrunes(store, path: storePath) }
         let link = try LinkOption.start(link, appName: "loupe ws")
-        let inspector = NetworkTraceInspector(store: store, configuration: .init(redaction: redaction.policy, link: link))
+        let inspector = NetworkTraceInspector(store: store, configuration: .init(redaction: redaction.policy, forwarders: [link]))
         // No HTTP transport is used: the handshake's bottom is the WebSocket transport.
         let client = Client(baseURL: request.url!, transport: Self.NoHTTP(), observer: inspector)
         let outcome: Result<WebSocketClose?, any Error>
