@@ -300,7 +300,7 @@ import Testing
         screen.press("4", "?")
         app.turn(on: screen)
         let filter = try #require(screen.lines.firstIndex { $0.hasPrefix("  f   ") })
-        #expect(screen.lines[filter].hasSuffix("Filter the whole store: exchanges, timeline, circuits and      "), "\(screen.lines[filter])")
+        #expect(screen.lines[filter].hasSuffix("Filter the whole store: exchanges, timeline, circuits and  "), "\(screen.lines[filter])")
         #expect(screen.lines[filter + 1].hasPrefix(String(repeating: " ", count: 21) + "metrics (empty clears; ↑/↓ history)"))
         ScreenSnapshot.check(screen, "help-metrics-80x24")
     }

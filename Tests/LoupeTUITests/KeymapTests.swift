@@ -51,6 +51,21 @@ import Testing
         #expect(Command.sortNext.name == "sort-next")
     }
 
+    /// The exchanges list was the flows list: a keys.toml written then keeps working (former names, still read),
+    /// and the new names are the ones shown and completed.
+    @Test func aKeysFileWithTheFormerNamesStillApplies() throws {
+        let keymap = try Keymap.standard.applying([
+            KeyOverride(context: "flows", command: "filter", keys: [.ctrl("f")]),  // former names
+            KeyOverride(context: "circuit-history", command: "flows-for-key", keys: ["F"]),  // former name
+            KeyOverride(context: "global", command: "flows", keys: ["0"]),  // former name
+        ])
+        #expect(keymap.command(for: .ctrl("f"), in: .exchanges) == .filter)
+        #expect(keymap.command(for: "F", in: .circuitHistory) == .exchangesForKey)
+        #expect(keymap.command(for: "0", in: .metrics) == .exchanges)
+        #expect(Command.exchanges.name == "exchanges" && Command.exchangesForKey.name == "exchanges-for-key")
+        #expect(!Command.allCases.map(\.name).contains { $0.hasPrefix("flows") }, "former names are never offered")
+    }
+
     @Test func anOverrideReplacesTheDefaultKeysAndTakesItsKeysFromOthers() throws {
         let keymap = try Keymap.standard.applying([
             KeyOverride(context: "exchanges", command: "filter", keys: [.ctrl("f")]),

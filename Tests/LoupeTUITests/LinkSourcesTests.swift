@@ -21,7 +21,8 @@ import Testing
     }
 
     @Test func theTitleBarShowsEachSourceAndItsState() throws {
-        let (app, screen) = Fixture.app(try Fixture.store(Self.exchanges()), width: 120, height: 10)
+        // 124 columns: the whole title, with the screen's name `exchanges`, then both apps' states.
+        let (app, screen) = Fixture.app(try Fixture.store(Self.exchanges()), width: 124, height: 10)
         let gone = Fixture.epoch.addingTimeInterval(3_723)
         app.sourceStatus = {
             [SourceStatus(app: "checkout", state: .linked),

@@ -7,9 +7,9 @@ import LoupeReplay
 /// The effects an update asks for, carried out: replays started or confirmed, exports handed to their threads,
 /// copies sent to the clipboard, history recorded, ranks counted.
 extension TUIApp {
-    func flushCopies(to screen: any Terminal) {
+    func flushCopies(to terminal: any Terminal) {
         for text in pendingCopies {
-            let supported = screen.copyToClipboard(text)
+            let supported = terminal.copyToClipboard(text)
             copied.append(text)
             apply(.finished(supported ? StatusMessage("copied curl to the clipboard (OSC 52)")
                 : .error("this terminal does not take OSC 52 clipboard writes: use \(state.keymap.hint(.export, in: state.top.keyContext)) to export curl to a file"), replay: false))

@@ -31,7 +31,7 @@ extension TUIApp {
     /// (vim's `:cq`), a file saved with the same bytes or not saved at all (`:q!`), and a text that reads back as
     /// the recorded request all send nothing and say so. A real edit always asks, whatever the method, and the
     /// question lists what changed.
-    func runEdits(on screen: any Terminal) {
+    func runEdits(on terminal: any Terminal) {
         let edits = pendingEdits
         pendingEdits = []
         for original in edits {
@@ -39,7 +39,7 @@ extension TUIApp {
             // In a private directory removed afterwards with the editor's swap file, as every TUI edit is.
             let name = "replay-\(original.id.uuidString.lowercased().prefix(8)).http"
             var result: Result<String, ExternalEditor.Problem> = .failure(.init(message: "the editor did not run"))
-            screen.suspend { result = editor.editPrivately(text, named: name) }
+            terminal.suspend { result = editor.editPrivately(text, named: name) }
             lastDrawn = nil
             let saved: String
             switch result {
@@ -120,11 +120,11 @@ extension TUIApp {
 
     /// Stops the repeats and waits for every replay in flight to end (each is recorded by then), saying so on
     /// `screen` while it waits: quitting never drops a request that went out (issue 43.3).
-    func finishReplays(on screen: any Terminal) async {
+    func finishReplays(on terminal: any Terminal) async {
         stopRepeats()
         guard !replays.isEmpty else { return }
         apply(.progress(StatusMessage("quitting: waiting for the replays in flight to end and be recorded…")))
-        draw(on: screen)
+        draw(on: terminal)
         while !replays.isEmpty {
             for task in replays.values { await task.value }
             applyInbox()

@@ -6,7 +6,7 @@ import LoupeTrace
 extension TUIApp {
     /// Opens each pending rule (as TOML) or held request (as the document `e` edits) in the editor, then sends
     /// what was saved to its app. A file that does not read leaves the app as it was and says why.
-    func runRuleEdits(on screen: any Terminal) {
+    func runRuleEdits(on terminal: any Terminal) {
         let edits = pendingRuleEdits
         pendingRuleEdits = []
         for effect in edits {
@@ -21,7 +21,7 @@ extension TUIApp {
             default: continue
             }
             var result: Result<String, ExternalEditor.Problem> = .failure(.init(message: "the editor did not run"))
-            screen.suspend { result = editor.editPrivately(text, named: name) }
+            terminal.suspend { result = editor.editPrivately(text, named: name) }
             lastDrawn = nil
             switch result {
             case .failure(let problem):

@@ -96,29 +96,29 @@ public final class TUIApp {
 
     /// Runs until the user quits (returns) or the task is cancelled (throws `CancellationError`).
     ///
-    /// The caller owns the terminal: shut the screen down in a `defer` so it is restored on every exit.
-    public func run(on screen: any Terminal) async throws {
+    /// The caller owns the terminal: shut the terminal down in a `defer` so it is restored on every exit.
+    public func run(on terminal: any Terminal) async throws {
         defer {
             // However the loop ends; each export removes its partial file before its thread ends.
             exports.cancelAll()
             exports.waitForAll()
         }
         do {
-            try await loop(on: screen)
+            try await loop(on: terminal)
         } catch {
-            await finishReplays(on: screen)
+            await finishReplays(on: terminal)
             throw error
         }
         // Replays are not cancelled: a request that went out is recorded with its answer (issue 43.3).
-        await finishReplays(on: screen)
+        await finishReplays(on: terminal)
     }
 
-    private func loop(on screen: any Terminal) async throws {
+    private func loop(on terminal: any Terminal) async throws {
         let clock = ContinuousClock()
-        if state.size != screen.size { apply(.resized(screen.size)) }
+        if state.size != terminal.size { apply(.resized(terminal.size)) }
         var nextPoll = clock.now
         var nextTick = clock.now
-        if let wakeup { screen.watch(wakeup.readDescriptor) }
+        if let wakeup { terminal.watch(wakeup.readDescriptor) }
         while true {
             try Task.checkCancellation()
             if let wakeup, wakeup.drain() {
@@ -139,7 +139,7 @@ public final class TUIApp {
             // background is looked for soon.
             let longest: Duration = rankCounter.isBusy ? .milliseconds(5) : .milliseconds(100)
             let wait = state.hasDeferredWork ? .zero : min(max(.zero, nextPoll - clock.now), longest)
-            guard turn(on: screen, waitingUpTo: wait) else { return }
+            guard turn(on: terminal, waitingUpTo: wait) else { return }
             await Task.yield()
         }
     }
@@ -148,19 +148,19 @@ public final class TUIApp {
     /// any keys already queued behind it, and draws if the picture changed.
     /// - Returns: `false` once the user has quit.
     @discardableResult
-    package func turn(on screen: any Terminal, waitingUpTo timeout: Duration = .zero) -> Bool {
+    package func turn(on terminal: any Terminal, waitingUpTo timeout: Duration = .zero) -> Bool {
         applyInbox()
-        if state.size != screen.size { apply(.resized(screen.size)) }
+        if state.size != terminal.size { apply(.resized(terminal.size)) }
         // What a poll or a finished replay changed goes out before waiting for a key, not after the wait (the
         // first frame waited out a whole wait that way).
-        if needsDraw, timeout > .zero { draw(on: screen) }
-        var key = screen.nextKey(timeout: timeout)
+        if needsDraw, timeout > .zero { draw(on: terminal) }
+        var key = terminal.nextKey(timeout: timeout)
         var handled = 0
         var replayKeyPressed = false
         while let pressed = key, !hasQuit {
             let phase = state.replay
             switch pressed {
-            case .resize: apply(.resized(screen.size))
+            case .resize: apply(.resized(terminal.size))
             case .mouse(let event): click(event)
             default: handle(pressed)
             }
@@ -169,31 +169,31 @@ public final class TUIApp {
                 // This key started a replay or opened its confirmation: keys typed before the user could see that
                 // (the rest of a paste) must not answer the prompt or fire more replays.
                 replayKeyPressed = true
-                discardTypeahead(on: screen)
+                discardTypeahead(on: terminal)
                 break
             }
-            key = handled < Self.keysPerTurn ? screen.nextKey(timeout: .zero) : nil
+            key = handled < Self.keysPerTurn ? terminal.nextKey(timeout: .zero) : nil
         }
         guard !hasQuit else { return false }
         applyInbox()
-        flushCopies(to: screen)
-        runEdits(on: screen)
-        runRuleEdits(on: screen)
-        if needsDraw { draw(on: screen) }
+        flushCopies(to: terminal)
+        runEdits(on: terminal)
+        runRuleEdits(on: terminal)
+        if needsDraw { draw(on: terminal) }
         if state.hasDeferredWork {
             // The rows are on screen; now what the screens put off for them (a board reading a chunk), then its frame.
             apply(.settle)
-            draw(on: screen)
+            draw(on: terminal)
         }
-        if replayKeyPressed { discardTypeahead(on: screen) }
+        if replayKeyPressed { discardTypeahead(on: terminal) }
         return true
     }
 
     /// Throws away every key already waiting (curses' `flushinp`, done through the ``Terminal`` protocol).
-    private func discardTypeahead(on screen: any Terminal) {
+    private func discardTypeahead(on terminal: any Terminal) {
         var discarded = 0
-        while discarded < Self.typeaheadLimit, let key = screen.nextKey(timeout: .zero) {
-            if key == .resize { apply(.resized(screen.size)) }
+        while discarded < Self.typeaheadLimit, let key = terminal.nextKey(timeout: .zero) {
+            if key == .resize { apply(.resized(terminal.size)) }
             discarded += 1
         }
     }
@@ -213,7 +213,7 @@ public final class TUIApp {
     }
 
     /// Signalled when the store changed in this process (`loupe tui --listen`): the loop refreshes at once, and a
-    /// screen that can (``Terminal/watch(_:)``) wakes from its key wait for it.
+    /// terminal that can (``Terminal/watch(_:)``) wakes from its key wait for it.
     package var wakeup: StoreWakeup?
 
     /// The linked apps' states for the title bar, read on every poll (`loupe tui --listen` sets it).
@@ -283,13 +283,13 @@ public final class TUIApp {
         return TUIRenderer.render(state)
     }
 
-    /// Draws the current state on `screen` when it differs from what was drawn last.
-    package func draw(on screen: any Terminal) {
+    /// Draws the current state on `terminal` when it differs from what was drawn last.
+    package func draw(on terminal: any Terminal) {
         let buffer = render()
         needsDraw = false
         renderCount += 1
         guard buffer != lastDrawn else { return }
-        screen.draw(buffer)
+        terminal.draw(buffer)
         lastDrawn = buffer
     }
 

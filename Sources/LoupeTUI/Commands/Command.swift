@@ -35,11 +35,15 @@ package enum Command: String, Hashable, Sendable, CaseIterable {
         return name
     }
 
-    /// The command called `name`, as ``name`` spells it.
+    /// The command called `name`, as ``name`` spells it (or as it was spelled before a rename, in a user's keys.toml
+    /// or at the `:` prompt).
     package init?(name: String) {
-        guard let command = Self.allCases.first(where: { $0.name == name }) else { return nil }
+        guard let command = Self.allCases.first(where: { $0.name == name }) ?? Self.formerNames[name] else { return nil }
         self = command
     }
+
+    /// Commands a keys.toml or a habit may still name by a former name (still read, never offered).
+    package static let formerNames: [String: Command] = ["flows": .exchanges, "flows-for-key": .exchangesForKey]
 
     /// What the command does, for the help screen and the prompt's completion.
     package var summary: String { CommandInfo.summary[self] ?? name }

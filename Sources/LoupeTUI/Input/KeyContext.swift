@@ -21,6 +21,9 @@ package enum KeyContext: String, Hashable, Sendable, CaseIterable {
     /// A text prompt (filter, search, `:`); printable keys type text there, so none may be bound in it.
     case prompt
 
+    /// Sections a keys.toml written before a rename may still name (former names, still read).
+    package static let formerNames: [String: KeyContext] = ["flows": .exchanges]
+
     /// The screens' contexts: a `[global]` section of keys.toml applies to these.
     package static let screens: [KeyContext] = allCases.filter { $0 != .prompt }
 }

@@ -50,7 +50,7 @@ package struct Keymap: Hashable, Sendable {
 
     private static func contexts(named name: String) throws -> [KeyContext] {
         if name == "global" { return KeyContext.screens }
-        guard let context = KeyContext(rawValue: name) else {
+        guard let context = KeyContext(rawValue: name) ?? KeyContext.formerNames[name] else {
             throw KeymapError(context: name, "unknown section '[\(name)]' (use global, "
                 + KeyContext.allCases.map(\.rawValue).joined(separator: ", ") + ")")
         }

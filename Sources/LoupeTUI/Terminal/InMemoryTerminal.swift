@@ -1,10 +1,10 @@
-/// A screen in memory, for tests and examples: a size you can change, a queue of keys, and the last buffer drawn.
+/// A terminal in memory, for tests and examples: a size you can change, a queue of keys, and the last buffer drawn.
 ///
 /// ```swift
-/// let screen = InMemoryTerminal(width: 80, height: 24)
-/// screen.press("j", .enter)
-/// _ = await app.turn(on: screen, waitingUpTo: .zero)
-/// #expect(screen.text.contains("Response headers"))
+/// let terminal = InMemoryTerminal(width: 80, height: 24)
+/// terminal.press("j", .enter)
+/// _ = await app.turn(on: terminal, waitingUpTo: .zero)
+/// #expect(terminal.text.contains("Response headers"))
 /// ```
 /// It never waits: ``nextKey(timeout:)`` returns the next queued key or `nil` at once.
 package final class InMemoryTerminal: Terminal {
@@ -17,7 +17,7 @@ package final class InMemoryTerminal: Terminal {
     /// How many times ``draw(_:)`` was called.
     package private(set) var drawCount = 0
 
-    /// A screen of `width`×`height` cells.
+    /// A terminal of `width`×`height` cells.
     package init(width: Int = 80, height: Int = 24) {
         self.size = Size(width: width, height: height)
     }

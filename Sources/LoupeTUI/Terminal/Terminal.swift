@@ -1,9 +1,10 @@
 /// Where the TUI draws and reads keys: a real terminal (curses, in the `loupe` tool) or
-/// `InMemoryTerminal` in tests. The only seam between the pure TUI and a terminal.
+/// `InMemoryTerminal` in tests. The only seam between the pure TUI and a terminal. (A `Screen` is something else:
+/// one view on the TUI's stack, drawn into the buffer a terminal shows.)
 public protocol Terminal: AnyObject {
     /// The current size in cells.
     var size: Size { get }
-    /// Shows `buffer` (which has the screen's size, unless the screen was resized since it was rendered).
+    /// Shows `buffer` (which has the terminal's size, unless the terminal was resized since it was rendered).
     func draw(_ buffer: Buffer)
     /// The next key, click or wheel turn, waiting at most `timeout`; `.resize` when the size changed; `nil`
     /// when nothing came.
@@ -13,7 +14,7 @@ public protocol Terminal: AnyObject {
     /// Gives the terminal to `body` (an editor) and takes it back afterwards, redrawing everything.
     func suspend(while body: () -> Void)
     /// From now on, ``nextKey(timeout:)`` also returns (with `nil`) when `descriptor` becomes readable: how a
-    /// ``StoreWakeup`` ends the wait for a key. A screen that cannot watch ignores it and the TUI polls.
+    /// ``StoreWakeup`` ends the wait for a key. A terminal that cannot watch ignores it and the TUI polls.
     func watch(_ descriptor: Int32)
 }
 
