@@ -14,7 +14,7 @@ import LoupeTrace
 /// - `Recorder observer calls, one exchange`: times all four calls back to back;
 /// - `Recorder observer <call>`: times only that call, making the other three outside the measurement.
 ///
-/// The inspector records into a real `SQLiteTraceStore` (temp file), so its background writer competes for the
+/// The recorder records into a real `SQLiteTraceStore` (temp file), so its background writer competes for the
 /// CPU as it does in an app. Every 500 exchanges the benchmark waits for `flush()` outside the measurement, so the
 /// queue never fills (a full queue drops, which is cheaper and not the case to measure); a single drop or failed
 /// write fails the benchmark.

@@ -77,7 +77,7 @@ public struct RulesTransport: ClientTransport {
         }
     }
 
-    /// Holds the request for the TUI; returns it as it goes on, with the body when an edit changed it.
+    /// Holds the request for the viewer; returns it as it goes on, with the body when an edit changed it.
     private func holdRequest(_ request: HTTPRequest, body: RequestBody?, rule: String, context: RequestContext)
         async throws -> (HTTPRequest, RequestBody?, Data?) {
         let since = book.now()

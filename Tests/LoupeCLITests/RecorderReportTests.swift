@@ -31,7 +31,7 @@ struct RecorderReportTests {
         return inspector
     }
 
-    @Test("the inspector counts what the store committed, not what was sent")
+    @Test("the recorder counts what the store committed, not what was sent")
     func counts() async throws {
         let full = try await Self.record(4, into: FullDisk())
         #expect(full.writtenCount == 0)

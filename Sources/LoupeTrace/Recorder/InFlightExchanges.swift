@@ -68,7 +68,7 @@ struct InFlightExchanges {
 /// every exchange.
 ///
 /// `@unchecked Sendable` and `@exclusivity(unchecked)`, because nothing else orders the accesses to `pending`:
-/// the inspector's lock and the writer's queue do. `pending` is changed (1) while the box is in
+/// the recorder's lock and the writer's queue do. `pending` is changed (1) while the box is in
 /// ``NetworkTraceInspector``'s `inFlight`, only inside `state.withLock` (``InFlightExchanges/update(_:_:)``), and
 /// read there only inside it (``InFlightExchanges/filter(_:)``); (2) by the one caller that took it out of
 /// `inFlight` under that lock (`exchangeFinished`) or made it without ever putting it there (`exchangeCompleted`),

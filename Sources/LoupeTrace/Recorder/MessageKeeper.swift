@@ -4,7 +4,7 @@ import Loupe
 
 /// The messages of one stream while it is open, bounded: the first `cap / 2` kept, then a ring of the last
 /// `cap - cap / 2`, with every message counted. Payloads are cut at `payloadCap` as they arrive, so memory is bounded
-/// by the caps whatever the stream's length. A value changed in place under the inspector's lock: one append.
+/// by the caps whatever the stream's length. A value changed in place under the recorder's lock: one append.
 struct MessageKeeper: Sendable {
     struct Raw: Sendable {
         var index: Int

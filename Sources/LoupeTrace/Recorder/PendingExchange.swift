@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import Loupe
 
-/// What the inspector has gathered about one exchange, still raw (unredacted, uncapped).
+/// What the recorder has gathered about one exchange, still raw (unredacted, uncapped).
 ///
 /// Turning it into a ``TraceExchange`` parses URLs and JSON bodies, so that happens in ``TraceWriter``'s
 /// background task, never on the request path. Bodies are kept by reference (`Data` is copy-on-write), so

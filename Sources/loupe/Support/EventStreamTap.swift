@@ -19,7 +19,7 @@ final class EventStreamTap: ResponseBodySink, ClientObserver {
     private let recorder: any ClientObserver
     private let state = Mutex(State())
 
-    /// Passes the body to `base`; messages go to `recorder` (the store's inspector).
+    /// Passes the body to `base`; messages go to `recorder` (the store's recorder).
     init(base: any ResponseBodySink, recorder: any ClientObserver) {
         self.base = base
         self.recorder = recorder
