@@ -43,7 +43,7 @@ package enum Command: String, Hashable, Sendable, CaseIterable {
     }
 
     /// Commands a keys.toml or a habit may still name by a former name (still read, never offered).
-    package static let formerNames: [String: Command] = ["flows": .exchanges, "flows-for-key": .exchangesForKey]
+    package static let formerNames: [String: Command] = ["flows": .exchanges, "flows-for-key": .exchangesForKey]  // former names
 
     /// What the command does, for the help screen and the prompt's completion.
     package var summary: String { CommandInfo.summary[self] ?? name }

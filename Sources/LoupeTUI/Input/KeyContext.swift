@@ -22,7 +22,7 @@ package enum KeyContext: String, Hashable, Sendable, CaseIterable {
     case prompt
 
     /// Sections a keys.toml written before a rename may still name (former names, still read).
-    package static let formerNames: [String: KeyContext] = ["flows": .exchanges]
+    package static let formerNames: [String: KeyContext] = ["flows": .exchanges]  // former names
 
     /// The screens' contexts: a `[global]` section of keys.toml applies to these.
     package static let screens: [KeyContext] = allCases.filter { $0 != .prompt }
