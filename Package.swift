@@ -50,12 +50,12 @@ let package = Package(
         // Tests only: the transport an app that keeps its own networking gives a generated client (the middleware's
         // tests record through it).
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.0.0"),
-        // WebSocket's protocol (RFC 6455 framing, handshake, permessage-deflate) for the client (DECISIONS 243).
+        // WebSocket's protocol (RFC 6455 framing, handshake, permessage-deflate) for the client (DECISIONS 123).
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
     ],
     targets: [
         // The client: endpoints, middleware chain, errors. No I/O library of its own, and no FoundationNetworking
-        // (on Linux that is libcurl and some thirty libraries more in every binary, DECISIONS 133).
+        // (on Linux that is libcurl and some thirty libraries more in every binary, DECISIONS 5).
         .target(
             name: "Loupe",
             dependencies: [
@@ -115,7 +115,7 @@ let package = Package(
             ]
         ),
         // The filter language's parser and Loupe's linear-time regex engine: what turns `--filter` text into the
-        // `TraceFilter` the stores take (DECISIONS 191).
+        // `TraceFilter` the stores take (DECISIONS 80).
         .target(name: "LoupeFilter", dependencies: ["LoupeTrace"]),
         // Files in and out: HAR (streamed reader and writer, and `loupe redact`'s rewrite), cURL commands, and
         // recorded text made safe for a terminal.
@@ -176,7 +176,7 @@ let package = Package(
             name: "LoupeTUI",
             dependencies: ["Loupe", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeBoard", "LoupeRules"]
         ),
-        // WebSocket's protocol for `client.webSocket` on NIO: hummingbird-websocket's client (DECISIONS 243).
+        // WebSocket's protocol for `client.webSocket` on NIO: hummingbird-websocket's client (DECISIONS 123).
         .target(
             name: "LoupeWebSocket",
             dependencies: [
@@ -240,7 +240,7 @@ let package = Package(
             ]
         ),
         // Record a swift-openapi-generator client's traffic: a `ClientTransport` sending through a Loupe `Client`,
-        // and a `ClientMiddleware` that only records (issue 31, DECISIONS 250-259).
+        // and a `ClientMiddleware` that only records (issue 31, DECISIONS 150–155).
         .target(
             name: "LoupeOpenAPI",
             dependencies: [
@@ -260,7 +260,7 @@ let package = Package(
             path: "Examples/Sources/DemoAPI"
         ),
         // OpenTelemetry export: recorded exchanges as OTLP/HTTP protobuf, delivered with retries and bounded memory,
-        // from a store (`loupe export --otlp`) or live beside the recorder (issue 32, DECISIONS 260-269). Its own
+        // from a store (`loupe export --otlp`) or live beside the recorder (issue 32, DECISIONS 146–149). Its own
         // protobuf writer and AsyncHTTPClient (already in the graph): no swift-otel, no swift-protobuf.
         .target(
             name: "LoupeOTLP",

@@ -44,7 +44,7 @@ async def handler(ws):
         await ws.send("going")
         # A moment first: a connection that ends while the client is still installing its WebSocket handlers
         # (upgrade response, message and EOF in one read) is never seen to end by hummingbird-websocket 2.8.1's
-        # client, which then waits forever (DECISIONS 8). A drop after the connection opened is what this tests.
+        # client, which then waits forever (DECISIONS 9). A drop after the connection opened is what this tests.
         await asyncio.sleep(0.2)
         ws.transport.abort()
     elif path == "/unanswered":

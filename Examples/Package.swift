@@ -8,7 +8,7 @@ let loupe = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deleting
 
 // Loupe's three adapters as a user builds them: one package that depends on Loupe by path, with one executable per
 // networking stack. One package, not three: each package compiles SwiftNIO, AsyncHTTPClient and GRDB again in its
-// own .build, so three would triple what CI spends on them (DECISIONS 11). `.ci/e2e-examples.sh` builds and runs
+// own .build, so three would triple what CI spends on them (DECISIONS 12). `.ci/e2e-examples.sh` builds and runs
 // them against the demo server.
 let package = Package(
     name: "LoupeExamples",

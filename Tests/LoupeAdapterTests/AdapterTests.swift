@@ -239,7 +239,7 @@ struct SlowRequestFixture {
 }
 
 // On FoundationNetworking these crashed the process (a dispatch_sync on the queue it ran on,
-// __DISPATCH_WAIT_FOR_QUEUE__) until the inner task was started off the loading system's queue (DECISIONS 143).
+// __DISPATCH_WAIT_FOR_QUEUE__) until the inner task was started off the loading system's queue (DECISIONS 154).
 @Suite(.serialized)
 struct URLSessionAdapterTests {
     @Test func aSessionConfiguredToRecordIsRecordedWithSecretsRedacted() async throws {
@@ -266,7 +266,7 @@ struct URLSessionAdapterTests {
         }
     }
 
-    /// The protocol removes its token field only when the request carries it (DECISIONS 144): one that does (an
+    /// The protocol removes its token field only when the request carries it (DECISIONS 155): one that does (an
     /// app that set it itself) still reaches the server, and the recording, without it.
     @Test func aTokenFieldTheRequestCarriesIsNeitherSentNorRecorded() async throws {
         try await withRecorder { url, inspector in

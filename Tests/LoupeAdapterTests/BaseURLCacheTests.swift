@@ -23,7 +23,7 @@ import Testing
         }
     }
 
-    /// The request is made absolute by setting the cached scheme and authority fields on a copy (DECISIONS 144):
+    /// The request is made absolute by setting the cached scheme and authority fields on a copy (DECISIONS 155):
     /// the same request as one made from the parts' strings, and the generated client's own request unchanged.
     @Test(arguments: [
         "http://127.0.0.1:8080", "https://api.example.com/v2/", "http://127.0.0.1:9090/base", "https://[::1]:8443/a/b",

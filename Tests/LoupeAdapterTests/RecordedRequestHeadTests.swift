@@ -9,7 +9,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-/// The URLSession adapters split a request's URL by hand (`AdapterRequestHead`, DECISIONS 142) instead of letting
+/// The URLSession adapters split a request's URL by hand (`AdapterRequestHead`, DECISIONS 153) instead of letting
 /// HTTPTypesFoundation parse it again: the head must be the one `URLRequest.httpRequest` makes, for odd URLs too.
 @Suite struct RecordedRequestHeadTests {
     static let urls = [
@@ -74,7 +74,7 @@ import FoundationNetworking
     }
 }
 
-/// The split and the operation name the adapters share (`AdapterRequestHead`, DECISIONS 142).
+/// The split and the operation name the adapters share (`AdapterRequestHead`, DECISIONS 153).
 @Suite struct AdapterRequestHeadTests {
     @Test(arguments: [
         "/relative/path?next=http://elsewhere.test/x",

@@ -5,7 +5,7 @@ import NIOCore
 import NIOHTTP1
 import Testing
 
-/// `RecordingHTTPClient` splits AsyncHTTPClient's URL string by hand (DECISIONS 142): the same parts the recorder
+/// `RecordingHTTPClient` splits AsyncHTTPClient's URL string by hand (DECISIONS 153): the same parts the recorder
 /// got from `URLComponents`, and never the userinfo.
 @Suite struct RequestTargetSplitTests {
     @Test(arguments: [
@@ -30,7 +30,7 @@ import Testing
             .authority!.contains("secret"))
     }
 
-    /// A small body read for the recorder is handed on as one buffer (DECISIONS 144), as `.bytes(_:)` hands it on:
+    /// A small body read for the recorder is handed on as one buffer (DECISIONS 155), as `.bytes(_:)` hands it on:
     /// the same bytes once, then the end, an empty body included.
     @Test(arguments: ["", #"{"ok":true}"#])
     func aBodyReadForTheRecorderReachesTheAppAsItsOneBuffer(text: String) async throws {

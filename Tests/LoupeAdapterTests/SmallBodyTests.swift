@@ -3,7 +3,7 @@ import Foundation
 import OpenAPIRuntime
 import Testing
 
-/// A small body is read once, straight into `Data` (DECISIONS 140): the app still gets every byte, once or again.
+/// A small body is read once, straight into `Data` (DECISIONS 151): the app still gets every byte, once or again.
 @Suite struct SmallBodyTests {
     static func chunks(_ parts: [String], length: Int64) -> HTTPBody {
         let stream = AsyncStream<HTTPBody.ByteChunk> { continuation in

@@ -1,7 +1,7 @@
 import Testing
 @testable import loupe
 
-/// A bracketed paste is read in bulk (DECISIONS 153): the end marker is found wherever a read put it, and a chunk
+/// A bracketed paste is read in bulk (DECISIONS 165): the end marker is found wherever a read put it, and a chunk
 /// that stops inside the marker or inside a character keeps those bytes for the next one.
 @Suite struct PasteChunkTests {
     private let end = Array("\u{1B}[201~".utf8)

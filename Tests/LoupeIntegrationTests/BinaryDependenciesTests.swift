@@ -2,7 +2,7 @@
 import Foundation
 import Testing
 
-/// What the dynamic loader maps for the real `loupe` binary before `main` runs (DECISIONS 4).
+/// What the dynamic loader maps for the real `loupe` binary before `main` runs (DECISIONS 5).
 @Suite("The loupe binary's shared libraries")
 struct BinaryDependenciesTests {
     /// FoundationNetworking brings libcurl and some thirty libraries with it: about 6 ms and 7 MB on every command's

@@ -46,7 +46,7 @@ struct EventStreamPeerTests {
         let stream = try #require(trace.stream)
         #expect(stream.kind == .eventStream && stream.receivedCount == 6 && stream.messages.map(\.eventID) == ["1", "2", "3", "4", "5", "6"])
         #expect(trace.events.filter { $0.kind == .streamReconnect }.count == 2)
-        // The server says `retry: 200`; a server's delay is held to at least 250 ms (DECISIONS 110: `retry: 0`
+        // The server says `retry: 200`; a server's delay is held to at least 250 ms (DECISIONS 121: `retry: 0`
         // made a reconnect storm), so the recorded wait is the floor.
         #expect(trace.events.first { $0.kind == .streamReconnect }?.attributes["delayMs"] == "250", "the server's retry, floored")
         try store.close()

@@ -5,7 +5,7 @@ import NIOCore
 import Testing
 @testable import LoupeLink
 
-/// The hand-written exchange frame (DECISIONS 131): the bytes `JSONEncoder` writes, and every exchange reads back
+/// The hand-written exchange frame (DECISIONS 142): the bytes `JSONEncoder` writes, and every exchange reads back
 /// equal through the listener's `Codable` decoder.
 @Suite struct LinkExchangeJSONTests {
     /// Every field set, with texts that need escaping, notes and attributes to sort, a source and a sequence.
@@ -93,7 +93,7 @@ import Testing
         }
     }
 
-    /// The writer's own number, id and base64 code (DECISIONS 131) against `JSONEncoder`'s, byte for byte: bodies of
+    /// The writer's own number, id and base64 code (DECISIONS 142) against `JSONEncoder`'s, byte for byte: bodies of
     /// every length modulo 3 and every byte, integers from `Int.min` to `Int.max`, dates and delays of every scale
     /// (whole, tiny, huge, negative), random ids.
     @Test func randomNumbersIdsAndBodiesAreJSONEncodersBytes() throws {

@@ -5,7 +5,7 @@ import NIOCore
 import Testing
 @testable import LoupeLink
 
-/// The listener's hand-written exchange reader (DECISIONS 131): what the app's writer writes reads back by hand,
+/// The listener's hand-written exchange reader (DECISIONS 142): what the app's writer writes reads back by hand,
 /// field for field, equal to `JSONDecoder`'s reading; anything else is left to `JSONDecoder`, so the reader never
 /// accepts a frame `JSONDecoder` refuses, nor reads one differently.
 @Suite struct LinkExchangeReaderTests {

@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 @testable import LoupeLink
 
-/// The app's connection loop runs on a NIO event loop, not on Swift's cooperative pool (DECISIONS 133): an app whose
+/// The app's connection loop runs on a NIO event loop, not on Swift's cooperative pool (DECISIONS 144): an app whose
 /// pool is busy still links. Without it, this test's link never dialled (acknowledged 0 after 20 s).
 @Suite(.serialized) struct LinkExecutorTests {
     /// Blocks every thread of the cooperative pool, starts a link from inside that, and waits (blocking) for the

@@ -9,7 +9,7 @@ import Synchronization
 import Testing
 @testable import LoupeLink
 
-/// The listener's store writes (DECISIONS 131): batches of every connection gathered into one transaction while
+/// The listener's store writes (DECISIONS 142): batches of every connection gathered into one transaction while
 /// the last one runs, each acknowledged only once its own transaction committed.
 @Suite struct LinkStoreQueueTests {
     @Test func anIdleWriterStartsAtOnceAndABusyOneGathersTheNextTransaction() {

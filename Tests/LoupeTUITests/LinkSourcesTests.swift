@@ -57,7 +57,7 @@ import Testing
     }
 }
 
-/// `loupe tui --listen` refreshes when the listener stores a batch (DECISIONS 134).
+/// `loupe tui --listen` refreshes when the listener stores a batch (DECISIONS 145).
 @Suite struct StoreWakeupTests {
     @Test func aSignalIsSeenOnceAndManySignalsAreOneWakeup() throws {
         let wakeup = try #require(StoreWakeup())

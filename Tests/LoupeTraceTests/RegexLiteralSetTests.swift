@@ -3,7 +3,7 @@ import Foundation
 import LoupeTrace
 import Testing
 
-/// An ASCII literal's set is built without testing all 128 ASCII scalars (DECISIONS 153): it must hold exactly
+/// An ASCII literal's set is built without testing all 128 ASCII scalars (DECISIONS 165): it must hold exactly
 /// what the general construction holds.
 @Suite struct RegexLiteralSetTests {
     @Test func asciiLiteralsMatchTheGeneralConstruction() {

@@ -99,7 +99,7 @@ enum HARStreamFixtures {
             var container = encoder.singleValueContainer()
             try container.encode(HARWriter.microseconds(date.timeIntervalSince1970))
         }
-        // What the encoder writes, with the characters Loupe's JSON escapes although JSON allows them raw (DECISIONS 86).
+        // What the encoder writes, with the characters Loupe's JSON escapes although JSON allows them raw (DECISIONS 87).
         let encoded = String(decoding: try encoder.encode(HARExporter().document(for: exchanges)), as: UTF8.self)
         return Data(JSONInvisibles.escaped(encoded).utf8) + Data("\n".utf8)
     }

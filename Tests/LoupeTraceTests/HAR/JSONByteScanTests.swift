@@ -64,7 +64,7 @@ struct JSONByteScanTests {
             }
             let out = HARBytes(capacity: 8, depth: 0)
             out.string(text)
-            // As the encoder writes it, with DEL, C1 and bidi controls escaped too (DECISIONS 86).
+            // As the encoder writes it, with DEL, C1 and bidi controls escaped too (DECISIONS 87).
             let encoded = JSONInvisibles.escaped(String(decoding: try encoder.encode(text), as: UTF8.self))
             #expect(Array(out.bytes) == Array(encoded.utf8), "seed \(seed): \(text.debugDescription)")
 

@@ -6,7 +6,7 @@ import LoupeTrace
 import Synchronization
 import Testing
 
-/// An adapter's exchange reported in one call (`CompletedExchangeObserver`, DECISIONS 139): the recorder stores
+/// An adapter's exchange reported in one call (`CompletedExchangeObserver`, DECISIONS 150): the recorder stores
 /// the same exchange as from `exchangeStarted` + `exchangeFinished`, and an observer that does not take whole
 /// exchanges still hears the start when it happens.
 @Suite struct CompletedExchangeTests {
