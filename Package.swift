@@ -194,7 +194,7 @@ let package = Package(
         .target(
             name: "LoupeServe",
             dependencies: [
-                "Loupe", "LoupeTrace", "LoupeReplay", "LoupeRules", "LoupeLink",
+                "Loupe", "LoupeTrace", "LoupeQuery", "LoupeReplay", "LoupeRules", "LoupeLink",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -203,9 +203,10 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
-        // ncursesw, reached only by the one curses Screen in the `loupe` executable.
+        // ncursesw, reached only by the one curses Terminal in the `loupe` executable.
         .systemLibrary(
             name: "CNcurses",
             path: "Sources/CNcurses",
@@ -385,7 +386,7 @@ let package = Package(
         .testTarget(
             name: "LoupeServeTests",
             dependencies: [
-                "Loupe", "LoupeTrace", "LoupeReplay", "LoupeServe", "LoupeAsyncHTTPClient", "LoupeRules",
+                "Loupe", "LoupeTrace", "LoupeQuery", "LoupeReplay", "LoupeServe", "LoupeAsyncHTTPClient", "LoupeRules",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),

@@ -1,4 +1,5 @@
 import Foundation
+import LoupeQuery
 import LoupeTrace
 
 /// How a server answers: matching, what follows a used-up sequence, misses, and where served exchanges go.

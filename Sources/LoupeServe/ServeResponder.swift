@@ -5,6 +5,7 @@ import Hummingbird
 import Loupe
 import LoupeTrace
 import NIOCore
+import NIOHTTP1
 import Synchronization
 
 /// Answers each request with the recording that matches it (Hummingbird's responder: the server under it handles

@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 import LoupeTrace
 
 /// Recorded exchanges for the serving tests, in recorded order.

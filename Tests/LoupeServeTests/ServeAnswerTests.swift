@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 import LoupeServe
 import LoupeTrace
 import Testing

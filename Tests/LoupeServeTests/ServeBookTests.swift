@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 import LoupeReplay
 import LoupeServe
 import LoupeTrace

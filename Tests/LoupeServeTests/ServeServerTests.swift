@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Loupe
 import LoupeAsyncHTTPClient
+import LoupeQuery
 import LoupeServe
 import LoupeTrace
 import Synchronization

@@ -87,7 +87,7 @@ enum RowReader {
 
     /// Every message of the exchange stored as `sequence`, in order, `columns` of each (``messageColumns``, or
     /// fewer with NULLs in their places), read from a cursor: `Row.fetchAll` copied each row with its column
-    /// names, most of the time a 100,000-message stream took to open, which is why the cursor.
+    /// names, which took most of the time a 100,000-message stream needed to open.
     static func messages(of sequence: Int64, columns: String = messageColumns, in db: Database) throws -> [TraceMessage] {
         let statement = try db.cachedStatement(sql: "SELECT \(columns) FROM message WHERE exchange_sequence = ? ORDER BY idx")
         let rows = try Row.fetchCursor(statement, arguments: [sequence])

@@ -3,6 +3,7 @@ import Foundation
 import Loupe
 import LoupeFormats
 import LoupeLink
+import LoupeQuery
 import LoupeReplay
 import LoupeRules
 import LoupeServe

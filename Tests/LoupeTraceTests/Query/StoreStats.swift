@@ -1,5 +1,6 @@
 import Foundation
 import LoupeBoard
+import LoupeQuery
 @testable import LoupeTrace
 
 /// What `loupe stats` prints for a store's matching exchanges, through the one aggregator, LoupeBoard's

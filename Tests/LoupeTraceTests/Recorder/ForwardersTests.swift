@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Loupe
+import LoupeQuery
 import LoupeTesting
 import LoupeTrace
 import Synchronization
