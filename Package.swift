@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "LoupeRules", targets: ["LoupeRules"]),
         .library(name: "LoupeWebSocket", targets: ["LoupeWebSocket"]),
         .library(name: "LoupeOTLP", targets: ["LoupeOTLP"]),
+        .library(name: "LoupeContract", targets: ["LoupeContract"]),
         .executable(name: "loupe", targets: ["loupe"]),
     ],
     dependencies: [
@@ -52,6 +53,11 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.0.0"),
         // WebSocket's protocol (RFC 6455 framing, handshake, permessage-deflate) for the client (DECISIONS 123).
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        // OpenAPI 3.0/3.1 documents for `loupe check` (LoupeContract, issue 48); its
+        // external-reference loader (a default trait) is left out: a contract is one local file.
+        .package(url: "https://github.com/mattpolzin/OpenAPIKit.git", from: "6.4.0", traits: []),
+        // YAML documents for the same: OpenAPIKit decodes through Codable, and Yams is the YAML decoder it is tested with.
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
     ],
     targets: [
         // The client: endpoints, middleware chain, errors. No I/O library of its own, and no FoundationNetworking
@@ -234,7 +240,7 @@ let package = Package(
             dependencies: [
                 "Loupe", "LoupeAsyncHTTPClient", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay",
                 "LoupeBoard", "LoupeTUI", "LoupeDemo", "LoupeLink", "LoupeConfig", "LoupeRules", "LoupeWebSocket", "CNcurses", "CMalloc", "CStdio",
-                "LoupeOTLP", "LoupeServe",
+                "LoupeOTLP", "LoupeServe", "LoupeContract",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
@@ -275,6 +281,18 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]
+        ),
+        // Recorded traffic checked against an OpenAPI document (issue 48). Viewers only: a recording app compiles none
+        // of it.
+        .target(
+            name: "LoupeContract",
+            dependencies: [
+                "LoupeTrace",
+                .product(name: "OpenAPIKit", package: "OpenAPIKit"),
+                .product(name: "OpenAPIKit30", package: "OpenAPIKit"),
+                .product(name: "OpenAPIKitCompat", package: "OpenAPIKit"),
+                .product(name: "Yams", package: "Yams"),
             ]
         ),
         .testTarget(
@@ -401,6 +419,12 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             exclude: ["Fixtures"]  // golden bytes and the script that made them, read by path
+        ),
+        // The contract: documents, matching, the validator tree, the report.
+        .testTarget(
+            name: "LoupeContractTests",
+            dependencies: ["Loupe", "LoupeTrace", "LoupeContract"],
+            exclude: ["Fixtures"]  // documents read by path
         ),
     ]
 )

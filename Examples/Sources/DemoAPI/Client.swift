@@ -320,6 +320,73 @@ public struct Client: APIProtocol {
             }
         )
     }
+    /// Answers after `ms` milliseconds (800 by default, at most 60,000).
+    ///
+    /// - Remark: HTTP `GET /slow`.
+    /// - Remark: Generated from `#/paths//slow/get(getSlow)`.
+    public func getSlow(_ input: Operations.GetSlow.Input) async throws -> Operations.GetSlow.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.GetSlow.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/slow",
+                    parameters: []
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .get
+                )
+                suppressMutabilityWarning(&request)
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "ms",
+                    value: input.query.ms
+                )
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.GetSlow.Output.Ok.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Operations.GetSlow.Output.Ok.Body.JsonPayload.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .ok(.init(body: body))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
     /// Down from 1.5 s to 4.5 s after the server starts, then every 20 s.
     ///
     /// - Remark: HTTP `GET /inventory`.

@@ -605,6 +605,149 @@ public enum Operations {
             }
         }
     }
+    /// Answers after `ms` milliseconds (800 by default, at most 60,000).
+    ///
+    /// - Remark: HTTP `GET /slow`.
+    /// - Remark: Generated from `#/paths//slow/get(getSlow)`.
+    public enum GetSlow {
+        public static let id: Swift.String = "getSlow"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/slow/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/slow/GET/query/ms`.
+                public var ms: Swift.Int?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - ms:
+                public init(ms: Swift.Int? = nil) {
+                    self.ms = ms
+                }
+            }
+            public var query: Operations.GetSlow.Input.Query
+            /// - Remark: Generated from `#/paths/slow/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetSlow.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetSlow.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.GetSlow.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            public init(
+                query: Operations.GetSlow.Input.Query = .init(),
+                headers: Operations.GetSlow.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/slow/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/slow/GET/responses/200/content/json`.
+                    public struct JsonPayload: Codable, Hashable, Sendable {
+                        /// - Remark: Generated from `#/paths/slow/GET/responses/200/content/json/waited_ms`.
+                        public var waitedMs: Swift.Int
+                        /// Creates a new `JsonPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - waitedMs:
+                        public init(waitedMs: Swift.Int) {
+                            self.waitedMs = waitedMs
+                        }
+                        public enum CodingKeys: String, CodingKey {
+                            case waitedMs = "waited_ms"
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/slow/GET/responses/200/content/application\/json`.
+                    case json(Operations.GetSlow.Output.Ok.Body.JsonPayload)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Operations.GetSlow.Output.Ok.Body.JsonPayload {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.GetSlow.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.GetSlow.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// How long it waited.
+            ///
+            /// - Remark: Generated from `#/paths//slow/get(getSlow)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.GetSlow.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.GetSlow.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
     /// Down from 1.5 s to 4.5 s after the server starts, then every 20 s.
     ///
     /// - Remark: HTTP `GET /inventory`.

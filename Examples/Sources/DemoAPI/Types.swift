@@ -31,6 +31,11 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /flaky`.
     /// - Remark: Generated from `#/paths//flaky/get(getFlaky)`.
     func getFlaky(_ input: Operations.GetFlaky.Input) async throws -> Operations.GetFlaky.Output
+    /// Answers after `ms` milliseconds (800 by default, at most 60,000).
+    ///
+    /// - Remark: HTTP `GET /slow`.
+    /// - Remark: Generated from `#/paths//slow/get(getSlow)`.
+    func getSlow(_ input: Operations.GetSlow.Input) async throws -> Operations.GetSlow.Output
     /// Down from 1.5 s to 4.5 s after the server starts, then every 20 s.
     ///
     /// - Remark: HTTP `GET /inventory`.
@@ -81,6 +86,19 @@ extension APIProtocol {
     /// - Remark: Generated from `#/paths//flaky/get(getFlaky)`.
     public func getFlaky(headers: Operations.GetFlaky.Input.Headers = .init()) async throws -> Operations.GetFlaky.Output {
         try await getFlaky(Operations.GetFlaky.Input(headers: headers))
+    }
+    /// Answers after `ms` milliseconds (800 by default, at most 60,000).
+    ///
+    /// - Remark: HTTP `GET /slow`.
+    /// - Remark: Generated from `#/paths//slow/get(getSlow)`.
+    public func getSlow(
+        query: Operations.GetSlow.Input.Query = .init(),
+        headers: Operations.GetSlow.Input.Headers = .init()
+    ) async throws -> Operations.GetSlow.Output {
+        try await getSlow(Operations.GetSlow.Input(
+            query: query,
+            headers: headers
+        ))
     }
     /// Down from 1.5 s to 4.5 s after the server starts, then every 20 s.
     ///
