@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# `loupe check` on the real binary (issue 48): agreement with openapi-core (PyPI) exchange by exchange over a corpus
+# built from Tests/LoupeContractTests/Fixtures/shop.yaml (conforming exchanges, then each mutated leaf by leaf, and
+# targeted breaks of status, content type, parameters and request body: .ci/contract-agreement.py); the demo's own
+# recorded traffic against Examples/openapi.yaml (clean, and openapi-core agrees); the report's formats and exit
+# codes (0 clean, 1 drift, --fail-on, 2 and one `loupe:` line for bad input).
+set -uo pipefail
+loupe="$1"
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+python="${LOUPE_CI_PYTHON:-$here/venv/bin/python}"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0
+ok() { passed=$((passed + 1)); echo "   ok: $*"; }
+fail() { echo "E2E-CONTRACT FAILED: $*"; [ -f "$work/err.txt" ] && head -c 2000 "$work/err.txt"; exit 1; }
+# run EXPECTED_EXIT DESCRIPTION COMMAND...: stdout to out.txt, stderr to err.txt, within 120 s.
+run() {
+  local want="$1" what="$2"; shift 2
+  timeout 120 "$@" >"$work/out.txt" 2>"$work/err.txt" </dev/null
+  local code=$?
+  [ "$code" -eq 124 ] && fail "$what: hung"
+  [ "$code" -eq "$want" ] || fail "$what: exit $code, want $want; stdout: $(head -c 600 "$work/out.txt")"
+  if grep -qiE 'fatal error|stack dump|backtrace' "$work/err.txt" "$work/out.txt"; then fail "$what: crash text"; fi
+}
+"$python" -c 'import openapi_core' 2>/dev/null || fail "no openapi-core in $python (.ci/run installs it)"
+shop="$root/Tests/LoupeContractTests/Fixtures/shop.yaml"
+
+echo "-- agreement with openapi-core: shop.yaml, conforming and mutated exchanges"
+"$python" "$here/contract-agreement.py" "$loupe" "$shop" "$work/shop.har" >"$work/agree.txt" 2>&1
+code=$?
+cat "$work/agree.txt" | tail -25
+[ "$code" -eq 0 ] || fail "loupe check and openapi-core disagree (above)"
+total=$(tail -1 "$work/agree.txt" | cut -d' ' -f1)
+[ "$total" -ge 200 ] || fail "the corpus has only $total exchanges"
+ok "$total exchanges, same verdict as openapi-core on each"
+
+echo "-- the report on the same corpus: text, JSON, markdown, junit; exit 1 on drift"
+run 1 "check, text" "$loupe" check "$work/shop.har" --openapi "$shop"
+grep -q "^getOrder " "$work/out.txt" || fail "no getOrder row: $(head -c 600 "$work/out.txt")"
+grep -qE '^  response-body.type ×[0-9]+  first .* e\.g\. #[0-9]+: \$' "$work/out.txt" || fail "no kind line with first/last/example"
+grep -q "MATCHING NO OPERATION" "$work/out.txt" && grep -q "GET /v2/nowhere ×1" "$work/out.txt" || fail "no unmatched section"
+grep -qE "^loupe: [0-9]+ exchanges drift from the contract$" "$work/err.txt" || fail "no drift line on stderr"
+ok "text report, exit 1"
+run 1 "check --json" "$loupe" check "$work/shop.har" --openapi "$shop" --json
+"$python" - "$work/out.txt" <<'EOF' || fail "JSON report"
+import json, sys
+r = json.load(open(sys.argv[1]))
+ops = {o["operation"]: o for o in r["operations"]}
+assert r["checked"] > 100 and r["drifting"] > 50 and r["unmatched"] == 2, r
+assert ops["getOrder"]["drifting"] > 0 and ops["getOrder"]["drift"][0]["example"].startswith("#")
+assert all(k["firstSeen"] and k["lastSeen"] for o in r["operations"] for k in o["drift"])
+EOF
+ok "JSON report"
+run 1 "check --format markdown" "$loupe" check "$work/shop.har" --openapi "$shop" --format markdown
+grep -q "^| Operation | Checked | Drifting |" "$work/out.txt" || fail "markdown table"
+run 1 "check --format junit" "$loupe" check "$work/shop.har" --openapi "$shop" --format junit
+"$python" -c 'import sys, xml.etree.ElementTree as E; t = E.parse(sys.argv[1]).getroot(); assert t.tag == "testsuite" and int(t.get("failures")) > 0' "$work/out.txt" \
+  || fail "junit is not XML with failures"
+ok "markdown and junit (well-formed XML)"
+run 1 "--fail-on status" "$loupe" check "$work/shop.har" --openapi "$shop" --fail-on status
+"$python" -c "
+import json; from pathlib import Path
+entries = json.load(open('$work/shop.har'))['log']['entries']
+keep = [e for e in entries if e['response']['status'] != 500]
+Path('$work/no500.har').write_text(json.dumps({'log': {'version': '1.2', 'creator': {'name': 'x', 'version': '1'}, 'entries': keep}}))"
+run 0 "--fail-on status without a 500" "$loupe" check "$work/no500.har" --openapi "$shop" --fail-on status
+run 1 "--fail-on request-body.bounds" "$loupe" check "$work/no500.har" --openapi "$shop" --fail-on request-body.bounds
+ok "--fail-on chooses the kinds that fail"
+
+echo "-- bad input: exit 2, one loupe: line"
+printf 'openapi: 3.0.0\ninfo: [\n' >"$work/broken.yaml"
+printf 'swagger: "2.0"\n' >"$work/swagger.yaml"
+for args in "--openapi $work/missing.yaml" "--openapi $work/broken.yaml" "--openapi $work/swagger.yaml" "--openapi /dev/zero" \
+            "--openapi $shop --format xml" "--openapi $shop --fail-on nonsense" "--openapi $shop --filter ~z"; do
+  # shellcheck disable=SC2086
+  run 2 "check $args" "$loupe" check "$work/shop.har" $args
+  [ "$(wc -l <"$work/err.txt")" -eq 1 ] && grep -q "^loupe: " "$work/err.txt" || fail "check $args: not one loupe: line: $(cat "$work/err.txt")"
+done
+run 2 "no --openapi" env -u LOUPE_OPENAPI "$loupe" check "$work/shop.har"
+run 1 "LOUPE_OPENAPI" env LOUPE_OPENAPI="$shop" "$loupe" check "$work/shop.har"
+ok "bad documents, formats, kinds and filters refused with one line"
+
+echo "-- the demo's own traffic against Examples/openapi.yaml"
+store="$work/demo.sqlite"
+demo_env=(env -u LOUPE_STORE HOME="$work/home" XDG_CONFIG_HOME="$work/home/config" XDG_STATE_HOME="$work/home/state")
+timeout 120 "${demo_env[@]}" "$loupe" demo --headless --duration 4 --store "$store" >"$work/demo.txt" 2>"$work/err.txt" \
+  || fail "loupe demo --headless failed"
+run 0 "demo store against Examples/openapi.yaml" "$loupe" check "$store" --openapi "$root/Examples/openapi.yaml" --json --each
+"$python" - "$work/out.txt" <<'EOF' || fail "demo report: $(head -c 1500 "$work/out.txt")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["checked"] > 20 and r["drifting"] == 0 and r["unmatched"] == 0, (r["checked"], r["drifting"], r["unmatched"], r.get("exchanges"))
+assert sum(1 for o in r["operations"] if o["checked"]) >= 5
+EOF
+ok "$("$python" -c 'import json, sys; print(json.load(open(sys.argv[1]))["checked"])' "$work/out.txt") demo exchanges checked, no drift, none unmatched"
+run 0 "export the demo store" "$loupe" export "$store" --har "$work/demo.har"
+"$python" "$here/contract-agreement.py" "$loupe" "$root/Examples/openapi.yaml" "$work/demo-copy.har" --from-har "$work/demo.har" >"$work/agree.txt" 2>&1 \
+  || { cat "$work/agree.txt" | tail -20; fail "openapi-core disagrees on the demo's traffic"; }
+ok "openapi-core agrees on the demo's traffic ($(tail -1 "$work/agree.txt"))"
+
+echo "$passed passed, 0 failed"
