@@ -3,7 +3,8 @@
 # built from Tests/LoupeContractTests/Fixtures/shop.yaml (conforming exchanges, then each mutated leaf by leaf, and
 # targeted breaks of status, content type, parameters and request body: .ci/contract-agreement.py); the demo's own
 # recorded traffic against Examples/openapi.yaml (clean, and openapi-core agrees); the report's formats and exit
-# codes (0 clean, 1 drift, --fail-on, 2 and one `loupe:` line for bad input).
+# codes (0 clean, 1 drift, --fail-on, 2 and one `loupe:` line for bad input). GraphQL: a real graphql-core server's
+# traffic (.ci/graphql-peer.py) imported, each request named by its operation in `stats`, the list and `~gql`.
 set -uo pipefail
 loupe="$1"
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -98,5 +99,25 @@ run 0 "export the demo store" "$loupe" export "$store" --har "$work/demo.har"
 "$python" "$here/contract-agreement.py" "$loupe" "$root/Examples/openapi.yaml" "$work/demo-copy.har" --from-har "$work/demo.har" >"$work/agree.txt" 2>&1 \
   || { cat "$work/agree.txt" | tail -20; fail "openapi-core disagrees on the demo's traffic"; }
 ok "openapi-core agrees on the demo's traffic ($(tail -1 "$work/agree.txt"))"
+
+echo "-- GraphQL: a real graphql-core server's traffic, named by operation in the list, ~gql and stats"
+"$python" -c 'import graphql' 2>/dev/null || fail "no graphql-core in $python (.ci/run installs it)"
+timeout 60 "$python" "$here/graphql-peer.py" "$work/graphql.har" >"$work/peer.txt" 2>&1 || fail "graphql peer: $(cat "$work/peer.txt")"
+run 0 "import the GraphQL traffic" "$loupe" import "$work/graphql.har" --store "$work/graphql.sqlite"
+run 0 "stats --json" "$loupe" stats "$work/graphql.sqlite" --json
+"$python" - "$work/out.txt" <<'EOF' || fail "GraphQL operations in stats: $(head -c 1500 "$work/out.txt")"
+import json, sys
+names = {o["name"]: o["count"] for o in json.load(open(sys.argv[1]))["operations"]}
+want = {"query GetUser": 2, "mutation AddUser": 1, "query": 1, "batch: query A, mutation B": 1, "persisted GetUsers": 1,
+        "query Boom": 1, "query Me": 1}
+assert names == want, names
+errors = {o["name"]: o["errors"] for o in json.load(open(sys.argv[1]))["operations"]}
+assert errors["query Boom"] == 1 and sum(errors.values()) == 1, errors
+EOF
+run 0 "list --filter '~gql GetUser'" "$loupe" list "$work/graphql.sqlite" --filter '~gql GetUser' --json
+[ "$("$python" -c 'import json, sys; print(len(json.load(open(sys.argv[1]))))' "$work/out.txt")" = 2 ] || fail "~gql GetUser: $(head -c 600 "$work/out.txt")"
+run 0 "list --json" "$loupe" list "$work/graphql.sqlite" --json
+grep -q '"operation" : "mutation AddUser"' "$work/out.txt" || fail "the list does not name the mutation: $(head -c 800 "$work/out.txt")"
+ok "8 GraphQL requests named by operation (query, mutation, anonymous, batch, persisted, GET) in stats, ~gql and the list; errors in a 200 count as errors"
 
 echo "$passed passed, 0 failed"

@@ -142,6 +142,10 @@ struct TraceFilterParser {
         case "h": return .header(try pattern(argument(wanting: "a regular expression after ~h"), ignoresCase: true, term: "~h"))
         case "b": return .body(try pattern(argument(wanting: "a regular expression after ~b"), ignoresCase: false, term: "~b"))
         case "op": return .operation(try argument(wanting: "an operation name after ~op").text)
+        case "gql":
+            // The recorder names GraphQL requests `query NAME`, `mutation NAME`…: any of them by the operation's name.
+            let name = try argument(wanting: "a GraphQL operation name after ~gql").text
+            return ["mutation", "subscription", "persisted"].reduce(.operation("query " + name)) { .or($0, .operation($1 + " " + name)) }
         case "dur": return .duration(try durationComparison())
         case "att": return .attempts(try attemptsComparison())
         case "cb": return .circuit(try circuit())

@@ -13,10 +13,18 @@ enum HARForeignEntry {
         let attempt = self.attempt(entry.timings, startedAt: startedAt, totalMilliseconds: entry.time,
                                    status: status, error: error)
         let endedAt = known(entry.time).map { startedAt.addingTimeInterval($0 / 1000) } ?? attempt.endedAt
+        // Named as the recorder names a request its app left unnamed: by its GraphQL operation, if it has one; and
+        // `errors` in its 200 make it an error, as they do there.
+        let graphQL = GraphQLOperation.name(method: request.method, url: request.url, body: requestData)
+        var ending = outcome(status: status), reason = error
+        if graphQL != nil, ending == .success, let message = GraphQLOperation.errorMessage(in: responseData) {
+            ending = .httpError
+            reason = "GraphQL error: " + message
+        }
         return TraceExchange(
-            id: id, operation: "\(request.method) \(path(of: request.url))", method: request.method,
-            url: request.url, startedAt: startedAt, endedAt: endedAt, outcome: outcome(status: status),
-            status: status, error: error,
+            id: id, operation: graphQL ?? "\(request.method) \(path(of: request.url))", method: request.method,
+            url: request.url, startedAt: startedAt, endedAt: endedAt, outcome: ending,
+            status: status, error: reason,
             requestHeaders: request.headers.map { TraceHeader(name: $0.name, value: $0.value) },
             requestBody: requestBody(requestData, declaredSize: request.bodySize),
             responseHeaders: response.headers.map { TraceHeader(name: $0.name, value: $0.value) },

@@ -13,6 +13,7 @@ import Foundation
 /// | `~h regex` | request or response header lines `Name: value` (regex, ignoring case, `^`/`$` per line) |
 /// | `~b regex` | request or response body text (regex, case-sensitive; `(?i)` to ignore case) |
 /// | `~op name` | the operation name, exactly |
+/// | `~gql name` | a GraphQL operation by its name (`query name`, `mutation name`, `subscription name`, `persisted name`) |
 /// | `~dur >500ms` | the duration (`>` `>=` `<` `<=` `=`; units `ms`, `s`); unfinished exchanges never match |
 /// | `~att >1` | the number of attempts (same comparisons) |
 /// | `~cb open` | the breaker was open (or forced open) when any attempt was dispatched, or the call was short-circuited; also `half-open`, `closed`, `forced-open`, `disabled` |

@@ -150,9 +150,16 @@ struct PendingExchange: Sendable {
                 message: "The recorder dropped \(Quantity.count(droppedBefore, "exchange")) before this one: it was over capacity.",
                 attributes: ["count": String(droppedBefore)]), at: 0)
         }
+        // A GraphQL request the app left unnamed takes its operation's name; `errors` in its 200 make it an error.
+        let named = Self.graphQLNamed(operation, method: method, url: url, body: requestBody)
+        var outcome = self.outcome, error = self.error
+        if named != operation, outcome == .success, let message = GraphQLOperation.errorMessage(in: responseBody) {
+            outcome = .httpError
+            error = "GraphQL error: " + message
+        }
         // Redacted in place: nothing else holds this exchange or its lists.
         traces.append(TraceExchange(
-            id: id, operation: operation, method: method, url: url, startedAt: startedAt,
+            id: id, operation: named, method: method, url: url, startedAt: startedAt,
             endedAt: endedAt, outcome: outcome, status: finalResponse.map { $0.status.code } ?? attempts.last?.status,
             error: error, requestHeaders: Self.headers(requestFields),
             requestBody: requestBody.map { TraceBody(data: $0, size: $0.count, isTruncated: false) },
@@ -197,6 +204,16 @@ struct PendingExchange: Sendable {
     }
 
     /// The built-in adapters' events, worded once; `nil` for an adapter of the app's own.
+    /// A request the app left with its endpoint's default name (`POST /graphql`) that carries a GraphQL operation
+    /// is named by it (`query GetUser`): done here, on the writer's task, so every reader gets the name from the
+    /// store without parsing bodies. Requests that cannot be GraphQL cost a comparison or two.
+    static func graphQLNamed(_ operation: String, method: String, url: String, body: Data?) -> String {
+        guard operation.isEmpty || (operation.hasPrefix(method) && operation.utf8.dropFirst(method.utf8.count).starts(with: " /".utf8)),
+              method == "POST" || (method == "GET" && url.contains("query")),
+              let name = GraphQLOperation.name(method: method, url: url, body: body) else { return operation }
+        return name
+    }
+
     static func builtInAdapterEvent(_ adapter: String, at: Date) -> TraceEvent? {
         guard let event = builtInAdapterEvents[adapter] else { return nil }
         var timed = event

@@ -84,6 +84,7 @@ enum FilterOption {
           ~h REGEX                     header lines
           ~b REGEX                     request or response body
           ~op NAME                     operation name
+          ~gql NAME                    GraphQL operation name
           ~dur >500ms, ~dur <=2s       duration (ms, s)
           ~att >1                      attempts
           ~cb open|half-open|closed    breaker state at dispatch

@@ -1,0 +1,72 @@
+import Foundation
+import Loupe
+import LoupeFilter
+@testable import LoupeTrace
+import Testing
+
+/// GraphQL requests named by their operation: POST bodies, GET queries, batches, persisted hashes; and what is not
+/// GraphQL stays unnamed.
+@Suite struct GraphQLOperationTests {
+    static func name(_ body: String, method: String = "POST", url: String = "https://api.example.com/graphql") -> String? {
+        GraphQLOperation.name(method: method, url: url, body: body.isEmpty ? nil : Data(body.utf8))
+    }
+
+    @Test(arguments: [
+        (#"{"query": "query GetUser($id: ID!) { user(id: $id) { name } }", "variables": {"id": 1}}"#, "query GetUser"),
+        (#"{"query": "mutation { addUser(name: \"a\") { id } }"}"#, "mutation"),
+        (#"{"query": "{ users { id } }"}"#, "query"),
+        (##"{"query": "# a comment\n  subscription OnEvent { event }"}"##, "subscription OnEvent"),
+        (#"{"query": "query A { a } mutation B { b }", "operationName": "B"}"#, "mutation B"),
+        (#"{"query": "fragment F on User { id } query Q { user { ...F } }"}"#, "query Q"),
+        (#"[{"query": "query A { a }"}, {"query": "mutation B { b }"}]"#, "batch: query A, mutation B"),
+        (#"{"operationName": "GetUser", "extensions": {"persistedQuery": {"version": 1, "sha256Hash": "ecf4edb46db40b5132295c0291d62fb65d6759a9eedfa4d5d612dd5ec54a6b38"}}}"#, "persisted GetUser"),
+        (#"{"extensions": {"persistedQuery": {"version": 1, "sha256Hash": "ecf4edb46db40b5132295c0291d62fb65d6759a9eedfa4d5d612dd5ec54a6b38"}}}"#, "persisted ecf4edb46db4"),
+    ])
+    func postBodiesAreNamed(body: String, expected: String) {
+        #expect(Self.name(body) == expected)
+    }
+
+    @Test func getQueriesAreNamed() {
+        let url = "https://api.example.com/graphql?query=query%20Me%20%7B%20me%20%7B%20id%20%7D%20%7D&operationName=Me"
+        #expect(Self.name("", method: "GET", url: url) == "query Me")
+        #expect(Self.name("", method: "GET", url: "https://api.example.com/search?q=shoes") == nil)
+    }
+
+    @Test(arguments: [
+        #"{"name": "Ada"}"#, #"{"query": "SELECT * FROM users"}"#, #"{"query": 42}"#, "not json", "[]", #"[{"query": "{ a }"}, 1]"#,
+    ])
+    func otherBodiesAreNotGraphQL(body: String) {
+        #expect(Self.name(body) == nil)
+    }
+
+    /// The recorder names only requests the app left with the endpoint's default name.
+    @Test func onlyDefaultNamesAreReplaced() {
+        let body = Data(#"{"query": "query GetUser { user { id } }"}"#.utf8)
+        let url = "https://api.example.com/graphql"
+        #expect(PendingExchange.graphQLNamed("POST /graphql", method: "POST", url: url, body: body) == "query GetUser")
+        #expect(PendingExchange.graphQLNamed("", method: "POST", url: url, body: body) == "query GetUser")
+        #expect(PendingExchange.graphQLNamed("fetchUser", method: "POST", url: url, body: body) == "fetchUser")
+        #expect(PendingExchange.graphQLNamed("POST /users", method: "POST", url: url, body: Data(#"{"name": "a"}"#.utf8)) == "POST /users")
+    }
+
+    @Test func errorsInAResponseAreFound() {
+        func message(_ text: String) -> String? { GraphQLOperation.errorMessage(in: Data(text.utf8)) }
+        #expect(message(#"{"data": {"boom": null}, "errors": [{"message": "boom failed", "path": ["boom"]}]}"#) == "boom failed")
+        #expect(message(#"[{"data": {}}, {"errors": [{"message": "second"}]}]"#) == "second")
+        #expect(message(#"{"data": {"errors": "a field named errors"}}"#) == nil)
+        #expect(message(#"{"data": {}, "errors": []}"#) == nil)
+        #expect(message(#"{"data": {"user": {"name": "Ada"}}}"#) == nil)
+    }
+
+    @Test func gqlFiltersByTheOperationsName() throws {
+        let filter = try TraceFilter.parse("~gql GetUser")
+        func exchange(_ operation: String) -> TraceExchange {
+            TraceExchange(id: UUID(), operation: operation, method: "POST", url: "https://x/graphql", startedAt: Date(), outcome: .success)
+        }
+        #expect(filter.matches(exchange("query GetUser")))
+        #expect(filter.matches(exchange("mutation GetUser")))
+        #expect(filter.matches(exchange("persisted GetUser")))
+        #expect(!filter.matches(exchange("query GetUsers")))
+        #expect(!filter.matches(exchange("GetUser")))
+    }
+}
