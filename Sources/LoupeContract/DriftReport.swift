@@ -5,8 +5,10 @@ import LoupeTrace
 /// first and last seen and one example; plus the exchanges no operation matches. Memory grows with the operations
 /// and kinds, never with the exchanges (unmatched paths are kept up to ``maximumUnmatchedPaths``).
 public struct DriftReport: Sendable, Codable {
+    /// Distinct unmatched requests (method and path) kept; the rest are only counted.
     public static let maximumUnmatchedPaths = 200
 
+    /// One kind of drift of one operation.
     public struct Kind: Sendable, Codable, Equatable {
         public var kind: String
         public var count: Int
@@ -17,6 +19,7 @@ public struct DriftReport: Sendable, Codable {
         public var message: String
     }
 
+    /// One operation of the contract: how many exchanges matched it, how many drift, and how.
     public struct Operation: Sendable, Codable, Equatable {
         public var name: String
         public var checked: Int
@@ -24,6 +27,7 @@ public struct DriftReport: Sendable, Codable {
         public var kinds: [Kind]
     }
 
+    /// Exchanges with one method and path that no operation matches.
     public struct Unmatched: Sendable, Codable, Equatable {
         /// `GET /nowhere` (the path without its query).
         public var request: String
@@ -34,14 +38,17 @@ public struct DriftReport: Sendable, Codable {
 
     /// Every operation of the contract, in its order, with those never seen at zero.
     public private(set) var operations: [Operation]
+    /// The unmatched requests, in the order first seen, and how many exchanges matched no operation in all.
     public private(set) var unmatched: [Unmatched] = []
     public private(set) var unmatchedCount = 0
     /// Unmatched exchanges whose path was not kept (past ``maximumUnmatchedPaths`` distinct ones).
     public private(set) var unmatchedOthers = 0
+    /// Exchanges matched to an operation and checked, and how many of them drift.
     public private(set) var checked = 0
     public private(set) var drifting = 0
     private var operationIndex: [String: Int]
 
+    /// An empty report listing every operation of `contract`.
     public init(contract: Contract) {
         var seen = Set<String>()
         operations = contract.operationNames.filter { seen.insert($0).inserted }.map { Operation(name: $0, checked: 0, drifting: 0, kinds: []) }

@@ -1,6 +1,8 @@
 import Foundation
+import HTTPTypes
 import Loupe
 import LoupeFilter
+import LoupeQuery
 @testable import LoupeTrace
 import Testing
 
@@ -56,6 +58,31 @@ import Testing
         #expect(message(#"{"data": {"errors": "a field named errors"}}"#) == nil)
         #expect(message(#"{"data": {}, "errors": []}"#) == nil)
         #expect(message(#"{"data": {"user": {"name": "Ada"}}}"#) == nil)
+    }
+
+    /// Through the recorder: an unnamed GraphQL request is stored under its operation, and `errors` in its 200 make
+    /// it an HTTP error; a request the app named keeps its name and its success.
+    @Test func theRecorderNamesUnnamedGraphQLRequestsAndCountsTheirErrors() async throws {
+        let store = InMemoryTraceStore()
+        let recorder = NetworkTraceInspector(store: store)
+        let request = HTTPRequest(method: .post, scheme: "https", authority: "api.example.test", path: "/graphql",
+                                  headerFields: [.contentType: "application/json"])
+        let query = Data(#"{"query": "query Boom { boom }"}"#.utf8)
+        let answer = Data(#"{"data": {"boom": null}, "errors": [{"message": "the boom resolver failed"}]}"#.utf8)
+        let (unnamed, named) = (UUID(), UUID())
+        for (id, operation) in [(unnamed, "POST /graphql"), (named, "boom")] {
+            let recording = AdapterRecording(observer: recorder, adapter: RecordingAdapter.openAPIMiddleware, bodyCap: 1 << 20,
+                                             now: { Date(timeIntervalSince1970: 1_700_000_000) }, makeID: { id })
+            recording.start(operation: operation, request: request, requestBody: query)
+                .finish(response: HTTPResponse(status: .ok, headerFields: [.contentType: "application/json"]), body: answer,
+                        firstByte: Date(timeIntervalSince1970: 1_700_000_000))
+        }
+        await recorder.shutdown()
+        let graphQL = try #require(try store.exchange(id: unnamed))
+        #expect(graphQL.operation == "query Boom" && graphQL.outcome == .httpError && graphQL.status == 200)
+        #expect(graphQL.error == "GraphQL error: the boom resolver failed")
+        let app = try #require(try store.exchange(id: named))
+        #expect(app.operation == "boom" && app.outcome == .success && app.error == nil)
     }
 
     @Test func gqlFiltersByTheOperationsName() throws {
