@@ -52,6 +52,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.0.0"),
         // WebSocket's protocol (RFC 6455 framing, handshake, permessage-deflate) for the client (DECISIONS 123).
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        // `loupe mcp`: the Model Context Protocol's messages and server (issue 50).
+        .package(url: "https://github.com/modelcontextprotocol/swift-sdk.git", from: "0.12.1"),
     ],
     targets: [
         // The client: endpoints, middleware chain, errors. No I/O library of its own, and no FoundationNetworking
@@ -236,6 +238,8 @@ let package = Package(
                 "LoupeBoard", "LoupeTUI", "LoupeDemo", "LoupeLink", "LoupeConfig", "LoupeRules", "LoupeWebSocket", "CNcurses", "CMalloc", "CStdio",
                 "LoupeOTLP", "LoupeServe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "MCP", package: "swift-sdk"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]
@@ -344,6 +348,7 @@ let package = Package(
                 "loupe", "Loupe", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeTUI", "LoupeTesting",
                 "LoupeConfig", "LoupeRules",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "MCP", package: "swift-sdk"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
