@@ -192,4 +192,16 @@ struct AgentToolsTests {
         cancelled.cancel()
         #expect(await cancelled.value == false)
     }
+
+    @Test("Documentation/Agents.md's tool table names every tool, in the tools' order, and nothing else")
+    func documentedTools() throws {
+        let page = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Documentation/Agents.md")
+        let text = try String(contentsOf: page, encoding: .utf8)
+        let named = text.split(separator: "\n").compactMap { line -> String? in
+            guard let match = line.firstMatch(of: /^\| `([a-z_]+)` \|/) else { return nil }
+            return String(match.1)
+        }
+        #expect(named == AgentTool.allCases.map(\.rawValue))
+    }
 }

@@ -1,7 +1,7 @@
 import MCP
 
 /// The tools `loupe mcp` offers an agent: one table, feeding `tools/list`, the dispatch in ``AgentToolbox`` and
-/// Documentation/Agents.md (whose tool list `AgentDocumentationTests` checks against this one).
+/// Documentation/Agents.md (whose tool table `AgentToolsTests` checks against this one).
 enum AgentTool: String, CaseIterable, Sendable {
     case listExchanges = "list_exchanges"
     case getExchange = "get_exchange"
