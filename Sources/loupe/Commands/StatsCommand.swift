@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Loupe
+import LoupeQuery
 import LoupeTrace
 import LoupeBoard
 import LoupeFormats
@@ -38,33 +39,15 @@ struct StatsCommand: AsyncParsableCommand {
             throw CommandFailure.badInput("--window: expected 1m, 5m, 15m, 1h or all, got \(TerminalText.line(window))")
         }
         let (store, _) = try StoreAccess.openForReading(store)
-        let metrics: [MetricsRow]
+        let report: Report
         do {
-            let now = Date()
-            metrics = try store.trafficMetrics(matching: filter, now: now).rows(window: window, now: now)
+            report = try Report(store: store, filter: filter, window: window, now: Date())
         } catch {
             throw StoreAccess.readFailure(error)
         }
-        let extras = Dictionary(metrics.map { ($0.group, $0) }, uniquingKeysWith: { first, _ in first })
-        let stats = metrics.filter { $0.counts.requests > 0 }.map(TraceStats.init)
-        let all = stats.first { $0.group == .all }
-        let operations = stats.compactMap { row -> (String, TraceStats)? in
-            if case .operation(let name) = row.group { return (name, row) }
-            return nil
-        }
-        let hosts = stats.compactMap { row -> (String, TraceStats)? in
-            if case .host(let name) = row.group { return (name, row) }
-            return nil
-        }
+        let (all, operations, hosts) = (report.all, report.operations, report.hosts)
         if json {
-            func row(_ name: String?, _ stats: TraceStats) -> StatsJSON.Row {
-                var row = StatsJSON.Row(name: name, stats)
-                row.add(extras[stats.group])
-                return row
-            }
-            let report = StatsJSON(window: window.rawValue, all: all.map { row(nil, $0) },
-                                   operations: operations.map { row($0.0, $0.1) }, hosts: hosts.map { row($0.0, $0.1) })
-            print(try Formatting.json(report))
+            print(try Formatting.json(report.json))
             return
         }
         guard let all else {
@@ -95,6 +78,42 @@ struct StatsCommand: AsyncParsableCommand {
                 let pad = String(repeating: " ", count: widths[column] - row[column].count)
                 return column == 0 ? row[column] + pad : pad + row[column]
             }.joined(separator: "  ")
+        }
+    }
+
+    /// The figures of one `stats` run, for the text table, `--json` and `loupe mcp`'s `stats` tool alike.
+    struct Report {
+        var window: MetricsWindow
+        var all: TraceStats?
+        var operations: [(String, TraceStats)]
+        var hosts: [(String, TraceStats)]
+        private var extras: [TraceStats.Group: MetricsRow]
+
+        init(store: SQLiteTraceStore, filter: TraceFilter?, window: MetricsWindow, now: Date) throws {
+            let metrics = try store.trafficMetrics(matching: filter, now: now).rows(window: window, now: now)
+            self.window = window
+            extras = Dictionary(metrics.map { ($0.group, $0) }, uniquingKeysWith: { first, _ in first })
+            let stats = metrics.filter { $0.counts.requests > 0 }.map(TraceStats.init)
+            all = stats.first { $0.group == .all }
+            operations = stats.compactMap { row -> (String, TraceStats)? in
+                if case .operation(let name) = row.group { return (name, row) }
+                return nil
+            }
+            hosts = stats.compactMap { row -> (String, TraceStats)? in
+                if case .host(let name) = row.group { return (name, row) }
+                return nil
+            }
+        }
+
+        /// The `--json` shape.
+        var json: StatsJSON {
+            func row(_ name: String?, _ stats: TraceStats) -> StatsJSON.Row {
+                var row = StatsJSON.Row(name: name, stats)
+                row.add(extras[stats.group])
+                return row
+            }
+            return StatsJSON(window: window.rawValue, all: all.map { row(nil, $0) },
+                             operations: operations.map { row($0.0, $0.1) }, hosts: hosts.map { row($0.0, $0.1) })
         }
     }
 

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# `loupe mcp` on the real binary, driven by the official Python MCP SDK (.ci/mcp-client.py) and by raw hostile
+# JSON-RPC (.ci/mcp-hostile.py): every read tool answers what `loupe list/show/stats --json` print; actions are
+# refused without --allow-actions, and with it wait for a person at the terminal (tmux) — a refused replay sends
+# nothing to a counting server, an approved one sends exactly one request; bad input gets one line and exit 2.
+set -uo pipefail
+loupe="$1"
+here="$(cd "$(dirname "$0")" && pwd)"
+py="${LOUPE_CI_PYTHON:-python3}"
+work=$(mktemp -d)
+session="loupe-mcp-$$"
+pids=()
+tm() { tmux -S "$work/tmux.sock" -f /dev/null "$@"; }
+cleanup() {
+  tm kill-server 2>/dev/null || true
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+passed=0
+ok() { passed=$((passed + 1)); echo "   ok: $*"; }
+fail() { echo "E2E-MCP FAILED: $*"; [ -f "$work/out.txt" ] && head -c 3000 "$work/out.txt"; [ -f "$work/err.txt" ] && head -c 2000 "$work/err.txt"; exit 1; }
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+wait_port() { for _ in $(seq 50); do python3 -c "import socket; socket.create_connection(('127.0.0.1',$1),0.2)" 2>/dev/null && return 0; sleep 0.1; done; fail "server on $1 never came up"; }
+count() { python3 -c "import json,sys,urllib.request; print(json.load(urllib.request.urlopen('http://127.0.0.1:$1/count')).get(sys.argv[1], 0))" "$2"; }
+
+store="$work/demo.sqlite"
+"$loupe" demo --headless --duration 4 --store "$store" >/dev/null 2>&1 || fail "recording the demo store"
+cp "$store" "$work/before.sqlite"
+
+echo "-- bad input: one line, exit 2"
+timeout 10 "$loupe" mcp "$store" --approve-in-terminal >"$work/out.txt" 2>"$work/err.txt" </dev/null; code=$?
+[ "$code" -eq 2 ] && [ "$(wc -l <"$work/err.txt")" -eq 1 ] && grep -q '^loupe: ' "$work/err.txt" \
+  || fail "--approve-in-terminal without --allow-actions: exit $code"
+ok "--approve-in-terminal without --allow-actions: $(cat "$work/err.txt")"
+timeout 10 "$loupe" mcp "$work/missing/none.sqlite" >"$work/out.txt" 2>"$work/err.txt" </dev/null; code=$?
+[ "$code" -eq 2 ] && [ "$(wc -l <"$work/err.txt")" -eq 1 ] || fail "a missing store: exit $code"
+ok "a missing store: $(cat "$work/err.txt")"
+
+echo "-- the official Python SDK reads every tool"
+timeout 120 "$py" "$here/mcp-client.py" "$loupe" "$store" read >"$work/read.json" 2>"$work/err.txt" || fail "mcp-client read"
+"$loupe" list "$store" --json --limit 1000 >"$work/list.json" || fail "loupe list --json"
+"$loupe" stats "$store" --json >"$work/stats.json" || fail "loupe stats --json"
+for sequence in $("$py" -c 'import json,sys; print(" ".join(str(e["sequence"]) for e in json.load(open(sys.argv[1]))["list"]["exchanges"][:25]))' "$work/read.json"); do
+  "$loupe" show "$store" "#$sequence" --json >"$work/show-$sequence.json" || fail "loupe show #$sequence"
+done
+"$py" - "$work" <<'PY' || fail "MCP answers differ from the CLI's JSON"
+import json, sys, glob, os
+work = sys.argv[1]
+read = json.load(open(os.path.join(work, "read.json")))
+def check(condition, what):
+    if not condition:
+        print("mismatch:", what); sys.exit(1)
+check(read["tools"] == sorted(["explain_exchange", "get_exchange", "list_exchanges", "list_rules", "search", "stats"]),
+      "read-only tools listed, no actions: %s" % read["tools"])
+check(all(s.get("type") == "object" for s in read["schemas"].values()), "every tool has an object schema")
+cli = json.load(open(os.path.join(work, "list.json")))
+check(read["list"]["exchanges"] == list(reversed(cli)), "list_exchanges == loupe list --json, newest first")
+for path in glob.glob(os.path.join(work, "show-*.json")):
+    sequence = path.rsplit("-", 1)[1].split(".")[0]
+    check(read["get"][sequence] == json.load(open(path)), "get_exchange #%s == loupe show --json" % sequence)
+stats = json.load(open(os.path.join(work, "stats.json")))
+def steady(report):  # a rate per second is over "now", which moves between the two runs
+    for row in [report["all"]] + report["operations"] + report["hosts"]:
+        row.pop("ratePerSecond", None)
+    return report
+check(steady(read["stats"]) == steady(stats), "stats == loupe stats --json")
+check(read["summary"] == read["stats"] or steady(read["summary"]) == steady(stats), "loupe://summary is the stats")
+check(all(e["outcome"] != "success" for e in read["errors"]["exchanges"]) and read["errors"]["exchanges"], "~e lists errors")
+check(read["search"]["exchanges"] and all("/orders" in e["url"] for e in read["search"]["exchanges"]), "search finds /orders")
+check(read["explain"].startswith("#1: ") and "Attempt 1" in read["explain"], "explain_exchange tells #1")
+check("No rules file" in read["rules"], "list_rules without a rules file says so")
+check(read["bad"]["isError"] and "limit" in read["bad"]["text"], "a bad limit is a tool error naming it")
+check(read["badfilter"]["isError"] and "bad filter" in read["badfilter"]["text"], "a bad filter is a tool error")
+check(read["action"]["isError"] and "--allow-actions" in read["action"]["text"], "replay_exchange refused without --allow-actions")
+check(read["resources"][0] == "loupe://summary" and read["resources"][1].startswith("loupe://exchange/"), "resources listed")
+check(read["resource"]["sequence"] == read["list"]["exchanges"][0]["sequence"], "an exchange resource reads the exchange")
+check(read["cut"].get("cuts") or not read["cut"].get("responseBody"), "a small max_body_bytes cuts and says so")
+print("ok")
+PY
+ok "tools/list, list_exchanges, get_exchange (25), stats, search, explain, list_rules, resources agree with the CLI's JSON"
+cmp -s "$store" "$work/before.sqlite" || fail "the store changed under a read-only server"
+ok "the store is byte-identical after the read session"
+
+echo "-- hostile JSON-RPC"
+timeout 300 "$py" "$here/mcp-hostile.py" "$loupe" "$store" >"$work/out.txt" 2>"$work/err.txt" || fail "hostile JSON-RPC"
+sed 's/^/   /' "$work/out.txt"
+ok "hostile JSON-RPC answered and bounded"
+
+echo "-- actions wait for a person at the terminal"
+port=$(free_port)
+python3 "$here/replay-server.py" "$port" a >/dev/null 2>&1 & pids+=($!)
+wait_port "$port"
+astore="$work/actions.sqlite"
+"$loupe" send GET "http://127.0.0.1:$port/items" --store "$astore" >/dev/null 2>&1 || fail "recording /items"
+[ "$(count "$port" 'GET /items')" = 1 ] || fail "the recording sent one request"
+timeout 10 "$loupe" approve "$astore" >"$work/out.txt" 2>"$work/err.txt" </dev/null; code=$?
+[ "$code" -eq 2 ] && grep -q '^loupe: approve asks a person' "$work/err.txt" || fail "loupe approve without a terminal: exit $code"
+ok "loupe approve without a terminal: $(cat "$work/err.txt")"
+# ask ANSWER: the official SDK's client (its server in a session of its own, without a terminal) asks to replay #1;
+# the person answers ANSWER in `loupe approve --watch` running in tmux.
+ask() {
+  tm kill-server 2>/dev/null || true
+  tm new-session -d -s "$session" -x 160 -y 30 "'$loupe' approve '$astore' --watch"
+  MCP_SERVER_FLAGS=--allow-actions timeout 120 "$py" "$here/mcp-client.py" "$loupe" "$astore" call replay_exchange '{"id":"#1"}' \
+    >"$work/answer.json" 2>"$work/client-err.txt" & local client=$!
+  for _ in $(seq 300); do tm capture-pane -p -t "$session" >"$work/pane.txt" 2>/dev/null; grep -q 'Approve?' "$work/pane.txt" && break; sleep 0.1; done
+  grep -q "agent (loupe mcp) asks to replay #1: GET http://127.0.0.1:$port/items (1 request)" "$work/pane.txt" \
+    || { cat "$work/pane.txt" "$work/client-err.txt"; fail "loupe approve shows method, target and count"; }
+  tm send-keys -t "$session" "$1" Enter
+  wait "$client" || { cat "$work/client-err.txt"; fail "the client failed after '$1'"; }
+}
+ask n
+grep -q 'Refused by the person' "$work/answer.json" || { cat "$work/answer.json" "$work/client-err.txt"; fail "a refused replay says so"; }
+[ "$(count "$port" 'GET /items')" = 1 ] || fail "a refused replay sent a request"
+ok "refused in loupe approve: nothing sent (the counting server still saw 1 request)"
+ask y
+grep -q 'Approved and sent' "$work/answer.json" || { cat "$work/answer.json" "$work/client-err.txt"; fail "an approved replay says so"; }
+[ "$(count "$port" 'GET /items')" = 2 ] || fail "an approved replay did not send exactly one request"
+[ "$("$loupe" list "$astore" --filter '~replay' --json | "$py" -c 'import json,sys; print(len(json.load(sys.stdin)))')" = 1 ] \
+  || fail "the approved replay is recorded as a replay"
+ok "approved in loupe approve: exactly one request sent, recorded as a replay"
+[ -z "$(ls -A "$astore.agents" 2>/dev/null)" ] || fail "decided requests are left in $astore.agents"
+ok "decided requests leave nothing behind"
+
+echo "-- --approve-in-terminal asks on the server's own terminal"
+timeout 20 env MCP_SERVER_FLAGS='--allow-actions --approve-in-terminal' setsid "$py" "$here/mcp-client.py" "$loupe" "$astore" raw-call replay_exchange '{"id":"#1"}' \
+  >"$work/out.txt" 2>"$work/err.txt" </dev/null
+grep -q "no terminal" "$work/err.txt" || fail "--approve-in-terminal without a terminal is refused at start"
+ok "--approve-in-terminal without a terminal refuses to start, naming loupe approve"
+tm kill-server 2>/dev/null || true
+tm new-session -d -s "$session" -x 160 -y 30 \
+  "MCP_SERVER_FLAGS='--allow-actions --approve-in-terminal' '$py' '$here/mcp-client.py' '$loupe' '$astore' raw-call replay_exchange '{\"id\":\"#1\"}' >'$work/answer.json' 2>'$work/client-err.txt'; echo done >'$work/done'"
+for _ in $(seq 300); do tm capture-pane -p -t "$session" >"$work/pane.txt" 2>/dev/null; grep -q 'Approve?' "$work/pane.txt" && break; sleep 0.1; done
+grep -q "asks to replay #1: GET http://127.0.0.1:$port/items (1 request)" "$work/pane.txt" || { cat "$work/pane.txt" "$work/client-err.txt"; fail "the terminal prompt shows method, target and count"; }
+tm send-keys -t "$session" n Enter
+for _ in $(seq 100); do [ -f "$work/done" ] && break; sleep 0.1; done
+grep -q 'Refused by the person' "$work/answer.json" || { cat "$work/answer.json" "$work/client-err.txt"; fail "refused on the terminal"; }
+[ "$(count "$port" 'GET /items')" = 2 ] || fail "a replay refused on the terminal sent a request"
+ok "refused on the server's terminal: nothing sent"
+
+echo "e2e-mcp: $passed checks passed"

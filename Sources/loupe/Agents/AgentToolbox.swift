@@ -1,0 +1,171 @@
+import Foundation
+import Loupe
+import LoupeBoard
+import LoupeFilter
+import LoupeFormats
+import LoupeQuery
+import LoupeConfig
+import LoupeRules
+import LoupeTrace
+import MCP
+
+/// What `loupe mcp`'s tools do, on a store opened read-only: each call is checked (``AgentArguments``), answered
+/// from what the recorder stored (already redacted) in the JSON shapes the CLI prints, and bounded
+/// (``AgentLimits``). Actions go through the ``AgentActions`` given, which hold each until a person decides.
+struct AgentToolbox: Sendable {
+    let store: SQLiteTraceStore
+    let storePath: String
+    /// The rules file `list_rules` reads and `add_rule` appends to (`--rules` or `$LOUPE_RULES`), if any.
+    let rulesPath: String?
+    /// Nil when the server was started without `--allow-actions`.
+    let actions: AgentActions?
+
+    /// The tools `tools/list` offers: the actions only when they can be carried out.
+    var tools: [AgentTool] { AgentTool.allCases.filter { !$0.isAction || actions != nil } }
+
+    /// Answers one `tools/call`. Bad arguments and things not found are tool errors (`isError`, a sentence the
+    /// agent can correct its call from); an unknown tool is a protocol error, as MCP asks.
+    func call(_ name: String, _ arguments: [String: Value]?) async throws -> CallTool.Result {
+        guard let tool = AgentTool(rawValue: name) else {
+            throw MCPError.invalidParams("no tool \"\(name)\"; tools/list names them")
+        }
+        do {
+            return try await call(tool, arguments)
+        } catch let refusal as AgentArguments.Refusal {
+            return .init(content: [Self.text(refusal.message)], isError: true)
+        } catch let failure as CommandFailure {
+            return .init(content: [Self.text(failure.message)], isError: true)
+        }
+    }
+
+    private func call(_ tool: AgentTool, _ values: [String: Value]?) async throws -> CallTool.Result {
+        let names = Set(tool.inputSchema.objectValue?["properties"]?.objectValue?.keys.map { $0 } ?? [])
+        let arguments = try AgentArguments(values, allowed: names)
+        switch tool {
+        case .listExchanges:
+            let filter = try parseFilter(arguments.string("filter"))
+            let limit = try arguments.count("limit", in: AgentLimits.exchanges, default: 50)
+            let order = try arguments.choice("order", ["newest", "oldest"], default: "newest")
+            return try list(filter: filter, limit: limit, newestFirst: order == "newest")
+        case .search:
+            let text = try arguments.requiredString("text", maxLength: AgentLimits.searchText.upperBound)
+            let extra = try parseFilter(arguments.string("filter"))
+            let limit = try arguments.count("limit", in: AgentLimits.exchanges, default: 50)
+            guard let found = try parseFilter(Self.searchFilter(text)) else { throw AgentArguments.Refusal(message: "text is required") }
+            return try list(filter: extra.map { .and(found, $0) } ?? found, limit: limit, newestFirst: true)
+        case .getExchange:
+            let exchange = try lookup(arguments.requiredString("id", maxLength: 100))
+            let bodyBytes = try arguments.count("max_body_bytes", in: AgentLimits.bodyBytes, default: AgentLimits.defaultBodyBytes)
+            let messages = try arguments.count("max_messages", in: AgentLimits.messages, default: AgentLimits.defaultMessages)
+            return try json(AgentExchangeJSON(exchange, maxBodyBytes: bodyBytes, maxMessages: messages))
+        case .explainExchange:
+            let exchange = try lookup(arguments.requiredString("id", maxLength: 100))
+            return .init(content: [Self.text(ExchangeStory.tell(exchange, numbers: store.numbers(referencedBy: exchange)))])
+        case .stats:
+            let filter = try parseFilter(arguments.string("filter"))
+            let window = MetricsWindow(rawValue: try arguments.choice("window", ["1m", "5m", "15m", "1h", "all"], default: "all")) ?? .all
+            let report = try read { try StatsCommand.Report(store: store, filter: filter, window: window, now: Date()) }
+            return try json(report.json)
+        case .listRules:
+            return try listRules()
+        case .replayExchange:
+            guard let actions else { throw AgentArguments.Refusal(message: Self.actionsOff) }
+            let exchange = try lookup(arguments.requiredString("id", maxLength: 100))
+            return .init(content: [Self.text(await actions.replay(exchange))])
+        case .addRule:
+            guard let actions else { throw AgentArguments.Refusal(message: Self.actionsOff) }
+            let text = try arguments.requiredString("rule", maxLength: 64 * 1024)
+            guard let rulesPath else {
+                throw AgentArguments.Refusal(message: "no rules file: start `loupe mcp --rules FILE` (or set LOUPE_RULES) to add rules")
+            }
+            return .init(content: [Self.text(await actions.addRule(text, to: rulesPath))])
+        }
+    }
+
+    /// A tool result's text.
+    static func text(_ text: String) -> Tool.Content { .text(text: text, annotations: nil, _meta: nil) }
+
+    static let actionsOff = "actions are off: this server was started without --allow-actions, so it only reads"
+
+    /// The filter `search` runs: the text, taken literally, in the URL, a header line or either body.
+    static func searchFilter(_ text: String) -> String {
+        let metacharacters = Set("\\^$.|?*+()[]{}")
+        var pattern = ""
+        for character in text {
+            if metacharacters.contains(character) { pattern.append("\\") }
+            pattern.append(character)
+        }
+        let quoted = "\"" + pattern.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        return "(~u \(quoted) | ~h \(quoted) | ~b \(quoted))"
+    }
+
+    private func list(filter: TraceFilter?, limit: Int, newestFirst: Bool) throws -> CallTool.Result {
+        let summaries = try read { try store.summaries(matching: filter, limit: limit) }
+        let ordered = newestFirst ? Array(summaries.reversed()) : summaries
+        let page = AgentPage(exchanges: ordered.map(SummaryJSON.init), limit: limit,
+                             more: summaries.count == limit ? "the limit was reached: more exchanges may match (narrow the filter or raise limit)" : nil)
+        return try json(page)
+    }
+
+    private func listRules() throws -> CallTool.Result {
+        guard let rulesPath else {
+            return .init(content: [Self.text("No rules file: the server was started without --rules and LOUPE_RULES is not set.")])
+        }
+        let rules: [Rule]
+        do {
+            rules = try RulesFile.read(rulesPath)
+        } catch {
+            return .init(content: [Self.text("rules file \(error.message(file: rulesPath))")], isError: true)
+        }
+        let listed = try rules.map { rule in
+            let touched = try read { try store.summaries(matching: .rule(rule.name), limit: AgentLimits.exchanges.upperBound).count }
+            return AgentRuleJSON(name: rule.name, action: rule.action.word, match: rule.match, enabled: rule.limits.enabled,
+                                 actedOn: touched, actedOnIsAtLeast: touched == AgentLimits.exchanges.upperBound)
+        }
+        return try json(AgentRulesJSON(file: rulesPath, rules: listed))
+    }
+
+    private func parseFilter(_ text: String?) throws -> TraceFilter? {
+        do {
+            return try TraceFilter.parseIfPresent(text)
+        } catch {
+            throw AgentArguments.Refusal(message: "bad filter: \(error)")
+        }
+    }
+
+    private func lookup(_ reference: String) throws -> TraceExchange {
+        try StoreAccess.exchange(reference, in: store, path: storePath)
+    }
+
+    private func read<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            throw StoreAccess.readFailure(error)
+        }
+    }
+
+    private func json(_ value: some Encodable) throws -> CallTool.Result {
+        .init(content: [Self.text(try Formatting.json(value))])
+    }
+}
+
+/// `list_exchanges` and `search`: the exchanges, and a sentence when there may be more.
+struct AgentPage: Encodable {
+    var exchanges: [SummaryJSON]
+    var limit: Int
+    var more: String?
+}
+
+struct AgentRulesJSON: Encodable {
+    var file: String
+    var rules: [AgentRuleJSON]
+}
+
+struct AgentRuleJSON: Encodable {
+    var name, action, match: String
+    var enabled: Bool
+    /// Exchanges in the store the rule acted on, counted up to the exchanges limit.
+    var actedOn: Int
+    var actedOnIsAtLeast: Bool
+}

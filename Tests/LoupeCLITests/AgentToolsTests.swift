@@ -1,0 +1,207 @@
+import Foundation
+import Loupe
+import LoupeQuery
+import LoupeTesting
+@testable import loupe
+import LoupeTrace
+import MCP
+import Synchronization
+import Testing
+
+/// `loupe mcp`'s tools on a real SQLite store, its bounded transport, its arguments and the approval queue.
+@Suite("loupe mcp: tools, arguments, transport, approval")
+struct AgentToolsTests {
+    static func store() throws -> (SQLiteTraceStore, String, String) {
+        let folder = NSTemporaryDirectory() + "loupe-mcp-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let path = folder + "/traces.sqlite"
+        let store = try SQLiteTraceStore(path: path)
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let body = String(repeating: "é", count: 100)  // 200 bytes, two per character
+        try store.write([
+            TraceExchange(id: UUID(), operation: "getUser", method: "GET", url: "https://api.example.test/users/1",
+                          startedAt: start, endedAt: start + 0.5, outcome: .success, status: 200,
+                          responseBody: TraceBody(data: Data(body.utf8), size: 200, isTruncated: false),
+                          attempts: [
+                            TraceAttempt(number: 1, startedAt: start, endedAt: start + 0.1, status: 503, circuitState: "closed",
+                                         retryReason: "status 503", retryDelay: 0.2),
+                            TraceAttempt(number: 2, startedAt: start + 0.3, endedAt: start + 0.5, status: 200, circuitState: "closed"),
+                          ]),
+            TraceExchange(id: UUID(), operation: "search", method: "GET", url: "https://api.example.test/find?q=a.b",
+                          startedAt: start + 1, endedAt: start + 1.1, outcome: .success, status: 200),
+            TraceExchange(id: UUID(), operation: "search", method: "GET", url: "https://api.example.test/find?q=axb",
+                          startedAt: start + 2, endedAt: start + 2.1, outcome: .httpError, status: 500),
+        ])
+        return (store, path, folder)
+    }
+
+    static func text(_ result: CallTool.Result) -> String {
+        result.content.compactMap { if case .text(let text, _, _) = $0 { text } else { nil } }.joined()
+    }
+
+    final class Recorder: AgentApprover {
+        let answer: Bool
+        let asked = Mutex<[AgentRequest]>([])
+        init(answer: Bool) { self.answer = answer }
+        func approve(_ request: AgentRequest) async -> Bool {
+            asked.withLock { $0.append(request) }
+            return answer
+        }
+    }
+
+    @Test("list_exchanges: newest first, filtered, a limit out of range refused with the range")
+    func listing() async throws {
+        let (store, path, folder) = try Self.store()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let toolbox = AgentToolbox(store: store, storePath: path, rulesPath: nil, actions: nil)
+        let all = try JSONSerialization.jsonObject(with: Data(Self.text(try await toolbox.call("list_exchanges", nil)).utf8)) as? [String: Any]
+        let sequences = (all?["exchanges"] as? [[String: Any]])?.compactMap { $0["sequence"] as? Int }
+        #expect(sequences == [3, 2, 1])
+        let errors = Self.text(try await toolbox.call("list_exchanges", ["filter": "~c 5xx", "order": "oldest"]))
+        #expect(errors.contains("axb") && !errors.contains("users/1"))
+        let refused = try await toolbox.call("list_exchanges", ["limit": .int(1_000_000)])
+        #expect(refused.isError == true)
+        #expect(Self.text(refused) == "limit: expected a whole number from 1 to 1000, got '1000000'")
+        let fraction = try await toolbox.call("list_exchanges", ["limit": .double(2.5)])
+        #expect(fraction.isError == true)
+        #expect(try await toolbox.call("list_exchanges", ["limit": .double(2)]).isError != true)
+        let typo = try await toolbox.call("list_exchanges", ["limt": 2])
+        #expect(Self.text(typo).hasPrefix("unknown argument \"limt\""))
+    }
+
+    @Test("search takes the text literally: a dot is a dot, not any character")
+    func literalSearch() async throws {
+        let (store, path, folder) = try Self.store()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let toolbox = AgentToolbox(store: store, storePath: path, rulesPath: nil, actions: nil)
+        let found = Self.text(try await toolbox.call("search", ["text": "q=a.b"]))
+        #expect(found.contains("q=a.b"))
+        #expect(!found.contains("q=axb"))
+        let quoted = try await toolbox.call("search", ["text": #"a"b\(c"#])
+        #expect(quoted.isError != true)
+    }
+
+    @Test("get_exchange cuts a body on a character boundary and says what it cut; an unknown id is a tool error")
+    func cutting() async throws {
+        let (store, path, folder) = try Self.store()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let toolbox = AgentToolbox(store: store, storePath: path, rulesPath: nil, actions: nil)
+        let answer = try JSONSerialization.jsonObject(
+            with: Data(Self.text(try await toolbox.call("get_exchange", ["id": "#1", "max_body_bytes": 5])).utf8)) as? [String: Any]
+        let body = answer?["responseBody"] as? [String: Any]
+        #expect(body?["text"] as? String == "éé")
+        #expect(body?["size"] as? Int == 200)
+        #expect((answer?["cuts"] as? [String])?.first?.hasPrefix("responseBody: the first 5 of 200 stored bytes") == true)
+        let missing = try await toolbox.call("get_exchange", ["id": "#99"])
+        #expect(missing.isError == true)
+        await #expect(throws: MCPError.self) { try await toolbox.call("no_such_tool", nil) }
+    }
+
+    @Test("explain_exchange tells each attempt, the retry and its reason, and the ending")
+    func story() async throws {
+        let (store, path, folder) = try Self.store()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let toolbox = AgentToolbox(store: store, storePath: path, rulesPath: nil, actions: nil)
+        let story = Self.text(try await toolbox.call("explain_exchange", ["id": "1"]))
+        #expect(story.contains("Attempt 1 (breaker closed): HTTP 503 after 100 ms; retried after waiting 200 ms because status 503."))
+        #expect(story.contains("Attempt 2 (breaker closed): HTTP 200 after 200 ms."))
+        #expect(story.hasSuffix("It ended with HTTP 200 after 500 ms and 2 attempts."))
+    }
+
+    @Test("actions: absent without --allow-actions; a refusal sends nothing and the store gains nothing")
+    func actions() async throws {
+        let (store, path, folder) = try Self.store()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let readOnly = AgentToolbox(store: store, storePath: path, rulesPath: nil, actions: nil)
+        #expect(!readOnly.tools.contains(.replayExchange))
+        let off = try await readOnly.call("replay_exchange", ["id": "#1"])
+        #expect(off.isError == true && Self.text(off) == AgentToolbox.actionsOff)
+
+        let person = Recorder(answer: false)
+        let actions = AgentActions(approver: person, replayer: StoreReplayer(path: path), log: { _ in })
+        let acting = AgentToolbox(store: store, storePath: path, rulesPath: nil, actions: actions)
+        #expect(acting.tools.contains(.replayExchange))
+        let refused = Self.text(try await acting.call("replay_exchange", ["id": "#1"]))
+        #expect(refused == "Refused by the person at the terminal; nothing was sent.")
+        #expect(person.asked.withLock { $0 } == [AgentRequest(origin: "agent (loupe mcp)",
+            summary: "replay #1: GET https://api.example.test/users/1 (1 request)", detail: [])])
+        #expect(try store.count() == 3)
+    }
+
+    @Test("add_rule: an invalid rule is refused before anyone is asked; a refused one leaves the file byte-identical")
+    func addingRules() async throws {
+        let (store, path, folder) = try Self.store()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let rules = folder + "/rules.toml"
+        let original = "[[rule]]\nname = \"slow\"\nmatch = \"~d api\"\nfault = { delay_ms = 1000 }\n"
+        try original.write(toFile: rules, atomically: true, encoding: .utf8)
+        let person = Recorder(answer: false)
+        let toolbox = AgentToolbox(store: store, storePath: path, rulesPath: rules,
+                                   actions: AgentActions(approver: person, replayer: StoreReplayer(path: path), log: { _ in }))
+        let invalid = Self.text(try await toolbox.call("add_rule", ["rule": "[[rule]]\nname = 3"]))
+        #expect(invalid.hasPrefix("The rule was not added"))
+        #expect(person.asked.withLock { $0.isEmpty })
+        let refused = Self.text(try await toolbox.call("add_rule", ["rule": "[[rule]]\nname = \"down\"\nmatch = \"~d api\"\nfault = { status = 503 }"]))
+        #expect(refused.hasPrefix("Refused"), "\(refused)")
+        #expect(try String(contentsOfFile: rules, encoding: .utf8) == original)
+    }
+
+    @Test("the line reader splits across reads, skips an over-long line keeping at most the limit, and goes on")
+    func lines() {
+        var reader = LineReader(limit: 8)
+        #expect(reader.feed(Array("{\"a\":".utf8)) == [])
+        #expect(reader.feed(Array("1}\n{}\n".utf8)) == [.line(Data("{\"a\":1}".utf8)), .line(Data("{}".utf8))])
+        #expect(reader.feed(Array("0123456789".utf8)) == [])
+        #expect(reader.feed(Array(repeating: UInt8(ascii: "x"), count: 100_000)) == [])
+        #expect(reader.feed(Array("yz\n{}\n".utf8)) == [.tooLong(size: 100_012), .line(Data("{}".utf8))])
+        #expect(reader.feed(Array("\n  \n".utf8)) == [])
+    }
+
+    @Test("the approval queue: filed, decided, read back; a request nobody answers is refused and withdrawn")
+    func queue() async throws {
+        let folder = NSTemporaryDirectory() + "loupe-queue-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let queue = AgentQueue(storePath: folder + "/traces.sqlite")
+        let clock = ManualClock()
+        let approver = QueueApprover(queue: queue, patience: .seconds(2), poll: .milliseconds(500), clock: clock, log: { _ in })
+        let request = AgentRequest(origin: "agent (loupe mcp)", summary: "replay #1: GET https://x/ (1 request)", detail: [])
+
+        let approved = Task { await approver.approve(request) }
+        while queue.pending().isEmpty { await Task.yield() }
+        let (id, entry) = try #require(queue.pending().first)
+        #expect(entry.summary == request.summary)
+        let permissions = try FileManager.default.attributesOfItem(atPath: queue.directory)[.posixPermissions] as? Int
+        #expect(permissions == 0o700)
+        try queue.decide(id, approved: true)
+        while clock.sleeperCount == 0 { await Task.yield() }
+        clock.advance(by: .milliseconds(500))
+        #expect(await approved.value)
+        #expect(queue.pending().isEmpty)
+
+        let unanswered = Task { await approver.approve(request) }
+        for _ in 0..<4 {
+            while clock.sleeperCount == 0 { await Task.yield() }
+            clock.advance(by: .milliseconds(500))
+        }
+        #expect(await unanswered.value == false)
+        #expect(queue.pending().isEmpty)
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: queue.directory))?.isEmpty == true)
+
+        let cancelled = Task { await approver.approve(request) }
+        while clock.sleeperCount == 0 { await Task.yield() }
+        cancelled.cancel()
+        #expect(await cancelled.value == false)
+    }
+
+    @Test("Documentation/Agents.md's tool table names every tool, in the tools' order, and nothing else")
+    func documentedTools() throws {
+        let page = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Documentation/Agents.md")
+        let text = try String(contentsOf: page, encoding: .utf8)
+        let named = text.split(separator: "\n").compactMap { line -> String? in
+            guard let match = line.firstMatch(of: /^\| `([a-z_]+)` \|/) else { return nil }
+            return String(match.1)
+        }
+        #expect(named == AgentTool.allCases.map(\.rawValue))
+    }
+}
