@@ -206,6 +206,11 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
+        // Two recordings compared per operation (`loupe compare`): a viewer, reading stores and never writing.
+        .target(
+            name: "LoupeCompare",
+            dependencies: ["Loupe", "LoupeTrace", "LoupeQuery", "LoupeBoard", "LoupeReplay"]
+        ),
         // ncursesw, reached only by the one curses Terminal in the `loupe` executable.
         .systemLibrary(
             name: "CNcurses",
@@ -234,7 +239,7 @@ let package = Package(
             dependencies: [
                 "Loupe", "LoupeAsyncHTTPClient", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay",
                 "LoupeBoard", "LoupeTUI", "LoupeDemo", "LoupeLink", "LoupeConfig", "LoupeRules", "LoupeWebSocket", "CNcurses", "CMalloc", "CStdio",
-                "LoupeOTLP", "LoupeServe",
+                "LoupeOTLP", "LoupeServe", "LoupeCompare",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
@@ -401,6 +406,12 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             exclude: ["Fixtures"]  // golden bytes and the script that made them, read by path
+        ),
+        // Comparisons: the statistics with known answers, and stores made with known differences.
+        .testTarget(
+            name: "LoupeCompareTests",
+            dependencies: ["Loupe", "LoupeTrace", "LoupeQuery", "LoupeBoard", "LoupeCompare", "LoupeReplay",
+                           .product(name: "GRDB", package: "GRDB.swift")]
         ),
     ]
 )
