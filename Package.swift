@@ -214,6 +214,11 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
+        // Two recordings compared per operation (`loupe compare`): a viewer, reading stores and never writing.
+        .target(
+            name: "LoupeCompare",
+            dependencies: ["Loupe", "LoupeTrace", "LoupeQuery", "LoupeBoard", "LoupeReplay"]
+        ),
         // ncursesw, reached only by the one curses Terminal in the `loupe` executable.
         .systemLibrary(
             name: "CNcurses",
@@ -242,7 +247,7 @@ let package = Package(
             dependencies: [
                 "Loupe", "LoupeAsyncHTTPClient", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay",
                 "LoupeBoard", "LoupeTUI", "LoupeDemo", "LoupeLink", "LoupeConfig", "LoupeRules", "LoupeWebSocket", "CNcurses", "CMalloc", "CStdio",
-                "LoupeOTLP", "LoupeServe", "LoupeContract",
+                "LoupeOTLP", "LoupeServe", "LoupeContract", "LoupeCompare",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "MCP", package: "swift-sdk"),
                 .product(name: "Logging", package: "swift-log"),
@@ -430,6 +435,12 @@ let package = Package(
             name: "LoupeContractTests",
             dependencies: ["Loupe", "LoupeTrace", "LoupeContract"],
             exclude: ["Fixtures"]  // documents read by path
+        ),
+        // Comparisons: the statistics with known answers, and stores made with known differences.
+        .testTarget(
+            name: "LoupeCompareTests",
+            dependencies: ["Loupe", "LoupeTrace", "LoupeQuery", "LoupeBoard", "LoupeCompare", "LoupeReplay",
+                           .product(name: "GRDB", package: "GRDB.swift")]
         ),
     ]
 )

@@ -81,6 +81,14 @@ public struct LatencyHistogram: Sendable, Equatable {
         return counts.indices.map { (Double(UInt64($0 + 1) * width) / 1e6, counts[$0]) }
     }
 
+    /// Every recorded bucket, lowest first: its value in seconds (the highest equivalent to it, as percentiles
+    /// give) and how many durations it holds. Two histograms bucket alike, so equal values are ties: what a rank
+    /// test over two recordings needs.
+    package func buckets() -> [(seconds: TimeInterval, count: Int)] {
+        let highest = histogram.maxRecorded
+        return histogram.recordedValues().map { (Double(Swift.min($0.value, highest)) / 1e6, Int($0.count)) }
+    }
+
     static func micros(_ seconds: TimeInterval) -> UInt64 {
         guard seconds.isFinite, seconds > 0 else { return 0 }
         return UInt64(Swift.min(seconds * 1e6, Double(highest)).rounded())

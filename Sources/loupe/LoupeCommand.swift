@@ -14,8 +14,8 @@ struct LoupeCommand: AsyncParsableCommand {
         subcommands: [
             DemoCommand.self, TUICommand.self, SendCommand.self, ListCommand.self, ShowCommand.self, StatsCommand.self,
             ExportCommand.self, ImportCommand.self, CurlCommand.self, PruneCommand.self, RedactCommand.self, ReplayCommand.self,
-            ListenCommand.self, RulesCommand.self, WSCommand.self, ServeCommand.self, CheckCommand.self, MCPCommand.self,
-            ApproveCommand.self,
+            ListenCommand.self, RulesCommand.self, WSCommand.self, ServeCommand.self, CheckCommand.self, CompareCommand.self,
+            MCPCommand.self, ApproveCommand.self,
         ]
     )
 

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Files named on the command line (`import FILE.har`, `--data @FILE`, `--pin-cert FILE`) are read only when they
 /// are regular files: a directory, FIFO, socket or device (`/dev/zero`, `/dev/stdin` on a terminal) is refused at
