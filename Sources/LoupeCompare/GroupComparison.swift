@@ -62,9 +62,12 @@ package struct GroupComparison: Sendable {
             if let change = percentile.change, let ia = percentile.a, let ib = percentile.b {
                 // The median moves with the whole distribution: the rank test, which uses every duration, is the
                 // stronger test there. A tail moves alone: its own intervals must part.
+                // The intervals lean on the binomial's normal approximation, which needs at least
+                // ``minimumBeyond`` durations past the percentile on each side: p99 is judged from 500 on.
+                let enough = [a.latency.count, b.latency.count].allSatisfy { Double($0) * (1 - percent / 100) >= Self.minimumBeyond }
                 let significant = percent == 50
                     ? (result.rankTest.map { $0.pValue < alpha && ($0.z > 0) == (change > 0) } ?? false)
-                    : ia.isDisjoint(from: ib)
+                    : enough && ia.isDisjoint(from: ib)
                 let noiseChange = noise?.percentiles.first { $0.percent == percent }?.change.map(abs) ?? 0
                 percentile.isSignificant = significant
                 if significant, abs(change) > thresholds.latency + noiseChange {
@@ -75,7 +78,7 @@ package struct GroupComparison: Sendable {
             result.percentiles.append(percentile)
         }
         result.errorTest = ProportionTest(hitsA: a.errors, countA: a.count, hitsB: b.errors, countB: b.count)
-        if let test = result.errorTest, test.pValue < alpha {
+        if let test = result.errorTest, test.pValue < alpha, Self.enoughForProportions(a, b) {
             let points = (test.rateB - test.rateA) * 100
             let noisePoints = noise?.errorTest.map { abs($0.rateB - $0.rateA) * 100 } ?? 0
             if abs(points) > thresholds.errorRatePoints + noisePoints {
@@ -101,6 +104,16 @@ package struct GroupComparison: Sendable {
         }
         result.reasons += result.drifts.filter { !$0.kind.isBreaking }.map(\.description)
         return result
+    }
+
+    /// Durations past a percentile, on each side, before its interval is trusted (the usual rule for the normal
+    /// approximation of a binomial: n·p and n·(1−p) at least 5).
+    package static let minimumBeyond = 5.0
+
+    /// The same rule for the error-rate test: at least five errors and five successes expected on each side.
+    static func enoughForProportions(_ a: GroupFigures, _ b: GroupFigures) -> Bool {
+        let pooled = Double(a.errors + b.errors) / Double(max(1, a.count + b.count))
+        return [a.count, b.count].allSatisfy { Double($0) * min(pooled, 1 - pooled) >= minimumBeyond }
     }
 
     static func signedPercent(_ change: Double) -> String {

@@ -11,7 +11,7 @@ package struct SideFigures: Sendable {
     package var hosts: [String: GroupFigures] = [:]
 
     package static let maximumGroups = 1_000
-    /// The group of exchanges past ``maximumGroups`` (a name no operation or host can have: it has a space).
+    /// The group of exchanges past ``maximumGroups`` (no host name has parentheses; an operation so named would share it).
     package static let otherGroup = "(others)"
 
     package init() {}

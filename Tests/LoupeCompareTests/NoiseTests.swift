@@ -32,6 +32,17 @@ struct NoiseTests {
         #expect(improved.reasons.first?.hasPrefix("p50 -30%") == true)
     }
 
+    @Test("a tail of a few durations is not judged; nor an error rate of a few exchanges")
+    func smallSamples() {
+        let a = Self.group([0.003, 0.003, 0.003, 0.068, 0.068, 0.068]), b = Self.group([0.003, 0.003, 0.003, 0.003, 0.003, 0.003])
+        let small = GroupComparison.compare(kind: .operation, name: "op", a: a, b: b, thresholds: CompareThresholds(), groups: 1)
+        #expect(small.verdict == .unchanged)
+        #expect(small.percentiles.allSatisfy { !$0.isSignificant })
+        let errors = GroupComparison.compare(kind: .operation, name: "op", a: Self.group(Array(repeating: 0.1, count: 7)),
+                                             b: Self.group(Array(repeating: 0.1, count: 7), errors: 5), thresholds: CompareThresholds(), groups: 1)
+        #expect(errors.verdict == .unchanged)
+    }
+
     @Test("what two baseline runs differ by is noise")
     func noise() {
         let a = Self.group(Self.base), b = Self.group(Self.base.map { $0 * 1.2 })
@@ -52,6 +63,18 @@ struct NoiseTests {
         #expect(shapeNoise.verdict == .regressed)
         #expect(GroupComparison.compare(kind: .operation, name: "op", a: shapeA, b: shapeB, thresholds: CompareThresholds(), groups: 1,
                                         noise: shapeNoise).verdict == .unchanged)
+    }
+
+    @Test("operations past the cap share one group, so a store of distinct names stays bounded")
+    func groupCap() {
+        var side = SideFigures()
+        for index in 0..<1_200 {
+            side.add(ExchangeFigures(sequence: Int64(index), id: nil, operation: "op\(index)", host: "h", status: 200, outcome: .success,
+                                     duration: 0.1, attempts: 1, responseSize: nil, jsonBody: nil))
+        }
+        #expect(side.operations.count == SideFigures.maximumGroups + 1)
+        #expect(side.operations[SideFigures.otherGroup]?.count == 200)
+        #expect(side.hosts["h"]?.count == 1_200)
     }
 
     @Test("new and gone operations; a side read from memory")

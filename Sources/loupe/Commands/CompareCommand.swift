@@ -12,11 +12,13 @@ struct CompareCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "compare", abstract: "Compare two recordings per operation: what regressed, improved, appeared or went.",
         discussion: """
-            A and B are stores, HAR files or cassettes; with one source, --a and --b pick two sets of its exchanges.
-            Per operation and host: count, error rate, p50/p95/p99 with 99 % intervals, retries and breaker refusals
-            per exchange, response sizes, and the JSON response shape learned from all of A's responses.
-            A change is called only when it is significant and larger than its threshold (plus the noise two baseline
-            runs show, with --baseline). Exit 1 when anything regressed. Documentation/Compare.md has the details.
+            A and B are stores, HAR files or cassettes; with one source, --a and --b pick two
+            sets of its exchanges. Per operation and host: count, error rate, p50/p95/p99 with
+            99 % intervals, retries and breaker refusals per exchange, response sizes, and the
+            JSON response shape learned from all of A's responses. A change is called only when
+            it is significant and larger than its threshold (plus the noise two baseline runs
+            show, with --baseline). Exit 1 when anything regressed. Documentation/Compare.md
+            has the details.
             """)
 
     @Argument(help: ArgumentHelp("The baseline: a trace store, HAR file or cassette.", valueName: "A"))
