@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "LoupeLink", targets: ["LoupeLink"]),
         .library(name: "LoupeTUI", targets: ["LoupeTUI"]),
         .library(name: "LoupeRules", targets: ["LoupeRules"]),
+        .library(name: "LoupeRulesFile", targets: ["LoupeRulesFile"]),
         .library(name: "LoupeWebSocket", targets: ["LoupeWebSocket"]),
         .library(name: "LoupeOTLP", targets: ["LoupeOTLP"]),
         .executable(name: "loupe", targets: ["loupe"]),
@@ -152,12 +153,21 @@ let package = Package(
         // Configuration files: the TOML guard and reader that `keys.toml` and rules files share.
         .target(name: "LoupeConfig", dependencies: [.product(name: "TOMLKit", package: "TOMLKit")]),
         // Rules acting on a live app's requests (mocks, faults, rewrites, breakpoints, breaker overrides), just
-        // above the transport; from code, a TOML rules file or the live link.
+        // above the transport; from code or the live link (rules as JSON). No TOML parser: that is LoupeRulesFile's.
         .target(
             name: "LoupeRules",
             dependencies: [
-                "Loupe", "LoupeTrace", "LoupeFilter", "LoupeConfig",
+                "Loupe", "LoupeTrace", "LoupeFilter",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The rules file: TOML read (`LOUPE_RULES`, `loupe rules check`, the TUI's `$EDITOR`) and written, watched
+        // for changes. Only the CLI, the TUI and apps that read a rules file compile TOMLKit.
+        .target(
+            name: "LoupeRulesFile",
+            dependencies: [
+                "Loupe", "LoupeTrace", "LoupeRules", "LoupeConfig",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]
@@ -174,7 +184,8 @@ let package = Package(
         // The TUI's model, update and rendering into a cell buffer. No curses here.
         .target(
             name: "LoupeTUI",
-            dependencies: ["Loupe", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeBoard", "LoupeRules"]
+            dependencies: ["Loupe", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeBoard", "LoupeRules",
+                           "LoupeRulesFile", "LoupeConfig"]
         ),
         // WebSocket's protocol for `client.webSocket` on NIO: hummingbird-websocket's client (DECISIONS 123).
         .target(
@@ -233,7 +244,7 @@ let package = Package(
             name: "loupe",
             dependencies: [
                 "Loupe", "LoupeAsyncHTTPClient", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay",
-                "LoupeBoard", "LoupeTUI", "LoupeDemo", "LoupeLink", "LoupeConfig", "LoupeRules", "LoupeWebSocket", "CNcurses", "CMalloc", "CStdio",
+                "LoupeBoard", "LoupeTUI", "LoupeDemo", "LoupeLink", "LoupeConfig", "LoupeRules", "LoupeRulesFile", "LoupeWebSocket", "CNcurses", "CMalloc", "CStdio",
                 "LoupeOTLP", "LoupeServe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -333,7 +344,7 @@ let package = Package(
         .testTarget(
             name: "LoupeRulesTests",
             dependencies: [
-                "Loupe", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeRules", "LoupeTesting", "LoupeConfig",
+                "Loupe", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeRules", "LoupeRulesFile", "LoupeTesting", "LoupeConfig",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
@@ -342,7 +353,7 @@ let package = Package(
             name: "LoupeCLITests",
             dependencies: [
                 "loupe", "Loupe", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeTUI", "LoupeTesting",
-                "LoupeConfig", "LoupeRules",
+                "LoupeConfig", "LoupeRules", "LoupeRulesFile",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
