@@ -304,15 +304,43 @@ let package = Package(
             name: "LoupeTraceTests",
             dependencies: [
                 "Loupe", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeBoard", "LoupeTesting",
+                "LoupeTestSupport",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]
+        ),
+        // What the tests of several modules share: a client over scripted answers, stores that block or fail, temporary
+        // folders. A plain target (test targets cannot be depended on); tests reach it with `@testable import`.
+        .target(
+            name: "LoupeTestSupport",
+            dependencies: [
+                "Loupe", "LoupeTrace", "LoupeQuery", "LoupeTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Tests/LoupeTestSupport"
+        ),
+        // The boards: breaker and traffic-metric folds, histograms, the boards' article scenarios.
+        .testTarget(
+            name: "LoupeBoardTests",
+            dependencies: [
+                "Loupe", "LoupeTrace", "LoupeQuery", "LoupeBoard", "LoupeTesting", "LoupeTestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]
+        ),
+        // Cassettes: modes, matching, expiry, secrets, streams, the `.cassette` trait.
+        .testTarget(
+            name: "LoupeTestingTests",
+            dependencies: [
+                "Loupe", "LoupeTrace", "LoupeQuery", "LoupeFormats", "LoupeReplay", "LoupeTesting", "LoupeTestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             // Fixtures read by path (#filePath), not through Bundle.module: excluded so SwiftPM does not warn.
-            exclude: ["Cassettes/Cassettes"]
+            exclude: ["Cassettes"]
         ),
         // Replay and its diff: what a replay sends, the scheduler on a manual clock, diffs of every part.
         .testTarget(
