@@ -332,6 +332,11 @@ let package = Package(
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
         ),
+        // Files out: cURL commands and recorded text made safe for a terminal (HAR's tests are still in LoupeTraceTests).
+        .testTarget(
+            name: "LoupeFormatsTests",
+            dependencies: ["Loupe", "LoupeTrace", "LoupeQuery", "LoupeFormats", "LoupeTestSupport"]
+        ),
         // Cassettes: modes, matching, expiry, secrets, streams, the `.cassette` trait.
         .testTarget(
             name: "LoupeTestingTests",
