@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "LoupeLink", targets: ["LoupeLink"]),
         .library(name: "LoupeTUI", targets: ["LoupeTUI"]),
         .library(name: "LoupeRules", targets: ["LoupeRules"]),
+        .library(name: "LoupeRulesFile", targets: ["LoupeRulesFile"]),
         .library(name: "LoupeWebSocket", targets: ["LoupeWebSocket"]),
         .library(name: "LoupeOTLP", targets: ["LoupeOTLP"]),
         .library(name: "LoupeContract", targets: ["LoupeContract"]),
@@ -160,12 +161,21 @@ let package = Package(
         // Configuration files: the TOML guard and reader that `keys.toml` and rules files share.
         .target(name: "LoupeConfig", dependencies: [.product(name: "TOMLKit", package: "TOMLKit")]),
         // Rules acting on a live app's requests (mocks, faults, rewrites, breakpoints, breaker overrides), just
-        // above the transport; from code, a TOML rules file or the live link.
+        // above the transport; from code or the live link (rules as JSON). No TOML parser: that is LoupeRulesFile's.
         .target(
             name: "LoupeRules",
             dependencies: [
-                "Loupe", "LoupeTrace", "LoupeFilter", "LoupeConfig",
+                "Loupe", "LoupeTrace", "LoupeFilter",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The rules file: TOML read (`LOUPE_RULES`, `loupe rules check`, the TUI's `$EDITOR`) and written, watched
+        // for changes. Only the CLI, the TUI and apps that read a rules file compile TOMLKit.
+        .target(
+            name: "LoupeRulesFile",
+            dependencies: [
+                "Loupe", "LoupeTrace", "LoupeRules", "LoupeConfig",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]
@@ -182,7 +192,8 @@ let package = Package(
         // The TUI's model, update and rendering into a cell buffer. No curses here.
         .target(
             name: "LoupeTUI",
-            dependencies: ["Loupe", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeBoard", "LoupeRules"]
+            dependencies: ["Loupe", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeBoard", "LoupeRules",
+                           "LoupeRulesFile", "LoupeConfig"]
         ),
         // WebSocket's protocol for `client.webSocket` on NIO: hummingbird-websocket's client (DECISIONS 123).
         .target(
@@ -246,7 +257,7 @@ let package = Package(
             name: "loupe",
             dependencies: [
                 "Loupe", "LoupeAsyncHTTPClient", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay",
-                "LoupeBoard", "LoupeTUI", "LoupeDemo", "LoupeLink", "LoupeConfig", "LoupeRules", "LoupeWebSocket", "CNcurses", "CMalloc", "CStdio",
+                "LoupeBoard", "LoupeTUI", "LoupeDemo", "LoupeLink", "LoupeConfig", "LoupeRules", "LoupeRulesFile", "LoupeWebSocket", "CNcurses", "CMalloc", "CStdio",
                 "LoupeOTLP", "LoupeServe", "LoupeContract", "LoupeCompare",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "MCP", package: "swift-sdk"),
@@ -320,15 +331,48 @@ let package = Package(
             name: "LoupeTraceTests",
             dependencies: [
                 "Loupe", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeBoard", "LoupeTesting",
+                "LoupeTestSupport",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]
+        ),
+        // What the tests of several modules share: a client over scripted answers, stores that block or fail, temporary
+        // folders. A plain target (test targets cannot be depended on); tests reach it with `@testable import`.
+        .target(
+            name: "LoupeTestSupport",
+            dependencies: [
+                "Loupe", "LoupeTrace", "LoupeQuery", "LoupeTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Tests/LoupeTestSupport"
+        ),
+        // The boards: breaker and traffic-metric folds, histograms, the boards' article scenarios.
+        .testTarget(
+            name: "LoupeBoardTests",
+            dependencies: [
+                "Loupe", "LoupeTrace", "LoupeQuery", "LoupeBoard", "LoupeTesting", "LoupeTestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]
+        ),
+        // Files out: cURL commands and recorded text made safe for a terminal (HAR's tests are still in LoupeTraceTests).
+        .testTarget(
+            name: "LoupeFormatsTests",
+            dependencies: ["Loupe", "LoupeTrace", "LoupeQuery", "LoupeFormats", "LoupeTestSupport"]
+        ),
+        // Cassettes: modes, matching, expiry, secrets, streams, the `.cassette` trait.
+        .testTarget(
+            name: "LoupeTestingTests",
+            dependencies: [
+                "Loupe", "LoupeTrace", "LoupeQuery", "LoupeFormats", "LoupeReplay", "LoupeTesting", "LoupeTestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             // Fixtures read by path (#filePath), not through Bundle.module: excluded so SwiftPM does not warn.
-            exclude: ["Cassettes/Cassettes"]
+            exclude: ["Cassettes"]
         ),
         // Replay and its diff: what a replay sends, the scheduler on a manual clock, diffs of every part.
         .testTarget(
@@ -360,7 +404,7 @@ let package = Package(
         .testTarget(
             name: "LoupeRulesTests",
             dependencies: [
-                "Loupe", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeRules", "LoupeTesting", "LoupeConfig",
+                "Loupe", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeRules", "LoupeRulesFile", "LoupeTesting", "LoupeConfig",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
@@ -369,7 +413,7 @@ let package = Package(
             name: "LoupeCLITests",
             dependencies: [
                 "loupe", "Loupe", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeTUI", "LoupeTesting",
-                "LoupeConfig", "LoupeRules",
+                "LoupeConfig", "LoupeRules", "LoupeRulesFile",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "MCP", package: "swift-sdk"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -113,7 +113,7 @@ def tls_client():
 
 
 def hello(secret, app):
-    body = {"protocol": 1, "app": app, "executable": app, "host": "hostile", "pid": 4242, "loupe": "test",
+    body = {"protocol": 2, "app": app, "executable": app, "host": "hostile", "pid": 4242, "loupe": "test",
             "secret": secret}
     return frame(0x01, json.dumps(body).encode())
 
@@ -313,7 +313,7 @@ class FakeListener:
         try:
             sock = self.context.wrap_socket(raw, server_side=True)
             read_frame(sock)
-            sock.sendall(frame(0x41, json.dumps({"protocol": 1, "loupe": "fake"}).encode()))
+            sock.sendall(frame(0x41, json.dumps({"protocol": 2, "loupe": "fake"}).encode()))
             self.after(sock)
         except (OSError, ssl.SSLError):
             pass
@@ -363,7 +363,7 @@ def case_misbehave():
     link = identity_link()
 
     def misbehave(sock):
-        sock.sendall(frame(0x41, json.dumps({"protocol": 1, "loupe": "fake"}).encode()))  # a second welcome
+        sock.sendall(frame(0x41, json.dumps({"protocol": 2, "loupe": "fake"}).encode()))  # a second welcome
         time.sleep(0.05)
         sock.close()
 

@@ -11,9 +11,9 @@ import LoupeTrace
 /// term    := '~' NAME [argument] | argument   a bare argument means ~u argument
 /// argument:= '"…"' | "'…'" | run of characters up to whitespace ( ) & |
 /// ```
-struct TraceFilterParser {
-    /// Every `~name`, in the order error messages list them.
-    static let termNames = ["m", "c", "d", "u", "h", "b", "op", "dur", "att", "cb", "e", "replay", "src", "rule", "served"]
+package struct TraceFilterParser {
+    /// Every `~name`, in the order error messages list them (and the `:` prompt completes them).
+    package static let termNames = ["m", "c", "d", "u", "h", "b", "op", "dur", "att", "cb", "e", "replay", "src", "rule", "served"]
     /// Filters longer than this are refused before anything else is read.
     static let maxLength = 10_000
     /// More terms than this are refused. Realistic filters have a handful; the bound keeps every filter inside

@@ -10,7 +10,7 @@ import NIOCore
 /// read a refusal that says "protocol N, this is M".
 package enum LinkProtocol {
     /// The version this build speaks.
-    package static let version = 1
+    package static let version = 2
     /// The largest frame length accepted (type byte and payload): 8 MiB, room for an exchange with two 1 MiB
     /// bodies in base64. A longer length is refused before any of its bytes are buffered.
     package static let maxFrameLength = 8 << 20

@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import Loupe
-import LoupeConfig
 import LoupeRules
 import LoupeTrace
 import NIOCore
@@ -9,11 +8,12 @@ import Synchronization
 
 /// Viewer → app (`0x44`): one change to the app's rules, or a decision on a held request.
 ///
-/// Rules travel as the rules file's TOML (``RulesDocument``): one document wherever rules are written. The app
-/// checks each command as it would a rules file; a bad one is logged and ignored, never applied in part.
+/// Rules travel as JSON (protocol 2): an array of rule objects with the rules file's keys (``RuleFields``), so an
+/// app that links compiles no TOML parser. The app checks each command with the same reader as a rules file; a bad
+/// one is logged and ignored, never applied in part.
 package struct LinkRuleCommand: Codable, Sendable, Equatable {
     package enum Op: String, Codable, Sendable {
-        /// Set the rules in `rules` (TOML), replacing any of the same names.
+        /// Set the rules in `rules` (a JSON array of rules), replacing any of the same names.
         case put
         /// Remove the rule `name`.
         case remove
@@ -44,7 +44,7 @@ package struct LinkRuleCommand: Codable, Sendable, Equatable {
         self.edit = edit
     }
 
-    package static func put(_ rules: [Rule]) -> Self { Self(op: .put, rules: RulesDocument.text(rules)) }
+    package static func put(_ rules: [Rule]) -> Self { Self(op: .put, rules: RuleFields.json(rules)) }
     package static func remove(_ name: String) -> Self { Self(op: .remove, name: name) }
     package static func setEnabled(_ enabled: Bool, _ name: String) -> Self { Self(op: .enable, name: name, enabled: enabled) }
     package static func decide(_ held: UUID, _ decision: HoldDecision) -> Self {
@@ -62,19 +62,19 @@ package struct LinkRuleCommand: Codable, Sendable, Equatable {
         case .put:
             guard let text = rules else { return "a put without rules" }
             // Bounded as a rules file is: in bytes before reading, and in rules the viewer holds after the put.
-            guard text.utf8.count <= RulesDocument.maxBytes else {
-                return "rules from the viewer: more than \(Quantity.bytes(RulesDocument.maxBytes)) of rules"
+            guard text.utf8.count <= RuleFields.maxBytes else {
+                return "rules from the viewer: more than \(Quantity.bytes(RuleFields.maxBytes)) of rules"
             }
             let parsed: [Rule]
             do {
-                parsed = try RulesDocument.parse(text)
+                parsed = try RuleFields.rules(json: text)
             } catch {
-                return "rules from the viewer: \(error.message(file: "rules"))"
+                return "rules from the viewer: \(error.reason)"
             }
             let names = Set(parsed.map(\.name))
             let kept = book.entries.count { $0.origin == origin && !names.contains($0.rule.name) }
-            guard kept + parsed.count <= RulesDocument.maxRules else {
-                return "rules from the viewer: \(kept + parsed.count) rules, more than the \(RulesDocument.maxRules) a viewer may set"
+            guard kept + parsed.count <= RuleFields.maxRules else {
+                return "rules from the viewer: \(kept + parsed.count) rules, more than the \(RuleFields.maxRules) a viewer may set"
             }
             book.put(parsed, origin: origin)
             return nil
@@ -108,7 +108,7 @@ package struct LinkRuleCommand: Codable, Sendable, Equatable {
 
 /// App → viewer (`0x04`): the app's rules in order with their hit counts, and the requests held now.
 package struct LinkRuleState: Codable, Sendable, Equatable {
-    /// The rules as TOML (``RulesDocument``), in the book's order.
+    /// The rules as a JSON array (``RuleFields``), in the book's order.
     package var rules: String
     /// Hits per rule, in the same order.
     package var hits: [Int]
@@ -129,7 +129,7 @@ package struct LinkRuleState: Codable, Sendable, Equatable {
     /// The state of `book` now.
     package init(_ book: RuleBook) {
         let entries = book.entries
-        self.init(rules: RulesDocument.text(entries.map(\.rule)), hits: entries.map(\.hits),
+        self.init(rules: RuleFields.json(entries.map(\.rule)), hits: entries.map(\.hits),
                   origins: entries.map(\.origin.description),
                   // Redacted as every exchange is before it is linked; the app puts its values back in an edit.
                   held: book.held.map(HeldRedaction(book.redaction).redacted), maxHold: book.maxHold.seconds)

@@ -38,7 +38,7 @@ public final class RuleBook: Sendable {
     private let listeners = Mutex<[@Sendable (Change) -> Void]>([])
     private let breakers = Mutex<CircuitBreakerRegistry?>(nil)
     private let random: @Sendable () -> Double
-    let logger: Logger
+    package let logger: Logger
     let clock: any Clock<Duration>
     let now: @Sendable () -> Date
     /// The longest a breakpoint holds; then the request continues and its trace says so.

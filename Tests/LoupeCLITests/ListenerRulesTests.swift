@@ -18,7 +18,7 @@ import Testing
     static let identity = ObjectIdentifier(Source.self)
 
     static func state(_ rules: [Rule], hits: Int) -> LinkRuleState {
-        LinkRuleState(rules: RulesDocument.text(rules), hits: rules.map { _ in hits }, origins: rules.map { _ in "code" },
+        LinkRuleState(rules: RuleFields.json(rules), hits: rules.map { _ in hits }, origins: rules.map { _ in "code" },
                       held: [], maxHold: 60)
     }
 
@@ -30,7 +30,7 @@ import Testing
         source.apps.withLock { $0 = [.init(id: Self.identity, name: "demo", state: Self.state([big], hits: 0))] }
         let rules = ListenerRules(reported: { source.apps.withLock { $0 } }, send: { _, _ in true }, parse: { text in
             source.parses.withLock { $0 += 1 }
-            return (try? RulesDocument.parse(text)) ?? []
+            return (try? RuleFields.rules(json: text)) ?? []
         })
         for _ in 0..<500 { #expect(rules.apps().first?.entries.count == 1) }
         #expect(source.parses.withLock { $0 } == 1)

@@ -31,7 +31,7 @@ import Testing
             bytes.append(type)
             return bytes + payload
         }
-        let hello = Array(#"{"app":"fuzz","executable":"fuzz","host":"h","loupe":"0","pid":1,"protocol":1,"secret":"\#(secret)"}"#.utf8)
+        let hello = Array(#"{"app":"fuzz","executable":"fuzz","host":"h","loupe":"0","pid":1,"protocol":2,"secret":"\#(secret)"}"#.utf8)
         switch Int.random(in: 0..<8, using: &random) {
         case 0: return (0..<Int.random(in: 1..<512, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
         case 1: return [0xFF, 0xFF, 0xFF, 0xFF] + (0..<Int.random(in: 0..<64, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
@@ -39,7 +39,7 @@ import Testing
         case 3: return Array(frame(0x01, hello).prefix(Int.random(in: 1..<hello.count, using: &random)))  // cut short
         case 4:
             let wrong = String((0..<32).map { _ in "0123456789abcdef".randomElement(using: &random)! })
-            return frame(0x01, Array(#"{"app":"fuzz","executable":"fuzz","host":"h","loupe":"0","pid":1,"protocol":1,"secret":"\#(wrong)"}"#.utf8))
+            return frame(0x01, Array(#"{"app":"fuzz","executable":"fuzz","host":"h","loupe":"0","pid":1,"protocol":2,"secret":"\#(wrong)"}"#.utf8))
         case 5: return frame(0x01, Array(#"{"app":"fuzz","executable":"fuzz","host":"h","loupe":"0","pid":1,"protocol":9,"secret":"\#(secret)"}"#.utf8))
         case 6: return frame([0x02, 0x03, 0x41, 0x42, 0x00, 0x7F, 0xFF].randomElement(using: &random)!,
                              (0..<Int.random(in: 0..<64, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) })
@@ -102,7 +102,7 @@ import Testing
             let answer: [UInt8] = switch round % 4 {
             case 0: (0..<Int.random(in: 1..<300, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
             case 1: [0xFF, 0xFF, 0xFF, 0xFF, 0x41]
-            case 2: [0x00, 0x00, 0x00, 0x1B, 0x41] + Array(#"{"loupe":"9","protocol":2}"#.utf8)
+            case 2: [0x00, 0x00, 0x00, 0x1B, 0x41] + Array(#"{"loupe":"9","protocol":9}"#.utf8)
             default: [0x00, 0x00, 0x00, 0x09, 0x42, 0, 0, 0, 0, 0, 0, 0, UInt8.random(in: 1...255, using: &random)]
             }
             let hostile = try await HostileListener(identity: identity, answer: answer)

@@ -112,7 +112,7 @@ import Testing
         #expect(book.entries.count == 1000)
         // Replacing its own rules by name stays within the bound.
         #expect(LinkRuleCommand.put(try Self.rules(10, "a")).apply(to: book, origin: origin) == nil)
-        let huge = LinkRuleCommand(op: .put, rules: String(repeating: "#", count: RulesDocument.maxBytes + 1))
+        let huge = LinkRuleCommand(op: .put, rules: String(repeating: "#", count: RuleFields.maxBytes + 1))
         #expect(huge.apply(to: book, origin: origin)?.contains("more than 1.0 MiB") == true)
     }
 
@@ -194,5 +194,50 @@ import Testing
     @Test func aLateDecisionIsRefusedAndSaid() {
         let late = LinkRuleCommand.decide(UUID(), .edit(HoldEdit())).apply(to: RuleBook(), origin: .viewer("v"))
         #expect(late?.contains("no longer held") == true)
+    }
+}
+
+/// Protocol 2 carries rules as JSON, read by the rules' own field reader: an app that links compiles no TOML parser.
+@Suite struct LinkRulesJSONTests {
+    static let rules: [Rule] = [
+        try! Rule(name: "getUser down", match: "~op getUser", action: .fault(.status(503)),
+                  limits: RuleLimits(times: 3, probability: 0.25)),
+        try! Rule(name: "canned", match: "~m GET", action: .mock(RuleMock(status: 200, body: Data("ok".utf8)))),
+    ]
+
+    @Test func aPutAndAStateCarryAJSONArrayOfRules() throws {
+        let put = try #require(LinkRuleCommand.put(Self.rules).rules)
+        let array = try #require(try JSONSerialization.jsonObject(with: Data(put.utf8)) as? [[String: Any]], "\(put)")
+        #expect(array.map { $0["name"] as? String } == ["getUser down", "canned"])
+        #expect((array[0]["fault"] as? [String: Any])?["status"] as? Int == 503)
+        let book = RuleBook()
+        #expect(LinkRuleCommand.put(Self.rules).apply(to: book, origin: .viewer("v")) == nil)
+        #expect(book.entries.map(\.rule) == Self.rules)
+        let state = LinkRuleState(book)
+        #expect(try JSONSerialization.jsonObject(with: Data(state.rules.utf8)) is [Any])
+        #expect(try RuleFields.rules(json: state.rules) == Self.rules)
+    }
+
+    @Test func aProtocolOnePutInTOMLIsRefusedInWords() {
+        let toml = "[[rule]]\nname = \"a\"\nmatch = \"~u .\"\nfault = { status = 503 }\n"
+        let book = RuleBook()
+        #expect(LinkRuleCommand(op: .put, rules: toml).apply(to: book, origin: .viewer("v")) == "rules from the viewer: not a JSON array of rules")
+        #expect(book.entries.isEmpty)
+    }
+
+    @Test(arguments: [
+        (#"[{"name":"a","match":"~u .","fault":{"status":700}}]"#, "status from 100 to 599"),
+        (#"[{"name":"a","match":"~u .","times":1.5,"fault":{"status":503}}]"#, "times must be a whole number"),
+        (#"[{"name":"a","name":"b","match":"~u .","fault":{"status":503}}]"#, "not a JSON array"),
+        (#"[{"name":"a","match":"~u .","mock":{"headers":{"x":"1\r\nevil: 1"}}}]"#, "must be a header name"),
+        (#"[{"name":"a","match":"~c 5xx","fault":{"status":503}}]"#, "~c is about the response"),
+        (#"[1]"#, "each rule must be"),
+        (#"{"rules":[]}"#, "not a JSON array"),
+    ])
+    func aHostileViewersRulesAreRefusedWhole(json: String, words: String) {
+        let book = RuleBook()
+        let refused = LinkRuleCommand(op: .put, rules: json).apply(to: book, origin: .viewer("v"))
+        #expect(refused?.contains(words) == true, "\(refused ?? "accepted")")
+        #expect(book.entries.isEmpty)
     }
 }

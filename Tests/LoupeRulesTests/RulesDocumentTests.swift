@@ -1,6 +1,7 @@
 import Foundation
 import Loupe
 import LoupeConfig
+import LoupeRulesFile
 @testable import LoupeRules
 import LoupeTrace
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import LoupeConfig
 import LoupeRules
+import LoupeRulesFile
 import LoupeTrace
 
 extension TUIApp {

@@ -1,10 +1,12 @@
 import Foundation
+import LoupeFilter
 import LoupeTrace
 
 /// Tab at a prompt: completes the word before the cursor (command names, their choices, export formats, paths,
 /// filter operators). One candidate is filled in; several fill in what they share and are listed.
 enum CommandCompletion {
-    static let filterOperators = ["~m", "~c", "~d", "~u", "~h", "~b", "~op", "~dur", "~att", "~cb", "~e", "~replay"]
+    /// The parser's own list, so a new term is completed as soon as it is read.
+    static let filterOperators = TraceFilterParser.termNames.map { "~" + $0 }
 
     static func complete(_ prompt: Prompt, session: TUISession) -> Prompt {
         var prompt = prompt

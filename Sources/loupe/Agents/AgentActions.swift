@@ -2,6 +2,7 @@ import Foundation
 import Loupe
 import LoupeConfig
 import LoupeRules
+import LoupeRulesFile
 import LoupeTrace
 
 /// The agent's actions (`--allow-actions`): each is shown to a person exactly as it would act (method, target,

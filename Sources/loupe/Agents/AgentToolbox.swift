@@ -6,6 +6,7 @@ import LoupeFormats
 import LoupeQuery
 import LoupeConfig
 import LoupeRules
+import LoupeRulesFile
 import LoupeTrace
 import MCP
 

@@ -6,6 +6,7 @@ import LoupeDemo
 import LoupeLink
 import LoupeOTLP
 import LoupeRules
+import LoupeRulesFile
 import LoupeTUI
 import LoupeTrace
 import LoupeWebSocket

@@ -3,6 +3,7 @@ import Foundation
 import LoupeConfig
 import LoupeTrace
 import LoupeRules
+import LoupeRulesFile
 
 /// `loupe rules check FILE`: whether a rules file (`LOUPE_RULES`) is valid, before an app reads it.
 struct RulesCommand: AsyncParsableCommand {

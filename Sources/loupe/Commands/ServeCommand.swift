@@ -6,6 +6,7 @@ import LoupeLink
 import LoupeQuery
 import LoupeReplay
 import LoupeRules
+import LoupeRulesFile
 import LoupeServe
 import LoupeTrace
 

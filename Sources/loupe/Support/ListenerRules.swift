@@ -46,7 +46,7 @@ final class ListenerRules: RulesControl {
     /// `reported` gives the linked apps, `send` sends a command to one (all when `nil`); `parse` reads an app's
     /// rules (a state that does not read is shown empty).
     init(reported: @escaping @Sendable () -> [Reported], send: @escaping @Sendable (LinkRuleCommand, ObjectIdentifier?) -> Bool,
-         parse: @escaping @Sendable (String) -> [Rule] = { (try? RulesDocument.parse($0)) ?? [] }) {
+         parse: @escaping @Sendable (String) -> [Rule] = { (try? RuleFields.rules(json: $0)) ?? [] }) {
         self.reported = reported
         self.target = send
         self.parse = parse

@@ -3,6 +3,7 @@ import GRDB
 @testable import LoupeQuery
 @testable import LoupeTrace
 import Testing
+@testable import LoupeTestSupport
 
 @Suite("Pruning a store with absurd recorded sizes")
 struct PruneHugeSizesTests {

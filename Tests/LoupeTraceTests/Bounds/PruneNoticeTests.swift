@@ -3,6 +3,7 @@ import Loupe
 @testable import LoupeQuery
 @testable import LoupeTrace
 import Testing
+@testable import LoupeTestSupport
 
 /// Every prune that removes exchanges leaves a trace: a `store-prune` event on the next exchange written (by any
 /// process), the store's last prune, and what a writer's automatic prunes removed for its command to print.

@@ -5,6 +5,7 @@ import Loupe
 @testable import LoupeTrace
 import Synchronization
 import Testing
+@testable import LoupeTestSupport
 
 /// A wall clock the test moves by hand.
 final class TestNow: Sendable {

@@ -4,6 +4,7 @@ import GRDB
 @testable import LoupeTrace
 @testable import LoupeFilter
 import Testing
+@testable import LoupeTestSupport
 
 @Suite("Schema upgrades")
 struct SchemaMigrationTests {

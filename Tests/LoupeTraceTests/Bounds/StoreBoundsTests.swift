@@ -3,6 +3,7 @@ import GRDB
 @testable import LoupeQuery
 @testable import LoupeTrace
 import Testing
+@testable import LoupeTestSupport
 
 /// Bounds belong to the store: recorded when it is created, changed through the store, applied by every writer.
 @Suite("A store's own bounds")

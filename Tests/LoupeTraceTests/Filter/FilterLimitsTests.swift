@@ -4,6 +4,7 @@ import Loupe
 @testable import LoupeTrace
 @testable import LoupeFilter
 import Testing
+@testable import LoupeTestSupport
 
 /// Hostile filters: thousands of terms, deep brackets, runs of `!`. Each is refused with a clear error or runs,
 /// in memory and in SQLite, without exhausting any stack and without SQLite refusing the statement.

@@ -4,6 +4,7 @@ import Foundation
 @testable import LoupeFilter
 import PropertyBased
 import Testing
+@testable import LoupeTestSupport
 
 /// The filter regex engine: linear time whatever the pattern, and ICU's answers wherever it accepts a pattern.
 @Suite("Filter regex engine")

@@ -3,6 +3,7 @@ import LoupeQuery
 import LoupeTrace
 import LoupeFormats
 import Testing
+@testable import LoupeTestSupport
 
 @Suite("HAR bad input")
 struct HARBadInputTests {

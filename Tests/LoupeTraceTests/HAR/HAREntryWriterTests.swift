@@ -5,6 +5,7 @@ import Loupe
 @testable import LoupeFormats
 @testable import LoupeReplay
 import Testing
+@testable import LoupeTestSupport
 
 /// The export's direct writer against what it replaced: the exporter's `HAREntry` encoded by `JSONEncoder`, and
 /// the `String`-making helpers (`description`, `HARDate`, `uuidString`, `String(validating:)`, `URLComponents`).

@@ -5,6 +5,7 @@ import LoupeTrace
 import LoupeFormats
 import Synchronization
 import Testing
+@testable import LoupeTestSupport
 
 /// Whether two optional dates are within a microsecond (phase arithmetic in milliseconds is not exact).
 func sameMicrosecond(_ lhs: Date?, _ rhs: Date?) -> Bool {

@@ -5,6 +5,7 @@ import Loupe
 @testable import LoupeFormats
 import PropertyBased
 import Testing
+@testable import LoupeTestSupport
 
 /// Numbers no clock or server produced, in HAR files: import refuses the entry (instants) or treats the value
 /// as unknown (durations, statuses), and what it imports is finite and in range everywhere.

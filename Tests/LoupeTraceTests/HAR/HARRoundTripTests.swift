@@ -4,6 +4,7 @@ import LoupeQuery
 import LoupeTrace
 import LoupeFormats
 import Testing
+@testable import LoupeTestSupport
 
 @Suite("HAR export and round trip")
 struct HARRoundTripTests {

@@ -7,6 +7,7 @@ import Loupe
 @testable import LoupeFormats
 @testable import LoupeReplay
 import Testing
+@testable import LoupeTestSupport
 
 @Suite("HAR streaming export")
 struct HARStreamExportTests {

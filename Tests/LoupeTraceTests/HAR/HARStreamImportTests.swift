@@ -5,6 +5,7 @@ import Loupe
 @testable import LoupeFormats
 import PropertyBased
 import Testing
+@testable import LoupeTestSupport
 
 @Suite("HAR streaming import")
 struct HARStreamImportTests {

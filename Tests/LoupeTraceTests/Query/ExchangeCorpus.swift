@@ -4,6 +4,7 @@ import Loupe
 @testable import LoupeQuery
 @testable import LoupeTrace
 @testable import LoupeFilter
+@testable import LoupeTestSupport
 
 /// The same exchanges in a real SQLite file, an ``InMemoryTraceStore`` and a store with only the five basic
 /// requirements (so the protocol's default exchanges implementations run), with every awkward case for paging:

@@ -2,6 +2,7 @@ import Foundation
 @testable import LoupeQuery
 @testable import LoupeTrace
 import Testing
+@testable import LoupeTestSupport
 
 @Suite("Looking exchanges up by id, prefix or sequence")
 struct ExchangeLookupTests {

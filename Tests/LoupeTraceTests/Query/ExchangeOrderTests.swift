@@ -3,6 +3,7 @@ import Loupe
 @testable import LoupeQuery
 @testable import LoupeTrace
 import Testing
+@testable import LoupeTestSupport
 
 @Suite("Exchanges: the order and the summary's size")
 struct ExchangeOrderTests {

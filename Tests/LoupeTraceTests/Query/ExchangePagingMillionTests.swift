@@ -4,6 +4,7 @@ import GRDB
 @_spi(Synthetic) @testable import LoupeTrace
 @testable import LoupeFilter
 import Testing
+@testable import LoupeTestSupport
 
 /// Times the exchanges queries on a synthetic store of 1,000,000 exchanges (``SyntheticStore``), read-only as the
 /// TUI opens it. Skipped unless `LOUPE_BIG=1`; the store is made once at `LOUPE_EXCHANGES_STORE` (default

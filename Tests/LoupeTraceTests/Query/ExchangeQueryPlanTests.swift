@@ -4,6 +4,7 @@ import GRDB
 @_spi(Synthetic) @testable import LoupeTrace
 @testable import LoupeFilter
 import Testing
+@testable import LoupeTestSupport
 
 /// Every page is read from an index, never sorted; counts and ranks count index ranges. Checked with
 /// `EXPLAIN QUERY PLAN` on a synthetic store (the planner has no statistics, so its choices do not depend on

@@ -4,6 +4,7 @@ import Loupe
 @testable import LoupeQuery
 @testable import LoupeTrace
 import Testing
+@testable import LoupeTestSupport
 
 @Suite("Exchanges: marks, older stores and change markers")
 struct ExchangeStoreTests {

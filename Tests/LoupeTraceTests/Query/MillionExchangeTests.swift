@@ -5,6 +5,7 @@ import Loupe
 @testable import LoupeTrace
 @testable import LoupeFilter
 import Testing
+@testable import LoupeTestSupport
 
 /// One million small exchanges, then timed queries. Skipped unless `LOUPE_BIG=1` (it takes about a minute in
 /// debug); `LOUPE_BIG_STORE=/path.sqlite` keeps the store there for trying the CLI on it.

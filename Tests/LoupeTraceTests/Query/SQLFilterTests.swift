@@ -4,6 +4,7 @@ import GRDB
 @testable import LoupeTrace
 @testable import LoupeFilter
 import Testing
+@testable import LoupeTestSupport
 
 @Suite("Filters in SQL agree with filters in memory")
 struct SQLFilterTests {

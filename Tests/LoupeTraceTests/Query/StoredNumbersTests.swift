@@ -6,6 +6,7 @@ import Loupe
 @testable import LoupeFilter
 @testable import LoupeFormats
 import Testing
+@testable import LoupeTestSupport
 
 /// Stores hold whatever their writer put there: older versions stored any time they were given, and a hand-edited
 /// file can hold anything in any column. Reading never stops the process and gives finite, bounded numbers.

@@ -5,6 +5,7 @@ import Loupe
 @testable import LoupeFilter
 import LoupeBoard
 import Testing
+@testable import LoupeTestSupport
 
 @Suite("TraceStats")
 struct TraceStatsTests {

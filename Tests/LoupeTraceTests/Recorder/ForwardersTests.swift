@@ -6,6 +6,7 @@ import LoupeTesting
 import LoupeTrace
 import Synchronization
 import Testing
+@testable import LoupeTestSupport
 
 /// The recorder's forwarders side by side (a live link and an OpenTelemetry exporter, say): each gets every batch
 /// in stored form, and `shutdown()` finishes each once. Before, the recorder took one, and a second had to be

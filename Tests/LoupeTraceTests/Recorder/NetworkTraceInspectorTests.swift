@@ -5,6 +5,7 @@ import LoupeQuery
 import LoupeTesting
 import LoupeTrace
 import Testing
+@testable import LoupeTestSupport
 
 @Suite("NetworkTraceInspector")
 struct NetworkTraceInspectorTests {

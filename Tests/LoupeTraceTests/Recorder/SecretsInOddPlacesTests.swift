@@ -6,6 +6,7 @@ import LoupeTesting
 import LoupeTrace
 import LoupeFormats
 import Testing
+@testable import LoupeTestSupport
 
 /// Secrets a hostile run found in the store and the HAR export (issue 26, item 9), and the cases of the round of
 /// attacks that followed: each is recorded into a real SQLite file through the recorder, and the file's bytes,

@@ -5,6 +5,7 @@ import Loupe
 import LoupeTesting
 @testable import LoupeTrace
 import Testing
+@testable import LoupeTestSupport
 
 /// A retry refused by an open circuit keeps the server's last real answer (issue 43, item 8): in a real SQLite file,
 /// the exchange is short-circuited and holds the 503's status, `Retry-After` and body.

@@ -5,6 +5,7 @@ import Loupe
 import LoupeTesting
 @testable import LoupeTrace
 import Testing
+@testable import LoupeTestSupport
 
 @Suite("TraceWriter")
 struct TraceWriterTests {

@@ -5,6 +5,7 @@ import Foundation
 @testable import LoupeFormats
 import Synchronization
 import Testing
+@testable import LoupeTestSupport
 
 /// The export reads its batches on a thread of its own; these check the hand-off and that every way it ends (the
 /// end, a failed read, a failed write) reaches the other side instead of leaving a thread waiting.

@@ -4,6 +4,7 @@ import Loupe
 @testable import LoupeQuery
 @testable import LoupeTrace
 import Testing
+@testable import LoupeTestSupport
 
 /// Schema v10's `before_rule` (issue 43, item 7): written only for an exchange a rule changed, read back equal, and
 /// a v9 store (no such column) still opens read-only in a viewer, unchanged, and upgrades on a writable open.

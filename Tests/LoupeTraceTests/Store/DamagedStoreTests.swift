@@ -3,6 +3,7 @@ import Foundation
 @testable import LoupeTrace
 @testable import LoupeFilter
 import Testing
+@testable import LoupeTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -3,6 +3,7 @@ import GRDB
 @testable import LoupeQuery
 @testable import LoupeTrace
 import Testing
+@testable import LoupeTestSupport
 
 /// A read-only store never writes the database: no migration, no pruning, no journal switch, no chmod. It may
 /// share the file with writers through SQLite's `-wal`/`-shm` files, or read it as a snapshot when it cannot.

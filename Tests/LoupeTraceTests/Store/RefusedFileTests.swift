@@ -4,6 +4,7 @@ import LoupeQuery
 @testable import LoupeTrace
 import Synchronization
 import Testing
+@testable import LoupeTestSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -6,6 +6,7 @@ import Loupe
 import LoupeTesting
 @testable import LoupeTrace
 import Testing
+@testable import LoupeTestSupport
 
 @Suite("SQLiteTraceStore")
 struct SQLiteTraceStoreTests {

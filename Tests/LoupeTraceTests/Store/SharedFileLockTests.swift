@@ -2,6 +2,7 @@ import Foundation
 @testable import LoupeQuery
 @testable import LoupeTrace
 import Testing
+@testable import LoupeTestSupport
 
 /// A viewer and a writer on one file in one process (the TUI replaying into the store it shows) must keep
 /// their SQLite locks: otherwise another process's connection takes itself for the last one, deletes the `-wal`

@@ -5,6 +5,7 @@ import LoupeTesting
 @testable import LoupeTrace
 import Synchronization
 import Testing
+@testable import LoupeTestSupport
 
 /// Closing a store while other threads read and write it: each call either finishes or throws a store error,
 /// and none reaches SQLite with a closed connection (GRDB's own close let a read that had not yet taken a

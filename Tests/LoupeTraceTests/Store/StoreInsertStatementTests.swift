@@ -4,6 +4,7 @@ import Loupe
 @testable import LoupeQuery
 @testable import LoupeTrace
 import Testing
+@testable import LoupeTestSupport
 
 /// The inserter's multi-row statements (DECISIONS 68): they stop at a row that breaks a constraint and keep the
 /// rows before it (`INSERT OR FAIL`, so SQLite keeps no statement journal), and the inserter finishes the group one

@@ -3,6 +3,7 @@ import Loupe
 import LoupeQuery
 import LoupeTrace
 import Testing
+@testable import LoupeTestSupport
 
 @Suite("Re-redacting a store in place")
 struct StoreRedactionTests {

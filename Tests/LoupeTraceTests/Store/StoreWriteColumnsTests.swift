@@ -4,6 +4,7 @@ import Loupe
 @testable import LoupeQuery
 @testable import LoupeTrace
 import Testing
+@testable import LoupeTestSupport
 
 /// The store binds its rows through SQLite's C API (``SQLiteInsert``); these check that what it writes is what
 /// GRDB's generic path writes, column by column and type by type, and that it reads back whole.

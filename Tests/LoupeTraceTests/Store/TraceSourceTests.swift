@@ -6,6 +6,7 @@ import LoupeFilter
 import Testing
 @testable import LoupeTrace
 import LoupeFormats
+@testable import LoupeTestSupport
 
 /// A linked exchange keeps the app that sent it: in the SQLite store (schema v6; older stores still open), in HAR's
 /// `_loupe`, and through `~src`.

@@ -5,6 +5,7 @@ import Loupe
 import LoupeTesting
 @testable import LoupeTrace
 import Testing
+@testable import LoupeTestSupport
 
 /// A streamed body the app dropped before its end is recorded as not read, in a real SQLite file, not as a whole
 /// (or empty) successful body (issue 43, item 9).

@@ -6,6 +6,7 @@ import LoupeTesting
 import LoupeTrace
 import Synchronization
 import Testing
+@testable import LoupeTestSupport
 
 /// The recorder's open streams: listed while they run (not yet in the store), with their counts and a redacted URL,
 /// and gone once they end.

@@ -6,6 +6,7 @@ import LoupeTesting
 @testable import LoupeTrace
 import Synchronization
 import Testing
+@testable import LoupeTestSupport
 
 /// `shutdown()` waits for exchanges that are ending: a streamed body the app drops while `shutdown()` runs is
 /// still recorded, not counted as dropped (issue 43, item 9).

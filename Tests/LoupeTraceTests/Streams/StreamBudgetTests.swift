@@ -6,6 +6,7 @@ import LoupeTesting
 @testable import LoupeTrace
 import Synchronization
 import Testing
+@testable import LoupeTestSupport
 
 /// Issue 30's budgets as counts (the timings are Benchmarks/README.md's, measured on a release build): a fast
 /// stream recorded with none lost below the cap, bounded past it, and the per-message cost with and without

@@ -7,6 +7,7 @@ import LoupeTesting
 @testable import LoupeTrace
 import Synchronization
 import Testing
+@testable import LoupeTestSupport
 
 /// Streams recorded message by message into a real SQLite file through the recorder (issue 30, item 3).
 @Suite("Stream recording")

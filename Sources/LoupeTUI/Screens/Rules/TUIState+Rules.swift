@@ -75,7 +75,7 @@ package enum RuleDraft {
             return .failure(Problem(message: "expected mock, fault [STATUS] or breakpoint"))
         }
         do {
-            return .success(try Rule(name: String(name.prefix(RulesDocument.maxNameLength)), match: match, action: action))
+            return .success(try Rule(name: String(name.prefix(RuleFields.maxNameLength)), match: match, action: action))
         } catch {
             return .failure(Problem(message: "\(error)"))
         }

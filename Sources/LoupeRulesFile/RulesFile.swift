@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import LoupeConfig
+import LoupeRules
 import LoupeTrace
 import Synchronization
 

@@ -3,6 +3,7 @@ import Loupe
 import LoupeTesting
 import LoupeTrace
 import Testing
+@testable import LoupeTestSupport
 
 /// `maxAge` against an injected clock: the recording is from `recordedAt`, and "now" is whatever the test says.
 @Suite("Cassette expiry")

@@ -3,6 +3,7 @@ import Loupe
 import LoupeTesting
 import LoupeTrace
 import Testing
+@testable import LoupeTestSupport
 
 /// The `.cassette(…)` trait: a checked-in cassette replayed the way a user's test would, and the trait's scope
 /// driven by hand to see what it does around a test body.
@@ -12,7 +13,7 @@ struct CassetteTraitTests {
     @Test(.cassette("items-page", mode: .none))
     func aCheckedInCassetteReplays() async throws {
         let cassette = try #require(Cassette.current)
-        #expect(cassette.path.hasSuffix("/Cassettes/Cassettes/items-page.har"))
+        #expect(cassette.path.hasSuffix("/LoupeTestingTests/Cassettes/items-page.har"))
         let client = CassetteFixture.client(cassette.transport())
         let response = try await CassetteFixture.send(client, "/items?page=1&limit=2")
         #expect(CassetteFixture.text(response) == #"{"items":[{"id":1},{"id":2}],"page":1}"#)

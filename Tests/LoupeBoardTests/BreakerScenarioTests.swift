@@ -6,6 +6,7 @@ import LoupeTesting
 import LoupeTrace
 import LoupeBoard
 import Testing
+@testable import LoupeTestSupport
 
 @Suite struct BreakerScenarioTests {
     @Test("a breaker opens under 503s: the board, read from the recorded store, shows OPEN with the reason and the next probe")

@@ -4,6 +4,7 @@ import Loupe
 import LoupeTesting
 import LoupeTrace
 import Testing
+@testable import LoupeTestSupport
 
 /// Modes over real cassette files (a Loupe store and a HAR file) in a temporary folder; the upstream is scripted.
 @Suite("Cassette modes")

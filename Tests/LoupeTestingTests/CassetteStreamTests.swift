@@ -8,6 +8,7 @@ import LoupeTesting
 import LoupeTrace
 import Synchronization
 import Testing
+@testable import LoupeTestSupport
 
 /// Streams in cassettes: a server-sent event stream and a WebSocket conversation recorded from in-process
 /// transports into a HAR file, then played back from that file with no upstream; the paths where playback departs

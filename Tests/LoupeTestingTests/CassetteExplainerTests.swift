@@ -4,6 +4,7 @@ import Loupe
 import LoupeTesting
 import LoupeTrace
 import Testing
+@testable import LoupeTestSupport
 
 /// The no-match error, asserted whole.
 @Suite("Cassette no-match explainer")

@@ -3,6 +3,7 @@ import Loupe
 import LoupeTrace
 import LoupeFormats
 import Testing
+@testable import LoupeTestSupport
 
 @Suite("cURL export")
 struct CurlExporterTests {

@@ -4,6 +4,7 @@ import Loupe
 import LoupeTesting
 import LoupeTrace
 import Testing
+@testable import LoupeTestSupport
 
 /// Secrets saved as placeholders and put back on playback; everything else secret redacted by the policy.
 @Suite("Cassette secrets")
