@@ -56,7 +56,10 @@ package final class ServeResponder: HTTPResponder, Sendable {
             return Self.text(.contentTooLarge, "loupe serve: request body larger than \(options.maximumRequestBody) bytes\n", close: true)
         }
         let asked = liveExchange(request, body: Data(body.readableBytesView), at: started)
-        let live = ServeRequest(asked)
+        var live = ServeRequest(asked)
+        // An upgrade the WebSocket handshake did not take (no recorded conversation matched) is still a WebSocket's
+        // request: it misses rather than taking a plain recording of the same path.
+        live.webSocket = request.headers[.upgrade]?.lowercased().contains("websocket") ?? false
         switch book.withLock({ $0.take(live) }) {
         case .serve(let index):
             guard let recorded = try? library.exchange(at: index), let answer = ServeAnswer(recorded) else {
@@ -65,6 +68,11 @@ package final class ServeResponder: HTTPResponder, Sendable {
             }
             let final = await options.rules?.apply(answer, to: live) ?? answer
             record(asked, answer: final, event: ["recording": "#\(index + 1)"], message: "served recording #\(index + 1)")
+            if let stream = final.stream, stream.kind == .eventStream {
+                let events = ServeEventStream(stream, start: final.streamStart, pace: options.pace)
+                log("\(shownTarget) → \(final.status) #\(index + 1) (\(Quantity.count(events.blocks.count, "event")))")
+                return Self.eventStream(final, events)
+            }
             log("\(shownTarget) → \(final.status) #\(index + 1)" + (final.truncated ? " (body cut where the recorder capped it)" : "")
                 + (final.ruleActed ? " (a rule changed it)" : ""))
             return await paced(final)
@@ -133,7 +141,7 @@ package final class ServeResponder: HTTPResponder, Sendable {
     }
 
     /// Writes the served exchange into the store, when there is one, with a `served` event saying what answered.
-    private func record(_ asked: TraceExchange, answer: ServeAnswer, event attributes: [String: String], message: String) {
+    func record(_ asked: TraceExchange, answer: ServeAnswer, event attributes: [String: String], message: String) {
         guard let store = options.store else { return }
         var exchange = asked
         let ended = now()
@@ -170,6 +178,19 @@ package final class ServeResponder: HTTPResponder, Sendable {
                 try await writer.write(ByteBuffer(bytes: body[start..<end]))
                 start = end
                 if start < body.endIndex { try await Task.sleep(for: .seconds(gap)) }
+            }
+            try await writer.finish(nil)
+        }
+        return response
+    }
+
+    /// The recorded head, then each event as its block, after its wait; the body ends after the last one.
+    static func eventStream(_ answer: ServeAnswer, _ events: ServeEventStream) -> Response {
+        var response = Self.response(answer)
+        response.body = ResponseBody { writer in
+            for block in events.blocks {
+                if block.wait > 0 { try await Task.sleep(for: .seconds(block.wait)) }
+                try await writer.write(ByteBuffer(bytes: block.text))
             }
             try await writer.finish(nil)
         }

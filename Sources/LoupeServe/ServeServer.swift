@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
+import HummingbirdWebSocket
 import Logging
 import LoupeLink
 import NIOCore
@@ -27,7 +28,15 @@ public struct ServeServer: Sendable {
                               tls: LinkIdentity? = nil, log: @escaping @Sendable (String) -> Void) async throws -> ServeServer {
         let responder = ServeResponder(library: library, options: options, log: log)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        // With a recorded WebSocket conversation, a handshake that matches one is upgraded and every other request
+        // goes to the responder. Only then: the upgrading pipeline closes a connection whose request it cannot parse
+        // where the plain one answers 400, and answers a handshake that matches nothing 400 itself.
         var server: HTTPServerBuilder = .http1(configuration: .init(idleTimeout: idleTimeout))
+        if library.requests.contains(where: \.webSocket) {
+            server = .http1WebSocketUpgrade(configuration: .init(http1: .init(idleTimeout: idleTimeout))) { request, _, _ in
+                await responder.upgrade(request)
+            }
+        }
         if let tls {
             let configuration = TLSConfiguration.makeServerConfiguration(
                 certificateChain: [.certificate(tls.certificate)], privateKey: .privateKey(tls.privateKey))
