@@ -67,6 +67,8 @@ grep -q 'closest: #1 GET /items — method ✓ path ✓ query ✗ (none vs page=
 [ "$(count "$upstream" "GET /nothing/here")" = 0 ] || fail "the upstream saw the miss"
 grep -q '^GET /items?page=2 → 404 miss: closest #1 (query ✗ none vs page=2)$' "$work/serve-store.out" || fail "the miss's line"
 grep -q '^GET /items → 200 #1$' "$work/serve-store.out" || fail "the served line"
+# --store is written in batches in the background (off the request path): give it its batch window.
+for _ in $(seq 50); do [ "$("$loupe" list "$work/served.sqlite" --filter '~served' --limit 100 | wc -l)" = 4 ] && break; sleep 0.1; done
 [ "$("$loupe" list "$work/served.sqlite" --filter '~served' --limit 100 | wc -l)" = 4 ] || fail "4 exchanges ~served: $("$loupe" list "$work/served.sqlite" --filter '~served')"
 [ "$("$loupe" list "$work/served.sqlite" --filter '~served & ~c 404' --limit 100 | wc -l)" = 2 ] || fail "2 misses ~served & ~c 404"
 ok "misses answered 404 with the closest recording, recorded, and never sent upstream"

@@ -25,6 +25,8 @@ package final class ServeResponder: HTTPResponder, Sendable {
     /// Called with one line per request (`GET /items → 200 #3`).
     let log: @Sendable (String) -> Void
     let now: @Sendable () -> Date
+    /// Writes served exchanges into ``ServeOptions/store`` in batches, in the background.
+    let recorder: TraceWriter<TraceExchange>?
 
     package init(library: ServeLibrary, options: ServeOptions, log: @escaping @Sendable (String) -> Void,
                  now: @escaping @Sendable () -> Date = Date.init) {
@@ -33,6 +35,21 @@ package final class ServeResponder: HTTPResponder, Sendable {
         self.options = options
         self.log = log
         self.now = now
+        let defaults = NetworkTraceInspector.Configuration()
+        let redaction = options.redaction
+        self.recorder = options.store.map { store in
+            TraceWriter(store: store, settings: .init(capacity: max(1, options.recordingQueue), batchSize: defaults.batchSize,
+                                                      flushInterval: defaults.flushInterval, clock: ContinuousClock()),
+                        prepare: { batch in batch.map { redaction.redact(exchange: $0) } })
+        }
+    }
+
+    /// Served exchanges the store could not take in time (the writer's queue was full), dropped.
+    package var droppedRecordings: Int { recorder?.droppedCount ?? 0 }
+
+    /// Writes what is queued for the store and stops the writer.
+    package func finishRecording() async {
+        await recorder?.shutdown()
     }
 
     package func respond(to request: Request, context: Context) async throws -> Response {
@@ -140,9 +157,10 @@ package final class ServeResponder: HTTPResponder, Sendable {
         }
     }
 
-    /// Writes the served exchange into the store, when there is one, with a `served` event saying what answered.
+    /// Queues the served exchange for the store, when there is one, with a `served` event saying what answered; the
+    /// writer redacts and writes it in the background.
     func record(_ asked: TraceExchange, answer: ServeAnswer, event attributes: [String: String], message: String) {
-        guard let store = options.store else { return }
+        guard let recorder else { return }
         var exchange = asked
         let ended = now()
         exchange.operation = "serve"
@@ -153,7 +171,7 @@ package final class ServeResponder: HTTPResponder, Sendable {
         exchange.responseBody = TraceBody(data: answer.body, size: answer.body.count, isTruncated: answer.truncated)
         exchange.attempts = [TraceAttempt(number: 1, startedAt: asked.startedAt, endedAt: ended, status: answer.status)]
         exchange.events = [TraceEvent(kind: .served, at: ended, message: message, attributes: attributes)]
-        try? store.write([options.redaction.redact(exchange: exchange)])
+        recorder.enqueue(exchange)
     }
 
     /// The response, sent after the recorded time to first byte and spread over the recorded transfer time, both

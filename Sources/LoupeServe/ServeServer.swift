@@ -18,6 +18,10 @@ public struct ServeServer: Sendable {
     /// The host bound.
     public let host: String
     let task: Task<Void, any Error>
+    let responder: ServeResponder
+
+    /// Served exchanges dropped before they reached `--store` (its writer's queue was full).
+    package var droppedRecordings: Int { responder.droppedRecordings }
 
     /// How long a connection may stay silent before it is closed.
     public static let idleTimeout: TimeAmount = .seconds(30)
@@ -58,16 +62,17 @@ public struct ServeServer: Sendable {
             try await app.runService(gracefulShutdownSignals: [])
         }
         for await bound in ports {
-            return ServeServer(port: bound, host: host, task: task)
+            return ServeServer(port: bound, host: host, task: task, responder: responder)
         }
         let failure = await task.result
         if case .failure(let error) = failure { throw error }
         throw CancellationError()
     }
 
-    /// Stops the server and waits until it has closed its socket.
+    /// Stops the server, waits until it has closed its socket, then until what it served is written to the store.
     public func stop() async {
         task.cancel()
         _ = await task.result
+        await responder.finishRecording()
     }
 }

@@ -126,6 +126,9 @@ struct ServeCommand: AsyncParsableCommand {
         try? StandardStreams.flushOutput()
         await StopSignals.wait()
         await server.stop()
+        if server.droppedRecordings > 0, let destinationPath {
+            StandardStreams.error("loupe: \(Quantity.count(server.droppedRecordings, "served exchange")) not recorded into \(TerminalText.line(destinationPath)): the store fell behind\n")
+        }
         rules?.file?.stop()
     }
 
