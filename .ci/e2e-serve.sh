@@ -3,7 +3,9 @@
 # recorded from .ci/replay-server.py served back as recorded; a miss answered 404 naming the closest recording
 # while that counting server receives nothing; a hand-written HAR's 503-then-200 served in order, reset, and
 # --repeat miss; --passthrough recording a miss then serving it; every exchange of a demo store served back equal;
-# hostile requests (a 1 GB body announced, 10,000 headers, invalid methods) answered and bounded; bad input.
+# a HAR served from a temporary store removed at exit; recorded event streams served to httpx-sse and WebSocket
+# conversations to the websockets client; hostile requests (a 1 GB body announced, 10,000 headers, invalid
+# methods) answered and bounded; bad input.
 set -uo pipefail
 loupe="$1"
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -65,6 +67,8 @@ grep -q 'closest: #1 GET /items — method ✓ path ✓ query ✗ (none vs page=
 [ "$(count "$upstream" "GET /nothing/here")" = 0 ] || fail "the upstream saw the miss"
 grep -q '^GET /items?page=2 → 404 miss: closest #1 (query ✗ none vs page=2)$' "$work/serve-store.out" || fail "the miss's line"
 grep -q '^GET /items → 200 #1$' "$work/serve-store.out" || fail "the served line"
+# --store is written in batches in the background (off the request path): give it its batch window.
+for _ in $(seq 50); do [ "$("$loupe" list "$work/served.sqlite" --filter '~served' --limit 100 | wc -l)" = 4 ] && break; sleep 0.1; done
 [ "$("$loupe" list "$work/served.sqlite" --filter '~served' --limit 100 | wc -l)" = 4 ] || fail "4 exchanges ~served: $("$loupe" list "$work/served.sqlite" --filter '~served')"
 [ "$("$loupe" list "$work/served.sqlite" --filter '~served & ~c 404' --limit 100 | wc -l)" = 2 ] || fail "2 misses ~served & ~c 404"
 ok "misses answered 404 with the closest recording, recorded, and never sent upstream"
@@ -108,6 +112,86 @@ serve cycle "$work/flaky.har" --repeat cycle
 serve miss "$work/flaky.har" --repeat miss
 [ "$(urllib_statuses "$port" 3)" = '503{"up":false} 200{"up":true} 404loupe serve:' ] || fail "--repeat miss"
 ok "503 then 200 in recorded order; reset; --repeat last, cycle and miss"
+
+echo "-- a HAR is read into a temporary store (folder 0700, file 0600), gone once the server stops"
+mkdir -p "$work/tmp"
+TMPDIR="$work/tmp" serve spool "$work/flaky.har" --filter '~c 200'
+spool=$(find "$work/tmp" -maxdepth 1 -name 'loupe-serve.*' | head -1)
+[ -n "$spool" ] || fail "no temporary store under TMPDIR: $(ls -la "$work/tmp")"
+[ "$(stat -c %a "$spool")" = 700 ] && [ "$(stat -c %a "$spool/recordings.sqlite")" = 600 ] || fail "modes: $(stat -c '%a %n' "$spool" "$spool"/*)"
+grep -q "^loupe serve: 1 recording from" "$work/serve-spool.out" || fail "--filter on a HAR: $(head -1 "$work/serve-spool.out")"
+[ "$(urllib_statuses "$port" 1)" = '200{"up":true}' ] || fail "--filter '~c 200' serves the 200 only"
+kill -TERM "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null
+[ -z "$(ls -A "$work/tmp")" ] || fail "left behind: $(ls -A "$work/tmp")"
+ok "a HAR served from a temporary store, filtered, removed at exit"
+
+echo "-- streams: server-sent events to httpx-sse, WebSocket conversations to the websockets client"
+# start_peer SCRIPT: runs it on a free port (it prints the port); sets $port.
+start_peer() {
+  "$py" "$here/$1" > "$work/$1.port" 2>"$work/$1.err" & pids+=($!)
+  for _ in $(seq 100); do [ -s "$work/$1.port" ] && break; sleep 0.1; done
+  port=$(head -1 "$work/$1.port")
+  [ -n "$port" ] || fail "$1 did not start: $(head -c 400 "$work/$1.err")"
+}
+start_peer sse-server.py; sse=$port
+start_peer ws-server.py; ws=$port
+streams="$work/streams.sqlite"
+timeout 30 "$loupe" send GET "http://127.0.0.1:$sse/events?count=4" --store "$streams" >/dev/null 2>&1 || fail "recording the event stream"
+printf 'hello\nworld\n' | timeout 30 "$loupe" ws "ws://127.0.0.1:$ws/echo" --store "$streams" >/dev/null 2>&1 || fail "recording /echo"
+timeout 30 "$loupe" ws "ws://127.0.0.1:$ws/close" --store "$streams" </dev/null >/dev/null 2>&1; [ $? = 1 ] || fail "recording /close"
+serve streams "$streams"
+grep -q "^loupe serve: 3 recordings from" "$work/serve-streams.out" || fail "3 streams served: $(head -3 "$work/serve-streams.out")"
+"$py" - "$port" <<'PY' || fail "streams served back"
+import asyncio, sys, httpx, httpx_sse, websockets
+port = int(sys.argv[1])
+with httpx.Client() as client, httpx_sse.connect_sse(client, "GET", f"http://127.0.0.1:{port}/events?count=4") as source:
+    assert source.response.headers["content-type"].startswith("text/event-stream"), source.response.headers
+    events = [(e.event, e.id, e.data) for e in source.iter_sse()]
+assert [e[1] for e in events] == ["1", "2", "3", "4"], events
+assert events[1] == ("token", "2", "token 2\nsecond line 2"), events[1]
+async def conversation():
+    async with websockets.connect(f"ws://127.0.0.1:{port}/echo") as ws:
+        # The recording has the client's two lines, then the server's two echoes: those come only after two
+        # messages from this client (what they say is not compared), in recorded order.
+        await ws.send("first")
+        try:
+            early = await asyncio.wait_for(ws.recv(), 0.5)
+            raise AssertionError(f"the server answered before the client's second message: {early!r}")
+        except asyncio.TimeoutError:
+            pass
+        await ws.send("second")
+        assert [await ws.recv(), await ws.recv()] == ["hello", "world"]
+    try:
+        async with websockets.connect(f"ws://127.0.0.1:{port}/close") as ws:
+            await ws.recv()
+        raise AssertionError("the server's recorded close never came")
+    except websockets.ConnectionClosed as closed:
+        assert closed.rcvd.code == 4001 and closed.rcvd.reason == "bye from server", closed
+asyncio.run(asyncio.wait_for(conversation(), 20))
+print("streams ok")
+PY
+grep -q '^GET /events?count=4 → 200 #1 (4 events)$' "$work/serve-streams.out" || fail "the event stream's line: $(cat "$work/serve-streams.out")"
+grep -q '^GET /echo → 101 #2 (WebSocket: 2 server messages)$' "$work/serve-streams.out" || fail "the WebSocket's line: $(cat "$work/serve-streams.out")"
+ok "an event stream served event by event; WebSocket answers after the client's messages, and the recorded close"
+
+echo "-- --pace 5 on an event stream: the recorded gaps, five times as long"
+serve streampace "$streams" --pace 5
+"$py" - "$port" "$streams" <<'PY' || fail "paced event stream"
+import sqlite3, sys, time, httpx, httpx_sse
+port, store = int(sys.argv[1]), sys.argv[2]
+db = sqlite3.connect(store)
+seq, first = db.execute("SELECT e.sequence, a.first_byte_at FROM exchange e JOIN attempt a ON a.exchange_sequence = e.sequence WHERE e.path LIKE '/events%'").fetchone()
+ats = [r[0] for r in db.execute("SELECT at FROM message WHERE exchange_sequence = ? ORDER BY idx", (seq,))]
+recorded = ats[-1] - (first or ats[0])
+start = time.monotonic()
+with httpx.Client() as client, httpx_sse.connect_sse(client, "GET", f"http://127.0.0.1:{port}/events?count=4") as source:
+    seen = [time.monotonic() - start for _ in source.iter_sse()]
+took = seen[-1]
+assert len(seen) == 4, seen
+assert took >= recorded * 5 * 0.9, (took, recorded)
+print(f"recorded {recorded:.3f} s, served at --pace 5 in {took:.3f} s")
+PY
+ok "--pace scales an event stream's recorded gaps"
 
 echo "-- LOUPE_RULES: a fault turns a served 200 into a 503; --pace waits the recorded time to first byte"
 cat > "$work/rules.toml" <<'TOML'

@@ -15,7 +15,8 @@ for i in range(count):
                     "headers": [{"name": "Accept", "value": "application/json"}], "queryString": [], "cookies": [],
                     "headersSize": -1, "bodySize": 0},
         "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1",
-                     "headers": [{"name": "Content-Type", "value": "application/json"}], "cookies": [],
+                     "headers": [{"name": "Content-Type", "value": "application/json"},
+                                 {"name": "Content-Length", "value": str(len(body))}], "cookies": [],
                      "content": {"size": len(body), "mimeType": "application/json", "text": body},
                      "redirectURL": "", "headersSize": -1, "bodySize": len(body)},
         "cache": {}, "timings": {"send": 0, "wait": 3, "receive": 0}})

@@ -20,6 +20,10 @@ package struct ServeAnswer: Sendable, Hashable {
     /// last attempt's), which `--pace` waits again.
     package var firstByte: TimeInterval?
     package var transfer: TimeInterval?
+    /// The recorded stream (server-sent events, WebSocket), served message by message instead of ``body``.
+    package var stream: TraceStream?
+    /// When the recorded stream's first byte came: the first message's recorded gap is measured from it.
+    package var streamStart: Date?
 
     /// The answer `exchange` recorded; `nil` when it has no status (no response arrived).
     package init?(_ exchange: TraceExchange) {
@@ -36,6 +40,8 @@ package struct ServeAnswer: Sendable, Hashable {
         let end = attempt?.endedAt ?? exchange.endedAt
         self.firstByte = first.map { max(0, $0.timeIntervalSince(sent)) } ?? end.map { max(0, $0.timeIntervalSince(sent)) }
         self.transfer = first.flatMap { first in end.map { max(0, $0.timeIntervalSince(first)) } }
+        self.stream = exchange.stream
+        self.streamStart = first ?? attempt?.startedAt ?? exchange.startedAt
         self.headers = exchange.responseHeaders.filter { header in
             let name = header.name.lowercased()
             if Self.connectionHeaders.contains(name) { return false }

@@ -16,20 +16,14 @@ package final class ServeLibrary: Sendable {
     package let requests: [ServeRequest]
     private let added = Mutex<[TraceExchange]>([])
 
-    /// How many selected exchanges carried a stream (server-sent events, WebSocket): not served yet, so a request
-    /// for one is a miss.
-    package let streamsLeftOut: Int
-
     /// Reads the requests of the exchanges in `store` that `filter` selects, in recorded order. Exchanges that never
     /// got a response (transport errors, cancelled, short-circuited) have nothing to serve and are left out.
     package init(store: any TraceStore, filter: TraceFilter? = nil) throws {
         self.store = store
         var ids: [UUID] = []
         var requests: [ServeRequest] = []
-        var streams = 0
         func add(_ exchange: TraceExchange) {
             guard exchange.status != nil else { return }
-            if exchange.stream != nil { return streams += 1 }
             ids.append(exchange.id)
             requests.append(ServeRequest(exchange))
         }
@@ -44,7 +38,15 @@ package final class ServeLibrary: Sendable {
         }
         self.ids = ids
         self.requests = requests
-        self.streamsLeftOut = streams
+    }
+
+    /// Recordings whose requests were kept as they were written into `store` (a HAR read into a temporary store):
+    /// `ids` and `requests` in recorded order, one pair per recording; nothing is read back.
+    package init(store: any TraceStore, ids: [UUID], requests: [ServeRequest]) {
+        precondition(ids.count == requests.count, "one id per request")
+        self.store = store
+        self.ids = ids
+        self.requests = requests
     }
 
     /// The recording at `index`, read whole.

@@ -14,7 +14,11 @@ public struct ServeOptions: Sendable {
     /// The largest request body read, in bytes; a larger one is answered 413.
     public var maximumRequestBody: Int
     /// The store every served request is recorded into (marked served), misses included; `nil` records nothing.
-    public var store: (any TraceStore)?
+    /// Written by the recorder's batched writer, off the request path: a store that falls behind never holds an
+    /// answer back; what does not fit in the writer's queue is dropped and counted.
+    public var store: (any TraceStoreWriting)?
+    /// How many served exchanges may wait for the store; more are dropped (the recorder's default queue).
+    public var recordingQueue: Int = NetworkTraceInspector.Configuration().queueCapacity
     /// The redaction applied to live requests before they are matched or recorded (the recorder's by default).
     public var redaction: RedactionPolicy
     /// The rules served answers pass through (`LOUPE_RULES`); `nil`: none.
@@ -25,7 +29,7 @@ public struct ServeOptions: Sendable {
     public static let maximumPace: TimeInterval = 60
 
     package init(matching: ServeMatching = ServeMatching(), repeatPolicy: ServeRepeat = .last, passthrough: URL? = nil,
-                 maximumRequestBody: Int = 16 << 20, store: (any TraceStore)? = nil, redaction: RedactionPolicy = RedactionPolicy(),
+                 maximumRequestBody: Int = 16 << 20, store: (any TraceStoreWriting)? = nil, redaction: RedactionPolicy = RedactionPolicy(),
                  rules: ServeRules? = nil, pace: Double? = nil) {
         self.rules = rules
         self.pace = pace

@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 import LoupeTrace
 
 /// A request as serving compares it: the live one a client sent, or one a recording holds.
@@ -16,8 +17,13 @@ package struct ServeRequest: Sendable, Hashable {
     package var headers: [TraceHeader]
     /// The body bytes (empty when there was none).
     package var body: Data
+    /// Whether it opens a WebSocket (a live upgrade request; a recorded WebSocket conversation): only such requests
+    /// and recordings match each other.
+    package var webSocket: Bool
 
-    package init(method: String, path: String, query: String = "", headers: [TraceHeader] = [], body: Data = Data()) {
+    package init(method: String, path: String, query: String = "", headers: [TraceHeader] = [], body: Data = Data(),
+                 webSocket: Bool = false) {
+        self.webSocket = webSocket
         self.method = method
         self.path = path.isEmpty ? "/" : path
         self.query = query
@@ -30,7 +36,7 @@ package struct ServeRequest: Sendable, Hashable {
     package init(_ exchange: TraceExchange) {
         let (path, query) = Self.split(exchange.pathAndQuery)
         self.init(method: exchange.method, path: path, query: query, headers: exchange.requestHeaders,
-                  body: exchange.requestBody?.data ?? Data())
+                  body: exchange.requestBody?.data ?? Data(), webSocket: exchange.stream?.kind == .webSocket)
     }
 
     /// `/a/b?x=1` as `("/a/b", "x=1")`.
@@ -39,8 +45,8 @@ package struct ServeRequest: Sendable, Hashable {
         return (String(pathAndQuery[..<mark]), String(pathAndQuery[pathAndQuery.index(after: mark)...]))
     }
 
-    /// What the index files the request under: method and path.
-    var key: String { method + " " + path }
+    /// What the index files the request under: method and path (a WebSocket's apart from plain requests').
+    var key: String { (webSocket ? "WS " : "") + method + " " + path }
 
     /// The path and query, as a miss lists recordings.
     package var pathAndQuery: String { query.isEmpty ? path : path + "?" + query }

@@ -25,6 +25,8 @@ package final class ServeResponder: HTTPResponder, Sendable {
     /// Called with one line per request (`GET /items → 200 #3`).
     let log: @Sendable (String) -> Void
     let now: @Sendable () -> Date
+    /// Writes served exchanges into ``ServeOptions/store`` in batches, in the background.
+    let recorder: TraceWriter<TraceExchange>?
 
     package init(library: ServeLibrary, options: ServeOptions, log: @escaping @Sendable (String) -> Void,
                  now: @escaping @Sendable () -> Date = Date.init) {
@@ -33,6 +35,21 @@ package final class ServeResponder: HTTPResponder, Sendable {
         self.options = options
         self.log = log
         self.now = now
+        let defaults = NetworkTraceInspector.Configuration()
+        let redaction = options.redaction
+        self.recorder = options.store.map { store in
+            TraceWriter(store: store, settings: .init(capacity: max(1, options.recordingQueue), batchSize: defaults.batchSize,
+                                                      flushInterval: defaults.flushInterval, clock: ContinuousClock()),
+                        prepare: { batch in batch.map { redaction.redact(exchange: $0) } })
+        }
+    }
+
+    /// Served exchanges the store could not take in time (the writer's queue was full), dropped.
+    package var droppedRecordings: Int { recorder?.droppedCount ?? 0 }
+
+    /// Writes what is queued for the store and stops the writer.
+    package func finishRecording() async {
+        await recorder?.shutdown()
     }
 
     package func respond(to request: Request, context: Context) async throws -> Response {
@@ -56,7 +73,10 @@ package final class ServeResponder: HTTPResponder, Sendable {
             return Self.text(.contentTooLarge, "loupe serve: request body larger than \(options.maximumRequestBody) bytes\n", close: true)
         }
         let asked = liveExchange(request, body: Data(body.readableBytesView), at: started)
-        let live = ServeRequest(asked)
+        var live = ServeRequest(asked)
+        // An upgrade the WebSocket handshake did not take (no recorded conversation matched) is still a WebSocket's
+        // request: it misses rather than taking a plain recording of the same path.
+        live.webSocket = request.headers[.upgrade]?.lowercased().contains("websocket") ?? false
         switch book.withLock({ $0.take(live) }) {
         case .serve(let index):
             guard let recorded = try? library.exchange(at: index), let answer = ServeAnswer(recorded) else {
@@ -65,6 +85,11 @@ package final class ServeResponder: HTTPResponder, Sendable {
             }
             let final = await options.rules?.apply(answer, to: live) ?? answer
             record(asked, answer: final, event: ["recording": "#\(index + 1)"], message: "served recording #\(index + 1)")
+            if let stream = final.stream, stream.kind == .eventStream {
+                let events = ServeEventStream(stream, start: final.streamStart, pace: options.pace)
+                log("\(shownTarget) → \(final.status) #\(index + 1) (\(Quantity.count(events.blocks.count, "event")))")
+                return Self.eventStream(final, events)
+            }
             log("\(shownTarget) → \(final.status) #\(index + 1)" + (final.truncated ? " (body cut where the recorder capped it)" : "")
                 + (final.ruleActed ? " (a rule changed it)" : ""))
             return await paced(final)
@@ -132,9 +157,10 @@ package final class ServeResponder: HTTPResponder, Sendable {
         }
     }
 
-    /// Writes the served exchange into the store, when there is one, with a `served` event saying what answered.
-    private func record(_ asked: TraceExchange, answer: ServeAnswer, event attributes: [String: String], message: String) {
-        guard let store = options.store else { return }
+    /// Queues the served exchange for the store, when there is one, with a `served` event saying what answered; the
+    /// writer redacts and writes it in the background.
+    func record(_ asked: TraceExchange, answer: ServeAnswer, event attributes: [String: String], message: String) {
+        guard let recorder else { return }
         var exchange = asked
         let ended = now()
         exchange.operation = "serve"
@@ -145,7 +171,7 @@ package final class ServeResponder: HTTPResponder, Sendable {
         exchange.responseBody = TraceBody(data: answer.body, size: answer.body.count, isTruncated: answer.truncated)
         exchange.attempts = [TraceAttempt(number: 1, startedAt: asked.startedAt, endedAt: ended, status: answer.status)]
         exchange.events = [TraceEvent(kind: .served, at: ended, message: message, attributes: attributes)]
-        try? store.write([options.redaction.redact(exchange: exchange)])
+        recorder.enqueue(exchange)
     }
 
     /// The response, sent after the recorded time to first byte and spread over the recorded transfer time, both
@@ -170,6 +196,19 @@ package final class ServeResponder: HTTPResponder, Sendable {
                 try await writer.write(ByteBuffer(bytes: body[start..<end]))
                 start = end
                 if start < body.endIndex { try await Task.sleep(for: .seconds(gap)) }
+            }
+            try await writer.finish(nil)
+        }
+        return response
+    }
+
+    /// The recorded head, then each event as its block, after its wait; the body ends after the last one.
+    static func eventStream(_ answer: ServeAnswer, _ events: ServeEventStream) -> Response {
+        var response = Self.response(answer)
+        response.body = ResponseBody { writer in
+            for block in events.blocks {
+                if block.wait > 0 { try await Task.sleep(for: .seconds(block.wait)) }
+                try await writer.write(ByteBuffer(bytes: block.text))
             }
             try await writer.finish(nil)
         }

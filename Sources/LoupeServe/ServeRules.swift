@@ -37,9 +37,12 @@ package struct ServeRules: Sendable {
                 try await client.execute(head, body: request.body.isEmpty ? nil : .data(request.body))
             }
             let headers = response.head.headerFields.map { TraceHeader(name: $0.name.rawName, value: $0.value) }
-            return ServeAnswer(status: response.head.status.code, headers: headers, body: response.body,
-                               truncated: answer.truncated, ruleActed: response.body != answer.body || response.head.status.code != answer.status,
-                               firstByte: answer.firstByte, transfer: answer.transfer)
+            var result = ServeAnswer(status: response.head.status.code, headers: headers, body: response.body,
+                                     truncated: answer.truncated, ruleActed: response.body != answer.body || response.head.status.code != answer.status,
+                                     firstByte: answer.firstByte, transfer: answer.transfer)
+            // A stream is served as recorded unless a rule replaced the answer (a fault's 503 carries no stream).
+            if !result.ruleActed { (result.stream, result.streamStart) = (answer.stream, answer.streamStart) }
+            return result
         } catch {
             let reason = TerminalText.line(String(describing: error))
             return ServeAnswer(status: 502, headers: [TraceHeader(name: "Content-Type", value: "text/plain; charset=utf-8")],

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
+import HummingbirdWebSocket
 import Logging
 import LoupeLink
 import NIOCore
@@ -17,6 +18,10 @@ public struct ServeServer: Sendable {
     /// The host bound.
     public let host: String
     let task: Task<Void, any Error>
+    let responder: ServeResponder
+
+    /// Served exchanges dropped before they reached `--store` (its writer's queue was full).
+    package var droppedRecordings: Int { responder.droppedRecordings }
 
     /// How long a connection may stay silent before it is closed.
     public static let idleTimeout: TimeAmount = .seconds(30)
@@ -27,7 +32,15 @@ public struct ServeServer: Sendable {
                               tls: LinkIdentity? = nil, log: @escaping @Sendable (String) -> Void) async throws -> ServeServer {
         let responder = ServeResponder(library: library, options: options, log: log)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        // With a recorded WebSocket conversation, a handshake that matches one is upgraded and every other request
+        // goes to the responder. Only then: the upgrading pipeline closes a connection whose request it cannot parse
+        // where the plain one answers 400, and answers a handshake that matches nothing 400 itself.
         var server: HTTPServerBuilder = .http1(configuration: .init(idleTimeout: idleTimeout))
+        if library.requests.contains(where: \.webSocket) {
+            server = .http1WebSocketUpgrade(configuration: .init(http1: .init(idleTimeout: idleTimeout))) { request, _, _ in
+                await responder.upgrade(request)
+            }
+        }
         if let tls {
             let configuration = TLSConfiguration.makeServerConfiguration(
                 certificateChain: [.certificate(tls.certificate)], privateKey: .privateKey(tls.privateKey))
@@ -49,16 +62,17 @@ public struct ServeServer: Sendable {
             try await app.runService(gracefulShutdownSignals: [])
         }
         for await bound in ports {
-            return ServeServer(port: bound, host: host, task: task)
+            return ServeServer(port: bound, host: host, task: task, responder: responder)
         }
         let failure = await task.result
         if case .failure(let error) = failure { throw error }
         throw CancellationError()
     }
 
-    /// Stops the server and waits until it has closed its socket.
+    /// Stops the server, waits until it has closed its socket, then until what it served is written to the store.
     public func stop() async {
         task.cancel()
         _ = await task.result
+        await responder.finishRecording()
     }
 }

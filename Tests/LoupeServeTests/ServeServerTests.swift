@@ -23,6 +23,7 @@ import Testing
     }
 
     static func withServer(_ options: ServeOptions = ServeOptions(), store: (any TraceStore)? = nil,
+                           stopped: (ServeServer) -> Void = { _ in },
                            _ body: (Client, URL, Lines) async throws -> Void) async throws {
         let source: any TraceStore = try store ?? Self.recorded()
         let library = try ServeLibrary(store: source)
@@ -40,6 +41,7 @@ import Testing
         }
         try? await transport.shutdown()
         await server.stop()
+        stopped(server)
     }
 
     static func get(_ client: Client, _ base: URL, _ path: String) async throws -> ClientResponse<Data> {
@@ -87,12 +89,60 @@ import Testing
             let text = String(decoding: response.body, as: UTF8.self)
             #expect(text.contains(#"closest: #3 POST /orders — method ✓ path ✓ query ✓ body ✗ ($.item: "lens" vs "tripod")"#))
             #expect(lines.all.last == #"POST /orders → 404 miss: closest #3 (body ✗ $.item: "lens" vs "tripod")"#)
-            let stored = try destination.exchanges(matching: TraceFilter.served, limit: 10)
-            #expect(stored.count == 1)
-            #expect(stored.first?.status == 404)
-            #expect(stored.first?.events.first?.attributes["miss"]?.contains("closest #3") == true)
         }
+        // Recorded by the writer in the background; stopping the server writes what it had queued.
+        let stored = try destination.exchanges(matching: TraceFilter.served, limit: 10)
+        #expect(stored.count == 1)
+        #expect(stored.first?.status == 404)
+        #expect(stored.first?.events.first?.attributes["miss"]?.contains("closest #3") == true)
     }
+
+    @Test func aStalledStoreNeverHoldsAnAnswerBackAndWhatItCouldNotTakeIsCounted() async throws {
+        let stalled = StalledStore()
+        var options = ServeOptions(store: stalled)
+        options.recordingQueue = 1
+        var dropped = -1
+        try await Self.withServer(options, stopped: { dropped = $0.droppedRecordings }) { client, base, _ in
+            // The store's writes block until released, as a disk that stopped would; every answer still comes.
+            let answered = try await withThrowingTaskGroup(of: Int.self) { group in
+                group.addTask {
+                    for _ in 0..<3 { _ = try await Self.get(client, base, "/status") }
+                    return 3
+                }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(10))
+                    return 0
+                }
+                let first = try await group.next() ?? 0
+                group.cancelAll()
+                return first
+            }
+            stalled.release()
+            #expect(answered == 3, "the answers waited for the store")
+        }
+        // A queue of one: the first is written (once released), at most one waits, the rest are dropped and counted.
+        #expect(dropped >= 1)
+        #expect(stalled.written + dropped == 3)
+    }
+}
+
+/// A store whose writes block until ``release()``: a disk that stopped.
+final class StalledStore: TraceStoreWriting {
+    private let gate = DispatchSemaphore(value: 0)
+    private let count = Mutex(0)
+    private let released = Mutex(false)
+
+    func write(_ exchanges: [TraceExchange]) throws {
+        if !released.withLock({ $0 }) { gate.wait() }
+        count.withLock { $0 += exchanges.count }
+    }
+
+    func release() {
+        released.withLock { $0 = true }
+        gate.signal()
+    }
+
+    var written: Int { count.withLock { $0 } }
 }
 
 /// The lines a server printed, in order.

@@ -59,8 +59,10 @@ extension HARImporter {
 
     /// Writes every exchange of the HAR file at `url`, checked already, into `store` in one transaction: all of them,
     /// or none when an entry is refused or a write fails. The file is parsed on a thread of its own, a batch ahead of
-    /// the inserts (``BatchReadAhead``); its errors are thrown here as they were.
-    package func write(contentsOf url: URL, into store: SQLiteTraceStore) throws -> WriteCount {
+    /// the inserts (``BatchReadAhead``); its errors are thrown here as they were. `inserted` sees each exchange once
+    /// it is handed to the store, on the inserting thread (`loupe serve` keeps the requests it matches that way).
+    package func write(contentsOf url: URL, into store: SQLiteTraceStore,
+                       inserted: (TraceExchange) throws -> Void = { _ in }) throws -> WriteCount {
         let ahead = BatchReadAhead<[TraceExchange]>.start { [self] put in
             var batch: [TraceExchange] = []
             var bytes = 0
@@ -76,7 +78,12 @@ extension HARImporter {
         }
         defer { ahead.stop() }  // also when the store refuses the write before taking a batch
         return try store.writeAll { sink in
-            try ahead.forEach { batch in try batch.forEach(sink) }
+            try ahead.forEach { batch in
+                for exchange in batch {
+                    try sink(exchange)
+                    try inserted(exchange)
+                }
+            }
         }
     }
 

@@ -11,15 +11,22 @@ import Synchronization
 /// path) and each batch goes to the store in one `store.write` call. Store calls block, so they run on a private
 /// dispatch queue rather than tying up a thread of the cooperative pool. A failing store is counted and never
 /// reaches the caller.
-final class TraceWriter<Item: Sendable>: Sendable {
+package final class TraceWriter<Item: Sendable>: Sendable {
     typealias Machine = TraceWriterStateMachine<Item>
 
     /// Limits and timing of one writer.
-    struct Settings: Sendable {
+    package struct Settings: Sendable {
         var capacity: Int
         var batchSize: Int
         var flushInterval: Duration
         var clock: any Clock<Duration>
+
+        package init(capacity: Int, batchSize: Int, flushInterval: Duration, clock: any Clock<Duration>) {
+            self.capacity = capacity
+            self.batchSize = batchSize
+            self.flushInterval = flushInterval
+            self.clock = clock
+        }
     }
 
     /// The machine plus what it refers to but cannot hold as a value: suspended tasks and the window's timer.
@@ -51,7 +58,7 @@ final class TraceWriter<Item: Sendable>: Sendable {
     private let prepare: @Sendable ([Item]) -> [TraceExchange]
     private let io = DispatchQueue(label: "LoupeTrace.TraceWriter", qos: .utility)
 
-    init(store: any TraceStoreWriting, settings: Settings, prepare: @escaping @Sendable ([Item]) -> [TraceExchange]) {
+    package init(store: any TraceStoreWriting, settings: Settings, prepare: @escaping @Sendable ([Item]) -> [TraceExchange]) {
         self.store = store
         self.clock = settings.clock
         self.state = Mutex(State(machine: Machine(
@@ -62,7 +69,7 @@ final class TraceWriter<Item: Sendable>: Sendable {
     }
 
     /// Items dropped because the queue was full or the writer had stopped.
-    var droppedCount: Int { state.withLock { $0.machine.dropped } }
+    package var droppedCount: Int { state.withLock { $0.machine.dropped } }
     /// Batches the store failed to write.
     var failedWriteCount: Int { state.withLock { $0.machine.failedWrites } }
     /// Items the store committed.
@@ -74,7 +81,7 @@ final class TraceWriter<Item: Sendable>: Sendable {
 
     /// Queues one item; returns `false` (and counts a drop) when the queue is full or the writer stopped.
     @discardableResult
-    func enqueue(_ item: consuming Item) -> Bool {
+    package func enqueue(_ item: consuming Item) -> Bool {
         var item: Item? = consume item  // moved into the queue below, not copied
         let (accepted, wakeup) = state.withLock { state -> (Bool, Wakeup) in
             guard let item = item.take() else { return (false, Wakeup()) }
@@ -110,7 +117,7 @@ final class TraceWriter<Item: Sendable>: Sendable {
     }
 
     /// Stops, and waits until everything queued is written and the background task has ended.
-    func shutdown() async {
+    package func shutdown() async {
         stop()
         await loop.withLock { $0 }?.value
     }

@@ -87,13 +87,8 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let filter = try FilterOption.parse(self.filter)
         let redaction = RedactionPolicy()
-        let (sourceStore, sourcePath) = try Self.open(source, redaction: redaction)
-        let library: ServeLibrary
-        do {
-            library = try ServeLibrary(store: sourceStore, filter: filter)
-        } catch {
-            throw StoreAccess.readFailure(error)
-        }
+        let (library, sourcePath, spool) = try Self.open(source, redaction: redaction, filter: filter)
+        defer { spool?.remove() }
         var options = ServeOptions(
             matching: ServeMatching(ignore: try ignorePatterns(), headers: matchHeaders), repeatPolicy: try repeatValue(),
             passthrough: try passthroughURL(), redaction: redaction, pace: pace)
@@ -129,12 +124,12 @@ struct ServeCommand: AsyncParsableCommand {
                              passthrough: options.passthrough, store: destinationPath, tls: identity != nil))
         if let identity { print("loupe serve: TLS certificate fp=sha256:\(identity.fingerprint.hex) (self-signed, in \(identity.folder))") }
         if let file = rules?.file { print("loupe serve: answers pass through the rules of \(TerminalText.line(file.path))") }
-        if library.streamsLeftOut > 0 {
-            print("loupe serve: \(Quantity.count(library.streamsLeftOut, "stream")) (server-sent events, WebSocket) left out: streams are not served yet")
-        }
         try? StandardStreams.flushOutput()
         await StopSignals.wait()
         await server.stop()
+        if server.droppedRecordings > 0, let destinationPath {
+            StandardStreams.error("loupe: \(Quantity.count(server.droppedRecordings, "served exchange")) not recorded into \(TerminalText.line(destinationPath)): the store fell behind\n")
+        }
         rules?.file?.stop()
     }
 
@@ -154,22 +149,23 @@ struct ServeCommand: AsyncParsableCommand {
         return line
     }
 
-    /// The source as a store: a HAR file (by name or first byte) read into memory through the recorder's redaction,
-    /// anything else opened as a store (or cassette) read-only.
-    static func open(_ argument: String?, redaction: RedactionPolicy) throws -> (any TraceStore, String) {
+    /// The source's recordings: a HAR file (by name or first byte) read into a temporary store through the recorder's
+    /// redaction (returned, for the caller to remove when it stops), anything else opened as a store (or cassette)
+    /// read-only.
+    static func open(_ argument: String?, redaction: RedactionPolicy, filter: TraceFilter?) throws
+        -> (ServeLibrary, String, ServeSpool?) {
         let path = StoreAccess.path(argument)
         guard argument != nil, ReplaySource.isHARFile(path) else {
             let (store, storePath) = try StoreAccess.openForReading(argument)
-            return (store, storePath)
+            do {
+                return (try ServeLibrary(store: store, filter: filter), storePath, nil)
+            } catch {
+                throw StoreAccess.readFailure(error)
+            }
         }
         _ = try InputFile.regular(path, role: "HAR file")
-        do {
-            let store = InMemoryTraceStore()
-            try store.write(try HARImporter(redaction: redaction).exchanges(contentsOf: URL(fileURLWithPath: path)))
-            return (store, path)
-        } catch {
-            throw CommandFailure.badInput("\(path): \(error)")
-        }
+        let spool = try ServeSpool.load(har: path, redaction: redaction, filter: filter)
+        return (spool.library, path, spool)
     }
 
     func ignorePatterns() throws -> [DiffPattern] {
