@@ -22,6 +22,8 @@ let package = Package(
         .library(name: "LoupeRules", targets: ["LoupeRules"]),
         .library(name: "LoupeWebSocket", targets: ["LoupeWebSocket"]),
         .library(name: "LoupeOTLP", targets: ["LoupeOTLP"]),
+        .library(name: "LoupeGRPC", targets: ["LoupeGRPC"]),
+        .library(name: "LoupeProtobuf", targets: ["LoupeProtobuf"]),
         .executable(name: "loupe", targets: ["loupe"]),
     ],
     dependencies: [
@@ -52,6 +54,12 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.0.0"),
         // WebSocket's protocol (RFC 6455 framing, handshake, permessage-deflate) for the client (DECISIONS 123).
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        // gRPC (issue 47): `LoupeGRPC` records through grpc-swift 2's client interceptor; its messages are serialized
+        // with swift-protobuf when they are generated types. The HTTP/2 transport is for the tests, the benchmark
+        // and the demo's service.
+        .package(url: "https://github.com/grpc/grpc-swift-2.git", from: "2.4.3"),
+        .package(url: "https://github.com/grpc/grpc-swift-nio-transport.git", from: "2.9.2"),
+        .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
     ],
     targets: [
         // The client: endpoints, middleware chain, errors. No I/O library of its own, and no FoundationNetworking
@@ -276,6 +284,32 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
+        ),
+        // The protobuf wire format read without a schema (what `protoc --decode_raw` shows): what viewers show of a
+        // gRPC message. No grpc-swift and no swift-protobuf, so the TUI and CLI stay free of both.
+        .target(name: "LoupeProtobuf"),
+        // Recording a grpc-swift 2 client: a `ClientInterceptor` reporting each RPC as an exchange whose stream
+        // carries the messages (issue 47).
+        .target(
+            name: "LoupeGRPC",
+            dependencies: [
+                "Loupe", "LoupeTrace",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ]
+        ),
+        // The interceptor against Python's grpcio (.ci/grpc-server.py, Tests/LoupeGRPCTests/Fixtures/loupe_test.proto)
+        // when LOUPE_CI_PYTHON is set, and the wire-format decoder against `protoc --decode_raw`.
+        .testTarget(
+            name: "LoupeGRPCTests",
+            dependencies: [
+                "Loupe", "LoupeTrace", "LoupeQuery", "LoupeGRPC", "LoupeProtobuf",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
+            ],
+            exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "LoupeTests",
