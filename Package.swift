@@ -182,7 +182,7 @@ let package = Package(
         // The TUI's model, update and rendering into a cell buffer. No curses here.
         .target(
             name: "LoupeTUI",
-            dependencies: ["Loupe", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeBoard", "LoupeRules"]
+            dependencies: ["Loupe", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeBoard", "LoupeRules", "LoupeProtobuf"]
         ),
         // WebSocket's protocol for `client.webSocket` on NIO: hummingbird-websocket's client (DECISIONS 123).
         .target(
@@ -242,7 +242,7 @@ let package = Package(
             dependencies: [
                 "Loupe", "LoupeAsyncHTTPClient", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay",
                 "LoupeBoard", "LoupeTUI", "LoupeDemo", "LoupeLink", "LoupeConfig", "LoupeRules", "LoupeWebSocket", "CNcurses", "CMalloc", "CStdio",
-                "LoupeOTLP", "LoupeServe",
+                "LoupeOTLP", "LoupeServe", "LoupeProtobuf",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "TOMLKit", package: "TOMLKit"),

@@ -8,6 +8,29 @@ public enum ProtobufText {
         return out
     }
 
+    /// The fields on one line, as protobuf's single-line text format writes them: `1: 150 2: "a" 3 { 1: 2 }`.
+    public static func singleLine(_ fields: [ProtobufField]) -> String {
+        var out = ""
+        writeLine(fields, into: &out)
+        return out.hasSuffix(" ") ? String(out.dropLast()) : out
+    }
+
+    static func writeLine(_ fields: [ProtobufField], into out: inout String) {
+        for field in fields {
+            out += String(field.number)
+            switch field.value {
+            case .varint(let value): out += ": \(value) "
+            case .fixed64(let value): out += ": 0x" + hex(value, width: 16) + " "
+            case .fixed32(let value): out += ": 0x" + hex(UInt64(value), width: 8) + " "
+            case .bytes(let bytes): out += ": \"" + escaped(bytes) + "\" "
+            case .message(let inner), .group(let inner):
+                out += " { "
+                writeLine(inner, into: &out)
+                out += "} "
+            }
+        }
+    }
+
     /// `protoc --decode_raw`'s text of `bytes`, or nil when they are not a protobuf message.
     public static func decodeRaw(_ bytes: some Collection<UInt8>) -> String? {
         ProtobufWireDecoder.decode(bytes).map(text)
