@@ -40,8 +40,12 @@ struct GRPCRecordingTests {
             target: .ipv4(address: "127.0.0.1", port: peer.port), transportSecurity: .plaintext,
             serviceConfig: ServiceConfig(methodConfig: [MethodConfig(
                 names: [MethodConfig.Name(service: "loupe.test.Echo", method: "Flaky")], executionPolicy: .retry(retry))]))
-        try await withGRPCClient(transport: transport, interceptors: [LoupeGRPCInterceptor(recorder: inspector)]) { client in
+        // grpc-swift 2: one interceptor where the client is made (LoupeGRPC):
+        let client = GRPCClient(transport: transport, interceptors: [LoupeGRPCInterceptor(recorder: inspector)])
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { try await client.runConnections() }
             try await body(client)
+            client.beginGracefulShutdown()
         }
         await inspector.shutdown()
         let exchanges = try store.exchanges(matching: nil, limit: 1000).sorted { $0.startedAt < $1.startedAt }
