@@ -24,6 +24,8 @@ let package = Package(
         .library(name: "LoupeWebSocket", targets: ["LoupeWebSocket"]),
         .library(name: "LoupeOTLP", targets: ["LoupeOTLP"]),
         .library(name: "LoupeContract", targets: ["LoupeContract"]),
+        .library(name: "LoupeGRPC", targets: ["LoupeGRPC"]),
+        .library(name: "LoupeProtobuf", targets: ["LoupeProtobuf"]),
         .executable(name: "loupe", targets: ["loupe"]),
     ],
     dependencies: [
@@ -61,6 +63,12 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         // `loupe mcp`: the Model Context Protocol's messages and server (issue 50).
         .package(url: "https://github.com/modelcontextprotocol/swift-sdk.git", from: "0.12.1"),
+        // gRPC (issue 47): `LoupeGRPC` records through grpc-swift 2's client interceptor; its messages are serialized
+        // with swift-protobuf when they are generated types. The HTTP/2 transport is for the tests, the benchmark
+        // and the demo's service.
+        .package(url: "https://github.com/grpc/grpc-swift-2.git", from: "2.4.3"),
+        .package(url: "https://github.com/grpc/grpc-swift-nio-transport.git", from: "2.9.2"),
+        .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
     ],
     targets: [
         // The client: endpoints, middleware chain, errors. No I/O library of its own, and no FoundationNetworking
@@ -193,7 +201,7 @@ let package = Package(
         .target(
             name: "LoupeTUI",
             dependencies: ["Loupe", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeBoard", "LoupeRules",
-                           "LoupeRulesFile", "LoupeConfig"]
+                           "LoupeRulesFile", "LoupeConfig", "LoupeProtobuf"]
         ),
         // WebSocket's protocol for `client.webSocket` on NIO: hummingbird-websocket's client (DECISIONS 123).
         .target(
@@ -260,7 +268,7 @@ let package = Package(
             dependencies: [
                 "Loupe", "LoupeAsyncHTTPClient", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay",
                 "LoupeBoard", "LoupeTUI", "LoupeDemo", "LoupeLink", "LoupeConfig", "LoupeRules", "LoupeRulesFile", "LoupeWebSocket", "CNcurses", "CMalloc", "CStdio",
-                "LoupeOTLP", "LoupeServe", "LoupeContract", "LoupeCompare",
+                "LoupeOTLP", "LoupeServe", "LoupeContract", "LoupeCompare", "LoupeProtobuf",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "MCP", package: "swift-sdk"),
                 .product(name: "Logging", package: "swift-log"),
@@ -316,6 +324,32 @@ let package = Package(
                 .product(name: "OpenAPIKitCompat", package: "OpenAPIKit"),
                 .product(name: "Yams", package: "Yams"),
             ]
+        ),
+        // The protobuf wire format read without a schema (what `protoc --decode_raw` shows): what viewers show of a
+        // gRPC message. No grpc-swift and no swift-protobuf, so the TUI and CLI stay free of both.
+        .target(name: "LoupeProtobuf"),
+        // Recording a grpc-swift 2 client: a `ClientInterceptor` reporting each RPC as an exchange whose stream
+        // carries the messages (issue 47).
+        .target(
+            name: "LoupeGRPC",
+            dependencies: [
+                "Loupe", "LoupeTrace",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ]
+        ),
+        // The interceptor against Python's grpcio (.ci/grpc-server.py, Tests/LoupeGRPCTests/Fixtures/loupe_test.proto)
+        // when LOUPE_CI_PYTHON is set, and the wire-format decoder against `protoc --decode_raw`.
+        .testTarget(
+            name: "LoupeGRPCTests",
+            dependencies: [
+                "Loupe", "LoupeTrace", "LoupeQuery", "LoupeGRPC", "LoupeProtobuf",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
+            ],
+            exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "LoupeTests",

@@ -19,6 +19,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.8.0"),
+        // The gRPC budget (issue 47): grpc-swift's client and server on its HTTP/2 transport.
+        .package(url: "https://github.com/grpc/grpc-swift-2.git", from: "2.4.3"),
+        .package(url: "https://github.com/grpc/grpc-swift-nio-transport.git", from: "2.9.2"),
     ],
     targets: [
         .executableTarget(
@@ -190,6 +193,18 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Tools/AdapterProfile"
+        ),
+        // Unary gRPC calls over loopback, bare or recorded by `LoupeGRPCInterceptor` (grpc-callgrind.sh, issue 47).
+        .executableTarget(
+            name: "grpc-profile",
+            dependencies: [
+                .product(name: "Loupe", package: "Loupe"),
+                .product(name: "LoupeGRPC", package: "Loupe"),
+                .product(name: "LoupeTrace", package: "Loupe"),
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
+            ],
+            path: "Tools/GRPCProfile"
         ),
     ]
 )

@@ -13,7 +13,7 @@ import LoupeTrace
 /// ```
 package struct TraceFilterParser {
     /// Every `~name`, in the order error messages list them (and the `:` prompt completes them).
-    package static let termNames = ["m", "c", "d", "u", "h", "b", "op", "dur", "att", "cb", "e", "replay", "src", "rule", "served"]
+    package static let termNames = ["m", "c", "d", "u", "h", "b", "op", "dur", "att", "cb", "e", "replay", "src", "rule", "served", "grpc", "gs"]
     /// Filters longer than this are refused before anything else is read.
     static let maxLength = 10_000
     /// More terms than this are refused. Realistic filters have a handful; the bound keeps every filter inside
@@ -156,6 +156,13 @@ package struct TraceFilterParser {
             let app = try argument(wanting: "an app name after ~src")
             return .source(FilterText.asciiLowercased(app.text))
         case "rule": return try rule()
+        case "grpc": return .grpc(status: nil)
+        case "gs":
+            let word = try argument(wanting: "a gRPC status like UNAVAILABLE or 14 after ~gs")
+            guard let code = GRPCStatusName.code(word.text) else {
+                throw .expected("a gRPC status: a name like UNAVAILABLE or a number from 0 to 16", at: word.offset)
+            }
+            return .grpc(status: code)
         default: throw .unknownFilter(name, at: start)
         }
     }

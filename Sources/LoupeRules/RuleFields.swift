@@ -108,6 +108,7 @@ package enum RuleFields {
         case .served: "~served"
         case .source: "~src"
         case .rule: "~rule"
+        case .grpc: "~grpc"
         case .method, .host, .url, .header, .body, .operation, .attempts: nil
         case .not(let inner): responseTerm(in: inner)
         case .and(let left, let right), .or(let left, let right): responseTerm(in: left) ?? responseTerm(in: right)

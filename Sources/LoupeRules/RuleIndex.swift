@@ -32,7 +32,7 @@ struct RulePrecheck: Sendable {
         case .operation(let name): self.init(operations: [name])
         case .method(let method): self.init(methods: [method])
         case .host, .url, .header, .body, .attempts, .not: self = .any
-        case .status, .duration, .circuit, .error, .replay, .served, .source, .rule: self = .none
+        case .status, .duration, .circuit, .error, .replay, .served, .source, .rule, .grpc: self = .none
         case .and:
             var result = RulePrecheck.any
             for operand in Self.chain(filter, and: true) { result = result.and(RulePrecheck(operand)) }
@@ -115,7 +115,7 @@ indirect enum RuleTest: Sendable {
         case .header(let pattern): self = .header(pattern)
         case .body(let pattern): self = .body(pattern)
         case .attempts(let comparison): self = .attempts(comparison)
-        case .status, .duration, .circuit, .error, .replay, .served, .source, .rule: self = .constant(false)
+        case .status, .duration, .circuit, .error, .replay, .served, .source, .rule, .grpc: self = .constant(false)
         case .not(let inner):
             let test = RuleTest(inner)
             if case .constant(let value) = test { self = .constant(!value) } else { self = .not(test) }

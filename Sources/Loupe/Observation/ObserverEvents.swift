@@ -202,6 +202,8 @@ public enum RecordingAdapter {
     /// URLSession: `LoupeURLProtocol` in a `URLSessionConfiguration`'s `protocolClasses`, or `RecordingSessionDelegate`
     /// as the session's delegate in front of the app's own.
     public static let urlSession = "urlsession"
+    /// `LoupeGRPCInterceptor`, a grpc-swift 2 `ClientInterceptor`.
+    public static let grpcSwift = "grpc-swift"
 }
 
 /// The logical request ended.

@@ -6,6 +6,8 @@ public enum ExchangeStreamKind: String, Sendable, Codable, CaseIterable {
     case eventStream = "sse"
     /// A WebSocket connection (``Client/webSocket(_:)``).
     case webSocket = "websocket"
+    /// A gRPC call recorded by `LoupeGRPC`: its request and response messages, and its status as the close.
+    case grpc
 }
 
 /// Which way a stream message went.

@@ -33,7 +33,7 @@ enum HAREntryWriter {
         out.key("_loupe")
         try writeLoupe(exchange, to: out)
         if let stream = exchange.stream {
-            out.member("_resourceType", stream.kind == .webSocket ? "websocket" : "eventsource")
+            out.member("_resourceType", stream.kind.harResourceType)
             if stream.kind == .webSocket {
                 out.key("_webSocketMessages")
                 try writeWebSocketMessages(stream, to: out)

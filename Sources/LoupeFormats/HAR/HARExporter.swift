@@ -59,7 +59,7 @@ public struct HARExporter: Sendable {
                 responseBody: exchange.responseBody.map { HARLoupeBody(size: $0.size, truncated: $0.isTruncated) },
                 attempts: exchange.attempts, events: exchange.events, source: exchange.source,
                 stream: exchange.stream.map(HARLoupeStream.init)),
-            resourceType: exchange.stream.map { $0.kind == .webSocket ? "websocket" : "eventsource" },
+            resourceType: exchange.stream.map(\.kind.harResourceType),
             webSocketMessages: exchange.stream.flatMap { $0.kind == .webSocket ? $0.messages.map(HARWebSocketMessage.init) : nil })
     }
 

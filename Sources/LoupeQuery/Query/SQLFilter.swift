@@ -119,6 +119,11 @@ struct SQLFilter {
                 app)
         case .rule(let name):
             return ruleClause(name)
+        case .grpc(let status):
+            // The stream column's JSON (kind, closeCode); `json_valid` first, as for `~src`. Literals: Loupe's own words
+            // and a number the parser checked.
+            let code = status.map { " AND json_extract(exchange.stream, '$.closeCode') = \($0)" } ?? ""
+            return "(CASE WHEN json_valid(exchange.stream) THEN json_extract(exchange.stream, '$.kind') = 'grpc'\(code) ELSE 0 END)"
         case .not:
             // A run of `!` is one test: `!!x` is `x` (an absent value stays "no match", as in memory).
             let (count, inner) = filter.negations

@@ -32,10 +32,16 @@ enum CommandCompletion {
         return prompt
     }
 
+    /// A filter operator, or after `~gs` a gRPC status name (typed in any case).
+    static func filterTerms(completing word: String, after previous: String?) -> [String] {
+        if previous == "~gs" { return GRPCStatusName.names.filter { $0.hasPrefix(word.uppercased()) } }
+        return word.hasPrefix("~") ? filterOperators.filter { $0.hasPrefix(word) } : []
+    }
+
     static func candidates(for word: String, kind: PromptKind, before: [String]) -> [String] {
         switch kind {
         case .search: return []
-        case .filter: return word.hasPrefix("~") ? filterOperators.filter { $0.hasPrefix(word) } : []
+        case .filter: return filterTerms(completing: word, after: before.last)
         case .command: break
         }
         guard let name = before.first else {
@@ -49,7 +55,7 @@ enum CommandCompletion {
         case .choice where before.count == 2 && command == .sort:
             return ["asc", "desc"].filter { $0.hasPrefix(word) }
         case .filterExpression:
-            return word.hasPrefix("~") ? filterOperators.filter { $0.hasPrefix(word) } : []
+            return filterTerms(completing: word, after: before.last)
         case .exportTarget:
             let arguments = Array(before.dropFirst())
             let scopes = ExportRequest.Scope.allCases.map(\.rawValue)

@@ -19,7 +19,8 @@ enum StatusStyle {
         if summary.outcome == .shortCircuited { return (summary.outcome.code, .error) }
         // A stream that opened is listed by what it did: its last head (`204`, `101`) says nothing of that.
         if let stream = summary.openedStream {
-            return (stream.code, stream.ending == "cut" ? .error : stream.ending == "open" ? .dim : .statusSuccess)
+            let failed = stream.ending == "cut" || stream.isFailedCall
+            return (stream.code, failed ? .error : stream.ending == "open" ? .dim : .statusSuccess)
         }
         if let status = summary.status { return (String(status), style(for: status)) }
         if summary.duration == nil, summary.error == nil { return ("—", .dim) }

@@ -45,6 +45,8 @@ extension TraceFilter {
             return exchange.source.map { FilterText.containsBytes(FilterText.asciiLowercased($0.app), app) } ?? false
         case .rule(let name):
             return Self.ruleActed(on: exchange, named: name)
+        case .grpc(let status):
+            return exchange.stream.map { Self.isCall($0, status: status) } ?? false
         // Whole chains at a time, so recursion follows brackets, never the length of `a & b & c …`.
         case .not:
             let (count, inner) = negations
@@ -58,6 +60,11 @@ extension TraceFilter {
 }
 
 extension TraceFilter {
+    /// `~grpc` / `~gs CODE` on a stream (a summary's carries its close too).
+    static func isCall(_ stream: TraceStream, status: Int?) -> Bool {
+        stream.kind == .grpc && (status.map { stream.closeCode == $0 } ?? true)
+    }
+
     /// `~rule [name]`. Out of line: `matches` recurses once per bracket, and a closure here would grow every
     /// frame of it (the worst filters must fit a 512 KiB thread stack).
     @inline(never)
@@ -88,6 +95,7 @@ extension TraceFilter {
         case .replay: return summary.replayOf != nil
         case .source: return nil  // a summary has no source
         case .rule, .served: return nil  // nor events
+        case .grpc(let status): return summary.stream.map { Self.isCall($0, status: status) } ?? false
         case .not:
             let (count, inner) = negations
             return inner.matches(summary).map { $0 == count.isMultiple(of: 2) }

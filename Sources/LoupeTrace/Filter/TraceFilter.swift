@@ -23,6 +23,8 @@ import Foundation
 /// | `~served` | exchanges `loupe serve` answered from a recording, misses included |
 /// | `~src name` | exchanges from a linked app whose name contains the text, ignoring ASCII case (`loupe listen`) |
 /// | `~rule`, `~rule name` | exchanges a rule acted on (mock, fault, rewrite, breakpoint); with a name, a rule whose name contains it |
+/// | `~grpc` | gRPC calls (recorded by `LoupeGRPC`) |
+/// | `~gs UNAVAILABLE`, `~gs 14` | gRPC calls that ended with that status, by name (any case) or number |
 ///
 /// Combine with `!` (not), `&` (and), `|` (or) and parentheses; adjacent terms are joined by `&`. `!` binds
 /// tighter than `&`, which binds tighter than `|`. Arguments end at whitespace, parentheses, `&` and `|`: quote
@@ -68,6 +70,8 @@ public indirect enum TraceFilter: Sendable, Hashable, CustomStringConvertible {
     case source(String)
     /// `~rule [name]`: a rule acted on the exchange (a `rule` event); with a name (lower-cased), one whose name contains it.
     case rule(String?)
+    /// `~grpc` (any status) or `~gs CODE`: gRPC calls, with that status code when one is given (0…16).
+    case grpc(status: Int?)
     /// `!x`
     case not(TraceFilter)
     /// `x & y`, or `x y`
@@ -82,7 +86,7 @@ public indirect enum TraceFilter: Sendable, Hashable, CustomStringConvertible {
         while let next = pending.popLast() {
             switch next {
             case .header, .body: return true
-            case .method, .status, .host, .url, .operation, .duration, .attempts, .circuit, .error, .replay, .served, .source, .rule: break
+            case .method, .status, .host, .url, .operation, .duration, .attempts, .circuit, .error, .replay, .served, .source, .rule, .grpc: break
             case .not(let inner): pending.append(inner)
             case .and(let left, let right), .or(let left, let right): pending += [right, left]
             }
@@ -219,6 +223,7 @@ extension TraceFilter {
         case (.circuit(let a), .circuit(let b)): a == b
         case (.error, .error), (.replay, .replay), (.served, .served): true
         case (.rule(let a), .rule(let b)): a == b
+        case (.grpc(let a), .grpc(let b)): a == b
         default: false
         }
     }

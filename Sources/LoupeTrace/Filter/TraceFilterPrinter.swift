@@ -18,6 +18,7 @@ package enum TraceFilterPrinter {
         case .served: "~served"
         case .source(let app): "~src " + quote(app)
         case .rule(let name): rule(name)
+        case .grpc(let status): status.map { "~gs " + GRPCStatusName.name($0) } ?? "~grpc"
         case .not(let inner): "!" + grouped(inner, unless: !isBinary(inner))
         case .and, .or: chain(filter)
         }

@@ -55,10 +55,18 @@ public struct TraceStream: Sendable, Codable, Hashable {
         }
     }
 
-    /// The code column for a stream row: `SSE`, or a WebSocket's close code (`WS` without one).
+    /// The code column for a stream row: `SSE`, a WebSocket's close code (`WS` without one), or a gRPC call's status
+    /// by name (`UNAVAILABLE`; `GRPC` while it has none).
     public var code: String {
-        kind == .eventStream ? "SSE" : closeCode.map(String.init) ?? "WS"
+        switch kind {
+        case .eventStream: "SSE"
+        case .webSocket: closeCode.map(String.init) ?? "WS"
+        case .grpc: closeCode.map(GRPCStatusName.name) ?? "GRPC"
+        }
     }
+
+    /// A gRPC call that ended with a status other than `OK`.
+    public var isFailedCall: Bool { kind == .grpc && closeCode.map { $0 != 0 } ?? false }
 
     /// What a list row says of the stream: `↑ 0 ↓ 21 ended`.
     public var listing: String {

@@ -36,6 +36,8 @@ public struct TraceSummary: Sendable, Codable, Hashable, Identifiable {
     /// The stream, when it opened (a 101 or 2xx head, not refused): such a row is listed by what the stream did,
     /// not by its last head (a finished event stream's `204`, a WebSocket's `101 … 0 B`).
     public var openedStream: TraceStream? {
+        // A gRPC call is listed by its status even when no response came (a refused connection is `UNAVAILABLE`).
+        if let stream, stream.kind == .grpc, outcome != .shortCircuited { return stream }
         guard let stream, outcome != .shortCircuited, let status, status == 101 || (200..<300).contains(status) else {
             return nil
         }

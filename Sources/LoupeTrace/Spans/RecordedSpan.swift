@@ -58,6 +58,7 @@ extension TraceExchange {
         attributes["loupe.outcome"] = outcome.rawValue
         attributes["loupe.attempts"] = attempts.count
         if let replayOf { attributes["loupe.replay_of"] = replayOf.uuidString }
+        SpanRPCAttributes.set(self, on: &attributes)
         let events = self.events.map { event in
             var attributes = SpanAttributes()
             attributes["message"] = event.message

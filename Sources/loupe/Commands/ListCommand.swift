@@ -94,6 +94,7 @@ enum FilterOption {
           ~served                      answered by loupe serve
           ~src NAME                    sent by a linked app (name contains)
           ~rule [NAME]                 a rule acted on it (name contains)
+          ~grpc, ~gs UNAVAILABLE|14    gRPC calls; by status name or number
         Combine with ! (not), & (and, also implied between terms), | (or)
         and parentheses. Quote arguments that contain spaces, parentheses,
         & or |: ~b "a b".

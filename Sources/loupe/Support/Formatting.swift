@@ -1,5 +1,6 @@
 import Foundation
 import Loupe
+import LoupeProtobuf
 import LoupeTrace
 import LoupeFormats
 
@@ -125,6 +126,8 @@ struct StreamJSON: Encodable {
         var eventID: String?
         var text: String?
         var base64: String?
+        /// A gRPC message read as protobuf's wire format, as `protoc --decode_raw` prints it.
+        var protobuf: String?
     }
 
     var kind: String
@@ -135,6 +138,8 @@ struct StreamJSON: Encodable {
     var closeCode: Int?
     var closeReason: String?
     var closedBy: String?
+    /// A gRPC call's status by name (`UNAVAILABLE`).
+    var grpcStatus: String?
     /// How it ended: `closed`, `ended`, `cut` or `open` (``TraceStream/ending``).
     var ending: String
     var messages: [Message]?
@@ -148,15 +153,19 @@ struct StreamJSON: Encodable {
         closeCode = stream.closeCode
         closeReason = stream.closeReason
         closedBy = stream.closedBy
+        grpcStatus = stream.kind == .grpc ? stream.closeCode.map(GRPCStatusName.name) : nil
         ending = stream.ending
         guard withMessages else { return }
+        let grpc = stream.kind == .grpc
         messages = stream.messages.map { message in
-            let text = String(data: message.payload, encoding: .utf8)
+            // A gRPC message is binary protobuf (even when its bytes happen to be UTF-8): base64 and its fields.
+            let text = grpc ? nil : String(data: message.payload, encoding: .utf8)
+            let protobuf = grpc && !message.isTruncated ? ProtobufText.decodeRaw(message.payload) : nil
             return Message(
                 index: message.index, direction: message.direction.rawValue, at: Formatting.jsonDate(message.at) ?? "",
                 offsetMs: Formatting.jsonMilliseconds(message.at.timeIntervalSince(startedAt)), type: message.type,
                 size: message.size, truncated: message.isTruncated, eventID: message.eventID, text: text,
-                base64: text == nil ? message.payload.base64EncodedString() : nil)
+                base64: text == nil ? message.payload.base64EncodedString() : nil, protobuf: protobuf)
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Loupe
+import LoupeProtobuf
 import LoupeTrace
 
 /// The Messages tab: a stream's messages (server-sent events, WebSocket messages), one row each with its time offset
@@ -9,14 +10,17 @@ extension DetailTabs {
     var messageLines: [StyledLine] {
         guard let stream = exchange.stream else { return [StyledLine("Not a stream: no messages.", style: .dim)] }
         var summary: [StyledLine.Span] = [
-            .init(stream.kind == .webSocket ? "WebSocket" : "Server-sent events", .label),
+            .init(stream.kind == .webSocket ? "WebSocket" : stream.kind == .grpc ? "gRPC" : "Server-sent events", .label),
             .init("  ↑ \(Quantity.count(stream.sentCount))  ↓ \(Quantity.count(stream.receivedCount))", .normal),
             .init("  " + Quantity.bytes(stream.byteCount), .dim),
         ]
         if stream.omittedCount > 0 {
             summary.append(.init("  \(Quantity.count(stream.omittedCount)) not kept (past the cap, between the first and the last)", .dim))
         }
-        if let by = stream.closedBy {
+        if stream.kind == .grpc, let code = stream.closeCode {
+            let reason = stream.closeReason.flatMap { $0.isEmpty ? nil : " " + $0 } ?? ""
+            summary.append(.init("  status \(GRPCStatusName.name(code))\(reason)", stream.isFailedCall ? .error : .dim))
+        } else if let by = stream.closedBy {
             let code = stream.closeCode.map { " \($0)" } ?? ""
             let reason = stream.closeReason.flatMap { $0.isEmpty ? nil : " " + $0 } ?? ""
             summary.append(.init("  closed by the \(by)\(code)\(reason)", .dim))
@@ -47,7 +51,10 @@ final class MessageRows: DeferredLineSource {
         let seconds = message.at.timeIntervalSince(start)
         let offset = (seconds.isFinite && seconds >= 0 ? "+" : "") + Quantity.duration(seconds)
         let arrow = message.direction == .sent ? "↑" : "↓"
-        var text = String(decoding: message.payload.prefix(Self.preview * 4), as: UTF8.self)
+        // A gRPC message is protobuf: shown as its fields (`1: "hello" 2: 42`), as `protoc --decode_raw` reads them.
+        var text = stream.kind == .grpc && !message.isTruncated
+            ? ProtobufWireDecoder.decode(message.payload).map(ProtobufText.singleLine) ?? Self.hex(message.payload)
+            : String(decoding: message.payload.prefix(Self.preview * 4), as: UTF8.self)
         text = text.replacingOccurrences(of: "\n", with: "⏎")
         if text.count > Self.preview { text = String(text.prefix(Self.preview)) + "…" } else if message.isTruncated { text += "…" }
         let number = "#\(message.index)"
@@ -59,6 +66,11 @@ final class MessageRows: DeferredLineSource {
             .init(Quantity.bytes(message.size).padding(toLength: 9, withPad: " ", startingAt: 0) + " ", .dim),
             .init(TerminalText.line(text)),
         ]
+    }
+
+    /// Bytes that are not a protobuf message, in hex (as many as a row shows).
+    static func hex(_ payload: Data) -> String {
+        payload.prefix(preview / 2).map { String(format: "%02x", $0) }.joined()
     }
 
     func widthBound(_ position: Int, _ unused: Int) -> Int {
