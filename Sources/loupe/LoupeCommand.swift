@@ -14,7 +14,7 @@ struct LoupeCommand: AsyncParsableCommand {
         subcommands: [
             DemoCommand.self, TUICommand.self, SendCommand.self, ListCommand.self, ShowCommand.self, StatsCommand.self,
             ExportCommand.self, ImportCommand.self, CurlCommand.self, PruneCommand.self, RedactCommand.self, ReplayCommand.self,
-            ListenCommand.self, RulesCommand.self, WSCommand.self, ServeCommand.self,
+            ListenCommand.self, RulesCommand.self, WSCommand.self, ServeCommand.self, IndexCommand.self,
         ]
     )
 
