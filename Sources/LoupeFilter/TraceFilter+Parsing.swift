@@ -20,13 +20,17 @@ extension TextPattern {
     /// what filters do not support (back-references, look-around, …).
     public init(_ source: String, ignoresCase: Bool) throws(Invalid) {
         let engine: Engine
+        let trigrams: [String]
         do {
             var parser = RegexParser(source)
-            engine = Engine(try RegexProgram(try parser.parse(caseless: ignoresCase)))
+            let node = try parser.parse(caseless: ignoresCase)
+            engine = Engine(try RegexProgram(node))
+            trigrams = RegexTrigrams.required(node)
         } catch {
             throw Invalid(reason: error.description)
         }
-        self.init(source: source, ignoresCase: ignoresCase, engine: TextPatternEngine { engine.matches($0) })
+        self.init(source: source, ignoresCase: ignoresCase, engine: TextPatternEngine { engine.matches($0) },
+                  indexTrigrams: trigrams)
     }
 
     /// The program and one idle DFA cache, lent to one match at a time: states learnt on one row speed up the next.

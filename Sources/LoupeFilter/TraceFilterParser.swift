@@ -13,7 +13,8 @@ import LoupeTrace
 /// ```
 package struct TraceFilterParser {
     /// Every `~name`, in the order error messages list them (and the `:` prompt completes them).
-    package static let termNames = ["m", "c", "d", "u", "h", "b", "op", "dur", "att", "cb", "e", "replay", "src", "rule", "served", "grpc", "gs"]
+    package static let termNames = ["m", "c", "d", "u", "h", "b", "op", "dur", "att", "cb", "e", "replay", "src", "rule", "served", "grpc", "gs",
+                                    "bq", "bs", "any"]
     /// Filters longer than this are refused before anything else is read.
     static let maxLength = 10_000
     /// More terms than this are refused. Realistic filters have a handful; the bound keeps every filter inside
@@ -141,6 +142,14 @@ package struct TraceFilterParser {
         case "u": return .url(try pattern(argument(wanting: "a regular expression after ~u"), ignoresCase: true, term: "~u"))
         case "h": return .header(try pattern(argument(wanting: "a regular expression after ~h"), ignoresCase: true, term: "~h"))
         case "b": return .body(try pattern(argument(wanting: "a regular expression after ~b"), ignoresCase: false, term: "~b"))
+        case "bq": return .requestBody(try pattern(argument(wanting: "a regular expression after ~bq"), ignoresCase: false, term: "~bq"))
+        case "bs": return .responseBody(try pattern(argument(wanting: "a regular expression after ~bs"), ignoresCase: false, term: "~bs"))
+        case "any":
+            // Any field a person searches: `~u R | ~h R | ~b R`, each with its own case rule, so it means exactly
+            // what the three terms mean and prints as them.
+            let word = try argument(wanting: "a regular expression after ~any")
+            let caseless = try pattern(word, ignoresCase: true, term: "~any")
+            return .or(.or(.url(caseless), .header(caseless)), .body(try pattern(word, ignoresCase: false, term: "~any")))
         case "op": return .operation(try argument(wanting: "an operation name after ~op").text)
         case "gql":
             // The recorder names GraphQL requests `query NAME`, `mutation NAME`…: any of them by the operation's name.

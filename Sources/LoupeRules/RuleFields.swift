@@ -109,7 +109,8 @@ package enum RuleFields {
         case .source: "~src"
         case .rule: "~rule"
         case .grpc: "~grpc"
-        case .method, .host, .url, .header, .body, .operation, .attempts: nil
+        case .responseBody: "~bs"
+        case .method, .host, .url, .header, .body, .requestBody, .operation, .attempts: nil
         case .not(let inner): responseTerm(in: inner)
         case .and(let left, let right), .or(let left, let right): responseTerm(in: left) ?? responseTerm(in: right)
         }

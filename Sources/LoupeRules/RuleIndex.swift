@@ -31,8 +31,8 @@ struct RulePrecheck: Sendable {
         switch filter {
         case .operation(let name): self.init(operations: [name])
         case .method(let method): self.init(methods: [method])
-        case .host, .url, .header, .body, .attempts, .not: self = .any
-        case .status, .duration, .circuit, .error, .replay, .served, .source, .rule, .grpc: self = .none
+        case .host, .url, .header, .body, .requestBody, .attempts, .not: self = .any
+        case .status, .duration, .circuit, .error, .replay, .served, .source, .rule, .grpc, .responseBody: self = .none
         case .and:
             var result = RulePrecheck.any
             for operand in Self.chain(filter, and: true) { result = result.and(RulePrecheck(operand)) }
@@ -113,9 +113,10 @@ indirect enum RuleTest: Sendable {
         case .host(let host): self = .host(Array(host.utf8))
         case .url(let pattern): self = .url(pattern)
         case .header(let pattern): self = .header(pattern)
-        case .body(let pattern): self = .body(pattern)
+        case .body(let pattern), .requestBody(let pattern): self = .body(pattern)
         case .attempts(let comparison): self = .attempts(comparison)
-        case .status, .duration, .circuit, .error, .replay, .served, .source, .rule, .grpc: self = .constant(false)
+        // A request has no response yet: `~bs` never matches one, as `~c` does not.
+        case .status, .duration, .circuit, .error, .replay, .served, .source, .rule, .grpc, .responseBody: self = .constant(false)
         case .not(let inner):
             let test = RuleTest(inner)
             if case .constant(let value) = test { self = .constant(!value) } else { self = .not(test) }

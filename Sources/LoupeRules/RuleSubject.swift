@@ -47,10 +47,10 @@ public struct RuleSubject: Sendable {
         case .url(let pattern): return pattern.matches(url)
         case .header(let pattern):
             return pattern.matches(FilterText.headerLines(request.headerFields.map { TraceHeader(name: $0.name.rawName, value: $0.value) }))
-        case .body(let pattern): return body.map { pattern.matches(FilterText.bodyText($0)) } ?? false
+        case .body(let pattern), .requestBody(let pattern): return body.map { pattern.matches(FilterText.bodyText($0)) } ?? false
         case .operation(let name): return FilterText.sameBytes(operation, name)
         case .attempts(let comparison): return comparison.holds(for: attempt)
-        case .status, .duration, .circuit, .error, .replay, .served, .source, .rule, .grpc: return false
+        case .status, .duration, .circuit, .error, .replay, .served, .source, .rule, .grpc, .responseBody: return false
         case .not(let inner): return !matches(inner)
         case .and(let left, let right): return matches(left) && matches(right)
         case .or(let left, let right): return matches(left) || matches(right)

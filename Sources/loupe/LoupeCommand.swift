@@ -15,7 +15,7 @@ struct LoupeCommand: AsyncParsableCommand {
             DemoCommand.self, TUICommand.self, SendCommand.self, ListCommand.self, ShowCommand.self, StatsCommand.self,
             ExportCommand.self, ImportCommand.self, CurlCommand.self, PruneCommand.self, RedactCommand.self, ReplayCommand.self,
             ListenCommand.self, RulesCommand.self, WSCommand.self, ServeCommand.self, CheckCommand.self, CompareCommand.self,
-            MCPCommand.self, ApproveCommand.self,
+            MCPCommand.self, ApproveCommand.self, IndexCommand.self,
         ]
     )
 

@@ -187,7 +187,9 @@ struct OneVocabularyTests {
         do {  // a recording, checkpointed into the file when its writer closes
             let writer = try SQLiteTraceStore(path: path, bounds: nil)
             let body = TraceBody(data: Data(repeating: 0x61, count: 4000), size: 4000, isTruncated: false)
-            try writer.write((0..<300).map { index in
+            // 600 rows: the empty schema, the search index's tables included, is some 50 pages, which a tenth of a
+            // smaller recording would not hold.
+            try writer.write((0..<600).map { index in
                 TraceExchange(id: UUID(), operation: "op", method: "GET", url: "http://x.test/\(index)", startedAt: Self.start,
                               endedAt: Self.start, outcome: .success, status: 200, responseBody: body)
             })

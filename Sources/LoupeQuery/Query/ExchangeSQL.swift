@@ -28,8 +28,8 @@ struct ExchangeSQL {
     private let idsJSON: String?
     private let throughSequence: Int64?
 
-    init(_ query: ExchangeQuery) {
-        filter = SQLFilter(query.filter)
+    init(_ query: ExchangeQuery, indexed: Bool = false) {
+        filter = SQLFilter(query.filter, indexed: indexed)
         key = query.order.key
         idsJSON = query.ids.map { ids in "[" + ids.map { "\"\($0.uuidString)\"" }.sorted().joined(separator: ",") + "]" }
         throughSequence = query.throughSequence

@@ -25,7 +25,12 @@ struct SQLFilter {
 
     enum PatternKind { case url, headers, body }
 
-    init(_ filter: TraceFilter?) {
+    /// Whether the store has the search index (schema v11): regex terms then read only its candidates.
+    private let indexed: Bool
+
+    /// - Parameter indexed: whether the store read has the search index (``SearchIndex``).
+    init(_ filter: TraceFilter?, indexed: Bool = false) {
+        self.indexed = indexed
         guard let filter else { return }
         sql = clause(filter)
     }
@@ -72,17 +77,19 @@ struct SQLFilter {
         case .host(let host):
             return bind("exchange.host IN (\(Self.distinctHosts) WHERE instr(lower(name), ?) > 0)", host)
         case .url(let pattern):
-            return "\(Self.functionName)(\(add(pattern, .url)), exchange.url)"
+            return candidates(pattern, [.url], "\(Self.functionName)(\(add(pattern, .url)), exchange.url)")
         case .header(let pattern):
             let index = add(pattern, .headers)
-            return "(\(Self.functionName)(\(index), exchange.request_headers) OR \(Self.functionName)(\(index), exchange.response_headers))"
+            return candidates(pattern, [.headers],
+                "(\(Self.functionName)(\(index), exchange.request_headers) OR \(Self.functionName)(\(index), exchange.response_headers))")
         case .body(let pattern):
             let index = add(pattern, .body)
-            // The size test comes first so rows without a body never call into Swift.
-            let request = "\(Self.functionName)(\(index), exchange.request_body, exchange.request_body_size)"
-            let response = "\(Self.functionName)(\(index), exchange.response_body, exchange.response_body_size)"
-            return "((exchange.request_body_size IS NOT NULL AND \(request)) OR "
-                + "(exchange.response_body_size IS NOT NULL AND \(response)))"
+            return candidates(pattern, [.requestBody, .responseBody],
+                "(\(Self.bodyTest(index, "request")) OR \(Self.bodyTest(index, "response")))")
+        case .requestBody(let pattern):
+            return candidates(pattern, [.requestBody], Self.bodyTest(add(pattern, .body), "request"))
+        case .responseBody(let pattern):
+            return candidates(pattern, [.responseBody], Self.bodyTest(add(pattern, .body), "response"))
         case .operation(let name):
             return bind("exchange.operation = ?", name)
         case .duration(let comparison):
@@ -134,6 +141,25 @@ struct SQLFilter {
         case .or:
             return chain(filter.disjuncts.map { clause($0) }, "OR")
         }
+    }
+
+    /// One body's test; the size test comes first so rows without a body never call into Swift.
+    private static func bodyTest(_ index: Int, _ side: String) -> String {
+        "(exchange.\(side)_body_size IS NOT NULL AND \(functionName)(\(index), exchange.\(side)_body, exchange.\(side)_body_size))"
+    }
+
+    /// `exact`, asked only of the rows the search index gives as candidates for `pattern`'s trigrams in `tables`
+    /// (and of the rows the index does not cover), when the store has the index and the pattern requires trigrams;
+    /// otherwise `exact` alone, over every row. The candidates are one `IN` list, so SQLite reads them by rowid
+    /// rather than testing every row.
+    private mutating func candidates(_ pattern: TextPattern, _ tables: [SearchIndex.Table], _ exact: String) -> String {
+        guard indexed, let query = SearchIndex.query(pattern.indexTrigrams) else { return exact }
+        let matches = tables.map { table in
+            bind("SELECT rowid FROM \(table.rawValue) WHERE \(table.rawValue) MATCH ?", query)
+        }
+        let uncovered = "SELECT sequence FROM search_capped UNION ALL SELECT sequence FROM exchange WHERE sequence <= "
+            + "IFNULL((SELECT value FROM store_setting WHERE key = '\(SearchIndex.startKey)'), 0)"
+        return "(exchange.sequence IN (\((matches + [uncovered]).joined(separator: " UNION ALL "))) AND \(exact))"
     }
 
     /// Whether every exchange `comparison` matches took more than one attempt (`>1`, `>=2`, `3`…).

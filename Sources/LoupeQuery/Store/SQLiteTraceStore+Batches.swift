@@ -73,7 +73,7 @@ extension SQLiteTraceStore {
 
     /// The sequences matching `filter` among those stored now: all of them as a range, or listed.
     private func batchPlan(matching filter: TraceFilter?) throws -> BatchPlan {
-        let condition = filter.map { SQLFilter($0) }
+        let condition = filter.map { SQLFilter($0, indexed: hasSearchIndex) }
         return try guarded {
             try pool.read { db in
                 guard let newest = try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM exchange") else { return .none }

@@ -41,7 +41,7 @@ extension SQLiteTraceStore {
 
     /// One read transaction, so the count and the newest sequence are of the same snapshot.
     public func exchangeTotal(_ query: ExchangeQuery) throws -> ExchangeTotal {
-        let sql = ExchangeSQL(query)
+        let sql = ExchangeSQL(query, indexed: hasSearchIndex)
         return try guarded {
             try pool.read { db in
                 try sql.filter.withFunction(in: db) {
@@ -58,7 +58,7 @@ extension SQLiteTraceStore {
         try guarded {
             try pool.read { db in
                 let statement = try exchangeRankStatement(query, of: summary, in: db)
-                return try ExchangeSQL(query).filter.withFunction(in: db) {
+                return try ExchangeSQL(query, indexed: hasSearchIndex).filter.withFunction(in: db) {
                     try Int.fetchOne(db, sql: statement.sql, arguments: statement.arguments) ?? 0
                 }
             }
@@ -71,7 +71,7 @@ extension SQLiteTraceStore {
     public func exchangeArrivals(_ query: ExchangeQuery, after sequence: Int64, before anchor: TraceSummary?) throws
         -> ExchangeArrivals
     {
-        let sql = ExchangeSQL(query)
+        let sql = ExchangeSQL(query, indexed: hasSearchIndex)
         return try guarded {
             try pool.read { db in
                 try sql.filter.withFunction(in: db) {
@@ -123,7 +123,7 @@ extension SQLiteTraceStore {
     func exchangeWalk(_ query: ExchangeQuery, from anchor: ExchangeAnchor, in db: Database) throws
         -> (sql: ExchangeSQL, segments: [ExchangeSQL.Segment], reversed: Bool)
     {
-        var sql = ExchangeSQL(query)
+        var sql = ExchangeSQL(query, indexed: hasSearchIndex)
         sql.columns = summaryColumns(in: db)
         sql.indexHint = try sql.filter.withFunction(in: db) { try indexHint(for: sql, in: db) }
         let forward = !query.order.descending
@@ -139,7 +139,7 @@ extension SQLiteTraceStore {
 
     /// The count of matching rows before `summary`: a walk backwards from it, counted.
     func exchangeRankStatement(_ query: ExchangeQuery, of summary: TraceSummary, in db: Database) throws -> ExchangeSQL.Statement {
-        let sql = ExchangeSQL(query)
+        let sql = ExchangeSQL(query, indexed: hasSearchIndex)
         let start = try bound(summary, sql, inclusive: false, in: db)
         return sql.count(sql.segments(from: start, ascending: query.order.descending))
     }

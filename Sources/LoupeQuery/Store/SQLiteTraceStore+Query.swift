@@ -5,7 +5,7 @@ import LoupeTrace
 /// Filtered lists, statistics and lookups, answered in SQL (see ``SQLFilter`` for how a filter becomes SQL).
 extension SQLiteTraceStore {
     public func summaries(matching filter: TraceFilter?, limit: Int) throws -> [TraceSummary] {
-        let condition = SQLFilter(filter)
+        let condition = SQLFilter(filter, indexed: hasSearchIndex)
         return try guarded {
             try pool.read { db in
                 try condition.withFunction(in: db) {
@@ -21,7 +21,7 @@ extension SQLiteTraceStore {
     }
 
     public func exchanges(matching filter: TraceFilter?, limit: Int) throws -> [TraceExchange] {
-        let condition = SQLFilter(filter)
+        let condition = SQLFilter(filter, indexed: hasSearchIndex)
         return try guarded {
             try pool.read { db in
                 try condition.withFunction(in: db) {

@@ -16,12 +16,16 @@ public struct TextPattern: Sendable, Hashable, CustomStringConvertible {
     /// Whether letters match either case.
     public let ignoresCase: Bool
     private let engine: TextPatternEngine
+    /// Trigrams (printable ASCII, lower-cased) that every text the pattern matches contains: what the store's
+    /// search index is asked for before the pattern confirms each candidate. Empty when none is certain.
+    package let indexTrigrams: [String]
 
     /// A pattern over a compiled `engine`: how LoupeFilter's `init(_:ignoresCase:)` makes one.
-    package init(source: String, ignoresCase: Bool, engine: TextPatternEngine) {
+    package init(source: String, ignoresCase: Bool, engine: TextPatternEngine, indexTrigrams: [String] = []) {
         self.source = source
         self.ignoresCase = ignoresCase
         self.engine = engine
+        self.indexTrigrams = indexTrigrams
     }
 
     /// Why an expression did not compile.

@@ -23,6 +23,10 @@ extension TraceFilter {
             return [exchange.requestBody, exchange.responseBody].contains { body in
                 body.map { pattern.matches(FilterText.bodyText($0.data)) } ?? false
             }
+        case .requestBody(let pattern):
+            return exchange.requestBody.map { pattern.matches(FilterText.bodyText($0.data)) } ?? false
+        case .responseBody(let pattern):
+            return exchange.responseBody.map { pattern.matches(FilterText.bodyText($0.data)) } ?? false
         case .operation(let name):
             return FilterText.sameBytes(exchange.operation, name)
         case .duration(let comparison):
@@ -86,7 +90,7 @@ extension TraceFilter {
         case .status(let range): return summary.status.map(range.contains) ?? false
         case .host(let host): return FilterText.containsBytes(FilterText.asciiLowercased(summary.host), host)
         case .url(let pattern): return pattern.matches(summary.url)
-        case .header, .body: return nil
+        case .header, .body, .requestBody, .responseBody: return nil
         case .operation(let name): return FilterText.sameBytes(summary.operation, name)
         case .duration(let comparison): return summary.duration.map(comparison.holds) ?? false
         case .attempts(let comparison): return comparison.holds(for: summary.attemptCount)

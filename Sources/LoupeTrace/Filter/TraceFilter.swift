@@ -12,6 +12,8 @@ import Foundation
 /// | `~u regex` | the URL (regex, ignoring case); a bare word means `~u word` |
 /// | `~h regex` | request or response header lines `Name: value` (regex, ignoring case, `^`/`$` per line) |
 /// | `~b regex` | request or response body text (regex, case-sensitive; `(?i)` to ignore case) |
+/// | `~bq regex`, `~bs regex` | the request body only, the response body only (as `~b`) |
+/// | `~any regex` | the URL, a header line or a body: parsed as `~u regex \| ~h regex \| ~b regex` |
 /// | `~op name` | the operation name, exactly |
 /// | `~gql name` | a GraphQL operation by its name (`query name`, `mutation name`, `subscription name`, `persisted name`) |
 /// | `~dur >500ms` | the duration (`>` `>=` `<` `<=` `=`; units `ms`, `s`); unfinished exchanges never match |
@@ -52,6 +54,10 @@ public indirect enum TraceFilter: Sendable, Hashable, CustomStringConvertible {
     case header(TextPattern)
     /// `~b regex`: the request or response body text matches.
     case body(TextPattern)
+    /// `~bq regex`: the request body text matches.
+    case requestBody(TextPattern)
+    /// `~bs regex`: the response body text matches.
+    case responseBody(TextPattern)
     /// `~op name`: the operation name is exactly this.
     case operation(String)
     /// `~dur >500ms`: the duration in seconds compares so.
@@ -85,7 +91,7 @@ public indirect enum TraceFilter: Sendable, Hashable, CustomStringConvertible {
         var pending = [self]
         while let next = pending.popLast() {
             switch next {
-            case .header, .body: return true
+            case .header, .body, .requestBody, .responseBody: return true
             case .method, .status, .host, .url, .operation, .duration, .attempts, .circuit, .error, .replay, .served, .source, .rule, .grpc: break
             case .not(let inner): pending.append(inner)
             case .and(let left, let right), .or(let left, let right): pending += [right, left]
@@ -217,7 +223,9 @@ extension TraceFilter {
              (.source(let a), .source(let b)):
             a == b
         case (.status(let a), .status(let b)): a == b
-        case (.url(let a), .url(let b)), (.header(let a), .header(let b)), (.body(let a), .body(let b)): a == b
+        case (.url(let a), .url(let b)), (.header(let a), .header(let b)), (.body(let a), .body(let b)),
+             (.requestBody(let a), .requestBody(let b)), (.responseBody(let a), .responseBody(let b)):
+            a == b
         case (.duration(let a), .duration(let b)): a == b
         case (.attempts(let a), .attempts(let b)): a == b
         case (.circuit(let a), .circuit(let b)): a == b

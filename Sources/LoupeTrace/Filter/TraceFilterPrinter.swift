@@ -8,6 +8,8 @@ package enum TraceFilterPrinter {
         case .url(let pattern): "~u " + quote(pattern.source)
         case .header(let pattern): "~h " + quote(pattern.source)
         case .body(let pattern): "~b " + quote(pattern.source)
+        case .requestBody(let pattern): "~bq " + quote(pattern.source)
+        case .responseBody(let pattern): "~bs " + quote(pattern.source)
         case .operation(let name): "~op " + quote(name)
         // Swift prints the shortest text that reads back as the same Double.
         case .duration(let comparison): "~dur " + comparison.op.rawValue + "\(comparison.value)s"

@@ -37,6 +37,13 @@ extension SQLiteTraceStore {
     public func vacuum() throws -> Int {
         try guarded {
             try pool.writeWithoutTransaction { db in
+                // A pruned row leaves a delete marker in the search index until FTS5 merges its segments; merged
+                // now, the pages the markers held are free for VACUUM to return.
+                if try SearchIndex.exists(in: db) {
+                    for table in SearchIndex.Table.allCases {
+                        try db.execute(sql: "INSERT INTO \(table.rawValue)(\(table.rawValue)) VALUES ('optimize')")
+                    }
+                }
                 try db.execute(sql: "VACUUM")
                 try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
             }

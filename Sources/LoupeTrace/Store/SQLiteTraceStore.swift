@@ -45,6 +45,9 @@ public final class SQLiteTraceStore: TraceStoreWriting {
     /// The summary columns this file has (a v5 store opened read-only has no `source`, a v6 one no `stream`), once
     /// known.
     package let summaryColumnList = Mutex<String?>(nil)
+    /// Whether the file had the search index (``SearchIndex``, schema v11) when opened: filters then read its
+    /// candidates. A viewer of an older store scans, even should a writer upgrade the file meanwhile.
+    public let hasSearchIndex: Bool
 
     /// Opens the store at `path`. A writable open creates the store (and its folders) when nothing is there, and
     /// upgrades an older Loupe store; a read-only open requires an existing store and never writes.
@@ -79,6 +82,9 @@ public final class SQLiteTraceStore: TraceStoreWriting {
         } catch {
             throw Self.storeError(error, path: path)
         }
+        // A writer asks on its own connection: opening one of the pool's readers here left the `-wal` file behind
+        // after `close()` (ReadOnlyStoreTests' snapshots then refused the store).
+        hasSearchIndex = (try? readOnly ? pool.read(SearchIndex.exists) : pool.writeWithoutTransaction(SearchIndex.exists)) ?? false
         openFile = OpenStoreFiles.retain(path)
         autoPrune()
     }

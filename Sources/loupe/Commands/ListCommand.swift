@@ -83,6 +83,8 @@ enum FilterOption {
           ~u REGEX (or a bare word)    URL
           ~h REGEX                     header lines
           ~b REGEX                     request or response body
+          ~bq REGEX, ~bs REGEX         request body, response body
+          ~any REGEX                   URL, header lines or body
           ~op NAME                     operation name
           ~gql NAME                    GraphQL operation name
           ~dur >500ms, ~dur <=2s       duration (ms, s)
