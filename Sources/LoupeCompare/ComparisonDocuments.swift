@@ -29,22 +29,7 @@ package enum ComparisonDocuments {
 
     /// One `<testcase>` per operation (class `loupe.compare`), failed when it regressed, skipped when gone.
     package static func junit(_ comparison: Comparison) -> String {
-        func xml(_ text: String) -> String {
-            var out = ""
-            for scalar in text.unicodeScalars {
-                switch scalar {
-                case "&": out += "&amp;"
-                case "<": out += "&lt;"
-                case ">": out += "&gt;"
-                case "\"": out += "&quot;"
-                case "'": out += "&apos;"
-                // XML 1.0 allows no other control characters, even escaped: they are shown as U+FFFD.
-                case "\t", "\n", "\r": out.unicodeScalars.append(scalar)
-                default: out.unicodeScalars.append(scalar.value < 0x20 || (0xFFFE...0xFFFF).contains(scalar.value) ? "\u{FFFD}" : scalar)
-                }
-            }
-            return out
-        }
+        func xml(_ text: String) -> String { XMLText.escaped(text) }
         let groups = comparison.operations
         let failures = groups.count { $0.verdict == .regressed }
         let skipped = groups.count { $0.verdict == .gone }

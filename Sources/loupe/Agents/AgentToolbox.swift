@@ -88,7 +88,8 @@ struct AgentToolbox: Sendable {
 
     static let actionsOff = "actions are off: this server was started without --allow-actions, so it only reads"
 
-    /// The filter `search` runs: the text, taken literally, in the URL, a header line or either body.
+    /// The filter `search` runs: the text, taken literally, in the URL, a header line or either body (`~any`, which
+    /// the store's text index answers).
     static func searchFilter(_ text: String) -> String {
         let metacharacters = Set("\\^$.|?*+()[]{}")
         var pattern = ""
@@ -97,7 +98,7 @@ struct AgentToolbox: Sendable {
             pattern.append(character)
         }
         let quoted = "\"" + pattern.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
-        return "(~u \(quoted) | ~h \(quoted) | ~b \(quoted))"
+        return "~any \(quoted)"
     }
 
     private func list(filter: TraceFilter?, limit: Int, newestFirst: Bool) throws -> CallTool.Result {

@@ -203,21 +203,7 @@ struct CheckCommand: AsyncParsableCommand {
 
     /// One test case per operation seen, failing when it drifts; unmatched requests as skipped cases.
     static func junit(_ report: DriftReport) -> [String] {
-        func xml(_ text: String) -> String {
-            var escaped = ""
-            for scalar in text.unicodeScalars {
-                switch scalar {
-                case "&": escaped += "&amp;"
-                case "<": escaped += "&lt;"
-                case ">": escaped += "&gt;"
-                case "\"": escaped += "&quot;"
-                // XML 1.0 has no way to write most control characters, even escaped.
-                case _ where scalar.value < 0x20 && scalar != "\t": escaped += "?"
-                default: escaped.unicodeScalars.append(scalar)
-                }
-            }
-            return escaped
-        }
+        func xml(_ text: String) -> String { XMLText.escaped(text) }
         let seen = report.operations.filter { $0.checked > 0 }
         let failures = seen.filter { $0.drifting > 0 }.count
         var lines = ["<?xml version=\"1.0\" encoding=\"UTF-8\"?>",

@@ -119,10 +119,16 @@ struct CompareCommand: AsyncParsableCommand {
         if comparison.hasRegression { throw ExitCode(1) }
     }
 
-    /// One side: a source opened as `loupe serve` opens it (a HAR file read into memory, anything else a store or
-    /// cassette, read-only), its exchanges matching both filters.
+    /// One side: a source opened as `loupe serve` opens it (a HAR file read into a temporary store, anything else a
+    /// store or cassette, read-only), its exchanges matching both filters.
     static func read(_ source: String, filter: TraceFilter?, and other: TraceFilter?) throws -> SideFigures {
-        let (store, _) = try ServeCommand.open(source, redaction: RedactionPolicy())
+        // A store (or cassette) is read where it is; a HAR file goes into a temporary store first, as `loupe serve`
+        // reads one, removed once read.
+        let path = StoreAccess.path(source)
+        let spool = ReplaySource.isHARFile(path)
+            ? try ServeSpool.load(har: InputFile.regular(path, role: "HAR file"), redaction: RedactionPolicy(), filter: nil) : nil
+        defer { spool?.remove() }
+        let store = try spool?.store ?? StoreAccess.openForReading(source).0
         let combined: TraceFilter? = switch (filter, other) {
         case (let one?, let two?): .and(one, two)
         case (let one?, nil), (nil, let one?): one

@@ -3,6 +3,7 @@ import Loupe
 @testable import LoupeFilter
 @testable import LoupeQuery
 @testable import LoupeTrace
+@testable import LoupeTestSupport
 import Testing
 import Tracing
 

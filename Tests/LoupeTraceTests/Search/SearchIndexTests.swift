@@ -5,6 +5,7 @@ import Loupe
 @testable import LoupeTrace
 @testable import LoupeFilter
 import PropertyBased
+@testable import LoupeTestSupport
 import Testing
 
 @Suite("The search index gives candidates, and filters answer as without it")

@@ -2,6 +2,9 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+#if canImport(CoreFoundation)
+import CoreFoundation  // where swift-corelibs-foundation's `stat` is seen from on Linux, for MemberImportVisibility
+#endif
 
 /// Files named on the command line (`import FILE.har`, `--data @FILE`, `--pin-cert FILE`) are read only when they
 /// are regular files: a directory, FIFO, socket or device (`/dev/zero`, `/dev/stdin` on a terminal) is refused at
