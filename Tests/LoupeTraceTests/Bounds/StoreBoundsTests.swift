@@ -21,7 +21,8 @@ struct StoreBoundsTests {
         #expect(try SQLiteTraceStore(path: folder.file("unbounded.sqlite"), bounds: nil).bounds == .unlimited)
         // Plain SQL can read them.
         let rows = try SQLiteTraceStore(path: path, readOnly: true).pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT key, value FROM store_setting ORDER BY key").map { "\($0[0] as String)=\($0[1] as DatabaseValue)" }
+            // The bounds' keys; `search_start` is the text index's mark, not a bound.
+            try Row.fetchAll(db, sql: "SELECT key, value FROM store_setting WHERE key LIKE 'max_%' ORDER BY key").map { "\($0[0] as String)=\($0[1] as DatabaseValue)" }
         }
         #expect(rows == ["max_age_seconds=NULL", "max_bytes=NULL", "max_count=5"])
     }

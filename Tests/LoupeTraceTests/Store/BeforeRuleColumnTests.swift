@@ -59,7 +59,7 @@ import Testing
         let writer = try SQLiteTraceStore(path: path, bounds: nil)
         try writer.write([Self.exchange(1, beforeRule: Self.asked)])
         #expect(try writer.exchange(id: Self.exchange(1, beforeRule: nil).id)?.beforeRule == Self.asked)
-        #expect(try writer.pool.read { try Int.fetchOne($0, sql: "PRAGMA user_version") } == 10)
+        #expect(try writer.pool.read { try Int.fetchOne($0, sql: "PRAGMA user_version") } == SQLiteSchema.version)
         try writer.close()
     }
 }

@@ -57,7 +57,9 @@ struct DamagedStoreTests {
             let store = try SQLiteTraceStore(path: path, readOnly: readOnly, bounds: nil)
             let reads: [(String, () throws -> Void)] = [
                 ("exchanges", { _ = try store.exchanges(matching: nil, limit: 1_000) }),
-                ("stats", { _ = try storeStats(store, matching: TraceFilter.parse("~b zzz")) }),
+                // A regex with no three letters in a row that every match holds: the text index cannot narrow it, so
+                // every body is read (a plain word would be answered from the index without reaching the bodies).
+                ("stats", { _ = try storeStats(store, matching: TraceFilter.parse("~b 'z.*z'")) }),
                 ("checkIntegrity", { try store.checkIntegrity() }),
             ]
             for (name, read) in reads {
