@@ -10,9 +10,12 @@ py="${LOUPE_CI_PYTHON:-python3}"
 work=$(mktemp -d)
 session="loupe-mcp-$$"
 pids=()
-tm() { tmux -S "$work/tmux.sock" -f /dev/null "$@"; }
+# Each tmux session gets a server (socket) of its own: a new session right after `kill-server` on the same socket can
+# meet the old server still going away ("server exited unexpectedly") on a loaded machine.
+sock="$work/tmux-0.sock"
+tm() { tmux -S "$sock" -f /dev/null "$@"; }
 cleanup() {
-  tm kill-server 2>/dev/null || true
+  for s in "$work"/tmux-*.sock; do tmux -S "$s" kill-server 2>/dev/null || true; done
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   rm -rf "$work"
 }
@@ -100,7 +103,7 @@ ok "loupe approve without a terminal: $(cat "$work/err.txt")"
 # ask ANSWER: the official SDK's client (its server in a session of its own, without a terminal) asks to replay #1;
 # the person answers ANSWER in `loupe approve --watch` running in tmux.
 ask() {
-  tm kill-server 2>/dev/null || true
+  sock="$work/tmux-ask-$1.sock"
   tm new-session -d -s "$session" -x 160 -y 30 "'$loupe' approve '$astore' --watch"
   MCP_SERVER_FLAGS=--allow-actions timeout 120 "$py" "$here/mcp-client.py" "$loupe" "$astore" call replay_exchange '{"id":"#1"}' \
     >"$work/answer.json" 2>"$work/client-err.txt" & local client=$!
@@ -109,6 +112,7 @@ ask() {
     || { cat "$work/pane.txt" "$work/client-err.txt"; fail "loupe approve shows method, target and count"; }
   tm send-keys -t "$session" "$1" Enter
   wait "$client" || { cat "$work/client-err.txt"; fail "the client failed after '$1'"; }
+  tm kill-server 2>/dev/null || true
 }
 ask n
 grep -q 'Refused by the person' "$work/answer.json" || { cat "$work/answer.json" "$work/client-err.txt"; fail "a refused replay says so"; }
@@ -128,7 +132,7 @@ timeout 20 env MCP_SERVER_FLAGS='--allow-actions --approve-in-terminal' setsid "
   >"$work/out.txt" 2>"$work/err.txt" </dev/null
 grep -q "no terminal" "$work/err.txt" || fail "--approve-in-terminal without a terminal is refused at start"
 ok "--approve-in-terminal without a terminal refuses to start, naming loupe approve"
-tm kill-server 2>/dev/null || true
+sock="$work/tmux-terminal.sock"
 tm new-session -d -s "$session" -x 160 -y 30 \
   "MCP_SERVER_FLAGS='--allow-actions --approve-in-terminal' '$py' '$here/mcp-client.py' '$loupe' '$astore' raw-call replay_exchange '{\"id\":\"#1\"}' >'$work/answer.json' 2>'$work/client-err.txt'; echo done >'$work/done'"
 for _ in $(seq 300); do tm capture-pane -p -t "$session" >"$work/pane.txt" 2>/dev/null; grep -q 'Approve?' "$work/pane.txt" && break; sleep 0.1; done
