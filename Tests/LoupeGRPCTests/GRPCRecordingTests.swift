@@ -176,6 +176,8 @@ struct GRPCRecordingTests {
             let call = Task {
                 try await unary(client, "Slow", TestMessage.ping("cancel", number: 5_000))
             }
+            // Against the real Python peer over HTTP/2, so no clock can be injected: the pause lets the call reach the
+            // server's 5 s handler before it is cancelled (a cancel before it is sent would test nothing).
             try await Task.sleep(for: .milliseconds(300))
             call.cancel()
             _ = await call.result

@@ -109,6 +109,7 @@ import Testing
                     for _ in 0..<3 { _ = try await Self.get(client, base, "/status") }
                     return 3
                 }
+                // A deadline, not a wait: the answers normally come at once; this ends the test if they never do.
                 group.addTask {
                     try await Task.sleep(for: .seconds(10))
                     return 0
