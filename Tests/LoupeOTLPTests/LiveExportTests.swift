@@ -20,8 +20,7 @@ struct LiveExportTests {
     }
 
     @Test func whatTheRecorderStoresTheCollectorReceives() async throws {
-        // A free port, not 4318: the end-to-end scripts' receiver may hold that one when both run at once.
-        let receiver = try await OTLPReceiver.start()
+        let receiver = try await OTLPReceiver.start(port: 4318)
         let store = InMemoryTraceStore()
         let calls = CallCounter()
         let transport = MockTransport { request, _, _ in
@@ -31,7 +30,7 @@ struct LiveExportTests {
         }
 
         // What the recorder stores also goes to an OpenTelemetry collector, off the request path:
-        let exporter = OTLPExporter(endpoint: try receiver.endpoint)
+        let exporter = OTLPExporter(endpoint: try OTLPEndpoint("http://127.0.0.1:4318/v1/traces"))
         let inspector = NetworkTraceInspector(store: store, configuration: .init(forwarders: [exporter]))
 
         var options = ResilienceOptions()
