@@ -381,8 +381,9 @@ let package = Package(
         .target(
             name: "LoupeTestSupport",
             dependencies: [
-                "Loupe", "LoupeTrace", "LoupeQuery", "LoupeTesting",
+                "Loupe", "LoupeTrace", "LoupeQuery", "LoupeTesting", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeBoard",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Tests/LoupeTestSupport"
         ),
@@ -395,10 +396,32 @@ let package = Package(
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
         ),
-        // Files out: cURL commands and recorded text made safe for a terminal (HAR's tests are still in LoupeTraceTests).
+        // Files in and out: HAR import and export, cURL commands, recorded text made safe for a terminal.
         .testTarget(
             name: "LoupeFormatsTests",
-            dependencies: ["Loupe", "LoupeTrace", "LoupeQuery", "LoupeFormats", "LoupeTestSupport"]
+            dependencies: [
+                "Loupe", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        // The filter language: parsing, matching in memory, regex limits, fuzzing.
+        .testTarget(
+            name: "LoupeFilterTests",
+            dependencies: [
+                "Loupe", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeTestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]
+        ),
+        // The read side: paging, ordering, lookups, filters in SQL against filters in memory, stats, a million rows.
+        .testTarget(
+            name: "LoupeQueryTests",
+            dependencies: [
+                "Loupe", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeBoard", "LoupeTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
         ),
         // Cassettes: modes, matching, expiry, secrets, streams, the `.cassette` trait.
         .testTarget(

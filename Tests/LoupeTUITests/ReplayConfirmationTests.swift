@@ -44,6 +44,38 @@ import Testing
         #expect(replayer.replayedIDs.isEmpty)
     }
 
+    /// The answer is a key of the keymap (`confirm-replay` in `[confirm]`): rebound, the question names the new key,
+    /// and `y` is then just another key that cancels.
+    @Test func theAnswerFollowsTheKeymap() async throws {
+        let keymap = try Keymap.standard.applying([KeyOverride(context: "confirm", command: "confirm-replay", keys: ["s"])])
+        let replayer = FakeReplayer()
+        let app = TUIApp(store: try Fixture.store(exchanges), storeName: "s", replayer: replayer, timeZone: .gmt,
+                         keymap: keymap, history: InMemoryPromptHistory())
+        let screen = InMemoryTerminal()
+        app.refresh()
+        app.turn(on: screen)
+        screen.press("r")
+        app.turn(on: screen)
+        #expect(screen.lines[22].contains("Replay? s/N · sends POST"))
+        #expect(screen.lines[23].contains("s sends it, any other key cancels"))
+        screen.press("y")
+        app.turn(on: screen)
+        await app.settle()
+        #expect(replayer.replayedIDs.isEmpty)
+        screen.press("r")
+        app.turn(on: screen)
+        screen.press("s")
+        app.turn(on: screen)
+        await app.settle()
+        #expect(replayer.replayedIDs == [Fixture.id(2)])
+        #expect(throws: KeymapError.self) {
+            try Keymap.standard.applying([KeyOverride(context: "exchanges", command: "confirm-replay", keys: ["z"])])
+        }
+        #expect(throws: KeymapError.self) {
+            try Keymap.standard.applying([KeyOverride(context: "confirm", command: "replay", keys: ["z"])])
+        }
+    }
+
     @Test func yReplaysOnce() async throws {
         let replayer = FakeReplayer()
         let (app, screen) = try appOnPost(replayer)

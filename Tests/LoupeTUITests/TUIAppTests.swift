@@ -277,6 +277,19 @@ import Testing
         #expect(screen.row(containing: "users/1") == nil)
     }
 
+    @Test func aLongStorePathGivesWayToTheFilterInTheTitle() throws {
+        let path = "/home/someone/projects/checkout-service/build/recordings/2026-12-06/integration/traces.sqlite"
+        let app = TUIApp(store: try Fixture.store(exchanges), storeName: path, replayer: nil,
+                         filter: try TraceFilter.parse("~c 5xx & ~m POST"), timeZone: .gmt)
+        let screen = InMemoryTerminal(width: 80, height: 24)
+        app.refresh()
+        app.turn(on: screen)
+        ScreenSnapshot.check([screen.lines[0]], "title-long-store-and-filter")
+        #expect(screen.lines[0].contains("│ ~c 5xx & ~m POST"))
+        #expect(screen.lines[0].contains("…"))
+        #expect(screen.lines[0].contains("traces.sqlite"))
+    }
+
     @Test func drawingSkipsUnchangedFrames() throws {
         let (app, screen) = Fixture.app(try Fixture.store(exchanges))
         let before = screen.drawCount

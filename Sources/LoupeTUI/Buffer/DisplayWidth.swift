@@ -55,6 +55,22 @@ package enum DisplayWidth {
         return result + "…"
     }
 
+    /// `text` cut to at most `columns` columns from its start, beginning with `…` when something was cut: for
+    /// paths, whose end names the file.
+    package static func truncateLeading(_ text: some StringProtocol, to columns: Int) -> String {
+        guard columns > 0 else { return "" }
+        if of(text) <= columns { return String(text) }
+        var kept: [Character] = []
+        var used = 0
+        for character in text.reversed() {
+            let width = of(character)
+            if used + width > columns - 1 { break }
+            kept.append(character)
+            used += width
+        }
+        return "…" + String(kept.reversed())
+    }
+
     /// `text` padded with spaces (or cut) to exactly `columns` columns; `alignRight` pads on the left.
     package static func pad(_ text: some StringProtocol, to columns: Int, alignRight: Bool = false) -> String {
         let cut = truncate(text, to: columns)

@@ -21,6 +21,8 @@ package enum Command: String, Hashable, Sendable, CaseIterable {
     case submit, cancel, complete, historyPrevious, historyNext
     case cursorLeft, cursorRight, cursorStart, cursorEnd
     case deleteBackward, deleteForward, deleteToStart, deleteToEnd, deleteWord
+    // The answer to a replay's question.
+    case confirmReplay
 
     /// The name the `:` prompt and keys.toml use (`sort-next`): the case name in kebab case.
     package var name: String {
@@ -50,6 +52,10 @@ package enum Command: String, Hashable, Sendable, CaseIterable {
 
     /// What the command takes after its name at the `:` prompt, if anything (`KEY`, `EXPR`).
     package var argument: CommandArgument? { CommandInfo.argument[self] }
+
+    /// Whether the `:` prompt runs the command: not a prompt's text editing, nor the answer to a question that
+    /// only a key gives.
+    package var runsFromPrompt: Bool { !isTextEditing && self != .confirmReplay }
 
     /// Whether the command edits a prompt's text: those only make sense while a prompt is open.
     package var isTextEditing: Bool {

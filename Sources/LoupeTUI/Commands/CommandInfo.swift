@@ -71,6 +71,7 @@ enum CommandInfo {
         .deleteToStart: "Delete to the start of the line",
         .deleteToEnd: "Delete to the end of the line",
         .deleteWord: "Delete the word before the cursor",
+        .confirmReplay: "Send what the replay's question names; any other key cancels and sends nothing",
     ]
 
     static let argument: [Command: CommandArgument] = [

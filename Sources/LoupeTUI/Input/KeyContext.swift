@@ -20,10 +20,12 @@ package enum KeyContext: String, Hashable, Sendable, CaseIterable {
     case rules
     /// A text prompt (filter, search, `:`); printable keys type text there, so none may be bound in it.
     case prompt
+    /// A replay's question (`Replay? y/N`): its key sends, and any other key cancels.
+    case confirm
 
     /// Sections a keys.toml written before a rename may still name (former names, still read).
     package static let formerNames: [String: KeyContext] = ["flows": .exchanges]  // former names
 
     /// The screens' contexts: a `[global]` section of keys.toml applies to these.
-    package static let screens: [KeyContext] = allCases.filter { $0 != .prompt }
+    package static let screens: [KeyContext] = allCases.filter { $0 != .prompt && $0 != .confirm }
 }

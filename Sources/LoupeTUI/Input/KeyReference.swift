@@ -15,6 +15,7 @@ package enum KeyReference {
         (.rules, "Rules and held requests (`5`, with `loupe tui --listen`)"),
         (.help, "The help (`?`)"),
         (.prompt, "Prompts (`f` filter, `/` search, `:` command)"),
+        (.confirm, "A replay's question (`r`, `R`, `e`)"),
     ]
 
     /// The whole reference as Markdown.
@@ -36,7 +37,7 @@ package enum KeyReference {
             }
         }
         text += "\n## Commands at the `:` prompt\n\n| command | does |\n| --- | --- |\n"
-        for command in Command.allCases where !command.isTextEditing {
+        for command in Command.allCases where command.runsFromPrompt {
             let name = command.name + (command.argument.map { " " + $0.placeholder } ?? "")
             // A summary that names another command's key names it as the exchanges list binds it.
             text += "| `\(cell(name))` | \(cell(keymap.filling(command.summary, in: .exchanges))) |\n"

@@ -106,5 +106,7 @@ extension Keymap {
         KeyBinding([.ctrl("u")], .deleteToStart, "delete to start", in: [.prompt]),
         KeyBinding([.ctrl("k")], .deleteToEnd, "delete to end", in: [.prompt]),
         KeyBinding([.ctrl("w")], .deleteWord, "delete word", in: [.prompt]),
+        // A replay's question.
+        KeyBinding(["y", "Y"], .confirmReplay, "send", in: [.confirm]),
     ])
 }

@@ -64,6 +64,9 @@ package struct Keymap: Hashable, Sendable {
             if let printable = keys.first(where: { if case .char = $0 { true } else { false } }) {
                 throw KeymapError(override, "'\(printable.label)' types text in prompts and cannot be bound there")
             }
+        } else if (context == .confirm) != (command == .confirmReplay) {
+            throw KeymapError(override, context == .confirm ? "'\(command.name)' cannot be bound in [confirm]"
+                : "'\(command.name)' only works in [confirm]")
         } else if command.isTextEditing {
             // In a [global] section a prompt-only command is simply skipped; named in a screen's section, it is a mistake.
             throw KeymapError(override, "'\(command.name)' only works in [prompt]")

@@ -45,7 +45,7 @@ enum CommandCompletion {
         case .command: break
         }
         guard let name = before.first else {
-            let names = Command.allCases.filter { !$0.isTextEditing }.map(\.name)
+            let names = Command.allCases.filter(\.runsFromPrompt).map(\.name)
             return names.filter { $0.hasPrefix(word) }
         }
         guard let command = Command(name: name) ?? CommandInvocation.aliases[name] else { return [] }

@@ -11,7 +11,7 @@ package struct CommandInvocation: Hashable, Sendable {
         let trimmed = text.drop { $0 == " " }
         let name = String(trimmed.prefix { $0 != " " })
         let rest = trimmed.dropFirst(name.count).drop { $0 == " " }
-        guard let command = Command(name: name) ?? aliases[name], !command.isTextEditing else {
+        guard let command = Command(name: name) ?? aliases[name], command.runsFromPrompt else {
             return .failure(PromptProblem("unknown command '\(name)' (Tab lists them)", offset: text.count - trimmed.count))
         }
         if command.argument == nil, !rest.isEmpty {

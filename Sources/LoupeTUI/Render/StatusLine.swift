@@ -6,7 +6,7 @@ struct StatusLine {
         if let pending = state.replay.pending {
             // The question owns the line for as long as it is open, whatever else posts a message meanwhile (a
             // resize, a poll): `y` must never answer a question that is not on screen.
-            buffer.write(DisplayWidth.truncate(" " + pending.question, to: area.width - 1), x: area.x, y: area.y,
+            buffer.write(DisplayWidth.truncate(" " + pending.question(yes: state.keymap.hint(.confirmReplay, in: .confirm)), to: area.width - 1), x: area.x, y: area.y,
                          style: .error)
             return
         }
@@ -22,7 +22,7 @@ struct StatusLine {
     /// What of the message does not fit the status line, for the footer's line (``MessageLines``).
     func overflow(width: Int) -> String? {
         // Under a replay question, the footer's key hints give way to its answers and reasons.
-        if let pending = state.replay.pending { return DisplayWidth.truncate(" " + pending.explanation, to: width - 1) }
+        if let pending = state.replay.pending { return DisplayWidth.truncate(" " + pending.explanation(yes: state.keymap.hint(.confirmReplay, in: .confirm)), to: width - 1) }
         guard let message = state.status ?? state.storeProblem.map(StatusMessage.error) else { return nil }
         let position = state.top.position
         let room = width - DisplayWidth.of(position) - 2

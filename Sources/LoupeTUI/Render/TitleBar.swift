@@ -21,11 +21,15 @@ struct TitleBar {
         right.append(session.follow ? "follow" : "paused")
         let rightText = right.joined(separator: " · ") + " "
         let rightX = max(area.x, area.maxX - DisplayWidth.of(rightText))
-        var left = " Loupe │ " + state.screens.map(\.title).joined(separator: " › ") + " │ \(state.storeName)"
-        // The filter before the sources: it says what the list shows, and the sources are what a narrow bar cuts.
-        if let filter = session.filterText { left += " │ \(filter)" }
+        let leftWidth = rightX - area.x - 1
+        let head = " Loupe │ " + state.screens.map(\.title).joined(separator: " › ") + " │ "
+        let filterText = session.filterText.map { " │ \($0)" } ?? ""
+        // The filter says what the list shows, the store only where it comes from: a long path gives way first,
+        // keeping its end (the file's name).
+        let storeWidth = leftWidth - DisplayWidth.of(head) - DisplayWidth.of(filterText)
+        var left = head + DisplayWidth.truncateLeading(state.storeName, to: max(storeWidth, 1)) + filterText
         if let sources = SourceStatus.summary(state.sources, calendar: state.calendar) { left += " │ " + sources }
-        buffer.write(DisplayWidth.truncate(left, to: rightX - area.x - 1), x: area.x, y: area.y, style: .title)
+        buffer.write(DisplayWidth.truncate(left, to: leftWidth), x: area.x, y: area.y, style: .title)
         buffer.write(rightText, x: rightX, y: area.y, maxWidth: area.maxX - rightX, style: .title)
     }
 }

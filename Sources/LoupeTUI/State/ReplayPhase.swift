@@ -50,13 +50,13 @@ package struct PendingReplay: Hashable, Sendable {
         return "\(edited ? "the edited " : "")\(target) \(count)"
     }
 
-    /// The status line that asks, saying what `y` sends.
-    package var question: String {
-        "Replay? y/N · sends \(sends)"
+    /// The status line that asks, saying what `yes` (the key that sends, `y`) sends.
+    package func question(yes: String) -> String {
+        "Replay? \(yes)/N · sends \(sends)"
     }
 
     /// The line under it: the answers, then why it asks.
-    package var explanation: String {
-        (["y sends it, any other key cancels"] + reasons).joined(separator: " · ")
+    package func explanation(yes: String) -> String {
+        (["\(yes) sends it, any other key cancels"] + reasons).joined(separator: " · ")
     }
 }

@@ -49,7 +49,7 @@ extension TUIState {
             }
         case .replayNeedsConfirmation(let pending):
             replay = .confirming(pending)
-            status = .error(([pending.question] + pending.reasons).joined(separator: " · "))
+            status = .error(([pending.question(yes: keymap.hint(.confirmReplay, in: .confirm))] + pending.reasons).joined(separator: " · "))
         case .finished(let message, let endsReplay):
             if endsReplay {
                 replay = .idle
@@ -72,10 +72,10 @@ extension TUIState {
         return pendingEffects
     }
 
-    /// `y` sends exactly what was asked about; any other key (`n`, Esc, a stray key, a paste) cancels: the answer
-    /// defaults to no. Either way the pending replay leaves with the phase.
+    /// `y` (the keymap's `confirm-replay`) sends exactly what was asked about; any other key (`n`, Esc, a stray
+    /// key, a paste) cancels: the answer defaults to no. Either way the pending replay leaves with the phase.
     private mutating func answerConfirmation(_ key: Key, _ pending: PendingReplay) {
-        guard key == "y" || key == "Y" else {
+        guard keymap.command(for: key, in: .confirm) == .confirmReplay else {
             replay = .idle
             isRepeating = false
             status = StatusMessage("replay cancelled; nothing was sent")

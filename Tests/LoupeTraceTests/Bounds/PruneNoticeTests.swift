@@ -28,8 +28,8 @@ struct PruneNoticeTests {
         #expect(try writer.lastPrune?.removedCount == 15)
         #expect(try Self.pruneEvents(writer).isEmpty)
 
-        let next = SQLiteTraceStoreTests.simple(100)
-        try writer.write([next, SQLiteTraceStoreTests.simple(101)])
+        let next = Fixture.simple(100)
+        try writer.write([next, Fixture.simple(101)])
         let stored = try #require(try writer.exchange(id: next.id))
         let event = try #require(stored.events.first { $0.kind == "store-prune" })
         #expect(event.attributes["removed"] == "15")
@@ -38,7 +38,7 @@ struct PruneNoticeTests {
         #expect(event.at == next.startedAt)
         #expect(event.message.contains("The store removed the oldest 15 exchanges"))
         #expect(event.message.contains("at most 5 exchanges"))
-        try writer.write([SQLiteTraceStoreTests.simple(102)])
+        try writer.write([Fixture.simple(102)])
         #expect(try Self.pruneEvents(writer).count == 1)
     }
 
@@ -57,7 +57,7 @@ struct PruneNoticeTests {
         #expect(pruner.automaticPrunes == nil)
 
         let recorder = try SQLiteTraceStore(path: path)
-        try recorder.write([SQLiteTraceStoreTests.simple(50)])
+        try recorder.write([Fixture.simple(50)])
         let events = try Self.pruneEvents(recorder)
         #expect(events.count == 1)
         // Two prunes merged into one notice.

@@ -9,30 +9,12 @@ import Testing
 @Suite("Schema upgrades")
 struct SchemaMigrationTests {
     /// A store as the first Loupe wrote it: schema v1, one exchange with an attempt and an event.
-    static func makeV1Store(at path: String) throws {
-        let pool = try DatabasePool(path: path)
-        try SQLiteSchema.migrator.migrate(pool, upTo: "v1")
-        try pool.write { db in
-            try db.execute(sql: """
-                INSERT INTO exchange (id, started_at, ended_at, duration, operation, method, url, host, path, status,
-                    outcome, attempt_count, request_headers, response_headers, response_body, response_body_size,
-                    response_body_truncated)
-                VALUES ('0F000000-0000-4000-8000-000000000001', 1000, 1001.5, 1.5, 'listUsers', 'GET',
-                    'https://api.example.test/users', 'api.example.test', '/users', 503, 'httpError', 1,
-                    '[]', '[{"name":"Retry-After","value":"3"}]', X'6869', 2, 0);
-                INSERT INTO attempt (exchange_sequence, number, started_at, status, circuit_state) VALUES (1, 1, 1000, 503, 'open');
-                INSERT INTO event (exchange_sequence, kind, at, message, attributes) VALUES (1, 'circuit', 1001, 'closed → open', '{}');
-                """)
-        }
-        try pool.close()
-    }
-
     @Test("a v1 store is upgraded on a writable open: sizes and ages are filled in, and filters and pruning work")
     func upgrade() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let path = folder.file("traces.sqlite")
-        try Self.makeV1Store(at: path)
+        try Fixture.makeV1Store(at: path)
 
         // Read-only opens of a v1 store still list and filter (the new indexes only make it faster), and leave it
         // as it was.
@@ -63,7 +45,7 @@ struct SchemaMigrationTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let path = folder.file("traces.sqlite")
-        try Self.makeV1Store(at: path)
+        try Fixture.makeV1Store(at: path)
         do {
             let pool = try DatabasePool(path: path)
             try SQLiteSchema.migrator.migrate(pool, upTo: "v7")
@@ -127,7 +109,7 @@ struct SchemaMigrationTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let path = folder.file("traces.sqlite")
-        try Self.makeV1Store(at: path)  // exchange 1: one attempt, `open`
+        try Fixture.makeV1Store(at: path)  // exchange 1: one attempt, `open`
         do {
             let pool = try DatabasePool(path: path)
             try SQLiteSchema.migrator.migrate(pool, upTo: "v8")

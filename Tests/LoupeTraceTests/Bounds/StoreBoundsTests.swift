@@ -35,7 +35,7 @@ struct StoreBoundsTests {
         try StoreFixtures.store(at: path, count: 4, bounds: Self.five)
         // A writer with the default bounds (256 MB, 14 days: nothing to remove by them) still keeps 5.
         let writer = try SQLiteTraceStore(path: path, bounds: .default, pruneEvery: 10)
-        try writer.write((10..<20).map { SQLiteTraceStoreTests.simple($0) })
+        try writer.write((10..<20).map { Fixture.simple($0) })
         #expect(try writer.count() == 5)
         #expect(writer.automaticPrunes?.removedCount == 9)
         #expect(writer.automaticPrunes?.reasons == [.count])
@@ -53,7 +53,7 @@ struct StoreBoundsTests {
                                           pruneEvery: 10_000)
         var peak = 0
         for index in 0..<60 {
-            var exchange = SQLiteTraceStoreTests.simple(index)
+            var exchange = Fixture.simple(index)
             exchange.requestBody = TraceBody(data: Data(repeating: UInt8(index), count: 200 << 10), size: 200 << 10,
                                              isTruncated: false)
             try writer.write([exchange])
@@ -72,10 +72,10 @@ struct StoreBoundsTests {
         defer { folder.remove() }
         let path = folder.file("traces.sqlite")
         let writer = try SQLiteTraceStore(path: path, pruneEvery: 10)
-        try writer.write((0..<5).map { SQLiteTraceStoreTests.simple($0) })
+        try writer.write((0..<5).map { Fixture.simple($0) })
         let other = try SQLiteTraceStore(path: path, bounds: nil)
         try other.setBounds(TraceStoreBounds(maxCount: 3, maxBytes: nil, maxAge: nil))
-        try writer.write((5..<10).map { SQLiteTraceStoreTests.simple($0) })
+        try writer.write((5..<10).map { Fixture.simple($0) })
         #expect(try writer.count() == 3)
         #expect(try writer.bounds.maxCount == 3)
     }

@@ -2,6 +2,7 @@ import Foundation
 import Loupe
 @testable import LoupeTrace
 import Testing
+@testable import LoupeTestSupport
 
 /// `TraceSummary.parts(of:)` cuts a plain URL directly instead of parsing it (DECISIONS 53): every answer must be
 /// the one `URLComponents` gives.

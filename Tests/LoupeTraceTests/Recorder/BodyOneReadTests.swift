@@ -1,6 +1,7 @@
 import Foundation
 @testable import LoupeTrace
 import Testing
+@testable import LoupeTestSupport
 
 /// A JSON body is read once for its field redaction and its text scan (DECISIONS 53): the result and what is
 /// collected must be exactly those of the two steps taken one after the other, as before.

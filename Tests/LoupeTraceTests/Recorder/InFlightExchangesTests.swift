@@ -3,6 +3,7 @@ import HTTPTypes
 import Loupe
 @testable import LoupeTrace
 import Testing
+@testable import LoupeTestSupport
 
 /// The recorder's in-flight exchanges: the first few in an array found by id, the rest in a dictionary
 /// (DECISIONS 53). Every operation must answer as the dictionary alone did.

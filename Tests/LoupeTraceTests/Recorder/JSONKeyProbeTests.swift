@@ -1,6 +1,7 @@
 import Foundation
 @testable import LoupeTrace
 import Testing
+@testable import LoupeTestSupport
 
 /// A JSON key without an escape is filtered from its own bytes, read once for both filters (DECISIONS 53): every
 /// answer must be the one the filters gave the string `unescaped` made of the key, and every body must be redacted

@@ -2,6 +2,7 @@ import Foundation
 import Loupe
 @testable import LoupeTrace
 import Testing
+@testable import LoupeTestSupport
 
 /// The writer's shortcuts of DECISIONS 51, 53, 68 against the work they skip: each must answer exactly as the slow
 /// path did, and in particular never skip a text that holds something to redact.
@@ -53,7 +54,7 @@ struct RedactionFastPathTests {
     func marksAnswerAsTheScansDid() {
         var generator = SystemRandomNumberGenerator()
         let seed = UInt64.random(in: 0...UInt64.max, using: &generator)
-        var random = HARFuzzTests.SplitMix(state: seed)
+        var random = SeededGenerator(seed: seed)
         let pieces = ["a", "b", "B", "x", " ", "\t", "?", "#", "@", ":", "/", "\\", "://", #":\/\/"#, "bearer ",
                       "Basic\t", "BEARER", "basic", "xbearer ", "1bearer ", "é", "-", "=", "`", "b"]
         for _ in 0..<4_000 {

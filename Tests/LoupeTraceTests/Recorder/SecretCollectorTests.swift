@@ -2,6 +2,7 @@ import Foundation
 import Loupe
 @testable import LoupeTrace
 import Testing
+@testable import LoupeTestSupport
 
 @Suite("Secret collector")
 struct SecretCollectorTests {

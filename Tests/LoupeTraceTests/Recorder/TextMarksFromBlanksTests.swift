@@ -1,6 +1,7 @@
 import Foundation
 @testable import LoupeTrace
 import Testing
+@testable import LoupeTestSupport
 
 /// Free text asked for an auth scheme is answered from its blanks, and for a URL from one `:` to the next
 /// (DECISIONS 53): both must answer exactly as the byte-by-byte matchers did, from any starting byte.

@@ -4,6 +4,7 @@ import Loupe
 import LoupeTrace
 import Testing
 import Tracing
+@testable import LoupeTestSupport
 
 @Suite("Spans from recorded exchanges")
 struct TraceSpanExporterTests {

@@ -1,6 +1,7 @@
 import Foundation
 @testable import LoupeTrace
 import Testing
+@testable import LoupeTestSupport
 
 /// The inserter reuses the last attempt notes' JSON when the next attempt's notes are equal (DECISIONS 53); it
 /// compares them without hashing (``ExchangeInserter/sameNotes(_:_:)``, DECISIONS 53), which must answer as `==`.
@@ -8,7 +9,7 @@ import Testing
 struct AttemptNotesComparisonTests {
     @Test("sameNotes answers as == on random maps: equal ones in other insertion orders, one key or value changed, other counts")
     func answersAsEquality() {
-        var random = HARFuzzTests.SplitMix(state: 430)
+        var random = SeededGenerator(seed: 430)
         let pieces = ["a", "b", "key", "breaker", "é", "e\u{301}", "Ω", "ключ", "", "retry", "long value past fifteen bytes"]
         for _ in 0..<4_000 {
             let count = Int.random(in: 0...11, using: &random)

@@ -125,7 +125,7 @@ struct BatchReadAheadTests {
         let store = try SQLiteTraceStore(path: folder.file("traces.sqlite"), bounds: nil)
         defer { try? store.close() }
         try store.write((0..<200).map { index in
-            var exchange = SQLiteTraceStoreTests.simple(index)
+            var exchange = Fixture.simple(index)
             exchange.responseBody = TraceBody(data: Data(repeating: 0x61, count: 20_000), size: 20_000, isTruncated: false)
             return exchange
         })

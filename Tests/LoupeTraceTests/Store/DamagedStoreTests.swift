@@ -16,7 +16,7 @@ struct DamagedStoreTests {
     static func damagedStore(at path: String, bodyBytes: Int) throws {
         let store = try SQLiteTraceStore(path: path, bounds: nil)
         try store.write((0..<300).map { index in
-            var exchange = SQLiteTraceStoreTests.simple(index)
+            var exchange = Fixture.simple(index)
             exchange.responseBody = TraceBody(data: Data(repeating: UInt8(index % 251), count: bodyBytes), size: bodyBytes,
                                               isTruncated: false)
             return exchange

@@ -6,6 +6,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+@testable import LoupeTestSupport
 
 /// Everything about a file that opening a store must leave alone: its bytes, its mode and type, and which
 /// SQLite companions (`-wal`, `-shm`, `-journal`) sit beside it.
@@ -31,7 +32,7 @@ enum StoreFixtures {
     /// A Loupe store at `path` holding `count` small exchanges, closed (its WAL folded into the file).
     static func store(at path: String, count: Int = 3, bounds: TraceStoreBounds? = .default) throws {
         let store = try SQLiteTraceStore(path: path, bounds: bounds)
-        try store.write((0..<count).map { SQLiteTraceStoreTests.simple($0) })
+        try store.write((0..<count).map { Fixture.simple($0) })
         try store.close()
     }
 

@@ -3,6 +3,7 @@ import Loupe
 @testable import LoupeQuery
 @testable import LoupeTrace
 import Testing
+@testable import LoupeTestSupport
 
 /// DECISIONS 74: the in-memory store keeps its entries in a deque, its id index keyed by two words, and pruned
 /// ids in the index until it is rebuilt. A bounded store written at random (new exchanges, rewrites of stored ones

@@ -16,7 +16,7 @@ struct ReadOnlyStoreTests {
         let path = folder.file("traces.sqlite")
         do {
             let store = try SQLiteTraceStore(path: path, bounds: nil)
-            try store.write((0..<20).map { SQLiteTraceStoreTests.simple($0) })
+            try store.write((0..<20).map { Fixture.simple($0) })
             try store.setBounds(TraceStoreBounds(maxCount: 5, maxBytes: nil, maxAge: nil))
             try store.close()
         }
@@ -75,7 +75,7 @@ struct ReadOnlyStoreTests {
         defer { folder.remove() }
         let path = folder.file("traces.sqlite")
         let writer = try SQLiteTraceStore(path: path)
-        try writer.write([SQLiteTraceStoreTests.simple(1)])
+        try writer.write([Fixture.simple(1)])
         let error = try #require(throws: TraceStoreError.self) {
             try SQLiteTraceStore(path: path, readOnly: true, bounds: nil, pruneEvery: 1, now: Date.init,
                                  openSharedReader: Self.unshareable)

@@ -80,7 +80,7 @@ struct RefusedFileTests {
             case .foreignWithHighUserVersion: try StoreFixtures.foreignDatabase(at: path, wal: false, userVersion: 99)
             case .newerSchema, .unknownMigration:
                 let store = try SQLiteTraceStore(path: path)
-                try store.write([SQLiteTraceStoreTests.simple(1)])
+                try store.write([Fixture.simple(1)])
                 try store.pool.write { db in
                     if self == .newerSchema {
                         try db.execute(sql: "PRAGMA user_version = 99")
@@ -159,7 +159,7 @@ struct RefusedFileTests {
         try StoreFixtures.store(at: path)
         #expect(chmod(path, 0o640) == 0)
         let store = try SQLiteTraceStore(path: path)
-        try store.write([SQLiteTraceStoreTests.simple(9)])
+        try store.write([Fixture.simple(9)])
         try store.close()
         #expect(try FileSnapshot(path).mode & 0o777 == 0o640)
     }
@@ -190,7 +190,7 @@ struct RefusedFileTests {
         DispatchQueue.concurrentPerform(iterations: 6) { index in
             do {
                 let store = try SQLiteTraceStore(path: path)
-                try store.write([SQLiteTraceStoreTests.simple(index)])
+                try store.write([Fixture.simple(index)])
                 try store.close()
             } catch {
                 failures.add("\(error)")

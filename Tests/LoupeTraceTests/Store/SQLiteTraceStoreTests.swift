@@ -10,46 +10,14 @@ import Testing
 
 @Suite("SQLiteTraceStore")
 struct SQLiteTraceStoreTests {
-    /// An exchange with every field set, using times that are exact in binary so they round-trip unchanged.
-    static func fullExchange(id: UUID = UUID()) -> TraceExchange {
-        let t = Fixture.start
-        return TraceExchange(
-            id: id, operation: "createUser", method: "POST", url: "https://api.example.test/v1/users?page=2",
-            startedAt: t, endedAt: t.addingTimeInterval(1.5), outcome: .httpError, status: 502, error: "upstream failed",
-            requestHeaders: [TraceHeader(name: "Content-Type", value: "application/json"),
-                             TraceHeader(name: "X-Dup", value: "1"), TraceHeader(name: "X-Dup", value: "2")],
-            requestBody: TraceBody(data: Data(#"{"name":"ada"}"#.utf8), size: 14, isTruncated: false),
-            responseHeaders: [TraceHeader(name: "Retry-After", value: "3")],
-            responseBody: TraceBody(data: Data([0x00, 0xFF, 0x10]), size: 4096, isTruncated: true),
-            attempts: [
-                TraceAttempt(number: 1, startedAt: t, requestSentAt: t.addingTimeInterval(0.125),
-                             firstByteAt: t.addingTimeInterval(0.25), endedAt: t.addingTimeInterval(0.5), status: 503,
-                             circuitState: "closed"),
-                TraceAttempt(number: 2, startedAt: t.addingTimeInterval(0.75), endedAt: t.addingTimeInterval(1.5),
-                             status: 502, error: "bad gateway", circuitState: "half-open", retryReason: "503",
-                             retryDelay: 0.25),
-            ],
-            events: [
-                TraceEvent(kind: "retry", at: t.addingTimeInterval(0.5), message: "retrying",
-                           attributes: ["delay": "0.25", "reason": "503"]),
-                TraceEvent(kind: "circuit", at: t.addingTimeInterval(0.625), message: "closed → half-open"),
-            ],
-            replayOf: UUID())
-    }
-
-    static func simple(_ n: Int, id: UUID = UUID()) -> TraceExchange {
-        TraceExchange(id: id, operation: "op\(n)", method: "GET", url: "https://api.example.test/\(n)",
-                      startedAt: Fixture.start, outcome: .success, status: 200)
-    }
-
     @Test("every field of an exchange survives a write and a read")
     func roundTrip() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let store = try SQLiteTraceStore(path: folder.file("traces.sqlite"))
-        var exchange = Self.fullExchange()
+        var exchange = Fixture.fullExchange()
         exchange.requestBody = TraceBody(data: Data(), size: 0, isTruncated: false)  // empty is not absent
-        let bare = Self.simple(2)
+        let bare = Fixture.simple(2)
         try store.write([exchange, bare])
 
         let read = try #require(try store.exchange(id: exchange.id))
@@ -70,9 +38,9 @@ struct SQLiteTraceStoreTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let store = try SQLiteTraceStore(path: folder.file("traces.sqlite"))
-        let first = (1...3).map { Self.simple($0) }
+        let first = (1...3).map { Fixture.simple($0) }
         try store.write(first)
-        try store.write((4...6).map { Self.simple($0) })
+        try store.write((4...6).map { Fixture.simple($0) })
 
         let all = try store.summaries(after: 0, limit: 100)
         #expect(all.map(\.operation) == (1...6).map { "op\($0)" })
@@ -96,14 +64,14 @@ struct SQLiteTraceStoreTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let store = try SQLiteTraceStore(path: folder.file("traces.sqlite"))
-        let full = Self.fullExchange()
-        try store.write([full, Self.simple(1)])
+        let full = Fixture.fullExchange()
+        try store.write([full, Fixture.simple(1)])
         var again = full
         again.attempts = [full.attempts[0]]
         again.events = []
         // Twice in one batch, and once more beside a new exchange.
-        try store.write([again, Self.simple(2), again])
-        try store.write([Self.simple(3), again])
+        try store.write([again, Fixture.simple(2), again])
+        try store.write([Fixture.simple(3), again])
 
         let all = try store.summaries(after: 0, limit: 100)
         #expect(all.map(\.operation) == ["op1", "op2", "op3", full.operation])
@@ -123,7 +91,7 @@ struct SQLiteTraceStoreTests {
         defer { folder.remove() }
         let path = folder.file("deep/er/traces.sqlite")
         let store = try SQLiteTraceStore(path: path)
-        try store.write([Self.simple(1)])
+        try store.write([Fixture.simple(1)])
         for file in [path, path + "-wal", path + "-shm"] {
             let attributes = try FileManager.default.attributesOfItem(atPath: file)
             #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600, "\(file)")
@@ -208,14 +176,14 @@ struct SQLiteTraceStoreTests {
         defer { folder.remove() }
         let path = folder.file("traces.sqlite")
         let writer = try SQLiteTraceStore(path: path)
-        try writer.write([Self.simple(1)])
+        try writer.write([Fixture.simple(1)])
         let reader = try SQLiteTraceStore(path: path, readOnly: true)
         let seen = try reader.recent(limit: 10)
         #expect(seen.map(\.operation) == ["op1"])
 
-        try writer.write([Self.simple(2), Self.simple(3)])
+        try writer.write([Fixture.simple(2), Fixture.simple(3)])
         #expect(try reader.summaries(after: seen[0].sequence, limit: 10).map(\.operation) == ["op2", "op3"])
-        #expect(throws: TraceStoreError.self) { try reader.write([Self.simple(4)]) }
+        #expect(throws: TraceStoreError.self) { try reader.write([Fixture.simple(4)]) }
     }
 
     @Test("a read-only open works after the writer has closed and its WAL is gone")
@@ -225,7 +193,7 @@ struct SQLiteTraceStoreTests {
         let path = folder.file("traces.sqlite")
         do {
             let writer = try SQLiteTraceStore(path: path)
-            try writer.write([Self.simple(1), Self.simple(2)])
+            try writer.write([Fixture.simple(1), Fixture.simple(2)])
             try writer.close()
         }
         let reader = try SQLiteTraceStore(path: path, readOnly: true)

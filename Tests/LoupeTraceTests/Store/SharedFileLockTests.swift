@@ -35,7 +35,7 @@ struct SharedFileLockTests {
         defer { folder.remove() }
         let path = folder.file("shared.sqlite")
         let first = try SQLiteTraceStore(path: path)
-        try first.write([SQLiteTraceStoreTests.fullExchange()])
+        try first.write([Fixture.fullExchange()])
         try first.close()
 
         let viewer = try SQLiteTraceStore(path: path, readOnly: true)
@@ -43,7 +43,7 @@ struct SharedFileLockTests {
         #expect(OpenStoreFiles.isOpen(path))
         let writer = try SQLiteTraceStore(path: path)
         #expect(try Self.countElsewhere(path) == 1)
-        try writer.write([SQLiteTraceStoreTests.fullExchange()])
+        try writer.write([Fixture.fullExchange()])
         #expect(try Self.countElsewhere(path) == 2)
         #expect(try viewer.recent(limit: 10).count == 2)
         withExtendedLifetime((viewer, writer)) {}

@@ -24,7 +24,7 @@ struct StoreCloseRaceTests {
             let folder = try TemporaryFolder()
             defer { folder.remove() }
             let store = try SQLiteTraceStore(path: folder.file("traces.sqlite"))
-            try store.write((0..<20).map { SQLiteTraceStoreTests.simple($0) })
+            try store.write((0..<20).map { Fixture.simple($0) })
             let finished = Atomic<Int>(0)
             let refused = Atomic<Int>(0)
             let started = DispatchSemaphore(value: 0)
@@ -35,7 +35,7 @@ struct StoreCloseRaceTests {
                     for n in 0..<200 {
                         do {
                             if worker == 0 {
-                                try store.write([SQLiteTraceStoreTests.simple(n)])
+                                try store.write([Fixture.simple(n)])
                             } else {
                                 _ = try store.count()
                                 _ = try store.recent(limit: 5)
@@ -55,7 +55,7 @@ struct StoreCloseRaceTests {
             #expect(finished.load(ordering: .relaxed) + refused.load(ordering: .relaxed) == 800)
             // After close every call is refused with a store error; closing again does nothing.
             #expect(throws: TraceStoreError.self) { try store.count() }
-            #expect(throws: TraceStoreError.self) { try store.write([SQLiteTraceStoreTests.simple(0)]) }
+            #expect(throws: TraceStoreError.self) { try store.write([Fixture.simple(0)]) }
             try store.close()
         }
     }

@@ -13,7 +13,7 @@ import Testing
 struct StoreInsertStatementTests {
     /// An exchange with two attempts and two events, told apart by `n`.
     static func numbered(_ n: Int, id: UUID = UUID()) -> TraceExchange {
-        var exchange = SQLiteTraceStoreTests.fullExchange(id: id)
+        var exchange = Fixture.fullExchange(id: id)
         exchange.operation = "op\(n)"
         exchange.replayOf = nil
         return exchange

@@ -18,7 +18,7 @@ struct StoreWriteColumnsTests {
         exchanges += Self.extremes()
         // A NUL inside a text is stored up to it, as GRDB's `-1` length has SQLite read it (texts are bound from one
         // buffer with their lengths since DECISIONS 68); an empty text stays '' (not NULL).
-        var nul = SQLiteTraceStoreTests.fullExchange()
+        var nul = Fixture.fullExchange()
         nul.error = "before the NUL \u{0} after it"
         nul.operation = ""
         nul.attempts[0].error = "\u{0}"
@@ -66,7 +66,7 @@ struct StoreWriteColumnsTests {
         replaced.attempts = Array(replaced.attempts.prefix(1))
         replaced.events = []
         replaced.responseBody = nil
-        try store.write([replaced, SQLiteTraceStoreTests.simple(1)])
+        try store.write([replaced, Fixture.simple(1)])
         exchanges[3] = replaced
         for exchange in exchanges {
             var read = try #require(try store.exchange(id: exchange.id))
@@ -87,7 +87,7 @@ struct StoreWriteColumnsTests {
         func tempStore() throws -> Int? { try store.pool.writeWithoutTransaction { try Int.fetchOne($0, sql: "PRAGMA temp_store") } }
         let inside = try store.insertTransaction { try Int.fetchOne($0, sql: "PRAGMA temp_store") }
         #expect(inside == 2, "MEMORY inside")
-        try store.write((0..<40).map { SQLiteTraceStoreTests.simple($0) })
+        try store.write((0..<40).map { Fixture.simple($0) })
         #expect(try tempStore() == 0)
         // The pragmas are prepared once per connection and run again for each transaction.
         #expect(try store.insertTransaction { try Int.fetchOne($0, sql: "PRAGMA temp_store") } == 2, "MEMORY inside again")
@@ -108,15 +108,15 @@ struct StoreWriteColumnsTests {
                 BEGIN SELECT RAISE(ABORT, 'refused by the test'); END
                 """)
         }
-        var refused = SQLiteTraceStoreTests.fullExchange()
+        var refused = Fixture.fullExchange()
         refused.attempts[1].error = "refuse me"
         #expect {
-            try store.write([SQLiteTraceStoreTests.simple(1), refused])
+            try store.write([Fixture.simple(1), refused])
         } throws: { error in
             (error as? TraceStoreError)?.code == .database && "\(error)".contains("refused by the test")
         }
         #expect(try store.count() == 0, "the batch is rolled back")
-        let next = [SQLiteTraceStoreTests.fullExchange(), SQLiteTraceStoreTests.simple(2)]
+        let next = [Fixture.fullExchange(), Fixture.simple(2)]
         try store.write(next)
         #expect(try store.count() == 2)
         var read = try #require(try store.exchange(id: next[0].id))
@@ -136,7 +136,7 @@ struct StoreWriteColumnsTests {
     /// text past ASCII, the largest and smallest integers, tiny and huge doubles.
     static func extremes() -> [TraceExchange] {
         let start = Fixture.start
-        var all = SQLiteTraceStoreTests.fullExchange()
+        var all = Fixture.fullExchange()
         all.operation = "Zoë 日本語 😀 e\u{301} \u{2028}"
         all.url = "https://bücher.example/ä?q=😀"
         all.status = Int.max
@@ -157,7 +157,7 @@ struct StoreWriteColumnsTests {
             endedAt: Date(timeIntervalSince1970: -86_400.25), outcome: .cancelled, status: 0,
             attempts: [TraceAttempt(number: Int.max, startedAt: Date(timeIntervalSince1970: -86_400.5))],
             events: [TraceEvent(kind: "x-\u{1}", at: start, message: "")], replayOf: UUID())
-        var many = SQLiteTraceStoreTests.fullExchange()
+        var many = Fixture.fullExchange()
         many.attempts = (1...(ExchangeInserter.attemptsPerInsert * 2 + 3)).map { number in
             TraceAttempt(number: number, startedAt: start.addingTimeInterval(Double(number)), status: 500 + number,
                          // Runs of equal notes and changes between them: the inserter reuses the last notes' text.

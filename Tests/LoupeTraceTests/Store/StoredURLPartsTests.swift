@@ -1,6 +1,7 @@
 import Foundation
 @testable import LoupeTrace
 import Testing
+@testable import LoupeTestSupport
 
 @Suite("StoredURLParts")
 struct StoredURLPartsTests {

@@ -4,6 +4,7 @@ import Loupe
 @testable import LoupeTrace
 @testable import LoupeFormats
 import Testing
+@testable import LoupeTestSupport
 
 /// Streams in HAR (issue 30, item 4): WebSocket messages as Chrome writes them in `_webSocketMessages`, every stream
 /// in `_loupe.stream`; both imported.

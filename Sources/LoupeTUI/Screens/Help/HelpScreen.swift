@@ -35,9 +35,12 @@ package struct HelpScreen: Screen {
         let prompts = "Keys in prompts ({filter} filter, {search} search, {command-prompt} command)"
         lines += [.empty, StyledLine(keymap.filling(prompts, in: context), style: .heading)]
         lines += keymap.bindings(in: .prompt).map { line($0, keymap.help(of: $0, in: .prompt)) }
+        let question = "Keys in a replay's question ({replay}, {repeat-replay} and {edit-replay} ask before they send)"
+        lines += [.empty, StyledLine(keymap.filling(question, in: context), style: .heading)]
+        lines += keymap.bindings(in: .confirm).map { line($0, keymap.help(of: $0, in: .confirm)) }
         lines += [.empty, StyledLine("Commands at the : prompt (Tab completes)", style: .heading)]
         let here = keymap.bindings(in: context)
-        for command in Command.allCases where !command.isTextEditing {
+        for command in Command.allCases where command.runsFromPrompt {
             let name = command.name + (command.argument.map { " " + $0.placeholder } ?? "")
             // What the command does on this screen, as its key's row says, so the two lists cannot disagree.
             let summary = keymap.filling(here.first { $0.command == command }?.help ?? command.summary, in: context)

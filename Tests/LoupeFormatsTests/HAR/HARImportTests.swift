@@ -7,12 +7,6 @@ import Synchronization
 import Testing
 @testable import LoupeTestSupport
 
-/// Whether two optional dates are within a microsecond (phase arithmetic in milliseconds is not exact).
-func sameMicrosecond(_ lhs: Date?, _ rhs: Date?) -> Bool {
-    guard let lhs, let rhs else { return lhs == nil && rhs == nil }
-    return abs(lhs.timeIntervalSince(rhs)) < 1e-6
-}
-
 @Suite("HAR import")
 struct HARImportTests {
     static func date(_ text: String) -> Date { HARDate.date(from: text)! }

@@ -188,7 +188,7 @@ struct HARStreamExportTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let path = folder.file("old.sqlite")
-        try SchemaMigrationTests.makeV1Store(at: path)
+        try Fixture.makeV1Store(at: path)
         let store = try SQLiteTraceStore(path: path, readOnly: true)
         let batched = try Self.batched(store, batchSize: 10, byteBudget: 1 << 20)
         #expect(batched.count == 1 && batched[0].attempts.count == 1 && batched[0].events.count == 1)

@@ -15,7 +15,7 @@ struct ExchangeLookupTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let store = try kind.make(folder, now: TestNow())
-        try store.write(Self.ids.enumerated().map { SQLiteTraceStoreTests.simple($0.offset, id: $0.element) })
+        try store.write(Self.ids.enumerated().map { Fixture.simple($0.offset, id: $0.element) })
         let sequences = try store.recent(limit: 10).map(\.sequence)
 
         func found(_ reference: String) throws -> UUID? {

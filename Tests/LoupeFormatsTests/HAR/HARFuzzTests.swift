@@ -4,6 +4,7 @@ import LoupeTrace
 import LoupeFormats
 import PropertyBased
 import Testing
+@testable import LoupeTestSupport
 
 @Suite("HAR fuzzing")
 struct HARFuzzTests {
@@ -17,7 +18,7 @@ struct HARFuzzTests {
 
     /// One edit of the file, chosen by `seed`.
     static func mutate(_ bytes: inout [UInt8], seed: UInt64) {
-        var random = SplitMix(state: seed)
+        var random = SeededGenerator(seed: seed)
         guard !bytes.isEmpty else { return }
         let position = Int(random.next() % UInt64(bytes.count))
         let length = Int(random.next() % 64)
@@ -38,18 +39,6 @@ struct HARFuzzTests {
     static let loupeHAR = Array(try! HARExporter().data(for: HARFixtures.exchanges))
     static let chromeHAR = Array(HARFixtures.chromeHAR.utf8)
     static let edits = Gen.uint64().array(of: 1...6)
-
-    /// SplitMix64: the edit a seed picks is the same on every run.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E9B9
-            z = (z ^ (z >> 27)) &* 0x94D4_9BB4_133B_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     /// Whatever the bytes, import either fails with a one-line ``HARImportError`` or gives exchanges whose export
     /// imports and exports again to the same bytes.

@@ -84,7 +84,7 @@ struct FilterRegexTests {
                         "k", "\u{212A}", "s", "S", "ſ", "x", "\u{200C}", "\u{85}", "\u{2028}", "ab", "abc", "[", "]", "*"]
 
     /// A random pattern in the supported syntax, from `random`.
-    static func randomPattern(_ random: inout HARFuzzTests.SplitMix, depth: Int = 0, names: inout Int) -> String {
+    static func randomPattern(_ random: inout SeededGenerator, depth: Int = 0, names: inout Int) -> String {
         func pick(_ options: [String]) -> String { options[Int(random.next() % UInt64(options.count))] }
         func roll(_ range: ClosedRange<Int>) -> Int { range.lowerBound + Int(random.next() % UInt64(range.count)) }
         var branches: [String] = []
@@ -140,7 +140,7 @@ struct FilterRegexTests {
     @Test("random patterns give NSRegularExpression's answers on random texts")
     func agreesWithICU() async {
         await propertyCheck(count: 1500, input: Gen.uint64()) { seed in
-            var random = HARFuzzTests.SplitMix(state: seed)
+            var random = SeededGenerator(seed: seed)
             var names = 0
             let source = Self.randomPattern(&random, names: &names)
             guard !source.isEmpty else { return }  // ICU refuses an empty pattern

@@ -6,6 +6,15 @@ import Loupe
 /// Inputs for the streaming export and import tests: varied exchanges, the old whole-document encoding to compare
 /// against, and large generated HAR files.
 enum HARStreamFixtures {
+    /// A new seed each run: a failure names it.
+    static func seed() -> UInt64 { UInt64.random(in: 1...UInt64.max) }
+
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
     /// Text meant to trip an encoder or a tokenizer: JSON's specials, every control character, slashes, bytes
     /// past ASCII (two, three and four bytes long), a combining accent, line and paragraph separators.
     static let awkward: [String] = [

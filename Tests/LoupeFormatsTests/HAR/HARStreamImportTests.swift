@@ -342,11 +342,3 @@ struct HARStreamImportTests {
         #expect(try store.count() == 20_000)
     }
 }
-
-extension Result {
-    /// The error, when it failed.
-    var failure: Failure? {
-        if case .failure(let error) = self { return error }
-        return nil
-    }
-}

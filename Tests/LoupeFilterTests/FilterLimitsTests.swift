@@ -44,7 +44,7 @@ struct FilterLimitsTests {
 
     @Test("the worst filters the parser accepts run in memory and in SQLite")
     func worstAcceptedFiltersRun() throws {
-        let fixture = try SQLFilterTests.Fixture(count: 40, seed: 3)
+        let fixture = try FilterCorpusStore(count: 40, seed: 3)
         for text in Self.worstAccepted {
             let filter = try TraceFilter.parse(text)
             let expected = fixture.expected(filter)
@@ -92,7 +92,7 @@ struct FilterLimitsTests {
 
     @Test("a filter built in code that SQLite refuses is a filter error, not a store error")
     func sqliteRefusalIsAFilterError() throws {
-        let fixture = try SQLFilterTests.Fixture(count: 10, seed: 5)
+        let fixture = try FilterCorpusStore(count: 10, seed: 5)
         // Alternating & and | a thousand levels deep: no text parses to this, but code can build it.
         var filter = TraceFilter.error
         for level in 0..<1200 {
@@ -127,14 +127,4 @@ struct FilterLimitsTests {
         }
         #expect(finished)
     }
-}
-
-/// One exchange that many terms look at.
-enum TraceMatchingFixtures {
-    static let exchange = TraceExchange(
-        id: UUID(), operation: "op", method: "GET", url: "https://example.com/a?b=c",
-        startedAt: Date(timeIntervalSince1970: 1_700_000_000), endedAt: Date(timeIntervalSince1970: 1_700_000_001),
-        outcome: .httpError, status: 503, requestHeaders: [TraceHeader(name: "X-Id", value: "1")],
-        responseBody: TraceBody(data: Data("the secret".utf8), size: 10, isTruncated: false),
-        attempts: [TraceAttempt(number: 1, startedAt: Date(timeIntervalSince1970: 1_700_000_000), circuitState: "open")])
 }

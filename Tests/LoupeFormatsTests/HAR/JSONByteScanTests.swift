@@ -2,6 +2,7 @@ import Foundation
 @_spi(JSON) @testable import LoupeTrace
 @testable import LoupeFormats
 import Testing
+@testable import LoupeTestSupport
 
 /// The word-at-a-time scanner against a byte-at-a-time reference, and its users (the export's string writer, body
 /// validation, the fast string reader, the import's skipping) on text long enough to take the word path: long ASCII
@@ -22,7 +23,7 @@ struct JSONByteScanTests {
 
     @Test("every start, every length to 70: the first stop, the first non-ASCII byte and the copy are the reference's")
     func againstReference() {
-        let seed = HAREntryWriterTests.seed()
+        let seed = HARStreamFixtures.seed()
         var random = HARStreamFixtures.Random(state: seed)
         for round in 0..<3000 {
             let input = Self.bytes(&random, count: random.below(71), specials: [1, 5, 30][round % 3])
@@ -53,8 +54,8 @@ struct JSONByteScanTests {
 
     @Test("long strings with specials at every offset are written as JSONEncoder writes them")
     func longStrings() throws {
-        let encoder = HAREntryWriterTests.encoder
-        let seed = HAREntryWriterTests.seed()
+        let encoder = HARStreamFixtures.encoder
+        let seed = HARStreamFixtures.seed()
         var random = HARStreamFixtures.Random(state: seed)
         let pieces = ["\"", "\\", "\n", "\t", "\u{0}", "\u{1F}", "\u{7F}", "/", "é", "✓", "😀", "\r\n", "\"q\""]
         for round in 0..<2000 {
@@ -79,7 +80,7 @@ struct JSONByteScanTests {
 
     @Test("long bodies are text exactly when String(validating:) takes them as UTF-8, the bad byte anywhere in a word")
     func longBodies() {
-        let seed = HAREntryWriterTests.seed()
+        let seed = HARStreamFixtures.seed()
         var random = HARStreamFixtures.Random(state: seed)
         let pieces: [[UInt8]] = [[0x80], [0xC0, 0x80], [0xC3, 0xA9], [0xED, 0xA0, 0x80], [0xE2, 0x9C, 0x93],
                                  [0xF0, 0x9F, 0x98, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xFF], [0xE2, 0x82]]

@@ -12,17 +12,9 @@ import Testing
 /// Random inputs start from a new seed every run; a failure names it.
 @Suite("HAR entry writer")
 struct HAREntryWriterTests {
-    static func seed() -> UInt64 { UInt64.random(in: 1...UInt64.max) }
-
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
-
     @Test("random exchanges export byte for byte as JSONEncoder wrote the whole document, and import back")
     func randomExchanges() throws {
-        let seed = Self.seed()
+        let seed = HARStreamFixtures.seed()
         let exchanges = HARStreamFixtures.exchanges(count: 300, seed: seed)
         let streamed = try HARExporter().data(for: exchanges)
         #expect(streamed == (try HARStreamFixtures.wholeDocument(exchanges)), "seed \(seed)")
@@ -40,7 +32,7 @@ struct HAREntryWriterTests {
             var map: [String: String]
             var text: String
         }
-        let seed = Self.seed()
+        let seed = HARStreamFixtures.seed()
         var random = HARStreamFixtures.Random(state: seed)
         for _ in 0..<2000 {
             let scalars = (0..<random.below(16)).compactMap { _ in
@@ -53,14 +45,14 @@ struct HAREntryWriterTests {
             out.member("map", values.map)
             out.member("text", values.text)
             out.close(UInt8(ascii: "}"), object)
-            let encoded = JSONInvisibles.escaped(String(decoding: try Self.encoder.encode(values), as: UTF8.self))
+            let encoded = JSONInvisibles.escaped(String(decoding: try HARStreamFixtures.encoder.encode(values), as: UTF8.self))
             #expect(Array(out.bytes) == Array(encoded.utf8), "seed \(seed): \(values)")
         }
     }
 
     @Test("numbers are written as JSONEncoder writes them: edges, and random values on the microsecond grid")
     func numbers() throws {
-        let seed = Self.seed()
+        let seed = HARStreamFixtures.seed()
         var random = HARStreamFixtures.Random(state: seed)
         var doubles: [Double] = [0, -0.0, -1, 0.5, -0.001, 0.001, 0.000_999, 0.000_1, 123.456, 999_999_999_999_999, 1e15,
                                  1e16, 4_294_967_295.5, 4_294_967_296.5, 3_999_999_999.999_999, 4e9 + 0.25, 2.5e-7,
@@ -85,7 +77,7 @@ struct HAREntryWriterTests {
             out.int(value)
         }
         out.close(UInt8(ascii: "]"), array)
-        let expected = try Self.encoder.encode(doubles.filter(\.isFinite).map(JSONNumber.double) + ints.map(JSONNumber.int))
+        let expected = try HARStreamFixtures.encoder.encode(doubles.filter(\.isFinite).map(JSONNumber.double) + ints.map(JSONNumber.int))
         let (written, wanted) = (String(decoding: out.bytes, as: UTF8.self), String(decoding: expected, as: UTF8.self))
         #expect(written == wanted, "seed \(seed)")
         if written != wanted {
@@ -98,7 +90,7 @@ struct HAREntryWriterTests {
 
     @Test("dates and ids are written as HARDate and uuidString write them")
     func datesAndIDs() {
-        let seed = Self.seed()
+        let seed = HARStreamFixtures.seed()
         var random = HARStreamFixtures.Random(state: seed)
         var dates = [Date(timeIntervalSince1970: .nan), .distantPast, .distantFuture, Date(timeIntervalSince1970: 0),
                      Date(timeIntervalSince1970: -0.0005), Date(timeIntervalSince1970: TraceTime.range.upperBound)]
@@ -120,7 +112,7 @@ struct HAREntryWriterTests {
 
     @Test("bodies are text exactly when String(validating:) takes them as UTF-8")
     func utf8Validation() {
-        let seed = Self.seed()
+        let seed = HARStreamFixtures.seed()
         var random = HARStreamFixtures.Random(state: seed)
         let pieces: [[UInt8]] = [
             [0x41], [0x00], [0x7F], [0x80], [0xBF], [0xC0, 0x80], [0xC1, 0xBF], [0xC2, 0x80], [0xDF, 0xBF],
@@ -150,7 +142,7 @@ struct HAREntryWriterTests {
                     "https://a.test/p?a=%00b", "https://a.test/p?a=%2", "https://a.test/p?a=%", "https://a.test?a=1",
                     "https://a.test/p?a=[1]", "https://xn--e1a.test/p?a=1", "http://127.0.0.1:8080/?q=]}\"",
                     "https://u@a.test/p?a=1", "https://a.test:/p?a=1", "https://a.test:8/p?a=1&b=%41%42", "not a url?x"]
-        let seed = Self.seed()
+        let seed = HARStreamFixtures.seed()
         var random = HARStreamFixtures.Random(state: seed)
         let alphabet = Array("aZ09-._~:/?#[]@!$&'()*+,;=%%%fF\"<> é\u{0}".unicodeScalars)
         for _ in 0..<5000 {
@@ -169,7 +161,7 @@ struct HAREntryWriterTests {
     func storeExport() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let seed = Self.seed()
+        let seed = HARStreamFixtures.seed()
         // Stored lists in the exact form, and rows edited by hand that are not (read by StoredJSON as before).
         let store = try HARStreamExportTests.store(with: HARStreamFixtures.exchanges(count: 150, seed: seed), in: folder)
         for (batchSize, byteBudget) in [(500, 8 << 20), (7, 1)] {
@@ -186,7 +178,7 @@ struct HAREntryWriterTests {
 
     @Test("stored header lists in the encoder's exact form are read in place as JSONDecoder reads them; others are not")
     func storedHeaderText() throws {
-        let seed = Self.seed()
+        let seed = HARStreamFixtures.seed()
         var random = HARStreamFixtures.Random(state: seed)
         for _ in 0..<500 {
             let headers = (0..<random.below(6)).map { _ in TraceHeader(name: random.text(), value: random.text()) }

@@ -8,39 +8,9 @@ import Testing
 
 @Suite("Filters in SQL agree with filters in memory")
 struct SQLFilterTests {
-    /// A store holding the corpus, and the corpus as written (with sequences) for in-memory matching.
-    final class Fixture: Sendable {
-        let folder: TemporaryFolder
-        let store: SQLiteTraceStore
-        let memory: InMemoryTraceStore
-        let corpus: [TraceExchange]
-
-        init(count: Int = 400, seed: UInt64 = 42) throws {
-            folder = try TemporaryFolder()
-            store = try SQLiteTraceStore(path: folder.file("traces.sqlite"), bounds: nil)
-            memory = InMemoryTraceStore()
-            let made = TraceCorpus.make(count: count, seed: seed)
-            // Several batches, and one exchange written again, so sequences have a gap.
-            for batch in stride(from: 0, to: made.count, by: 100) {
-                try store.write(Array(made[batch..<min(batch + 100, made.count)]))
-                try memory.write(Array(made[batch..<min(batch + 100, made.count)]))
-            }
-            try store.write([made[3]])
-            try memory.write([made[3]])
-            corpus = memory.all
-        }
-
-        deinit { folder.remove() }
-
-        /// Ids of the newest `limit` matches, oldest first, computed in memory straight from `matches`.
-        func expected(_ filter: TraceFilter, limit: Int = .max) -> [UUID] {
-            Array(corpus.filter(filter.matches).suffix(limit)).map(\.id)
-        }
-    }
-
     @Test("every atom, and 300 random combinations, select the same exchanges from SQLite and from memory")
     func differential() throws {
-        let fixture = try Fixture()
+        let fixture = try FilterCorpusStore()
         var random = SeededGenerator(seed: 7)
         let texts = TraceCorpus.atoms + (0..<300).map { _ in TraceCorpus.filterText(depth: 4, using: &random) }
         var nonTrivial = 0
@@ -68,7 +38,7 @@ struct SQLFilterTests {
 
     @Test("stats agree between SQLite, memory and the protocol's default implementation (their exchanges, one aggregator)")
     func statsAgree() throws {
-        let fixture = try Fixture(count: 300, seed: 9)
+        let fixture = try FilterCorpusStore(count: 300, seed: 9)
         let gated = GatedStore()
         gated.open()
         try gated.write(fixture.corpus)
@@ -83,7 +53,7 @@ struct SQLFilterTests {
 
     @Test("full exchanges come back filtered, newest last, with attempts and events")
     func exchanges() throws {
-        let fixture = try Fixture(count: 200, seed: 3)
+        let fixture = try FilterCorpusStore(count: 200, seed: 3)
         let filter = try TraceFilter.parse("~att >1 & ~b secret")
         let found = try fixture.store.exchanges(matching: filter, limit: 5)
         #expect(found.map(\.id) == fixture.expected(filter, limit: 5))
@@ -98,7 +68,7 @@ struct SQLFilterTests {
 
     @Test("indexed terms use indexes; and need no sort for ORDER BY sequence")
     func plans() throws {
-        let fixture = try Fixture(count: 50)
+        let fixture = try FilterCorpusStore(count: 50)
         let cases = [
             "~c 503": "exchange_status", "~m POST": "exchange_method", "~op listUsers": "exchange_operation",
             "~replay": "exchange_replays", "~e": "exchange_errors", "~d example.com ~m POST": "exchange_method",
