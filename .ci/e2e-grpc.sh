@@ -59,9 +59,30 @@ keys q
 for _ in $(seq 100); do tm list-panes -t "$session" -F '#{pane_current_command}' 2>/dev/null | grep -q sleep && break; sleep 0.1; done
 tm kill-session -t "$session" 2>/dev/null || true
 
-echo "-- the store: every refused attempt has its retry, answered"
+echo "-- the store: every refused attempt has its retry, answered; over the live link, every message too"
+export XDG_STATE_HOME="$work/state"   # the link's identity is made here, never the user's
+"$loupe" listen 127.0.0.1:0 --store "$work/linked.sqlite" >"$work/listen.out" 2>"$work/listen.err" &
+listener=$!
+for _ in $(seq 100); do
+  link=$(grep -m1 '^LOUPE_LINK=' "$work/listen.out" 2>/dev/null | cut -d= -f2-)
+  [ -n "$link" ] && break
+  sleep 0.1
+done
+[ -n "$link" ] || { kill "$listener"; fail "loupe listen printed no link: $(head -c 400 "$work/listen.err")"; }
 timeout 60 env -u LOUPE_STORE HOME="$work" "$loupe" demo --headless --duration 4 --store "$work/headless.sqlite" \
-  >"$work/out.txt" 2>"$work/err.txt" || fail "demo --headless: $(head -c 400 "$work/err.txt")"
+  --link "$link" >"$work/out.txt" 2>"$work/err.txt" || { kill "$listener"; fail "demo --headless: $(head -c 400 "$work/err.txt")"; }
+for _ in $(seq 100); do grep -q '^left: loupe demo' "$work/listen.out" && break; sleep 0.1; done
+kill -TERM "$listener"; wait "$listener" 2>/dev/null
+# Each gRPC exchange's id, status and messages (direction, size, bytes in hex), in both stores.
+messages() {
+  sqlite3 "$1" "SELECT e.id, e.operation, e.stream, m.idx, m.direction, m.size, hex(m.payload) FROM exchange e
+    JOIN message m ON m.exchange_sequence = e.sequence WHERE e.operation LIKE 'loupe.demo.Warehouse/%' ORDER BY e.id, m.idx"
+}
+messages "$work/headless.sqlite" >"$work/recorded.txt"
+messages "$work/linked.sqlite" >"$work/linked.txt"
+[ "$(grep -c . "$work/recorded.txt")" -ge 8 ] || fail "the demo recorded few gRPC messages: $(cat "$work/recorded.txt")"
+diff "$work/recorded.txt" "$work/linked.txt" >"$work/diff.txt" || fail "the link's gRPC messages differ: $(head -20 "$work/diff.txt")"
+ok "the live link delivered every gRPC exchange with its status and its $(grep -c . "$work/recorded.txt") messages, byte for byte"
 grep -q "gRPC on 127.0.0.1:[0-9]*" "$work/err.txt" || fail "the demo did not say where gRPC listens: $(cat "$work/err.txt")"
 "$loupe" list "$work/headless.sqlite" --filter "~gs UNAVAILABLE" --json >"$work/refused.json" 2>"$work/err.txt" || fail "list ~gs UNAVAILABLE"
 "$loupe" list "$work/headless.sqlite" --filter "~grpc & ~gs OK" --json >"$work/ok.json" 2>"$work/err.txt" || fail "list ~gs OK"
@@ -76,4 +97,13 @@ assert ops(answered) == ["loupe.demo.Warehouse/Reserve", "loupe.demo.Warehouse/W
 print(f"{len(refused)} refused, {len(answered)} answered")
 PY
 ok "the headless demo stored refused Reserve attempts and answered Reserve and Watch calls"
+"$loupe" stats "$work/headless.sqlite" --filter "~grpc" --json >"$work/stats.json" 2>"$work/err.txt" || fail "stats ~grpc"
+python3 - "$work/stats.json" <<'PY' || fail "stats of the gRPC methods: $(cat "$work/stats.json")"
+import json, sys
+rows = {r["name"]: r for r in json.load(open(sys.argv[1]))["operations"]}
+reserve, watch = rows["loupe.demo.Warehouse/Reserve"], rows["loupe.demo.Warehouse/Watch"]
+assert reserve["errors"] >= 1 and reserve["retried"] == reserve["errors"] and reserve["retrySucceeded"] == reserve["retried"], reserve
+assert reserve["requestBytes"] > 0 and reserve["responseBytes"] > 0 and watch["responseBytes"] > watch["requestBytes"] > 0, (reserve, watch)
+PY
+ok "stats: a row per method, each retry counted, the messages' bytes either way"
 echo "$script_name: $passed passed ($((SECONDS - started)) s)"
