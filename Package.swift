@@ -253,13 +253,15 @@ let package = Package(
         .target(
             name: "LoupeDemo",
             dependencies: [
-                "Loupe", "LoupeAsyncHTTPClient", "LoupeTrace",
+                "Loupe", "LoupeAsyncHTTPClient", "LoupeTrace", "LoupeGRPC",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
             ],
             path: "Demo/Sources/LoupeDemo"
         ),
@@ -483,7 +485,7 @@ let package = Package(
             name: "LoupeIntegrationTests",
             dependencies: [
                 "Loupe", "LoupeAsyncHTTPClient", "LoupeURLSession", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay",
-                "LoupeBoard", "LoupeTesting", "LoupeDemo", "LoupeWebSocket",
+                "LoupeBoard", "LoupeTesting", "LoupeDemo", "LoupeWebSocket", "LoupeProtobuf",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

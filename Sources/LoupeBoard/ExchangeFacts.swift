@@ -32,6 +32,13 @@ struct ExchangeFacts: Sendable {
         budgetDenied = exchange.events.count { Self.isBudgetDenial($0) }
         requestBytes = max(0, exchange.requestBody?.size ?? 0)
         responseBytes = max(0, exchange.responseBody?.size ?? 0)
+        if let stream = exchange.stream, stream.kind == .grpc {
+            // grpc-swift runs interceptors once per attempt, so each attempt is an exchange of its own, numbered:
+            // one past the first is a retry. A call's bytes are its messages; it has no body.
+            retries = (exchange.attempts.first?.number ?? 1) > 1 ? 1 : 0
+            requestBytes = stream.messages.reduce(0) { $0 &+ ($1.direction == .sent ? max(0, $1.size) : 0) }
+            responseBytes = stream.messages.reduce(0) { $0 &+ ($1.direction == .received ? max(0, $1.size) : 0) }
+        }
         transitions = exchange.events.count { $0.kind == .circuitTransition }
         stream = StreamFacts(exchange)
     }

@@ -166,3 +166,42 @@ import Testing
         #expect(expected.compactMap { $0 }.count >= 5)
     }
 }
+
+/// gRPC calls in `stats` and the metrics screen: one row per method, the messages' sizes as its bytes either way
+/// (a gRPC exchange has no body), and an attempt grpc-swift's retry policy sent again, recorded as an exchange of
+/// its own, counted as a retry.
+@Suite struct GRPCTrafficMetricsTests {
+    typealias F = BoardFixture
+
+    static func call(_ sequence: Int64, method: String, at start: Double, attempt: Int, code: Int,
+                     sent: [Int], received: [Int]) -> TraceExchange {
+        var exchange = F.exchange(sequence, operation: "loupe.demo.Warehouse/\(method)", host: "127.0.0.1", at: start,
+                                  duration: 0.01, outcome: code == 0 ? .success : .httpError,
+                                  attempts: [F.attempt(attempt, at: start, status: 200)])
+        let messages = (sent.map { (MessageDirection.sent, $0) } + received.map { (.received, $0) }).enumerated().map {
+            TraceMessage(index: $0.offset, direction: $0.element.0, at: F.at(start + 0.001 * Double($0.offset)),
+                         type: "message", size: $0.element.1, payload: Data())
+        }
+        exchange.stream = TraceStream(kind: .grpc, messages: messages, sentCount: sent.count, receivedCount: received.count,
+                                      closeCode: code, closedBy: "server")
+        return exchange
+    }
+
+    @Test func methodsAreRowsWithTheirMessagesBytesAndRetriedAttempts() throws {
+        var metrics = TrafficMetrics()
+        metrics.add(Self.call(1, method: "Reserve", at: -3, attempt: 1, code: 14, sent: [11], received: []))
+        metrics.add(Self.call(2, method: "Reserve", at: -2.9, attempt: 2, code: 0, sent: [11], received: [23]))
+        metrics.add(Self.call(3, method: "Reserve", at: -2, attempt: 1, code: 0, sent: [9], received: [21]))
+        metrics.add(Self.call(4, method: "Watch", at: -1, attempt: 1, code: 0, sent: [5], received: [10, 10, 10]))
+        let rows = metrics.rows(window: .oneMinute, now: F.at(0))
+        let reserve = try #require(rows.first { $0.group == .operation("loupe.demo.Warehouse/Reserve") })
+        #expect(reserve.counts.requests == 3 && reserve.counts.errors == 1)
+        #expect(reserve.counts.retried == 1 && reserve.counts.retries == 1 && reserve.counts.retrySucceeded == 1)
+        #expect(reserve.counts.requestBytes == 31 && reserve.counts.responseBytes == 44)
+        let watch = try #require(rows.first { $0.group == .operation("loupe.demo.Warehouse/Watch") })
+        #expect(watch.counts.requestBytes == 5 && watch.counts.responseBytes == 30 && watch.counts.retried == 0)
+        #expect(watch.streams?.streams == 1)
+        let all = try #require(rows.first)
+        #expect(TraceStats(all).retriedCount == 1 && TraceStats(all).requestBytes == 36)
+    }
+}

@@ -21,11 +21,18 @@ public struct DemoTraffic: Sendable {
     public var tickerInterval: Duration?
     /// The WebSocket protocol's transport (the demo's is `NIOWebSocketTransport`, from `LoupeWebSocket`).
     public var webSocketTransport: (any WebSocketTransport)?
+    /// gRPC calls to the demo's service every ``grpcInterval`` (two `Reserve`s, one of them retried, then a
+    /// server-streaming `Watch`); nil for none.
+    public var grpc: DemoGRPCCalls?
+    public var grpcInterval: Duration
 
     public init(client: Client, workers: Int = 3, pause: Duration = .milliseconds(250), burstSize: Int = 40,
                 burstInterval: Duration = .seconds(10), completionInterval: Duration? = nil,
-                tickerInterval: Duration? = nil, webSocketTransport: (any WebSocketTransport)? = nil) {
+                tickerInterval: Duration? = nil, webSocketTransport: (any WebSocketTransport)? = nil,
+                grpc: DemoGRPCCalls? = nil, grpcInterval: Duration = .seconds(1)) {
         self.client = client
+        self.grpc = grpc
+        self.grpcInterval = grpcInterval
         self.completionInterval = completionInterval
         self.tickerInterval = tickerInterval
         self.webSocketTransport = webSocketTransport
@@ -61,6 +68,9 @@ public struct DemoTraffic: Sendable {
             if let tickerInterval, let webSocketTransport {
                 group.addTask { await tickers(every: tickerInterval, over: webSocketTransport, until: deadline) }
             }
+            if let grpc {
+                group.addTask { await grpcCalls(grpc, until: deadline) }
+            }
             return await group.reduce(0, +)
         }
     }
@@ -79,6 +89,27 @@ public struct DemoTraffic: Sendable {
             }
             sent += burstSize
             next += burstInterval
+        }
+    }
+
+    /// The gRPC calls from the start, one every ``grpcInterval``, until the deadline; returns how many exchanges
+    /// they were (a retried call is one per attempt, as grpc-swift runs the interceptor per attempt).
+    private func grpcCalls(_ grpc: DemoGRPCCalls, until deadline: ContinuousClock.Instant?) async -> Int {
+        let interval = grpcInterval
+        return await grpc.connected { grpc in
+            var exchanges = 0
+            var step: UInt64 = 0
+            while !Task.isCancelled, deadline.map({ ContinuousClock.now < $0 }) ?? true {
+                step += 1
+                if step % 3 == 0 {
+                    await grpc.watch(updates: 5)
+                    exchanges += 1
+                } else {
+                    exchanges += await grpc.reserve(order: step).attempts
+                }
+                do { try await Task.sleep(for: interval) } catch { break }
+            }
+            return exchanges
         }
     }
 

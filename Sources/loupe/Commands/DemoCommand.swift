@@ -71,6 +71,14 @@ struct DemoCommand: AsyncParsableCommand {
         } catch {
             throw Self.startFailure(error, port: port.value)
         }
+        // The gRPC service beside it, on a free port (only the HTTP API's port is the user's to choose).
+        let grpcServer: DemoGRPCServer
+        do {
+            grpcServer = try await DemoGRPCServer.start()
+        } catch {
+            await server.stop()
+            throw CommandFailure.badInput("cannot start the demo's gRPC service on 127.0.0.1: \(error)")
+        }
         let storeArgument = store ?? defaultDemoStore()
         let store: SQLiteTraceStore, path: String
         let link: LoupeLink?
@@ -83,6 +91,7 @@ struct DemoCommand: AsyncParsableCommand {
             link = try LinkOption.start(self.link, appName: "loupe demo", bufferBytes: linkBuffer?.bytes, rules: rules?.book)
         } catch {
             await server.stop()
+            await grpcServer.stop()
             throw error
         }
         defer { StoreAccess.reportPrunes(store, path: path) }  // what keeping the store within its bounds removed
@@ -96,12 +105,14 @@ struct DemoCommand: AsyncParsableCommand {
         let traffic = DemoTraffic(client: client, workers: workers.value, pause: .milliseconds(pause.value),
                                   completionInterval: streams ? .seconds(2) : nil,
                                   tickerInterval: streams ? .seconds(3) : nil,
-                                  webSocketTransport: streams ? NIOWebSocketTransport() : nil)
+                                  webSocketTransport: streams ? NIOWebSocketTransport() : nil,
+                                  grpc: try DemoGRPCCalls(port: grpcServer.port, observer: inspector))
         if headless {
-            StandardStreams.error("loupe demo: API on \(server.baseURL), recording into \(path) for \(duration) s\n")
+            StandardStreams.error("loupe demo: API on \(server.baseURL), gRPC on 127.0.0.1:\(grpcServer.port), recording into \(path) for \(duration) s\n")
             let sent = await traffic.run(until: .now + duration.duration)
             await inspector.shutdown()
             await server.stop()
+            await grpcServer.stop()
             RecorderReport.warnIfLost(inspector, path: path)
             LinkOption.report(link)
             OTLPOption.report(exporter, endpoint: endpoint)
@@ -119,6 +130,7 @@ struct DemoCommand: AsyncParsableCommand {
         _ = await trafficTask.value
         await inspector.shutdown()
         await server.stop()
+        await grpcServer.stop()
         RecorderReport.warnIfLost(inspector, path: path)
         LinkOption.report(link)
         OTLPOption.report(exporter, endpoint: endpoint)
