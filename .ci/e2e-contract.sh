@@ -123,9 +123,9 @@ EOS
 tm new-session -d -s "$session" -x 120 -y 40 "sh $(printf %q "$work/tui.sh")" || fail "tmux could not start"
 wait_for 0 "Loupe │ exchanges │"
 # The checks run beside the list: the marks appear as they finish.
-wait_for any '^.≠.* GET +200 +127\.0\.0\.1:[0-9]+/flaky' regex
+wait_for any '^.≠.* GET +200 +127\.0\.0\.1(:[0-9]+)?/flaky' regex
 grep -E '^.≠' "$work/pane.txt" | grep -vq '/flaky' && fail "a row other than /flaky is marked ≠"
-grep -E ' 200 +127\.0\.0\.1:[0-9]+/users' "$work/pane.txt" | grep -q '^.≠' && fail "a /users row is marked ≠"
+grep -E ' 200 +127\.0\.0\.1(:[0-9]+)?/users' "$work/pane.txt" | grep -q '^.≠' && fail "a /users row is marked ≠"
 ok "drifting rows (GET /flaky answering ok: true) are marked ≠, others not"
 keys f; keys '~drift response-body.type' Enter
 wait_for 0 "shown"
