@@ -201,7 +201,7 @@ let package = Package(
         .target(
             name: "LoupeTUI",
             dependencies: ["Loupe", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeBoard", "LoupeRules",
-                           "LoupeRulesFile", "LoupeConfig", "LoupeProtobuf"]
+                           "LoupeRulesFile", "LoupeConfig", "LoupeProtobuf", "LoupeContract"]
         ),
         // WebSocket's protocol for `client.webSocket` on NIO: hummingbird-websocket's client (DECISIONS 123).
         .target(
@@ -445,7 +445,8 @@ let package = Package(
         ),
         .testTarget(
             name: "LoupeTUITests",
-            dependencies: ["Loupe", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeTUI", "LoupeRules", "LoupeBoard"],
+            dependencies: ["Loupe", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeTUI", "LoupeRules", "LoupeBoard",
+                           "LoupeContract"],
             exclude: ["Screens"]  // whole-screen snapshots, read by path
         ),
         // Framing and state machines in-process; the listener and the app's side on 127.0.0.1.

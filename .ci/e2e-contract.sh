@@ -102,6 +102,52 @@ run 0 "export the demo store" "$loupe" export "$store" --har "$work/demo.har" --
   || { cat "$work/agree.txt" | tail -20; fail "openapi-core disagrees on the demo's traffic"; }
 ok "openapi-core agrees on the demo's traffic ($(tail -1 "$work/agree.txt"))"
 
+echo "-- the inspector: loupe tui --openapi on the demo store, a mutated document (getFlaky's ok a string): ≠ rows, ~drift, the Contract tab"
+sed 's/ok: { type: boolean }/ok: { type: string }/' "$root/Examples/openapi.yaml" >"$work/mutated.yaml"
+grep -q 'ok: { type: string }' "$work/mutated.yaml" || fail "the mutation did not apply to Examples/openapi.yaml"
+run 2 "tui --filter ~drift without a contract" env -u LOUPE_OPENAPI "$loupe" tui "$store" --filter '~drift'
+[ "$(cat "$work/err.txt")" = "loupe: ~drift needs the OpenAPI contract: loupe tui --openapi FILE" ] \
+  || fail "~drift without a contract: $(cat "$work/err.txt")"
+ok "~drift without --openapi: exit 2, one line"
+saved_passed=$passed
+session="contract-tui" wait_limit="${LOUPE_E2E_WAIT:-30}" started=$SECONDS
+. "$here/tmux-screen.sh"   # tm, pane, row, wait_for, keys (and its own ok/fail, which report the screen)
+passed=$saved_passed
+trap 'tm kill-server 2>/dev/null; rm -rf "$work"' EXIT
+cat >"$work/tui.sh" <<EOS
+#!/bin/sh
+env -u LOUPE_STORE HOME=$(printf %q "$work/home") XDG_CONFIG_HOME=$(printf %q "$work/home/config") \\
+  XDG_STATE_HOME=$(printf %q "$work/home/state") TERM=xterm-256color LOUPE_OPENAPI=$(printf %q "$work/mutated.yaml") \\
+  $(printf %q "$(cd "$(dirname "$loupe")" && pwd)/$(basename "$loupe")") tui $(printf %q "$store")
+echo "\$?" > $(printf %q "$work/tui-exit.txt")
+exec sleep 600
+EOS
+tm new-session -d -s "$session" -x 120 -y 40 "sh $(printf %q "$work/tui.sh")" || fail "tmux could not start"
+wait_for 0 "Loupe │ exchanges │"
+# The checks run beside the list: the marks appear as they finish.
+wait_for any '^.≠.* GET +200 +127\.0\.0\.1(:[0-9]+)?/flaky' regex
+grep -E '^.≠' "$work/pane.txt" | grep -vq '/flaky' && fail "a row other than /flaky is marked ≠"
+grep -E ' 200 +127\.0\.0\.1(:[0-9]+)?/users' "$work/pane.txt" | grep -q '^.≠' && fail "a /users row is marked ≠"
+ok "drifting rows (GET /flaky answering ok: true) are marked ≠, others not"
+keys f; keys '~drift response-body.type' Enter
+wait_for 0 "shown"
+pane
+grep -E ' (GET|POST|PUT|DELETE) +[0-9]{3} ' "$work/pane.txt" | grep -vq '/flaky' && fail "~drift shows a row that is not /flaky"
+grep -E '^.≠.*/flaky' "$work/pane.txt" >/dev/null || fail "~drift shows no /flaky row"
+ok "~drift response-body.type keeps only the drifting /flaky rows"
+keys Enter
+wait_for any "Request"
+keys ':tab contract' Enter
+wait_for any "Contract  operation getFlaky"
+wait_for any '$.ok: expected string, got boolean'
+wait_for any "Response body"
+ok "the Contract tab names the operation, the finding and shows the body"
+keys q q
+for _ in $(seq 100); do [ -f "$work/tui-exit.txt" ] && break; sleep 0.1; done
+[ "$(cat "$work/tui-exit.txt" 2>/dev/null)" = 0 ] || fail "tui did not quit with 0"
+tm kill-server 2>/dev/null
+ok "quit with 0"
+
 echo "-- GraphQL: a real graphql-core server's traffic, named by operation in the list, ~gql and stats"
 "$python" -c 'import graphql' 2>/dev/null || fail "no graphql-core in $python (.ci/run installs it)"
 timeout 60 "$python" "$here/graphql-peer.py" "$work/graphql.har" >"$work/peer.txt" 2>&1 || fail "graphql peer: $(cat "$work/peer.txt")"

@@ -14,7 +14,7 @@ import LoupeTrace
 package struct TraceFilterParser {
     /// Every `~name`, in the order error messages list them (and the `:` prompt completes them).
     package static let termNames = ["m", "c", "d", "u", "h", "b", "op", "dur", "att", "cb", "e", "replay", "src", "rule", "served", "grpc", "gs",
-                                    "bq", "bs", "any"]
+                                    "bq", "bs", "any", "drift"]
     /// Filters longer than this are refused before anything else is read.
     static let maxLength = 10_000
     /// More terms than this are refused. Realistic filters have a handful; the bound keeps every filter inside
@@ -165,6 +165,7 @@ package struct TraceFilterParser {
             let app = try argument(wanting: "an app name after ~src")
             return .source(FilterText.asciiLowercased(app.text))
         case "rule": return try rule()
+        case "drift": return try drift()
         case "grpc": return .grpc(status: nil)
         case "gs":
             let word = try argument(wanting: "a gRPC status like UNAVAILABLE or 14 after ~gs")
@@ -174,6 +175,13 @@ package struct TraceFilterParser {
             return .grpc(status: code)
         default: throw .unknownFilter(name, at: start)
         }
+    }
+
+    /// `~drift [kind]`: the kind is optional, as `~rule`'s name is (`~drift`, `~drift status`, `~drift response-body.type`).
+    @inline(never)
+    private mutating func drift() throws(TraceFilterError) -> TraceFilter {
+        guard let next = nextSignificant, !"&|)!~".contains(next) else { return .drift(nil) }
+        return .drift(try argument(wanting: "a kind of drift after ~drift").text)
     }
 
     /// `~rule [name]`: the name is optional; `~rule` alone, or before an operator, a bracket or another term, means

@@ -109,6 +109,8 @@ package enum RuleFields {
         case .source: "~src"
         case .rule: "~rule"
         case .grpc: "~grpc"
+        case .drift: "~drift"
+        case .exchanges: "~drift"
         case .responseBody: "~bs"
         case .method, .host, .url, .header, .body, .requestBody, .operation, .attempts: nil
         case .not(let inner): responseTerm(in: inner)

@@ -59,7 +59,7 @@ import Testing
     @Test func labels() {
         #expect(DetailTab.tabs(for: nil).map(tabs.label) == ["Request", "Response", "Attempts 3", "Events 3", "Timing"])
         #expect(DetailTab.tabs(for: nil).map(\.title) == ["Request", "Response", "Attempts", "Events", "Timing"])
-        #expect(DetailTab.allCases.map(\.title) == ["Request", "Response", "Attempts", "Events", "Timing", "Messages"])
+        #expect(DetailTab.allCases.map(\.title) == ["Request", "Response", "Attempts", "Events", "Timing", "Messages", "Contract"])
     }
 
     @Test func request() {

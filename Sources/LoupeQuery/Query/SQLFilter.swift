@@ -131,6 +131,14 @@ struct SQLFilter {
             // and a number the parser checked.
             let code = status.map { " AND json_extract(exchange.stream, '$.closeCode') = \($0)" } ?? ""
             return "(CASE WHEN json_valid(exchange.stream) THEN json_extract(exchange.stream, '$.kind') = 'grpc'\(code) ELSE 0 END)"
+        case .drift:
+            // Only a viewer holding the contract answers it (it puts `exchanges` in its place); the commands refuse it
+            // before reading, so this is reached only by a filter built in code: it matches nothing.
+            return "0"
+        case .exchanges(let ids):
+            // Bound once as a JSON array whatever their number, as the marks are.
+            let json = "[" + ids.map { "\"\($0.uuidString)\"" }.sorted().joined(separator: ",") + "]"
+            return bind("exchange.id IN (SELECT value FROM json_each(?))", json)
         case .not:
             // A run of `!` is one test: `!!x` is `x` (an absent value stays "no match", as in memory).
             let (count, inner) = filter.negations

@@ -29,6 +29,7 @@ public final class TUIApp {
     /// The store's marker at the last look, to skip reading an unchanged store.
     private var lastMarker: StoreChangeMarker?
     private var lastRulesVersion: Int?
+    private var lastContractVersion: Int?
     let inbox = ActionInbox()
     var replays: [UUID: Task<Void, Never>] = [:]
     /// The running repeats' stop switches, by the same token as their task in ``replays``.
@@ -76,7 +77,8 @@ public final class TUIApp {
                  size: Size = Size(width: 80, height: 24),
                  now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now },
                  editor: ExternalEditor = .system(), wallClock: @escaping @Sendable () -> Date = { Date() },
-                 rules: (any RulesControl)? = nil, openStreams: (@Sendable () -> [OpenStream])? = nil) {
+                 rules: (any RulesControl)? = nil, openStreams: (@Sendable () -> [OpenStream])? = nil,
+                 contract: ContractChecks? = nil) {
         self.editor = editor
         var environment = TUIEnvironment(store: store, history: history)
         environment.wallClock = wallClock
@@ -90,7 +92,8 @@ public final class TUIApp {
         self.now = now
         self.state = TUIState(storeName: storeName, size: size, canReplay: replayer != nil,
                                     timeZone: timeZone, keymap: keymap)
-        state.session.filter = filter
+        state.contract = contract
+        state.setFilter(filter)
         state.session.filterText = filter?.description
     }
 
@@ -205,6 +208,11 @@ public final class TUIApp {
             lastRulesVersion = version
             return true
         }
+        // Exchanges checked against the contract since: their drift marks, and a `~drift` filter's rows.
+        if let version = state.contract?.version, version != lastContractVersion {
+            lastContractVersion = version
+            return true
+        }
         // An open stream's duration and counts move without the store changing.
         if environment.openStreams?().isEmpty == false { return true }
         let marker = try? environment.store.changeMarker()
@@ -234,6 +242,8 @@ public final class TUIApp {
             state.listener = now
         }
         apply(.poll)
+        // What arrived is checked off the loop's thread; the loop sees the checks' version move.
+        state.contract?.startCatchingUp(store: environment.store)
     }
 
     /// Handles one key press as the keymap says.
@@ -267,6 +277,7 @@ public final class TUIApp {
 
     /// Waits for every replay, export and rank count started so far and applies its result.
     package func settle() async {
+        await state.contract?.idle()
         while !replays.isEmpty || rankCounter.isBusy || exports.isBusy {
             for task in replays.values { await task.value }
             await rankCounter.idle()

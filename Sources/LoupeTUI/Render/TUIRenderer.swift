@@ -24,6 +24,7 @@ package enum TUIRenderer {
         context.now = state.now
         context.link = state.listener?.link
         context.keymap = state.keymap
+        context.contract = state.contract
         state.top.render(in: layout.content, into: &buffer, context: context)
         if let prompt = state.prompt {
             PromptLine(prompt: prompt).render(in: layout.statusLine, footer: layout.footer, keymap: state.keymap,

@@ -36,6 +36,8 @@ package struct ScreenContext {
     package var rules: (any RulesControl)?
     /// The streams open now in this process's recorder, oldest first (not in the store until they end).
     package var openStreams: [OpenStream] = []
+    /// The OpenAPI contract's checks (`loupe tui --openapi`), or nil.
+    package var contract: ContractChecks?
 
     package init(store: any TraceStore, session: TUISession, area: Rect, calendar: Calendar, keymap: Keymap) {
         self.store = store
@@ -68,4 +70,6 @@ package struct RenderContext {
     package var link: String?
     /// The key table, for the keys hints name.
     package var keymap = Keymap.standard
+    /// The OpenAPI contract's checks (`loupe tui --openapi`): the list marks the rows that drift.
+    package var contract: ContractChecks?
 }

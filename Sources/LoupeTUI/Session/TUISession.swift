@@ -21,6 +21,16 @@ package struct TUISession: Hashable, Sendable {
     package var showsSource = false
     /// The last search, for `n` and `N`.
     package var search: String?
+    /// The filter as parsed, when it has terms the contract answers (``filter`` then holds their answers).
+    package var contractFilter: ContractFilter?
+
+    /// A filter with terms the OpenAPI contract answers (`~drift`, `~op`): as parsed, as answered, and the
+    /// checks' version answered, so it is answered again as exchanges are checked.
+    package struct ContractFilter: Hashable, Sendable {
+        package var parsed: TraceFilter
+        package var resolved: TraceFilter
+        package var version: Int
+    }
 
     package init() {}
 

@@ -38,6 +38,8 @@ extension TUIState {
         case .resized(let newSize):
             resize(to: newSize, environment)
         case .poll:
+            // Exchanges checked since the last poll may answer `~drift` or `~op` differently.
+            answerContractFilter(environment)
             // The screen on top, and the list the title bar counts; other screens under it read what they
             // missed when they are on top again.
             poll(environment)
@@ -318,11 +320,17 @@ extension TUIState {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         if trimmed.isEmpty {
             session.filter = nil
+            session.contractFilter = nil
             session.filterText = nil
             status = StatusMessage("filter cleared")
         } else {
             do {
-                session.filter = try TraceFilter.parse(trimmed)
+                let parsed = try TraceFilter.parse(trimmed)
+                guard !parsed.needsContract || contract != nil else {
+                    status = .error("filter: " + TraceFilter.contractNeeded)
+                    return
+                }
+                setFilter(parsed)
                 session.filterText = trimmed
             } catch {
                 status = .error("filter: \(error.message)")

@@ -40,6 +40,8 @@ package struct TUIState: Sendable {
     package var replayTarget = ""
     /// Whether the replay under way is a repeat (`R`), which Esc stops (issue 43.3).
     package var isRepeating = false
+    /// The OpenAPI contract's checks (`loupe tui --openapi`), or nil.
+    package var contract: ContractChecks?
 
     /// A fresh state: nothing read yet, following, the exchanges list.
     package init(storeName: String, size: Size, canReplay: Bool, timeZone: TimeZone = .current,
@@ -121,6 +123,7 @@ package struct TUIState: Sendable {
         context.now = environment.wallClock()
         context.rules = environment.rules
         context.openStreams = environment.openStreams?() ?? []
+        context.contract = contract
         return context
     }
 

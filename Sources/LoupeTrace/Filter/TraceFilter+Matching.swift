@@ -51,6 +51,10 @@ extension TraceFilter {
             return Self.ruleActed(on: exchange, named: name)
         case .grpc(let status):
             return exchange.stream.map { Self.isCall($0, status: status) } ?? false
+        case .drift:
+            return false  // unanswered here: a viewer holding the contract puts `exchanges` in its place
+        case .exchanges(let ids):
+            return ids.contains(exchange.id)
         // Whole chains at a time, so recursion follows brackets, never the length of `a & b & c …`.
         case .not:
             let (count, inner) = negations
@@ -100,6 +104,8 @@ extension TraceFilter {
         case .source: return nil  // a summary has no source
         case .rule, .served: return nil  // nor events
         case .grpc(let status): return summary.stream.map { Self.isCall($0, status: status) } ?? false
+        case .drift: return false
+        case .exchanges(let ids): return ids.contains(summary.id)
         case .not:
             let (count, inner) = negations
             return inner.matches(summary).map { $0 == count.isMultiple(of: 2) }

@@ -27,6 +27,7 @@ import Foundation
 /// | `~rule`, `~rule name` | exchanges a rule acted on (mock, fault, rewrite, breakpoint); with a name, a rule whose name contains it |
 /// | `~grpc` | gRPC calls (recorded by `LoupeGRPC`) |
 /// | `~gs UNAVAILABLE`, `~gs 14` | gRPC calls that ended with that status, by name (any case) or number |
+/// | `~drift`, `~drift KIND` | exchanges that drift from the OpenAPI contract (of that kind): only where one is loaded (`loupe tui --openapi`) |
 ///
 /// Combine with `!` (not), `&` (and), `|` (or) and parentheses; adjacent terms are joined by `&`. `!` binds
 /// tighter than `&`, which binds tighter than `|`. Arguments end at whitespace, parentheses, `&` and `|`: quote
@@ -78,6 +79,12 @@ public indirect enum TraceFilter: Sendable, Hashable, CustomStringConvertible {
     case rule(String?)
     /// `~grpc` (any status) or `~gs CODE`: gRPC calls, with that status code when one is given (0…16).
     case grpc(status: Int?)
+    /// `~drift [kind]`: the exchange drifts from the contract (with a finding of that kind). Only a viewer holding the
+    /// contract can answer it: it replaces the term with ``exchanges(_:)`` before the filter is evaluated.
+    case drift(String?)
+    /// The exchanges with these ids: what a viewer put in place of a term only it can answer (`~drift`, `~op` by
+    /// the contract). Never parsed.
+    case exchanges(Set<UUID>)
     /// `!x`
     case not(TraceFilter)
     /// `x & y`, or `x y`
@@ -92,9 +99,27 @@ public indirect enum TraceFilter: Sendable, Hashable, CustomStringConvertible {
         while let next = pending.popLast() {
             switch next {
             case .header, .body, .requestBody, .responseBody: return true
-            case .method, .status, .host, .url, .operation, .duration, .attempts, .circuit, .error, .replay, .served, .source, .rule, .grpc: break
+            case .method, .status, .host, .url, .operation, .duration, .attempts, .circuit, .error, .replay, .served, .source, .rule, .grpc,
+                 .drift, .exchanges: break
             case .not(let inner): pending.append(inner)
             case .and(let left, let right), .or(let left, let right): pending += [right, left]
+            }
+        }
+        return false
+    }
+
+    /// What a viewer without a contract says of a filter that ``needsContract``.
+    public static let contractNeeded = "~drift needs the OpenAPI contract: loupe tui --openapi FILE"
+
+    /// Whether the filter has a term only a viewer holding an OpenAPI contract can answer (`~drift`).
+    public var needsContract: Bool {
+        var pending = [self]
+        while let next = pending.popLast() {
+            switch next {
+            case .drift: return true
+            case .not(let inner): pending.append(inner)
+            case .and(let left, let right), .or(let left, let right): pending += [right, left]
+            default: break
             }
         }
         return false
@@ -232,6 +257,8 @@ extension TraceFilter {
         case (.error, .error), (.replay, .replay), (.served, .served): true
         case (.rule(let a), .rule(let b)): a == b
         case (.grpc(let a), .grpc(let b)): a == b
+        case (.drift(let a), .drift(let b)): a == b
+        case (.exchanges(let a), .exchanges(let b)): a == b
         default: false
         }
     }

@@ -21,6 +21,9 @@ package enum TraceFilterPrinter {
         case .source(let app): "~src " + quote(app)
         case .rule(let name): rule(name)
         case .grpc(let status): status.map { "~gs " + GRPCStatusName.name($0) } ?? "~grpc"
+        case .drift(let kind): kind.map { "~drift " + quote($0) } ?? "~drift"
+        // Never parsed: only a viewer builds it, and shows the text it was typed as.
+        case .exchanges(let ids): "(\(ids.count) exchanges)"
         case .not(let inner): "!" + grouped(inner, unless: !isBinary(inner))
         case .and, .or: chain(filter)
         }

@@ -46,6 +46,15 @@ package enum GraphQLOperation {
         }
     }
 
+    /// Whether `operation` is a name this type gives (`query GetUser`, `mutation`, `batch: …`, `persisted …`): the
+    /// list shows it beside the path, which is the same `/graphql` for every call.
+    package static func isName(_ operation: String) -> Bool {
+        for kind in ["query", "mutation", "subscription"] where operation.hasPrefix(kind) {
+            if operation.count == kind.count || operation.dropFirst(kind.count).first == " " { return true }
+        }
+        return operation.hasPrefix("persisted ") || operation.hasPrefix("batch: ")
+    }
+
     /// The first of the `errors` a GraphQL response carries (one response, or each of a batch's), or nil when it
     /// has none: such a response is an error even with status 200. Its message is cut at 200 characters.
     package static func errorMessage(in body: Data?) -> String? {

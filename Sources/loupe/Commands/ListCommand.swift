@@ -62,14 +62,20 @@ struct ListCommand: AsyncParsableCommand {
 /// The `--filter EXPR` option every command shares: parsing, its one-line error, and its help text.
 enum FilterOption {
     /// Parses `text`; nil or blank means no filter. A bad expression is bad input (exit 2) with the parser's reason.
-    static func parse(_ text: String?) throws -> TraceFilter? {
+    /// `~drift` needs the contract: only the TUI holds one (`--openapi`, `withContract`).
+    static func parse(_ text: String?, withContract: Bool = false) throws -> TraceFilter? {
+        let filter: TraceFilter?
         do {
-            return try TraceFilter.parseIfPresent(text)
+            filter = try TraceFilter.parseIfPresent(text)
         } catch {
             // A 10,000-character filter echoed whole would bury the reason; the position in the error finds the spot.
             let shown = (text ?? "").count > 60 ? String((text ?? "").prefix(57)) + "…" : (text ?? "")
             throw CommandFailure.badInput("bad filter \"\(TerminalText.line(shown))\": \(error)")
         }
+        if !withContract, filter?.needsContract == true {
+            throw CommandFailure.badInput(TraceFilter.contractNeeded)
+        }
+        return filter
     }
 
     /// One term a line, every line under ``helpWidth`` characters: the argument parser wraps help at the
@@ -87,6 +93,7 @@ enum FilterOption {
           ~any REGEX                   URL, header lines or body
           ~op NAME                     operation name
           ~gql NAME                    GraphQL operation name
+          ~drift, ~drift KIND          drifts from the contract (tui --openapi)
           ~dur >500ms, ~dur <=2s       duration (ms, s)
           ~att >1                      attempts
           ~cb open|half-open|closed    breaker state at dispatch

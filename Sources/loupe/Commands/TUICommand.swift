@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LoupeContract
 import LoupeLink
 import LoupeTUI
 import LoupeTrace
@@ -14,6 +15,11 @@ struct TUICommand: AsyncParsableCommand {
 
     @Option(help: "Start with this filter (the `loupe list --filter` language); f changes it.")
     var filter: String?
+
+    @Option(help: ArgumentHelp(
+        "Check each exchange against this OpenAPI 3.0/3.1 document (YAML or JSON; default: $LOUPE_OPENAPI): drifting rows are marked ≠, the detail has a Contract tab, and ~drift filters.",
+        valueName: "FILE"))
+    var openapi: String?
 
     @Flag(help: "Leave the mouse to the terminal (no click, double-click or wheel handling).")
     var noMouse = false
@@ -36,21 +42,23 @@ struct TUICommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let filter = try FilterOption.parse(self.filter)
+        let contract = try Self.contract(openapi ?? ProcessInfo.processInfo.environment["LOUPE_OPENAPI"])
+        let filter = try FilterOption.parse(self.filter, withContract: contract != nil)
         let keymap = try Self.keymap()
-        if let listen { return try await runListening(listen, filter: filter, keymap: keymap) }
+        if let listen { return try await runListening(listen, filter: filter, keymap: keymap, contract: contract) }
         // Looking never writes: the store is read-only, and a writer opens only when a replay is recorded.
         let (store, path) = try StoreAccess.openForViewing(store)
         let replayer = StoreReplayer(path: path)
         let app = TUIApp(store: store, storeName: path, replayer: replayer, filter: filter, keymap: keymap,
-                               history: FilePromptHistory())
+                               history: FilePromptHistory(), contract: contract)
         let result = await Result(catching: { try await TUIRunner.run(app, mouse: !noMouse) })
         await replayer.shutdown()
         try result.get()
     }
 
     /// `--listen`: the store is written by the listener inside this process, and the TUI shows it live.
-    private func runListening(_ address: ListenAddress, filter: TraceFilter?, keymap: Keymap) async throws {
+    private func runListening(_ address: ListenAddress, filter: TraceFilter?, keymap: Keymap,
+                              contract: ContractChecks?) async throws {
         let (store, path) = try StoreAccess.openForWriting(listenStore ?? store)
         // The link is the one thing printed before the screen takes over, and again after it.
         let wakeup = StoreWakeup()
@@ -63,7 +71,7 @@ struct TUICommand: AsyncParsableCommand {
         StandardStreams.error("\(LinkAddress.environmentVariable)=\(listener.link)\n")
         let replayer = StoreReplayer(path: path)
         let app = TUIApp(store: store, storeName: path, replayer: replayer, filter: filter, keymap: keymap,
-                               history: FilePromptHistory(), rules: ListenerRules(listener))
+                               history: FilePromptHistory(), rules: ListenerRules(listener), contract: contract)
         app.sourceStatus = { listener.sources.map(Self.status) }
         let link = "\(LinkAddress.environmentVariable)=\(listener.link)"
         app.listenerStatus = {
@@ -76,6 +84,12 @@ struct TUICommand: AsyncParsableCommand {
         print("\(LinkAddress.environmentVariable)=\(listener.link)")
         print(ListenOption.summary(listener.counts))
         try result.get()
+    }
+
+    /// The OpenAPI document's checks, or nil when none is named; an unreadable document is one line and exit 2.
+    static func contract(_ path: String?) throws -> ContractChecks? {
+        guard let path, !path.isEmpty else { return nil }
+        return ContractChecks(contract: try CheckCommand.contract(path))
     }
 
     /// A listener's source as the title bar shows it.

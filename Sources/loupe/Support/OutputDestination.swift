@@ -9,7 +9,9 @@ import Glibc
 #endif
 #if canImport(CoreFoundation)
 import CoreFoundation  // where swift-corelibs-foundation's `stat` is seen from on Linux, for MemberImportVisibility
-import CDispatch  // or here: which of the two a build sees `stat` through depends on the order the modules were built in
+#endif
+#if canImport(CDispatch)
+import CDispatch  // where `stat` is seen from once the TUI's module graph reaches OpenAPIKit and Yams
 #endif
 
 /// Where a command writes a file the user named (`send -o PATH`, `export --har PATH`), decided before anything is

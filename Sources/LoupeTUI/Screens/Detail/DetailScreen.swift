@@ -1,4 +1,5 @@
 import Foundation
+import LoupeContract
 import LoupeQuery
 import LoupeTrace
 
@@ -15,6 +16,8 @@ package struct DetailScreen: Screen {
     package private(set) var bodyView: BodyView = .pretty
     /// Store numbers of the exchanges this one names, read with it (``DetailTabs/numbers``).
     private var numbers: [UUID: Int64] = [:]
+    /// What the OpenAPI contract says of the exchange (`loupe tui --openapi`), checked when it is opened.
+    package private(set) var verdict: ContractVerdict?
     /// The tab's lines wrapped to the width they were made for.
     package private(set) var lines: [StyledLine] = []
     private var header: [StyledLine] = []
@@ -33,6 +36,7 @@ package struct DetailScreen: Screen {
             exchange = try context.store.exchange(id: summary.id)
             if exchange == nil { problem = "This exchange is no longer in the store." }
             numbers = exchange.map(context.store.numbers(referencedBy:)) ?? [:]
+            if let contract = context.contract, let exchange { verdict = contract.contract.check(exchange) }
         } catch {
             problem = "Could not read the exchange: \(error)"
         }
@@ -161,17 +165,18 @@ package struct DetailScreen: Screen {
     private var tabIndex: Int { availableTabs.firstIndex(of: tab) ?? 0 }
 
     /// The tabs this exchange has (Messages only for a stream).
-    private var availableTabs: [DetailTab] { DetailTab.tabs(for: exchange) }
+    private var availableTabs: [DetailTab] { DetailTab.tabs(for: exchange, checked: verdict != nil) }
 
     private var tabLabels: [String] {
         guard let exchange else { return availableTabs.map(\.title) }
-        let tabs = DetailTabs(exchange: exchange, calendar: Calendar(identifier: .gregorian))
+        var tabs = DetailTabs(exchange: exchange, calendar: Calendar(identifier: .gregorian))
+        tabs.verdict = verdict
         return availableTabs.map(tabs.label)
     }
 
     private var bodyHint: String? {
         if shownPane != nil { return "payload: \(bodyView.rawValue)" }
-        return tab == .request || tab == .response ? "body: \(bodyView.rawValue)" : nil
+        return [.request, .response, .contract].contains(tab) ? "body: \(bodyView.rawValue)" : nil
     }
 
     /// The Messages pane when it is the tab shown.
@@ -224,7 +229,8 @@ package struct DetailScreen: Screen {
             viewport.update(count: lines.count, height: area.height)
             return
         }
-        let tabs = DetailTabs(exchange: exchange, calendar: calendar, numbers: numbers)
+        var tabs = DetailTabs(exchange: exchange, calendar: calendar, numbers: numbers)
+        tabs.verdict = verdict
         header = tabs.header().flatMap { $0.wrapped(to: width) }.prefix(2).map { $0 }
         let pageHeight = max(1, area.height - header.count - 1)
         contentArea = Rect(x: area.x, y: area.y + header.count + 1, width: width, height: pageHeight)

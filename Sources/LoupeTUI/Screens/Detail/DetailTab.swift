@@ -2,7 +2,7 @@ import LoupeTrace
 
 /// The tabs of the TUI's detail, in the order Tab cycles through them.
 package enum DetailTab: String, CaseIterable, Sendable {
-    case request, response, attempts, events, timing, messages
+    case request, response, attempts, events, timing, messages, contract
 
     /// The name on the tab bar.
     package var title: String {
@@ -13,12 +13,18 @@ package enum DetailTab: String, CaseIterable, Sendable {
         case .events: "Events"
         case .timing: "Timing"
         case .messages: "Messages"
+        case .contract: "Contract"
         }
     }
 
     /// The tabs `exchange` has: Messages only for a stream.
     package static func tabs(for exchange: TraceExchange?) -> [DetailTab] {
-        exchange?.stream == nil ? allCases.filter { $0 != .messages } : allCases
+        allCases.filter { $0 != .contract && ($0 != .messages || exchange?.stream != nil) }
+    }
+
+    /// The tabs `exchange` has, and Contract when it was checked against an OpenAPI contract.
+    package static func tabs(for exchange: TraceExchange?, checked: Bool) -> [DetailTab] {
+        tabs(for: exchange) + (checked ? [.contract] : [])
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Loupe
+import LoupeContract
 import LoupeTrace
 
 /// One exchange as the TUI's detail tabs: a header above the tab bar, and each tab's lines.
@@ -22,6 +23,8 @@ package struct DetailTabs {
     /// Store numbers of the other exchanges this one names (the replayed original, the exchange a de-duplicated
     /// request joined), so they read `#12` as in `loupe list`; an id missing here reads as its lowercase UUID.
     package let numbers: [UUID: Int64]
+    /// What checking the exchange against the OpenAPI contract found (`loupe tui --openapi`), for the Contract tab.
+    package var verdict: ContractVerdict?
 
     package init(exchange: TraceExchange, calendar: Calendar, medium: Medium = .tabs, numbers: [UUID: Int64] = [:]) {
         self.exchange = exchange
@@ -63,6 +66,7 @@ package struct DetailTabs {
         case .events: Self.safe(eventLines)
         case .timing: Self.safe(TimingWaterfall(exchange: exchange).lines(width: width))
         case .messages: messageLines
+        case .contract: contractLines(bodyView)
         }
     }
 
@@ -72,6 +76,7 @@ package struct DetailTabs {
         case .attempts: "\(tab.title) \(exchange.attempts.count)"
         case .events: "\(tab.title) \(exchange.events.count)"
         case .messages: "\(tab.title) \(exchange.stream?.messageCount ?? 0)"
+        case .contract: "\(tab.title) \(verdict?.findings.count ?? 0)"
         case .request, .response, .timing: tab.title
         }
     }

@@ -3,6 +3,8 @@
 struct ExchangeColumns {
     static let markWidth = 1, timeWidth = 12, methodWidth = 7, statusWidth = 4, sizeWidth = 7, durationWidth = 6,
         attemptsWidth = 3, sourceWidth = 12
+    /// Drawn beside the mark on a row that drifts from the OpenAPI contract (`loupe tui --openapi`).
+    static let driftGlyph = "≠"
 
     let markX = 0
     let timeX: Int?

@@ -64,6 +64,10 @@ struct ExchangesView {
     private func renderRow(_ row: TraceSummary, columns: ExchangeColumns, x: Int, longest: Double, y: Int,
                            into buffer: inout Buffer) {
         if context.session.marks.contains(row.id) { buffer.write("●", x: x + columns.markX, y: y, style: .mark) }
+        // Drift from the OpenAPI contract (`--openapi`), in the gap beside the mark: both can show.
+        if context.contract?.drifts(row.id) == true {
+            buffer.write(ExchangeColumns.driftGlyph, x: x + columns.markX + ExchangeColumns.markWidth, y: y, style: .error)
+        }
         if let timeX = columns.timeX {
             buffer.write(ClockFormat.string(row.startedAt, calendar: context.calendar), x: x + timeX, y: y,
                          maxWidth: ExchangeColumns.timeWidth, style: .dim)
@@ -78,13 +82,18 @@ struct ExchangesView {
         buffer.write(status.text, x: x + columns.statusX, y: y, maxWidth: ExchangeColumns.statusWidth, style: status.style)
         let stream = row.openedStream
         // A stream's counts and ending close the target column when there is room for them and some of the path.
-        let listing = stream.map(\.listing).flatMap { DisplayWidth.of($0) + 12 <= columns.targetWidth ? $0 : nil }
+        // Else the operation when the path does not tell it: a GraphQL call's (every one is `POST /graphql`), or the
+        // contract's `operationId` (`--openapi`).
+        // A long name is cut so that some of the path stays.
+        let named = (stream == nil ? Self.operationLabel(row, contract: context.contract) : nil)
+            .map { DisplayWidth.truncate(TerminalText.line($0), to: columns.targetWidth - 13) }
+        let listing = (stream.map(\.listing) ?? named).flatMap { DisplayWidth.of($0) + 12 <= columns.targetWidth ? $0 : nil }
         let targetWidth = columns.targetWidth - (listing.map { DisplayWidth.of($0) + 1 } ?? 0)
         let target = DisplayWidth.truncate(Self.target(of: row), to: targetWidth)
         buffer.write(target, x: x + columns.targetX, y: y, maxWidth: targetWidth)
         if let listing {
             buffer.writeRightAligned(listing, maxX: x + columns.targetX + columns.targetWidth, y: y,
-                                     style: stream?.ending == "cut" ? .error : .dim)
+                                     style: stream?.ending == "cut" ? .error : stream == nil ? .normal : .dim)
         }
         // A stream's size is its messages' bytes (its body is empty or only the raw events' first bytes).
         if let sizeX = columns.sizeX, let size = stream?.byteCount ?? row.responseBodySize {
@@ -112,6 +121,12 @@ struct ExchangesView {
         for range in ExchangeSearch.ranges(of: search, in: text) {
             buffer.setStyle(.searchHit, in: Rect(x: x + range.lowerBound, y: y, width: range.count, height: 1))
         }
+    }
+
+    /// The operation shown beside the path: a GraphQL operation's name, else the contract's `operationId`.
+    static func operationLabel(_ row: TraceSummary, contract: ContractChecks?) -> String? {
+        if GraphQLOperation.isName(row.operation) { return row.operation }
+        return contract?.operation(of: row.id)
     }
 
     /// Host and path, percent-decoded for reading (the buffer makes any control character visible).
