@@ -28,8 +28,8 @@ package final class ServeLibrary: Sendable {
             requests.append(keptHeaders.map(request.keepingHeaders) ?? request)
         }
         if let sqlite = store as? SQLiteTraceStore {
-            // In batches (three queries each, one batch in memory), not one read per exchange.
-            try sqlite.forEachBatch(matching: filter) { batch in batch.forEach(add) }
+            // In batches, and only the request side: the response is read when it is served.
+            try sqlite.forEachRequestBatch(matching: filter) { batch in batch.forEach(add) }
         } else {
             for summary in try store.summaries(matching: filter, limit: .max) where summary.status != nil {
                 guard let exchange = try store.exchange(id: summary.id) else { continue }

@@ -3,6 +3,7 @@ import LoupeFormats
 import LoupeQuery
 import LoupeServe
 import LoupeTrace
+import Synchronization
 
 /// A HAR file served by `loupe serve` from the file itself: one streaming read keeps, per served entry, the request
 /// that matching compares and where the entry's bytes are; the entry is read and converted again (through the same
@@ -12,8 +13,8 @@ import LoupeTrace
 /// The file is held open until the server stops; a file changed while it is served answers 500 for an entry that
 /// no longer reads as one (`ServeResponder` says which recording could not be read).
 final class ServeHARFile: Sendable {
-    /// The open file the entries are read from (`pread`, so requests on several threads read without a lock).
-    private let descriptor: Int32
+    /// The open file the entries are read from; a seek and a read go together, so one request at a time.
+    private let handle: Mutex<FileHandle>
     /// Where each served entry's bytes are, by recording index, and its index among the file's entries.
     private let ranges: [Range<Int>]
     private let entryIndexes: [Int]
@@ -42,30 +43,34 @@ final class ServeHARFile: Sendable {
             throw CommandFailure.badInput("\(path): \(error)")
         }
         guard counted != nil else { return nil }
-        let descriptor = Foundation.open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw CommandFailure.badInput("\(path): cannot read the file: \(String(cString: strerror(errno)))")
+        let handle: FileHandle
+        do {
+            handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        } catch {
+            throw CommandFailure.badInput("\(path): cannot read the file: \(error.localizedDescription)")
         }
-        let file = ServeHARFile(descriptor: descriptor, ranges: ranges, entryIndexes: entryIndexes, importer: importer)
+        let file = ServeHARFile(handle: handle, ranges: ranges, entryIndexes: entryIndexes, importer: importer)
         return ServeLibrary(requests: requests) { index in try file.exchange(at: index) }
     }
 
-    private init(descriptor: Int32, ranges: [Range<Int>], entryIndexes: [Int], importer: HARImporter) {
-        self.descriptor = descriptor
+    private init(handle: FileHandle, ranges: [Range<Int>], entryIndexes: [Int], importer: HARImporter) {
+        self.handle = Mutex(handle)
         self.ranges = ranges
         self.entryIndexes = entryIndexes
         self.importer = importer
     }
 
-    deinit { Foundation.close(descriptor) }
+    deinit { handle.withLock { try? $0.close() } }
 
     /// The recording at `index`, read from the file and converted as when it was indexed.
     func exchange(at index: Int) throws -> TraceExchange? {
         guard ranges.indices.contains(index) else { return nil }
         let range = ranges[index]
-        var bytes = Data(count: range.count)
-        let read = bytes.withUnsafeMutableBytes { buffer in pread(descriptor, buffer.baseAddress, range.count, off_t(range.lowerBound)) }
-        guard read == range.count else { return nil }
+        let bytes = try handle.withLock { handle in
+            try handle.seek(toOffset: UInt64(range.lowerBound))
+            return try handle.read(upToCount: range.count) ?? Data()
+        }
+        guard bytes.count == range.count else { return nil }
         return try importer.exchange(entryBytes: bytes, index: entryIndexes[index])
     }
 }
