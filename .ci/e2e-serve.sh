@@ -3,7 +3,7 @@
 # recorded from .ci/replay-server.py served back as recorded; a miss answered 404 naming the closest recording
 # while that counting server receives nothing; a hand-written HAR's 503-then-200 served in order, reset, and
 # --repeat miss; --passthrough recording a miss then serving it; every exchange of a demo store served back equal;
-# a HAR served from a temporary store removed at exit; recorded event streams served to httpx-sse and WebSocket
+# a HAR served from the file itself (a UTF-16 one from a temporary store removed at exit); recorded event streams served to httpx-sse and WebSocket
 # conversations to the websockets client; hostile requests (a 1 GB body announced, 10,000 headers, invalid
 # methods) answered and bounded; bad input.
 set -uo pipefail
@@ -113,17 +113,23 @@ serve miss "$work/flaky.har" --repeat miss
 [ "$(urllib_statuses "$port" 3)" = '503{"up":false} 200{"up":true} 404loupe serve:' ] || fail "--repeat miss"
 ok "503 then 200 in recorded order; reset; --repeat last, cycle and miss"
 
-echo "-- a HAR is read into a temporary store (folder 0700, file 0600), gone once the server stops"
+echo "-- a HAR is served from the file itself (nothing written); one in UTF-16 through a temporary store (0700, 0600), gone at exit"
 mkdir -p "$work/tmp"
-TMPDIR="$work/tmp" serve spool "$work/flaky.har" --filter '~c 200'
+TMPDIR="$work/tmp" serve direct "$work/flaky.har" --filter '~c 200'
+grep -q "^loupe serve: 1 recording from" "$work/serve-direct.out" || fail "--filter on a HAR: $(head -1 "$work/serve-direct.out")"
+[ "$(urllib_statuses "$port" 1)" = '200{"up":true}' ] || fail "--filter '~c 200' serves the 200 only"
+[ -z "$(ls -A "$work/tmp")" ] || fail "a UTF-8 HAR is served from the file, yet this was written: $(ls -A "$work/tmp")"
+kill -TERM "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null
+"$py" -c "import sys; open(sys.argv[2], 'wb').write(open(sys.argv[1], encoding='utf-8').read().encode('utf-16'))" "$work/flaky.har" "$work/wide.har"
+TMPDIR="$work/tmp" serve spool "$work/wide.har" --filter '~c 200'
 spool=$(find "$work/tmp" -maxdepth 1 -name 'loupe-serve.*' | head -1)
 [ -n "$spool" ] || fail "no temporary store under TMPDIR: $(ls -la "$work/tmp")"
 [ "$(stat -c %a "$spool")" = 700 ] && [ "$(stat -c %a "$spool/recordings.sqlite")" = 600 ] || fail "modes: $(stat -c '%a %n' "$spool" "$spool"/*)"
-grep -q "^loupe serve: 1 recording from" "$work/serve-spool.out" || fail "--filter on a HAR: $(head -1 "$work/serve-spool.out")"
-[ "$(urllib_statuses "$port" 1)" = '200{"up":true}' ] || fail "--filter '~c 200' serves the 200 only"
+grep -q "^loupe serve: 1 recording from" "$work/serve-spool.out" || fail "--filter on a UTF-16 HAR: $(head -1 "$work/serve-spool.out")"
+[ "$(urllib_statuses "$port" 1)" = '200{"up":true}' ] || fail "--filter '~c 200' on a UTF-16 HAR serves the 200 only"
 kill -TERM "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null
 [ -z "$(ls -A "$work/tmp")" ] || fail "left behind: $(ls -A "$work/tmp")"
-ok "a HAR served from a temporary store, filtered, removed at exit"
+ok "a HAR served from the file; a UTF-16 one from a temporary store, filtered, removed at exit"
 
 echo "-- streams: server-sent events to httpx-sse, WebSocket conversations to the websockets client"
 # start_peer SCRIPT: runs it on a free port (it prints the port); sets $port.

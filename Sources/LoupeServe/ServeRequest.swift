@@ -61,6 +61,14 @@ package struct ServeRequest: Sendable, Hashable {
         return items.map { item in item.value.map { item.name + "=" + $0 } ?? item.name }.sorted()
     }
 
+    /// The request with only the headers named in `names` (any case): all that matching compares when those are
+    /// the chosen headers (`--match-header`), so an index of many recordings does not hold the rest.
+    package func keepingHeaders(_ names: [String]) -> ServeRequest {
+        var kept = self
+        kept.headers = headers.filter { header in names.contains { $0.caseInsensitiveCompare(header.name) == .orderedSame } }
+        return kept
+    }
+
     /// Every value of the header `name` (any case), in order.
     func values(ofHeader name: String) -> [String] {
         headers.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)

@@ -37,6 +37,24 @@ extension HARImporter {
         }
     }
 
+    /// As ``forEachExchange(contentsOf:_:)``, with where each entry's bytes are in the file (for
+    /// ``exchange(entryBytes:index:)`` to read it again); `nil`, with no calls, for a file in UTF-16 or UTF-32, whose
+    /// entries are not byte ranges of the file.
+    package func forEachExchangeWithRange(contentsOf url: URL, _ body: (TraceExchange, Range<Int>) throws -> Void) throws -> Int? {
+        try Self.withFile(url) { handle, head in
+            guard !Self.needsWholeDocument(head) else { return nil }
+            return try forEachExchange(in: .file(handle), withRanges: body)
+        }
+    }
+
+    /// The exchange of one entry's bytes, as ``forEachExchange(contentsOf:_:)`` made it from the same bytes
+    /// (redacted and capped); `index` names the entry in errors.
+    package func exchange(entryBytes bytes: Data, index: Int) throws(HARImportError) -> TraceExchange {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        return try exchange(from: entry(bytes, index: index, decoder: decoder), index: index)
+    }
+
     /// ``forEachExchange(contentsOf:_:)`` over bytes in memory, read through a window of `chunkSize` bytes.
     @discardableResult
     func forEachExchange(in data: Data, chunkSize: Int = 1 << 20, _ body: (TraceExchange) throws -> Void) throws -> Int {
@@ -94,6 +112,11 @@ extension HARImporter {
 
     private func forEachExchange(in source: JSONStream.Source, chunkSize: Int = 1 << 20,
                                  _ body: (TraceExchange) throws -> Void) throws -> Int {
+        try forEachExchange(in: source, chunkSize: chunkSize, withRanges: { exchange, _ in try body(exchange) })
+    }
+
+    private func forEachExchange(in source: JSONStream.Source, chunkSize: Int = 1 << 20,
+                                 withRanges body: (TraceExchange, Range<Int>) throws -> Void) throws -> Int {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970
         var reader = HARStreamReader(source, chunkSize: chunkSize)
@@ -101,7 +124,7 @@ extension HARImporter {
         // reported only if every later entry decodes, so later entries are still decoded (not converted, not sent).
         var refused: HARImportError?
         let count = try withoutActuallyEscaping(body) { body in
-            try reader.read { bytes, index in
+            try reader.read(withOffsets: { bytes, index, offset in
                 let entry = try self.entry(bytes, index: index, decoder: decoder)
                 guard refused == nil else { return }
                 let exchange: TraceExchange
@@ -111,8 +134,8 @@ extension HARImporter {
                     refused = error
                     return
                 }
-                try body(exchange)
-            }
+                try body(exchange, offset..<(offset + bytes.count))
+            })
         }
         if let refused { throw refused }
         return count

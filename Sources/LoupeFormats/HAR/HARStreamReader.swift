@@ -31,6 +31,12 @@ struct HARStreamReader {
     /// how many entries the file has. An ``HARImportError`` thrown by `entry` stops the calls and is reported after
     /// the rest of the file is checked, as the precedence above says; other errors are rethrown at once.
     mutating func read(_ entry: ((Data, Int) throws -> Void)?) throws -> Int {
+        try read(withOffsets: entry.map { entry in { bytes, index, _ in try entry(bytes, index) } })
+    }
+
+    /// As ``read(_:)``; `entry` also gets the offset of the entry's first byte in the file (its bytes run from
+    /// there for their count), so a reader can come back for one entry later.
+    mutating func read(withOffsets entry: ((Data, Int, Int) throws -> Void)?) throws -> Int {
         let hasByteOrderMark = try json.ensure(3) >= 3 && json.window[0...2].elementsEqual([0xEF, 0xBB, 0xBF])
         if hasByteOrderMark { json.advance(by: 3) }  // as the decoder skips it
         guard let first = try json.skipWhitespace() else {
@@ -86,7 +92,7 @@ struct HARStreamReader {
     }
 
     /// The value of `log`.
-    private mutating func readLog(count: inout Int, _ entry: ((Data, Int) throws -> Void)?) throws {
+    private mutating func readLog(count: inout Int, _ entry: ((Data, Int, Int) throws -> Void)?) throws {
         switch try json.nextToken() {
         case UInt8(ascii: "{"):
             break
@@ -144,7 +150,7 @@ struct HARStreamReader {
     }
 
     /// `log.entries`: each element's bytes to `entry`, until it refuses one.
-    private mutating func readEntries(count: inout Int, _ entry: ((Data, Int) throws -> Void)?) throws {
+    private mutating func readEntries(count: inout Int, _ entry: ((Data, Int, Int) throws -> Void)?) throws {
         switch try json.nextToken() {
         case UInt8(ascii: "["):
             break
@@ -167,11 +173,12 @@ struct HARStreamReader {
                 count += 1
                 continue
             }
+            let start = json.offset
             json.beginCapture()
             try json.skipValue()
             let bytes = json.endCapture()
             do {
-                try entry(bytes, count)
+                try entry(bytes, count, start)
             } catch let problem as HARImportError {
                 entryProblem = problem
             }

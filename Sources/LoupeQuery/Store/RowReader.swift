@@ -208,6 +208,13 @@ extension RowReader {
         response_headers, response_body, response_body_size, response_body_truncated
         """
 
+    /// ``positionalExchangeColumns`` with the response's headers and body left unread (`NULL`): a request's side.
+    static let positionalRequestColumns = """
+        sequence, id, operation, method, url, started_at, ended_at, outcome, status, error, replay_of,
+        request_headers, request_body, request_body_size, request_body_truncated,
+        NULL, NULL, NULL, NULL
+        """
+
     /// The columns ``positionalAttempt(_:)`` reads, after `exchange_sequence`; `notes` (schema v3) is `NULL` in an
     /// older store opened read-only.
     static func positionalAttemptColumns(hasNotes: Bool) -> String {

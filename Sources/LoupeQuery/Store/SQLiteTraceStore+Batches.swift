@@ -40,6 +40,25 @@ extension SQLiteTraceStore {
         }
     }
 
+    /// As ``forEachBatch(matching:batchSize:byteBudget:_:)``, each exchange holding only its request side and
+    /// status (response headers and body, attempts, events and stream messages left unread; a stream's header kept):
+    /// what matching requests needs (`loupe serve`), which reads the response when it serves it.
+    package func forEachRequestBatch(matching filter: TraceFilter?, batchSize: Int = 2_000, byteBudget: Int = 8 << 20,
+                                     _ body: ([TraceExchange]) throws -> Void) throws {
+        let limit = max(1, batchSize)
+        var remaining = try batchPlan(matching: filter)
+        while true {
+            let (batch, _) = try guarded {
+                try pool.read { db in
+                    try Self.readBatch(&remaining, limit: limit, byteBudget: byteBudget, keepingStoredHeaders: false,
+                                       requestsOnly: true, in: db)
+                }
+            }
+            guard !batch.isEmpty else { return }
+            try body(batch)
+        }
+    }
+
     /// A cursor over the exchanges ``forEachBatch(matching:batchSize:byteBudget:_:)`` would hand over, for a caller
     /// that must await between batches (an export over the network): the same plan, read one batch per
     /// ``ExchangeBatchCursor/next()``.
@@ -98,8 +117,10 @@ extension SQLiteTraceStore {
 
     /// The next batch of `plan`, which then names what is left after it; empty when nothing is left. The stored
     /// header lists are empty unless `keepingStoredHeaders`.
+    /// With `requestsOnly`, each exchange holds only its row's request side and status (no response headers or
+    /// body, attempts, events or stream messages; a stream's header, for its kind).
     static func readBatch(_ plan: inout BatchPlan, limit: Int, byteBudget: Int, keepingStoredHeaders: Bool,
-                          in db: Database) throws -> ([TraceExchange], [StoredHeaderPair]) {
+                          requestsOnly: Bool = false, in db: Database) throws -> ([TraceExchange], [StoredHeaderPair]) {
         while true {
             let rowsSQL: String
             let arguments: StatementArguments
@@ -116,8 +137,9 @@ extension SQLiteTraceStore {
             }
             // The linked app's name (schema v6) after the usual columns; none in an older store opened read-only.
             let hasSource = try db.columns(in: "exchange").contains { $0.name == "source" }
+            let columns = requestsOnly ? RowReader.positionalRequestColumns : RowReader.positionalExchangeColumns
             let (rows, headers) = try readRows(
-                "SELECT \(RowReader.positionalExchangeColumns)\(hasSource ? ", source" : "") FROM exchange WHERE \(rowsSQL)",
+                "SELECT \(columns)\(hasSource ? ", source" : "") FROM exchange WHERE \(rowsSQL)",
                 arguments, byteBudget: byteBudget, keepingStoredHeaders: keepingStoredHeaders, hasSource: hasSource, in: db)
             var exchanges = rows
             switch plan {
@@ -132,6 +154,10 @@ extension SQLiteTraceStore {
                 plan = .listed(sequences.drop { $0 <= last })
             }
             guard let first = exchanges.first?.sequence, let last = exchanges.last?.sequence else { continue }
+            if requestsOnly {
+                try attachStreamHeaders(to: &exchanges, from: first, through: last, in: db)
+                return (exchanges, headers)
+            }
             try attachAttemptsAndEvents(to: &exchanges, from: first, through: last, in: db)
             try attachStreams(to: &exchanges, from: first, through: last, in: db)
             return (exchanges, headers)
@@ -225,6 +251,21 @@ extension SQLiteTraceStore {
             SELECT sequence, stream FROM exchange WHERE sequence BETWEEN ? AND ? AND stream IS NOT NULL
             """, arguments: [first, last])
         try attachStreams(rows, to: &exchanges, columns: messageTimeColumns, in: db)
+    }
+
+    /// Gives the exchanges in `first...last` that streamed their stream's header, without messages.
+    static func attachStreamHeaders(to exchanges: inout [TraceExchange], from first: Int64, through last: Int64,
+                                    in db: Database) throws {
+        guard try db.columns(in: "exchange").contains(where: { $0.name == "stream" }) else { return }
+        var positions: [Int64: Int] = [:]
+        for (position, exchange) in exchanges.enumerated() { if let sequence = exchange.sequence { positions[sequence] = position } }
+        for row in try Row.fetchAll(db, sql: """
+            SELECT sequence, stream FROM exchange WHERE sequence BETWEEN ? AND ? AND stream IS NOT NULL
+            """, arguments: [first, last]) {
+            guard let sequence = row[0] as Int64?, let position = positions[sequence],
+                  let header = RowReader.streamHeader(row[1]) else { continue }
+            exchanges[position].stream = TraceStream(header, messages: [])
+        }
     }
 
     /// Reads the messages (`columns` of them) of each `(sequence, stream)` row into its exchange.

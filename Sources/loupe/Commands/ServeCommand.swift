@@ -87,7 +87,7 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let filter = try FilterOption.parse(self.filter)
         let redaction = RedactionPolicy()
-        let (library, sourcePath, spool) = try Self.open(source, redaction: redaction, filter: filter)
+        let (library, sourcePath, spool) = try Self.open(source, redaction: redaction, filter: filter, keptHeaders: matchHeaders)
         defer { spool?.remove() }
         var options = ServeOptions(
             matching: ServeMatching(ignore: try ignorePatterns(), headers: matchHeaders), repeatPolicy: try repeatValue(),
@@ -149,21 +149,25 @@ struct ServeCommand: AsyncParsableCommand {
         return line
     }
 
-    /// The source's recordings: a HAR file (by name or first byte) read into a temporary store through the recorder's
-    /// redaction (returned, for the caller to remove when it stops), anything else opened as a store (or cassette)
-    /// read-only.
-    static func open(_ argument: String?, redaction: RedactionPolicy, filter: TraceFilter?) throws
+    /// The source's recordings: a HAR file (by name or first byte) indexed where it is, each entry read from it
+    /// through the recorder's redaction when served (a HAR in UTF-16 or UTF-32 read into a temporary store instead,
+    /// returned for the caller to remove when it stops); anything else opened as a store (or cassette) read-only.
+    /// Only the `keptHeaders` request headers (`--match-header`) are held for matching.
+    static func open(_ argument: String?, redaction: RedactionPolicy, filter: TraceFilter?, keptHeaders: [String] = []) throws
         -> (ServeLibrary, String, ServeSpool?) {
         let path = StoreAccess.path(argument)
         guard argument != nil, ReplaySource.isHARFile(path) else {
             let (store, storePath) = try StoreAccess.openForReading(argument)
             do {
-                return (try ServeLibrary(store: store, filter: filter), storePath, nil)
+                return (try ServeLibrary(store: store, filter: filter, keptHeaders: keptHeaders), storePath, nil)
             } catch {
                 throw StoreAccess.readFailure(error)
             }
         }
         _ = try InputFile.regular(path, role: "HAR file")
+        if let library = try ServeHARFile.library(har: path, redaction: redaction, filter: filter, keptHeaders: keptHeaders) {
+            return (library, path, nil)
+        }
         let spool = try ServeSpool.load(har: path, redaction: redaction, filter: filter)
         return (spool.library, path, spool)
     }

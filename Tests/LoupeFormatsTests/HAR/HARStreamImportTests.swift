@@ -63,6 +63,27 @@ struct HARStreamImportTests {
         }
     }
 
+    @Test("each entry's byte range in the file reads back as the exchange the stream gave (what `loupe serve` serves)")
+    func entryRangesReadBack() throws {
+        let exported = try HARExporter().data(for: HARStreamFixtures.exchanges(count: 40, seed: 5))
+        // A byte order mark and a foreign entry too: offsets count from the file's first byte.
+        let foreign = Self.har([Self.entry(url: "https://a.test/x?q=1", body: "short")])
+        for data in [exported, Data([0xEF, 0xBB, 0xBF]) + foreign] {
+            let url = FileManager.default.temporaryDirectory.appendingPathComponent("ranges-\(UUID().uuidString).har")
+            try data.write(to: url)
+            defer { try? FileManager.default.removeItem(at: url) }
+            var seen: [(TraceExchange, Range<Int>)] = []
+            let importer = Self.importer()
+            let count = try importer.forEachExchangeWithRange(contentsOf: url) { seen.append(($0, $1)) }
+            #expect(count == seen.count && !seen.isEmpty)
+            for (index, (exchange, range)) in seen.enumerated() {
+                var again = try importer.exchange(entryBytes: data.subdata(in: range), index: index)
+                again.id = exchange.id  // a foreign entry gets a new id each time it is read
+                #expect(again == exchange)
+            }
+        }
+    }
+
     @Test("the log's fields may come in any order, with escaped keys, duplicates (the first counts) and a BOM")
     func logShapes() throws {
         let entry = Self.entry()
