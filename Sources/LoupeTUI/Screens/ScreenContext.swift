@@ -1,4 +1,5 @@
 import Foundation
+import LoupeProtobuf
 import LoupeQuery
 import LoupeTrace
 
@@ -36,6 +37,8 @@ package struct ScreenContext {
     package var rules: (any RulesControl)?
     /// The streams open now in this process's recorder, oldest first (not in the store until they end).
     package var openStreams: [OpenStream] = []
+    /// Names gRPC messages' fields (`--descriptor-set`), so the Messages tab shows them as JSON.
+    package var messageTypes: ProtobufDescriptorSet?
 
     package init(store: any TraceStore, session: TUISession, area: Rect, calendar: Calendar, keymap: Keymap) {
         self.store = store

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LoupeLink
+import LoupeProtobuf
 import LoupeTUI
 import LoupeTrace
 import Synchronization
@@ -29,6 +30,8 @@ struct TUICommand: AsyncParsableCommand {
     @Flag(help: "With --listen: plain TCP instead of TLS, on a loopback address only (loupe+tcp://…).")
     var insecureLoopback = false
 
+    @OptionGroup var descriptorSet: DescriptorSetOption
+
     func validate() throws {
         if listenStore != nil && listen == nil { throw ValidationError("--store goes with --listen (otherwise name the STORE)") }
         if listenStore != nil && store != nil { throw ValidationError("name the store once: STORE or --store") }
@@ -38,19 +41,21 @@ struct TUICommand: AsyncParsableCommand {
     func run() async throws {
         let filter = try FilterOption.parse(self.filter)
         let keymap = try Self.keymap()
-        if let listen { return try await runListening(listen, filter: filter, keymap: keymap) }
+        let messageTypes = try descriptorSet.load()
+        if let listen { return try await runListening(listen, filter: filter, keymap: keymap, messageTypes: messageTypes) }
         // Looking never writes: the store is read-only, and a writer opens only when a replay is recorded.
         let (store, path) = try StoreAccess.openForViewing(store)
         let replayer = StoreReplayer(path: path)
         let app = TUIApp(store: store, storeName: path, replayer: replayer, filter: filter, keymap: keymap,
-                               history: FilePromptHistory())
+                               history: FilePromptHistory(), messageTypes: messageTypes)
         let result = await Result(catching: { try await TUIRunner.run(app, mouse: !noMouse) })
         await replayer.shutdown()
         try result.get()
     }
 
     /// `--listen`: the store is written by the listener inside this process, and the TUI shows it live.
-    private func runListening(_ address: ListenAddress, filter: TraceFilter?, keymap: Keymap) async throws {
+    private func runListening(_ address: ListenAddress, filter: TraceFilter?, keymap: Keymap,
+                              messageTypes: ProtobufDescriptorSet?) async throws {
         let (store, path) = try StoreAccess.openForWriting(listenStore ?? store)
         // The link is the one thing printed before the screen takes over, and again after it.
         let wakeup = StoreWakeup()
@@ -63,7 +68,7 @@ struct TUICommand: AsyncParsableCommand {
         StandardStreams.error("\(LinkAddress.environmentVariable)=\(listener.link)\n")
         let replayer = StoreReplayer(path: path)
         let app = TUIApp(store: store, storeName: path, replayer: replayer, filter: filter, keymap: keymap,
-                               history: FilePromptHistory(), rules: ListenerRules(listener))
+                               history: FilePromptHistory(), rules: ListenerRules(listener), messageTypes: messageTypes)
         app.sourceStatus = { listener.sources.map(Self.status) }
         let link = "\(LinkAddress.environmentVariable)=\(listener.link)"
         app.listenerStatus = {

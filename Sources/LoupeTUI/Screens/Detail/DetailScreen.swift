@@ -1,4 +1,5 @@
 import Foundation
+import LoupeProtobuf
 import LoupeQuery
 import LoupeTrace
 
@@ -15,6 +16,8 @@ package struct DetailScreen: Screen {
     package private(set) var bodyView: BodyView = .pretty
     /// Store numbers of the exchanges this one names, read with it (``DetailTabs/numbers``).
     private var numbers: [UUID: Int64] = [:]
+    /// Names gRPC messages' fields (``DetailTabs/messageTypes``), taken from the context when opened.
+    private var messageTypes: ProtobufDescriptorSet?
     /// The tab's lines wrapped to the width they were made for.
     package private(set) var lines: [StyledLine] = []
     private var header: [StyledLine] = []
@@ -29,6 +32,7 @@ package struct DetailScreen: Screen {
     /// Opens `summary`'s exchange, reading it from the store.
     package init(summary: TraceSummary, context: inout ScreenContext) {
         self.summary = summary
+        messageTypes = context.messageTypes
         do {
             exchange = try context.store.exchange(id: summary.id)
             if exchange == nil { problem = "This exchange is no longer in the store." }
@@ -198,7 +202,7 @@ package struct DetailScreen: Screen {
         guard let read = context.read("the exchange", { try $0.exchange(id: summary.id) }), let read else { return }
         guard read != shown else { return }
         exchange = read
-        let tabs = DetailTabs(exchange: read, calendar: context.calendar, numbers: numbers)
+        let tabs = DetailTabs(exchange: read, calendar: context.calendar, numbers: numbers, messageTypes: messageTypes)
         if messages == nil {
             messages = MessagesPane(tabs)
         } else {
@@ -224,7 +228,7 @@ package struct DetailScreen: Screen {
             viewport.update(count: lines.count, height: area.height)
             return
         }
-        let tabs = DetailTabs(exchange: exchange, calendar: calendar, numbers: numbers)
+        let tabs = DetailTabs(exchange: exchange, calendar: calendar, numbers: numbers, messageTypes: messageTypes)
         header = tabs.header().flatMap { $0.wrapped(to: width) }.prefix(2).map { $0 }
         let pageHeight = max(1, area.height - header.count - 1)
         contentArea = Rect(x: area.x, y: area.y + header.count + 1, width: width, height: pageHeight)

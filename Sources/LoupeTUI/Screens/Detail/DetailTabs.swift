@@ -1,5 +1,6 @@
 import Foundation
 import Loupe
+import LoupeProtobuf
 import LoupeTrace
 
 /// One exchange as the TUI's detail tabs: a header above the tab bar, and each tab's lines.
@@ -22,12 +23,16 @@ package struct DetailTabs {
     /// Store numbers of the other exchanges this one names (the replayed original, the exchange a de-duplicated
     /// request joined), so they read `#12` as in `loupe list`; an id missing here reads as its lowercase UUID.
     package let numbers: [UUID: Int64]
+    /// Names a gRPC call's messages' fields (`--descriptor-set`): they show as JSON, not as `protoc --decode_raw`.
+    package let messageTypes: ProtobufDescriptorSet?
 
-    package init(exchange: TraceExchange, calendar: Calendar, medium: Medium = .tabs, numbers: [UUID: Int64] = [:]) {
+    package init(exchange: TraceExchange, calendar: Calendar, medium: Medium = .tabs, numbers: [UUID: Int64] = [:],
+                 messageTypes: ProtobufDescriptorSet? = nil) {
         self.exchange = exchange
         self.calendar = calendar
         self.medium = medium
         self.numbers = numbers
+        self.messageTypes = messageTypes
     }
 
     /// `#12`, or the lowercase id of an exchange whose number is unknown.
