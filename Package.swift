@@ -446,7 +446,7 @@ let package = Package(
         .testTarget(
             name: "LoupeTUITests",
             dependencies: ["Loupe", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeTUI", "LoupeRules", "LoupeBoard",
-                           "LoupeContract"],
+                           "LoupeContract", "LoupeProtobuf"],
             exclude: ["Screens"]  // whole-screen snapshots, read by path
         ),
         // Framing and state machines in-process; the listener and the app's side on 127.0.0.1.
@@ -475,7 +475,7 @@ let package = Package(
             name: "LoupeCLITests",
             dependencies: [
                 "loupe", "Loupe", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeTUI", "LoupeTesting",
-                "LoupeConfig", "LoupeRules", "LoupeRulesFile",
+                "LoupeConfig", "LoupeRules", "LoupeRulesFile", "LoupeProtobuf",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "MCP", package: "swift-sdk"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

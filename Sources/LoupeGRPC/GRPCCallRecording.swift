@@ -27,7 +27,7 @@ final class GRPCCallRecording: Sendable {
     private let state = Mutex(State())
 
     init(observer: any ClientObserver, now: @escaping @Sendable () -> Date, method: String, peer: String,
-         metadata: Metadata) {
+         metadata: Metadata, replayOf: UUID? = nil) {
         self.observer = observer
         self.now = now
         self.method = method
@@ -43,8 +43,8 @@ final class GRPCCallRecording: Sendable {
         request = HTTPRequest(method: .post, scheme: "http", authority: Self.authority(peer), path: "/" + method,
                               headerFields: fields)
         observer.exchangeStarted(ExchangeStarted(
-            exchangeID: id, operation: method, request: request, startedAt: startedAt, adapter: RecordingAdapter.grpcSwift,
-            stream: .grpc))
+            exchangeID: id, operation: method, request: request, startedAt: startedAt, replayOf: replayOf,
+            adapter: RecordingAdapter.grpcSwift, stream: .grpc))
     }
 
     /// A message that went out or came in: its serialized bytes (or nothing, when they cannot be known).

@@ -21,6 +21,8 @@ import LoupeTrace
 public struct LoupeGRPCInterceptor: ClientInterceptor {
     let observer: any ClientObserver
     let now: @Sendable () -> Date
+    /// The recorded call this one sends again (`loupe replay`), recorded as its replay.
+    let replayOf: UUID?
 
     /// Records into `recorder`.
     public init(recorder: NetworkTraceInspector) {
@@ -29,8 +31,14 @@ public struct LoupeGRPCInterceptor: ClientInterceptor {
 
     /// Reports to any Loupe ``ClientObserver``; `now` replaces the clock (tests).
     public init(observer: any ClientObserver, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.init(observer: observer, now: now, replayOf: nil)
+    }
+
+    /// Records each call as a replay of `replayOf` (``GRPCUnaryReplay``).
+    package init(observer: any ClientObserver, now: @escaping @Sendable () -> Date = { Date() }, replayOf: UUID?) {
         self.observer = observer
         self.now = now
+        self.replayOf = replayOf
     }
 
     public func intercept<Input: Sendable, Output: Sendable>(
@@ -41,7 +49,7 @@ public struct LoupeGRPCInterceptor: ClientInterceptor {
     ) async throws -> StreamingClientResponse<Output> {
         let call = GRPCCallRecording(
             observer: observer, now: now, method: context.descriptor.fullyQualifiedMethod, peer: context.remotePeer,
-            metadata: request.metadata)
+            metadata: request.metadata, replayOf: replayOf)
         var request = request
         let producer = request.producer
         request.producer = { writer in

@@ -293,6 +293,13 @@ final class HARBytes {
         member(name, value)
     }
 
+    /// A member whose value is JSON text already (a gRPC message in protobuf's JSON mapping), written as it is.
+    func member(_ name: StaticString, json text: String?) {
+        guard let text else { return }
+        key(name)
+        string(unquoted: text)
+    }
+
     func member(_ name: StaticString, _ value: Int) {
         key(name)
         int(value)

@@ -6,7 +6,8 @@ import LoupeTrace
 // 1970 on the microsecond grid, ids as upper-case UUID text, keys in sorted order, absent optionals left out.
 
 extension HAREntryWriter {
-    static func writeLoupe(_ exchange: TraceExchange, to out: HARBytes) throws {
+    static func writeLoupe(_ exchange: TraceExchange, to out: HARBytes,
+                           messageJSON: (@Sendable (TraceExchange, TraceMessage) -> String?)? = nil) throws {
         let loupe = out.open(openBrace)
         out.key("attempts")
         let attempts = out.open(openBracket)
@@ -53,7 +54,7 @@ extension HAREntryWriter {
         out.member("status", exchange.status)
         if let stream = exchange.stream {
             out.key("stream")
-            try writeStream(stream, to: out)
+            try writeStream(stream, to: out, json: messageJSON.map { decode in { decode(exchange, $0) } })
         }
         out.close(closeBrace, loupe)
     }

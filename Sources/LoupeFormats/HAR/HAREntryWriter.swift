@@ -24,14 +24,14 @@ enum HAREntryWriter {
     /// One entry whose header lists come from `requestHeaders` and `responseHeaders` (the exchange's own are not
     /// read).
     static func write(_ exchange: TraceExchange, requestHeaders: HARHeaderSource, responseHeaders: HARHeaderSource,
-                      to out: HARBytes) throws {
+                      to out: HARBytes, messageJSON: (@Sendable (TraceExchange, TraceMessage) -> String?)? = nil) throws {
         // Phases are computed from times on the microsecond grid `_loupe` stores, as the exporter does.
         let startedAt = grid(exchange.startedAt)
         let timings = HARExporter.timings(
             startedAt: startedAt, endedAt: exchange.endedAt.map(grid), lastAttempt: exchange.attempts.last.map(gridded))
         let entry = out.open(openBrace)
         out.key("_loupe")
-        try writeLoupe(exchange, to: out)
+        try writeLoupe(exchange, to: out, messageJSON: messageJSON)
         if let stream = exchange.stream {
             out.member("_resourceType", stream.kind.harResourceType)
             if stream.kind == .webSocket {

@@ -114,7 +114,8 @@ public struct HARLoupeMessage: Sendable, Hashable, Codable {
 
 extension HAREntryWriter {
     /// `_loupe.stream`, in the encoder's sorted key order.
-    static func writeStream(_ stream: TraceStream, to out: HARBytes) throws {
+    /// `json` gives a message's JSON text (a gRPC message read by its type), written as its `json` member.
+    static func writeStream(_ stream: TraceStream, to out: HARBytes, json: ((TraceMessage) -> String?)? = nil) throws {
         let object = out.open(openBrace)
         out.member("bytes", stream.byteCount)
         out.member("closeCode", stream.closeCode)
@@ -129,6 +130,7 @@ extension HAREntryWriter {
             out.member("direction", item.direction)
             out.member("eventID", item.eventID)
             out.member("index", item.index)
+            out.member("json", json: json?(message))
             out.member("size", item.size)
             out.member("text", item.text)
             out.member("truncated", item.truncated)

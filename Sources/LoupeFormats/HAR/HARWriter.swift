@@ -22,6 +22,8 @@ package struct HARWriter {
     /// a copy of the writer would write into the same buffer (writers are not copied).
     private let out = HARBytes(capacity: HARWriter.chunkSize + 64 * 1024, depth: 3)
     private var written = 0
+    /// A gRPC message's JSON text by its type (`loupe export --descriptor-set`), written as the message's `json`.
+    package var messageJSON: (@Sendable (TraceExchange, TraceMessage) -> String?)?
 
     /// How many entries have been appended.
     package var count: Int { written }
@@ -73,7 +75,8 @@ package struct HARWriter {
     private mutating func append(_ exchange: TraceExchange, requestHeaders: HARHeaderSource,
                                  responseHeaders: HARHeaderSource) throws {
         out.append(written == 0 ? "\n      " : ",\n      ")
-        try HAREntryWriter.write(exchange, requestHeaders: requestHeaders, responseHeaders: responseHeaders, to: out)
+        try HAREntryWriter.write(exchange, requestHeaders: requestHeaders, responseHeaders: responseHeaders, to: out,
+                                 messageJSON: messageJSON)
         written += 1
         if out.count >= Self.chunkSize { try flush() }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import LoupeProtobuf
 import LoupeQuery
 import LoupeTrace
 
@@ -78,9 +79,10 @@ public final class TUIApp {
                  now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now },
                  editor: ExternalEditor = .system(), wallClock: @escaping @Sendable () -> Date = { Date() },
                  rules: (any RulesControl)? = nil, openStreams: (@Sendable () -> [OpenStream])? = nil,
-                 contract: ContractChecks? = nil) {
+                 contract: ContractChecks? = nil, messageTypes: ProtobufDescriptorSet? = nil) {
         self.editor = editor
         var environment = TUIEnvironment(store: store, history: history)
+        environment.messageTypes = messageTypes
         environment.wallClock = wallClock
         environment.rules = rules
         // The streams this process's recorder has open (`loupe demo`): live rows under the exchanges list, their

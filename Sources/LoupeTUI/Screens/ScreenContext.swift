@@ -1,4 +1,5 @@
 import Foundation
+import LoupeProtobuf
 import LoupeQuery
 import LoupeTrace
 
@@ -38,6 +39,8 @@ package struct ScreenContext {
     package var openStreams: [OpenStream] = []
     /// The OpenAPI contract's checks (`loupe tui --openapi`), or nil.
     package var contract: ContractChecks?
+    /// Names gRPC messages' fields (`--descriptor-set`), so the Messages tab shows them as JSON.
+    package var messageTypes: ProtobufDescriptorSet?
 
     package init(store: any TraceStore, session: TUISession, area: Rect, calendar: Calendar, keymap: Keymap) {
         self.store = store

@@ -1,4 +1,5 @@
 import Foundation
+import LoupeProtobuf
 import LoupeQuery
 import LoupeTrace
 
@@ -124,6 +125,7 @@ package struct TUIState: Sendable {
         context.rules = environment.rules
         context.openStreams = environment.openStreams?() ?? []
         context.contract = contract
+        context.messageTypes = environment.messageTypes
         return context
     }
 
@@ -191,6 +193,8 @@ package struct TUIEnvironment {
     package var rules: (any RulesControl)?
     /// The streams open now in this process's recorder (`loupe demo`): live rows under the exchanges list.
     package var openStreams: (@Sendable () -> [OpenStream])?
+    /// Names gRPC messages' fields (`--descriptor-set`), so the Messages tab shows them as JSON.
+    package var messageTypes: ProtobufDescriptorSet?
 
     package init(store: any TraceStore, history: any PromptHistoryStore) {
         self.store = store

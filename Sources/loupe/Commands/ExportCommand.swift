@@ -4,6 +4,7 @@ import Loupe
 import LoupeTrace
 import LoupeFormats
 import LoupeOTLP
+import LoupeProtobuf
 
 /// `loupe export [STORE] --har FILE [--filter EXPR]`: the matching exchanges as a HAR 1.2 file, oldest first; or
 /// `--otlp URL [--header 'Name: value']…`: as OpenTelemetry spans to a collector (`LoupeOTLP`).
@@ -50,9 +51,12 @@ struct ExportCommand: AsyncParsableCommand {
     @Flag(help: "Let --har replace an existing file.")
     var force = false
 
+    @OptionGroup var descriptorSet: DescriptorSetOption
+
     func run() async throws {
         MallocTuning.keepFreedMemory()  // bodies of up to a megabyte, read and freed one by one
         let filter = try FilterOption.parse(self.filter)
+        let messageTypes = try descriptorSet.load()
         if let otlp {
             guard har == nil else { throw CommandFailure.badInput("--har and --otlp cannot be used together") }
             guard !force else { throw CommandFailure.badInput("--force applies to --har, not --otlp") }
@@ -65,7 +69,7 @@ struct ExportCommand: AsyncParsableCommand {
             StoreAccess.expandTilde(har), flag: "--har", force: force, stores: [StoreAccess.path(store)])
         let (store, _) = try StoreAccess.openForReading(store)
         guard let destination else {
-            let count = try export(from: store, filter: filter) { try StandardStreams.output($0) }
+            let count = try export(from: store, filter: filter, messageTypes: messageTypes) { try StandardStreams.output($0) }
             StandardStreams.error("loupe: exported \(Quantity.count(count, "exchange"))\n")
             return
         }
@@ -75,11 +79,11 @@ struct ExportCommand: AsyncParsableCommand {
         case .replace(let target):
             path = target
             count = try writeAtomically(to: target) { handle in
-                try export(from: store, filter: filter) { try handle.write(contentsOf: $0) }
+                try export(from: store, filter: filter, messageTypes: messageTypes) { try handle.write(contentsOf: $0) }
             }
         case .through(let target):
             count = try writeThrough(to: target) { handle in
-                try export(from: store, filter: filter) { try handle.write(contentsOf: $0) }
+                try export(from: store, filter: filter, messageTypes: messageTypes) { try handle.write(contentsOf: $0) }
             }
             // On standard error, as for `-`: `/dev/stdout` is a path too, and the line must not follow the HAR there.
             StandardStreams.error(TerminalText.line("loupe: exported \(Quantity.count(count, "exchange")) to \(target)") + "\n")
@@ -108,8 +112,17 @@ struct ExportCommand: AsyncParsableCommand {
     }
 
     /// Streams the matching exchanges into `sink`; returns how many.
-    private func export(from store: SQLiteTraceStore, filter: TraceFilter?, sink: @escaping (Data) throws -> Void) throws -> Int {
+    private func export(from store: SQLiteTraceStore, filter: TraceFilter?, messageTypes: ProtobufDescriptorSet?,
+                        sink: @escaping (Data) throws -> Void) throws -> Int {
         var writer = HARWriter(sink: sink)
+        if let messageTypes {
+            // Each gRPC message read by its method's types, in protobuf's JSON mapping, beside its base64.
+            writer.messageJSON = { exchange, message in
+                guard exchange.stream?.kind == .grpc, !message.isTruncated else { return nil }
+                return ProtobufJSON.decode(message.payload, method: exchange.operation, request: message.direction == .sent,
+                                           in: messageTypes)?.text()
+            }
+        }
         do {
             try writer.begin()
             try store.export(matching: filter, into: &writer)

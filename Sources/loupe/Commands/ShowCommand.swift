@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Loupe
+import LoupeProtobuf
 import LoupeQuery
 import LoupeTrace
 import LoupeTUI
@@ -22,18 +23,21 @@ struct ShowCommand: AsyncParsableCommand {
     @Flag(help: "Print JSON (the whole exchange; bodies as text, or base64 when not UTF-8).")
     var json = false
 
+    @OptionGroup var descriptorSet: DescriptorSetOption
+
     func validate() throws {
         guard first != nil else { throw ValidationError("missing ID (an id, an id prefix or a sequence number)") }
     }
 
     func run() async throws {
         let (storeArgument, reference) = second.map { (first, $0) } ?? (nil, first ?? "")
+        let messageTypes = try descriptorSet.load()
         let (store, path) = try StoreAccess.openForReading(storeArgument)
         let exchange = try StoreAccess.exchange(reference, in: store, path: path)
         if json {
-            print(try Formatting.json(ExchangeJSON(exchange)))
+            print(try Formatting.json(ExchangeJSON(exchange, messageTypes: messageTypes)))
         } else {
-            print(ExchangeText.render(exchange, numbers: store.numbers(referencedBy: exchange)))
+            print(ExchangeText.render(exchange, numbers: store.numbers(referencedBy: exchange), messageTypes: messageTypes))
         }
     }
 }
@@ -45,8 +49,9 @@ struct ShowCommand: AsyncParsableCommand {
 enum ExchangeText {
     /// Times in the calendar's time zone (the current one by default, as the other commands print them); the
     /// exchanges it names read `#N` where `numbers` has them.
-    static func render(_ exchange: TraceExchange, calendar: Calendar = .current, numbers: [UUID: Int64] = [:]) -> String {
-        DetailDocument(exchange: exchange, calendar: calendar, numbers: numbers).plainText
+    static func render(_ exchange: TraceExchange, calendar: Calendar = .current, numbers: [UUID: Int64] = [:],
+                       messageTypes: ProtobufDescriptorSet? = nil) -> String {
+        DetailDocument(exchange: exchange, calendar: calendar, numbers: numbers, messageTypes: messageTypes).plainText
     }
 }
 
@@ -93,8 +98,12 @@ struct ExchangeJSON: Encodable {
     }
     var beforeRule: Request?
 
-    init(_ exchange: TraceExchange) {
-        stream = exchange.stream.map { StreamJSON($0, startedAt: exchange.startedAt, withMessages: true) }
+    /// `messageTypes` names a gRPC call's messages' fields (`json` beside `protobuf`).
+    init(_ exchange: TraceExchange, messageTypes: ProtobufDescriptorSet? = nil) {
+        stream = exchange.stream.map {
+            StreamJSON($0, startedAt: exchange.startedAt, withMessages: true,
+                       decoding: messageTypes.map { ($0, exchange.operation) })
+        }
         func iso(_ date: Date?) -> String? { Formatting.jsonDate(date) }
         traceContext = exchange.traceContext
         source = exchange.source

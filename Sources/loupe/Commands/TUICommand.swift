@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LoupeContract
 import LoupeLink
+import LoupeProtobuf
 import LoupeTUI
 import LoupeTrace
 import Synchronization
@@ -35,6 +36,8 @@ struct TUICommand: AsyncParsableCommand {
     @Flag(help: "With --listen: plain TCP instead of TLS, on a loopback address only (loupe+tcp://…).")
     var insecureLoopback = false
 
+    @OptionGroup var descriptorSet: DescriptorSetOption
+
     func validate() throws {
         if listenStore != nil && listen == nil { throw ValidationError("--store goes with --listen (otherwise name the STORE)") }
         if listenStore != nil && store != nil { throw ValidationError("name the store once: STORE or --store") }
@@ -45,12 +48,13 @@ struct TUICommand: AsyncParsableCommand {
         let contract = try Self.contract(openapi ?? ProcessInfo.processInfo.environment["LOUPE_OPENAPI"])
         let filter = try FilterOption.parse(self.filter, withContract: contract != nil)
         let keymap = try Self.keymap()
-        if let listen { return try await runListening(listen, filter: filter, keymap: keymap, contract: contract) }
+        let messageTypes = try descriptorSet.load()
+        if let listen { return try await runListening(listen, filter: filter, keymap: keymap, contract: contract, messageTypes: messageTypes) }
         // Looking never writes: the store is read-only, and a writer opens only when a replay is recorded.
         let (store, path) = try StoreAccess.openForViewing(store)
         let replayer = StoreReplayer(path: path)
         let app = TUIApp(store: store, storeName: path, replayer: replayer, filter: filter, keymap: keymap,
-                               history: FilePromptHistory(), contract: contract)
+                               history: FilePromptHistory(), contract: contract, messageTypes: messageTypes)
         let result = await Result(catching: { try await TUIRunner.run(app, mouse: !noMouse) })
         await replayer.shutdown()
         try result.get()
@@ -58,7 +62,7 @@ struct TUICommand: AsyncParsableCommand {
 
     /// `--listen`: the store is written by the listener inside this process, and the TUI shows it live.
     private func runListening(_ address: ListenAddress, filter: TraceFilter?, keymap: Keymap,
-                              contract: ContractChecks?) async throws {
+                              contract: ContractChecks?, messageTypes: ProtobufDescriptorSet?) async throws {
         let (store, path) = try StoreAccess.openForWriting(listenStore ?? store)
         // The link is the one thing printed before the screen takes over, and again after it.
         let wakeup = StoreWakeup()
@@ -71,7 +75,8 @@ struct TUICommand: AsyncParsableCommand {
         StandardStreams.error("\(LinkAddress.environmentVariable)=\(listener.link)\n")
         let replayer = StoreReplayer(path: path)
         let app = TUIApp(store: store, storeName: path, replayer: replayer, filter: filter, keymap: keymap,
-                               history: FilePromptHistory(), rules: ListenerRules(listener), contract: contract)
+                               history: FilePromptHistory(), rules: ListenerRules(listener), contract: contract,
+                               messageTypes: messageTypes)
         app.sourceStatus = { listener.sources.map(Self.status) }
         let link = "\(LinkAddress.environmentVariable)=\(listener.link)"
         app.listenerStatus = {

@@ -128,6 +128,8 @@ struct StreamJSON: Encodable {
         var base64: String?
         /// A gRPC message read as protobuf's wire format, as `protoc --decode_raw` prints it.
         var protobuf: String?
+        /// A gRPC message read by its type from `--descriptor-set`, in protobuf's JSON mapping.
+        var json: ProtobufJSONValue?
     }
 
     var kind: String
@@ -144,7 +146,10 @@ struct StreamJSON: Encodable {
     var ending: String
     var messages: [Message]?
 
-    init(_ stream: TraceStream, startedAt: Date, withMessages: Bool) {
+    /// `decoding` gives a gRPC call's descriptor set and recorded method (`package.Service/Method`), which name its
+    /// messages' types.
+    init(_ stream: TraceStream, startedAt: Date, withMessages: Bool,
+         decoding: (set: ProtobufDescriptorSet, method: String)? = nil) {
         kind = stream.kind.rawValue
         sent = stream.sentCount
         received = stream.receivedCount
@@ -161,11 +166,14 @@ struct StreamJSON: Encodable {
             // A gRPC message is binary protobuf (even when its bytes happen to be UTF-8): base64 and its fields.
             let text = grpc ? nil : String(data: message.payload, encoding: .utf8)
             let protobuf = grpc && !message.isTruncated ? ProtobufText.decodeRaw(message.payload) : nil
+            let json = grpc && !message.isTruncated ? decoding.flatMap { set, method in
+                ProtobufJSON.decode(message.payload, method: method, request: message.direction == .sent, in: set)
+            } : nil
             return Message(
                 index: message.index, direction: message.direction.rawValue, at: Formatting.jsonDate(message.at) ?? "",
                 offsetMs: Formatting.jsonMilliseconds(message.at.timeIntervalSince(startedAt)), type: message.type,
                 size: message.size, truncated: message.isTruncated, eventID: message.eventID, text: text,
-                base64: text == nil ? message.payload.base64EncodedString() : nil, protobuf: protobuf)
+                base64: text == nil ? message.payload.base64EncodedString() : nil, protobuf: protobuf, json: json)
         }
     }
 }

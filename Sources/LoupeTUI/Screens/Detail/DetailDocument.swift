@@ -1,4 +1,5 @@
 import Foundation
+import LoupeProtobuf
 import LoupeTrace
 
 /// One exchange as one document: the detail tabs' header and every tab in turn, bodies pretty, the waterfall at
@@ -9,19 +10,24 @@ package struct DetailDocument {
     package let calendar: Calendar
     /// Store numbers of the exchanges this one names (``DetailTabs/numbers``).
     package let numbers: [UUID: Int64]
+    /// Names gRPC messages' fields (``DetailTabs/messageTypes``).
+    package let messageTypes: ProtobufDescriptorSet?
 
     /// The width the timing waterfall is drawn to.
     package static let timingWidth = 80
 
-    package init(exchange: TraceExchange, calendar: Calendar, numbers: [UUID: Int64] = [:]) {
+    package init(exchange: TraceExchange, calendar: Calendar, numbers: [UUID: Int64] = [:],
+                 messageTypes: ProtobufDescriptorSet? = nil) {
         self.exchange = exchange
         self.calendar = calendar
         self.numbers = numbers
+        self.messageTypes = messageTypes
     }
 
     /// The lines, unwrapped; every recorded value in them is already safe for a terminal.
     package var lines: [StyledLine] {
-        let tabs = DetailTabs(exchange: exchange, calendar: calendar, medium: .document, numbers: numbers)
+        let tabs = DetailTabs(exchange: exchange, calendar: calendar, medium: .document, numbers: numbers,
+                              messageTypes: messageTypes)
         var lines = tabs.header() + [.empty]
         lines += tabs.lines(.request, bodyView: .pretty, width: Self.timingWidth) + [.empty]
         lines += tabs.lines(.response, bodyView: .pretty, width: Self.timingWidth)

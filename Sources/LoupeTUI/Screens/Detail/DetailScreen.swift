@@ -1,5 +1,6 @@
 import Foundation
 import LoupeContract
+import LoupeProtobuf
 import LoupeQuery
 import LoupeTrace
 
@@ -18,6 +19,8 @@ package struct DetailScreen: Screen {
     private var numbers: [UUID: Int64] = [:]
     /// What the OpenAPI contract says of the exchange (`loupe tui --openapi`), checked when it is opened.
     package private(set) var verdict: ContractVerdict?
+    /// Names gRPC messages' fields (``DetailTabs/messageTypes``), taken from the context when opened.
+    private var messageTypes: ProtobufDescriptorSet?
     /// The tab's lines wrapped to the width they were made for.
     package private(set) var lines: [StyledLine] = []
     private var header: [StyledLine] = []
@@ -32,6 +35,7 @@ package struct DetailScreen: Screen {
     /// Opens `summary`'s exchange, reading it from the store.
     package init(summary: TraceSummary, context: inout ScreenContext) {
         self.summary = summary
+        messageTypes = context.messageTypes
         do {
             exchange = try context.store.exchange(id: summary.id)
             if exchange == nil { problem = "This exchange is no longer in the store." }
@@ -203,7 +207,7 @@ package struct DetailScreen: Screen {
         guard let read = context.read("the exchange", { try $0.exchange(id: summary.id) }), let read else { return }
         guard read != shown else { return }
         exchange = read
-        let tabs = DetailTabs(exchange: read, calendar: context.calendar, numbers: numbers)
+        let tabs = DetailTabs(exchange: read, calendar: context.calendar, numbers: numbers, messageTypes: messageTypes)
         if messages == nil {
             messages = MessagesPane(tabs)
         } else {
@@ -229,7 +233,7 @@ package struct DetailScreen: Screen {
             viewport.update(count: lines.count, height: area.height)
             return
         }
-        var tabs = DetailTabs(exchange: exchange, calendar: calendar, numbers: numbers)
+        var tabs = DetailTabs(exchange: exchange, calendar: calendar, numbers: numbers, messageTypes: messageTypes)
         tabs.verdict = verdict
         header = tabs.header().flatMap { $0.wrapped(to: width) }.prefix(2).map { $0 }
         let pageHeight = max(1, area.height - header.count - 1)

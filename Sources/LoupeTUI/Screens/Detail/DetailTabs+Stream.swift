@@ -27,10 +27,33 @@ extension DetailTabs {
         }
         var lines = Self.safe([StyledLine(summary)])
         guard !stream.messages.isEmpty else { return lines + [StyledLine("No messages.", style: .dim)] }
-        let source = MessageRows(stream: stream, start: exchange.startedAt)
+        let source = MessageRows(stream: stream, start: exchange.startedAt, decoding: messageDecoding)
         lines.reserveCapacity(stream.messages.count + 1)
         for position in stream.messages.indices { lines.append(StyledLine(deferred: source, position, 0)) }
         return lines
+    }
+}
+
+extension DetailTabs {
+    /// The descriptor set and recorded method that name a gRPC call's messages' types, when both are known.
+    var messageDecoding: MessageDecoding? {
+        guard exchange.stream?.kind == .grpc, let messageTypes, messageTypes.method(exchange.operation) != nil else {
+            return nil
+        }
+        return MessageDecoding(set: messageTypes, method: exchange.operation)
+    }
+}
+
+/// A gRPC call's messages read by their types (`--descriptor-set`): requests as the method's input type, responses
+/// as its output type.
+struct MessageDecoding: Sendable {
+    let set: ProtobufDescriptorSet
+    let method: String
+
+    /// The message in protobuf's JSON mapping, or nil when its bytes are not its type (or were cut when recorded).
+    func json(_ message: TraceMessage) -> ProtobufJSONValue? {
+        guard !message.isTruncated else { return nil }
+        return ProtobufJSON.decode(message.payload, method: method, request: message.direction == .sent, in: set)
     }
 }
 
@@ -38,12 +61,14 @@ extension DetailTabs {
 final class MessageRows: DeferredLineSource {
     let stream: TraceStream
     let start: Date
+    let decoding: MessageDecoding?
     /// Payload characters shown on a row.
     static let preview = 60
 
-    init(stream: TraceStream, start: Date) {
+    init(stream: TraceStream, start: Date, decoding: MessageDecoding? = nil) {
         self.stream = stream
         self.start = start
+        self.decoding = decoding
     }
 
     func spans(_ position: Int, _ unused: Int) -> [StyledLine.Span] {
@@ -51,9 +76,11 @@ final class MessageRows: DeferredLineSource {
         let seconds = message.at.timeIntervalSince(start)
         let offset = (seconds.isFinite && seconds >= 0 ? "+" : "") + Quantity.duration(seconds)
         let arrow = message.direction == .sent ? "↑" : "↓"
-        // A gRPC message is protobuf: shown as its fields (`1: "hello" 2: 42`), as `protoc --decode_raw` reads them.
+        // A gRPC message is protobuf: shown by field name as JSON when its type is known, else as its fields
+        // (`1: "hello" 2: 42`), as `protoc --decode_raw` reads them.
         var text = stream.kind == .grpc && !message.isTruncated
-            ? ProtobufWireDecoder.decode(message.payload).map(ProtobufText.singleLine) ?? Self.hex(message.payload)
+            ? decoding?.json(message)?.text()
+                ?? ProtobufWireDecoder.decode(message.payload).map(ProtobufText.singleLine) ?? Self.hex(message.payload)
             : String(decoding: message.payload.prefix(Self.preview * 4), as: UTF8.self)
         text = text.replacingOccurrences(of: "\n", with: "⏎")
         if text.count > Self.preview { text = String(text.prefix(Self.preview)) + "…" } else if message.isTruncated { text += "…" }

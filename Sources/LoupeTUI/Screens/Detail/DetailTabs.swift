@@ -1,6 +1,7 @@
 import Foundation
 import Loupe
 import LoupeContract
+import LoupeProtobuf
 import LoupeTrace
 
 /// One exchange as the TUI's detail tabs: a header above the tab bar, and each tab's lines.
@@ -25,12 +26,16 @@ package struct DetailTabs {
     package let numbers: [UUID: Int64]
     /// What checking the exchange against the OpenAPI contract found (`loupe tui --openapi`), for the Contract tab.
     package var verdict: ContractVerdict?
+    /// Names a gRPC call's messages' fields (`--descriptor-set`): they show as JSON, not as `protoc --decode_raw`.
+    package let messageTypes: ProtobufDescriptorSet?
 
-    package init(exchange: TraceExchange, calendar: Calendar, medium: Medium = .tabs, numbers: [UUID: Int64] = [:]) {
+    package init(exchange: TraceExchange, calendar: Calendar, medium: Medium = .tabs, numbers: [UUID: Int64] = [:],
+                 messageTypes: ProtobufDescriptorSet? = nil) {
         self.exchange = exchange
         self.calendar = calendar
         self.medium = medium
         self.numbers = numbers
+        self.messageTypes = messageTypes
     }
 
     /// `#12`, or the lowercase id of an exchange whose number is unknown.

@@ -1,5 +1,6 @@
 import Foundation
 import Loupe
+import LoupeProtobuf
 import LoupeTrace
 
 /// The detail's Messages tab on screen: the stream's summary, a list of its messages with one selected, and the
@@ -29,6 +30,8 @@ package struct MessagesPane: Sendable {
     /// The payload's lines, unwrapped, for the selected message and body view they were made for.
     private var payload: [StyledLine] = []
     private var payloadFor: (index: Int, view: BodyView)?
+    /// Reads a gRPC call's messages by their types, when known (``DetailTabs/messageTypes``).
+    private var decoding: MessageDecoding?
 
     /// The pane for `tabs`' exchange, or nil when it has no messages to list (the tab's plain lines say why).
     init?(_ tabs: DetailTabs) {
@@ -37,6 +40,7 @@ package struct MessagesPane: Sendable {
         summary = lines[0]
         rows = Array(lines.dropFirst())
         messages = stream.messages
+        decoding = tabs.messageDecoding
         isOpen = tabs.exchange.endedAt == nil
         // A stream still open is watched from its newest message; a finished one read from its first. The list's
         // height is known once laid out (``select(_:rowsHeight:)``): until then it is taken as all rows, so the
@@ -114,8 +118,20 @@ package struct MessagesPane: Sendable {
         let message = messages[selected]
         let body = TraceBody(data: message.payload, size: max(message.size, message.payload.count),
                              isTruncated: message.isTruncated)
-        payload = BodyFormatter.lines(body, headers: [], view: view)
+        payload = Self.payloadLines(message, body: body, view: view, decoding: decoding)
         payloadFor = (selected, view)
+    }
+
+    /// The payload as a body, or, for a gRPC message whose type is known and the pretty view, its JSON mapping
+    /// (raw and hex still show the bytes).
+    static func payloadLines(_ message: TraceMessage, body: TraceBody, view: BodyView, decoding: MessageDecoding?)
+        -> [StyledLine] {
+        if view == .pretty, let json = decoding?.json(message) {
+            let text = Data(json.text().utf8)
+            return BodyFormatter.lines(TraceBody(data: text, size: text.count, isTruncated: false),
+                                       headers: [TraceHeader(name: "content-type", value: "application/json")], view: view)
+        }
+        return BodyFormatter.lines(body, headers: [], view: view)
     }
 
     // MARK: Drawing
@@ -148,7 +164,7 @@ package struct MessagesPane: Sendable {
         y += 1
         // Only what fits is wrapped: a payload may be 64 KiB of one line.
         let lines = payloadFor?.index == selected && payloadFor?.view == view ? payload
-            : BodyFormatter.lines(body, headers: [], view: view)
+            : Self.payloadLines(message, body: body, view: view, decoding: decoding)
         var remaining = lines[...]
         while y < area.maxY, let line = remaining.popFirst() {
             for part in line.wrapped(to: area.width) where y < area.maxY {
