@@ -5,6 +5,9 @@ import Glibc
 #if canImport(CoreFoundation)
 import CoreFoundation  // where swift-corelibs-foundation's `stat` is seen from on Linux, for MemberImportVisibility
 #endif
+#if canImport(CDispatch)
+import CDispatch  // or from here: which module `stat` is seen from depends on the module graph, so both are named
+#endif
 
 /// Files named on the command line (`import FILE.har`, `--data @FILE`, `--pin-cert FILE`) are read only when they
 /// are regular files: a directory, FIFO, socket or device (`/dev/zero`, `/dev/stdin` on a terminal) is refused at
