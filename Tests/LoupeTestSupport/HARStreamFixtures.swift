@@ -23,16 +23,11 @@ enum HARStreamFixtures {
         "\\u0041 not an escape", "a\rb\u{8}c\u{c}d", "{\"nested\": [1, 2, {\"x\": \"]}\"}]}",
     ]
 
-    /// A generator of repeatable choices.
+    /// Repeatable choices over the one seeded generator.
     struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E9B9
-            z = (z ^ (z >> 27)) &* 0x94D4_9BB4_133B_11EB
-            return z ^ (z >> 31)
-        }
+        var generator: SeededGenerator
+        init(state: UInt64) { generator = SeededGenerator(seed: state) }
+        mutating func next() -> UInt64 { generator.next() }
         mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
         mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
         mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }

@@ -209,7 +209,7 @@ struct PendingExchange: Sendable {
     /// store without parsing bodies. Requests that cannot be GraphQL cost a comparison or two.
     static func graphQLNamed(_ operation: String, method: String, url: String, body: Data?) -> String {
         guard operation.isEmpty || (operation.hasPrefix(method) && operation.utf8.dropFirst(method.utf8.count).starts(with: " /".utf8)),
-              method == "POST" || (method == "GET" && url.contains("query")),
+              method == "POST" || (method == "GET" && FilterText.containsBytes(url, "query")),
               let name = GraphQLOperation.name(method: method, url: url, body: body) else { return operation }
         return name
     }
