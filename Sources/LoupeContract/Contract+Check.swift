@@ -7,7 +7,7 @@ extension Contract {
     /// request checked.
     public func check(_ exchange: TraceExchange) -> ContractVerdict {
         let components = URLComponents(string: exchange.url)
-        let path = components.map { $0.percentEncodedPath.isEmpty ? "/" : $0.percentEncodedPath } ?? exchange.url
+        let path = Self.path(components, url: exchange.url)
         let method = exchange.method.uppercased()
         let index: Int
         let pathValues: [(String, Substring)]
@@ -28,6 +28,20 @@ extension Contract {
             checkResponse(operation, status: status, exchange, into: &findings)
         }
         return ContractVerdict(operation: operation.name, unmatchedReason: nil, findings: findings)
+    }
+
+    /// The operation an exchange's method and URL name (its `operationId`), without checking anything: what the
+    /// inspector groups its metrics by. Nil when no operation matches.
+    public func operationName(method: String, url: String) -> String? {
+        guard case .operation(let index, _) = match(method: method.uppercased(), path: Self.path(URLComponents(string: url), url: url)) else {
+            return nil
+        }
+        return operations[index].name
+    }
+
+    /// The URL's path as sent (percent-encoded), `/` for none; the whole text when it is no URL.
+    private static func path(_ components: URLComponents?, url: String) -> String {
+        components.map { $0.percentEncodedPath.isEmpty ? "/" : $0.percentEncodedPath } ?? url
     }
 
     private func checkParameters(_ operation: ContractOperation, pathValues: [(String, Substring)], query: [URLQueryItem],

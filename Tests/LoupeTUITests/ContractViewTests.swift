@@ -48,7 +48,8 @@ import Testing
     static func app(_ store: any TraceStore, contract: ContractChecks?, width: Int = 80) -> (TUIApp, InMemoryTerminal) {
         let app = TUIApp(store: store, storeName: "/tmp/traces.sqlite", replayer: nil, timeZone: .gmt,
                          keymap: .standard, history: InMemoryPromptHistory(), size: Size(width: width, height: 24),
-                         now: { Fixture.clock.now }, contract: contract)
+                         now: { Fixture.clock.now }, wallClock: { Fixture.epoch.addingTimeInterval(20) },
+                         contract: contract)
         let screen = InMemoryTerminal(width: width, height: 24)
         app.refresh()
         app.turn(on: screen)
@@ -174,6 +175,18 @@ import Testing
         try checks.catchUpAll(store: items)
         let (_, withContract) = Self.app(items, contract: checks)
         #expect(withContract.lines.filter { $0.contains("getItem") }.count == 3)
+    }
+
+    @Test func theMetricsScreenGroupsByTheContractsOperations() throws {
+        let store = try Fixture.store(Self.exchanges)
+        let (app, screen) = Self.app(store, contract: try Self.contract(), width: 120)
+        screen.press("4")
+        app.turn(on: screen)
+        for _ in 0..<10 where app.state.hasDeferredWork { app.turn(on: screen) }
+        // #1–#3 were recorded as op1…op3: the contract's path template names them getItem; #4 keeps its own name.
+        #expect(screen.lines.contains { $0.contains("op getItem") }, "\(screen.text)")
+        #expect(!screen.text.contains("op op1") && !screen.text.contains("op op3"))
+        #expect(screen.text.contains("op op4"))
     }
 
     @Test func aFilterAskingTheContractPrintsAsTyped() throws {

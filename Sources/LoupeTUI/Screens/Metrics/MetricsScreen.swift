@@ -2,6 +2,7 @@ import Foundation
 import LoupeQuery
 import LoupeTrace
 import LoupeBoard
+import LoupeContract
 
 /// Live metrics (`4`): per operation and per host, rate, error %, retry %, budget denials and p50/p95/p99/max
 /// over a window (`w` cycles 1m, 5m, 15m, 1h, all), sortable by any column (`o`, `v`), with sparklines of rate
@@ -83,7 +84,17 @@ package struct MetricsScreen: Screen {
         // Windows end at this time or later: older exchanges need no time slot.
         let now = context.now
         // Added in place: a copy taken to add to would copy every slot's histogram (copy on write) each refresh.
-        feed.catchUp(context: &context) { self.metrics.add($0, now: now) }
+        // With a contract (`--openapi`), per operation as the contract names them: traffic recorded without the
+        // OpenAPI adapter is grouped by `operationId` too.
+        let contract = context.contract?.contract
+        feed.catchUp(context: &context) { exchange in
+            guard let contract, let name = contract.operationName(method: exchange.method, url: exchange.url) else {
+                return self.metrics.add(exchange, now: now)
+            }
+            var named = exchange
+            named.operation = name
+            self.metrics.add(named, now: now)
+        }
         // Catching up, a chunk is read every turn: tabulating each time would double the turn (and a key's wait).
         if !feed.isCatchingUp || tabulatedAt.map({ abs(now.timeIntervalSince($0)) >= 0.25 }) ?? true {
             table = tabulate(now: now)
