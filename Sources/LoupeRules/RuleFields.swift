@@ -110,6 +110,8 @@ package enum RuleFields {
         case .rule: "~rule"
         case .grpc: "~grpc"
         case .responseBody: "~bs"
+        case .message: "~msg"
+        case .errorText: "~err"
         case .method, .host, .url, .header, .body, .requestBody, .operation, .attempts: nil
         case .not(let inner): responseTerm(in: inner)
         case .and(let left, let right), .or(let left, let right): responseTerm(in: left) ?? responseTerm(in: right)

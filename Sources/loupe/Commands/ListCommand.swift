@@ -84,7 +84,9 @@ enum FilterOption {
           ~h REGEX                     header lines
           ~b REGEX                     request or response body
           ~bq REGEX, ~bs REGEX         request body, response body
-          ~any REGEX                   URL, header lines or body
+          ~msg REGEX                   stream messages (SSE, WebSocket, gRPC)
+          ~err REGEX                   error text
+          ~any REGEX                   URL, headers, body, messages or error
           ~op NAME                     operation name
           ~gql NAME                    GraphQL operation name
           ~dur >500ms, ~dur <=2s       duration (ms, s)
