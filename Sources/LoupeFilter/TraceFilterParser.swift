@@ -14,7 +14,7 @@ import LoupeTrace
 package struct TraceFilterParser {
     /// Every `~name`, in the order error messages list them (and the `:` prompt completes them).
     package static let termNames = ["m", "c", "d", "u", "h", "b", "op", "dur", "att", "cb", "e", "replay", "src", "rule", "served", "grpc", "gs",
-                                    "bq", "bs", "any", "drift"]
+                                    "bq", "bs", "any", "msg", "err", "drift"]
     /// Filters longer than this are refused before anything else is read.
     static let maxLength = 10_000
     /// More terms than this are refused. Realistic filters have a handful; the bound keeps every filter inside
@@ -145,11 +145,14 @@ package struct TraceFilterParser {
         case "bq": return .requestBody(try pattern(argument(wanting: "a regular expression after ~bq"), ignoresCase: false, term: "~bq"))
         case "bs": return .responseBody(try pattern(argument(wanting: "a regular expression after ~bs"), ignoresCase: false, term: "~bs"))
         case "any":
-            // Any field a person searches: `~u R | ~h R | ~b R`, each with its own case rule, so it means exactly
-            // what the three terms mean and prints as them.
+            // Any field a person searches: `~u R | ~h R | ~b R | ~msg R | ~err R`, each with its own case rule, so it
+            // means exactly what those terms mean and prints as them.
             let word = try argument(wanting: "a regular expression after ~any")
             let caseless = try pattern(word, ignoresCase: true, term: "~any")
-            return .or(.or(.url(caseless), .header(caseless)), .body(try pattern(word, ignoresCase: false, term: "~any")))
+            let exact = try pattern(word, ignoresCase: false, term: "~any")
+            return .or(.or(.or(.or(.url(caseless), .header(caseless)), .body(exact)), .message(exact)), .errorText(caseless))
+        case "msg": return .message(try pattern(argument(wanting: "a regular expression after ~msg"), ignoresCase: false, term: "~msg"))
+        case "err": return .errorText(try pattern(argument(wanting: "a regular expression after ~err"), ignoresCase: true, term: "~err"))
         case "op": return .operation(try argument(wanting: "an operation name after ~op").text)
         case "gql":
             // The recorder names GraphQL requests `query NAME`, `mutation NAME`…: any of them by the operation's name.

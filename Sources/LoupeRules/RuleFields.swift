@@ -112,6 +112,8 @@ package enum RuleFields {
         case .drift: "~drift"
         case .exchanges: "~drift"
         case .responseBody: "~bs"
+        case .message: "~msg"
+        case .errorText: "~err"
         case .method, .host, .url, .header, .body, .requestBody, .operation, .attempts: nil
         case .not(let inner): responseTerm(in: inner)
         case .and(let left, let right), .or(let left, let right): responseTerm(in: left) ?? responseTerm(in: right)

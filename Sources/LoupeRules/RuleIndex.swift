@@ -32,7 +32,8 @@ struct RulePrecheck: Sendable {
         case .operation(let name): self.init(operations: [name])
         case .method(let method): self.init(methods: [method])
         case .host, .url, .header, .body, .requestBody, .attempts, .not: self = .any
-        case .status, .duration, .circuit, .error, .replay, .served, .source, .rule, .grpc, .responseBody, .drift, .exchanges: self = .none
+        case .status, .duration, .circuit, .error, .replay, .served, .source, .rule, .grpc, .responseBody, .message, .errorText,
+             .drift, .exchanges: self = .none
         case .and:
             var result = RulePrecheck.any
             for operand in Self.chain(filter, and: true) { result = result.and(RulePrecheck(operand)) }
@@ -116,7 +117,8 @@ indirect enum RuleTest: Sendable {
         case .body(let pattern), .requestBody(let pattern): self = .body(pattern)
         case .attempts(let comparison): self = .attempts(comparison)
         // A request has no response yet: `~bs` never matches one, as `~c` does not.
-        case .status, .duration, .circuit, .error, .replay, .served, .source, .rule, .grpc, .responseBody, .drift, .exchanges: self = .constant(false)
+        case .status, .duration, .circuit, .error, .replay, .served, .source, .rule, .grpc, .responseBody, .message, .errorText,
+             .drift, .exchanges: self = .constant(false)
         case .not(let inner):
             let test = RuleTest(inner)
             if case .constant(let value) = test { self = .constant(!value) } else { self = .not(test) }

@@ -50,7 +50,8 @@ public struct RuleSubject: Sendable {
         case .body(let pattern), .requestBody(let pattern): return body.map { pattern.matches(FilterText.bodyText($0)) } ?? false
         case .operation(let name): return FilterText.sameBytes(operation, name)
         case .attempts(let comparison): return comparison.holds(for: attempt)
-        case .status, .duration, .circuit, .error, .replay, .served, .source, .rule, .grpc, .responseBody, .drift, .exchanges: return false
+        case .status, .duration, .circuit, .error, .replay, .served, .source, .rule, .grpc, .responseBody, .message, .errorText,
+             .drift, .exchanges: return false
         case .not(let inner): return !matches(inner)
         case .and(let left, let right): return matches(left) && matches(right)
         case .or(let left, let right): return matches(left) || matches(right)

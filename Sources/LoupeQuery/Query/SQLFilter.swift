@@ -23,7 +23,7 @@ struct SQLFilter {
     /// What `loupe_filter_match(i, …)` matches with, by `i`.
     private(set) var patterns: [(kind: PatternKind, pattern: TextPattern)] = []
 
-    enum PatternKind { case url, headers, body }
+    enum PatternKind { case url, headers, body, message }
 
     /// Whether the store has the search index (schema v11): regex terms then read only its candidates.
     private let indexed: Bool
@@ -92,6 +92,15 @@ struct SQLFilter {
             return candidates(pattern, [.responseBody], Self.bodyTest(add(pattern, .body), "response"))
         case .operation(let name):
             return bind("exchange.operation = ?", name)
+        case .message(let pattern):
+            // Correlated, so that SQLite reads the messages of each candidate through `message_exchange` rather than
+            // every message once for the whole query.
+            let exact = "EXISTS (SELECT 1 FROM message WHERE message.exchange_sequence = exchange.sequence "
+                + "AND \(Self.functionName)(\(add(pattern, .message)), message.payload))"
+            return messageCandidates(pattern, exact)
+        case .errorText(let pattern):
+            return candidates(pattern, [.error],
+                "(exchange.error IS NOT NULL AND \(Self.functionName)(\(add(pattern, .url)), exchange.error))")
         case .duration(let comparison):
             // The parser admits finite values only; Swift's text for a Double reads back as the same Double.
             return "exchange.duration \(comparison.op.rawValue) \(comparison.value)"
@@ -170,6 +179,16 @@ struct SQLFilter {
         return "(exchange.sequence IN (\((matches + [uncovered]).joined(separator: " UNION ALL "))) AND \(exact))"
     }
 
+    /// `exact`, asked only of the exchanges with a message the index gives as a candidate (or one it holds only in
+    /// part, or an exchange it does not cover), as ``candidates(_:_:_:)`` does for the exchange's own texts.
+    private mutating func messageCandidates(_ pattern: TextPattern, _ exact: String) -> String {
+        guard indexed, let query = SearchIndex.query(pattern.indexTrigrams) else { return exact }
+        let matches = bind("SELECT exchange_sequence FROM message WHERE rowid IN (SELECT rowid FROM search_messages WHERE search_messages MATCH ?)", query)
+        let uncovered = "SELECT sequence FROM search_message_capped UNION ALL SELECT sequence FROM exchange WHERE sequence <= "
+            + "IFNULL((SELECT value FROM store_setting WHERE key = '\(SearchIndex.startKey)'), 0)"
+        return "(exchange.sequence IN (\(matches) UNION ALL \(uncovered)) AND \(exact))"
+    }
+
     /// Whether every exchange `comparison` matches took more than one attempt (`>1`, `>=2`, `3`…).
     static func impliesRetried(_ comparison: TraceFilter.Comparison<Int>) -> Bool {
         switch comparison.op {
@@ -239,6 +258,9 @@ struct SQLFilter {
             case .body:
                 // As RowReader reads it: a body exists when its size is set (an empty blob may read as NULL).
                 guard !values[2].isNull else { return false }
+                return pattern.matches(FilterText.bodyText(Data.fromDatabaseValue(values[1]) ?? Data()))
+            case .message:
+                // As RowReader reads a message: no payload is an empty one.
                 return pattern.matches(FilterText.bodyText(Data.fromDatabaseValue(values[1]) ?? Data()))
             }
         }

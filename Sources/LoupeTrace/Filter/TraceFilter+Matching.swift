@@ -29,6 +29,10 @@ extension TraceFilter {
             return exchange.responseBody.map { pattern.matches(FilterText.bodyText($0.data)) } ?? false
         case .operation(let name):
             return FilterText.sameBytes(exchange.operation, name)
+        case .message(let pattern):
+            return exchange.stream?.messages.contains { pattern.matches(FilterText.bodyText($0.payload)) } ?? false
+        case .errorText(let pattern):
+            return exchange.error.map(pattern.matches) ?? false
         case .duration(let comparison):
             return exchange.duration.map(comparison.holds) ?? false
         case .attempts(let comparison):
@@ -94,7 +98,8 @@ extension TraceFilter {
         case .status(let range): return summary.status.map(range.contains) ?? false
         case .host(let host): return FilterText.containsBytes(FilterText.asciiLowercased(summary.host), host)
         case .url(let pattern): return pattern.matches(summary.url)
-        case .header, .body, .requestBody, .responseBody: return nil
+        case .header, .body, .requestBody, .responseBody, .message: return nil
+        case .errorText(let pattern): return summary.error.map(pattern.matches) ?? false
         case .operation(let name): return FilterText.sameBytes(summary.operation, name)
         case .duration(let comparison): return summary.duration.map(comparison.holds) ?? false
         case .attempts(let comparison): return comparison.holds(for: summary.attemptCount)

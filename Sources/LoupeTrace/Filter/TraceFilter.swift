@@ -13,7 +13,9 @@ import Foundation
 /// | `~h regex` | request or response header lines `Name: value` (regex, ignoring case, `^`/`$` per line) |
 /// | `~b regex` | request or response body text (regex, case-sensitive; `(?i)` to ignore case) |
 /// | `~bq regex`, `~bs regex` | the request body only, the response body only (as `~b`) |
-/// | `~any regex` | the URL, a header line or a body: parsed as `~u regex \| ~h regex \| ~b regex` |
+/// | `~msg regex` | a stream message's payload as text (SSE event data, WebSocket messages, gRPC messages' bytes), as `~b` reads a body |
+/// | `~err regex` | the exchange's error text (regex, ignoring case) |
+/// | `~any regex` | the URL, a header line, a body, a stream message or the error text: parsed as `~u regex \| ~h regex \| ~b regex \| ~msg regex \| ~err regex` |
 /// | `~op name` | the operation name, exactly |
 /// | `~gql name` | a GraphQL operation by its name (`query name`, `mutation name`, `subscription name`, `persisted name`) |
 /// | `~dur >500ms` | the duration (`>` `>=` `<` `<=` `=`; units `ms`, `s`); unfinished exchanges never match |
@@ -61,6 +63,10 @@ public indirect enum TraceFilter: Sendable, Hashable, CustomStringConvertible {
     case responseBody(TextPattern)
     /// `~op name`: the operation name is exactly this.
     case operation(String)
+    /// `~msg regex`: a kept stream message's payload text matches.
+    case message(TextPattern)
+    /// `~err regex`: the exchange's error text matches.
+    case errorText(TextPattern)
     /// `~dur >500ms`: the duration in seconds compares so.
     case duration(Comparison<Double>)
     /// `~att >1`: the number of attempts compares so.
@@ -98,8 +104,8 @@ public indirect enum TraceFilter: Sendable, Hashable, CustomStringConvertible {
         var pending = [self]
         while let next = pending.popLast() {
             switch next {
-            case .header, .body, .requestBody, .responseBody: return true
-            case .method, .status, .host, .url, .operation, .duration, .attempts, .circuit, .error, .replay, .served, .source, .rule, .grpc,
+            case .header, .body, .requestBody, .responseBody, .message: return true
+            case .method, .status, .host, .url, .operation, .errorText, .duration, .attempts, .circuit, .error, .replay, .served, .source, .rule, .grpc,
                  .drift, .exchanges: break
             case .not(let inner): pending.append(inner)
             case .and(let left, let right), .or(let left, let right): pending += [right, left]
@@ -249,7 +255,8 @@ extension TraceFilter {
             a == b
         case (.status(let a), .status(let b)): a == b
         case (.url(let a), .url(let b)), (.header(let a), .header(let b)), (.body(let a), .body(let b)),
-             (.requestBody(let a), .requestBody(let b)), (.responseBody(let a), .responseBody(let b)):
+             (.requestBody(let a), .requestBody(let b)), (.responseBody(let a), .responseBody(let b)),
+             (.message(let a), .message(let b)), (.errorText(let a), .errorText(let b)):
             a == b
         case (.duration(let a), .duration(let b)): a == b
         case (.attempts(let a), .attempts(let b)): a == b

@@ -11,6 +11,8 @@ package enum TraceFilterPrinter {
         case .requestBody(let pattern): "~bq " + quote(pattern.source)
         case .responseBody(let pattern): "~bs " + quote(pattern.source)
         case .operation(let name): "~op " + quote(name)
+        case .message(let pattern): "~msg " + quote(pattern.source)
+        case .errorText(let pattern): "~err " + quote(pattern.source)
         // Swift prints the shortest text that reads back as the same Double.
         case .duration(let comparison): "~dur " + comparison.op.rawValue + "\(comparison.value)s"
         case .attempts(let comparison): "~att " + comparison.op.rawValue + "\(comparison.value)"

@@ -40,8 +40,8 @@ extension SQLiteTraceStore {
                 // A pruned row leaves a delete marker in the search index until FTS5 merges its segments; merged
                 // now, the pages the markers held are free for VACUUM to return.
                 if try SearchIndex.exists(in: db) {
-                    for table in SearchIndex.Table.allCases {
-                        try db.execute(sql: "INSERT INTO \(table.rawValue)(\(table.rawValue)) VALUES ('optimize')")
+                    for table in SearchIndex.Table.allCases.map(\.rawValue) + ["search_messages"] {
+                        try db.execute(sql: "INSERT INTO \(table)(\(table)) VALUES ('optimize')")
                     }
                 }
                 try db.execute(sql: "VACUUM")

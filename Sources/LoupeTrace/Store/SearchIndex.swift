@@ -27,10 +27,16 @@ package enum SearchIndex {
         case headers = "search_headers"
         case requestBody = "search_request_body"
         case responseBody = "search_response_body"
+        /// The exchange's error text (schema v12); only rows with one have an entry.
+        case error = "search_error"
+
+        /// The tables schema v11 made; v12 added ``error``.
+        static let v11: [Table] = [.url, .headers, .requestBody, .responseBody]
 
         /// The text indexed for the row `row` (`new` or `old` in a trigger, `exchange` in a query).
         func text(_ row: String) -> String {
             switch self {
+            case .error: "\(row).error"
             case .url: "\(row).url"
             case .headers: "\(SearchIndex.headerLines("\(row).request_headers")) || char(10) || \(SearchIndex.headerLines("\(row).response_headers"))"
             case .requestBody: "CAST(substr(\(row).request_body, 1, \(SearchIndex.bodyCap)) AS TEXT)"
@@ -46,27 +52,79 @@ package enum SearchIndex {
             + "json_extract(value, '$.value'), char(10)) FROM json_each(\(column))) END, '')"
     }
 
-    private static func add(_ row: String) -> String {
-        Table.allCases.map { "INSERT INTO \($0.rawValue)(rowid, text) VALUES (\(row).sequence, \($0.text(row)));" }
-            .joined(separator: "\n")
-            + "\nINSERT INTO search_capped(sequence) SELECT \(row).sequence WHERE \(partial(row));"
+    private static func add(_ row: String, _ tables: [Table]) -> String {
+        tables.map { table in
+            // Most exchanges have no error: they get no entry, rather than an empty one.
+            table == .error
+                ? "INSERT INTO \(table.rawValue)(rowid, text) SELECT \(row).sequence, \(row).error WHERE \(row).error IS NOT NULL;"
+                : "INSERT INTO \(table.rawValue)(rowid, text) VALUES (\(row).sequence, \(table.text(row)));"
+        }.joined(separator: "\n")
+            + "\nINSERT INTO search_capped(sequence) SELECT \(row).sequence WHERE \(partial(row, tables));"
     }
 
     /// Whether the index holds only part of the row's text: a body past the cap, or a NUL anywhere (the trigram
     /// tokenizer stops at one, and the filters read on past it).
-    private static func partial(_ row: String) -> String {
+    private static func partial(_ row: String, _ tables: [Table]) -> String {
         let bodies = ["request_body", "response_body"].map { column in
             "IFNULL(length(\(row).\(column)), 0) > \(bodyCap) OR IFNULL(instr(CAST(\(row).\(column) AS BLOB), X'00'), 0) > 0"
         }
         let texts = ["instr(CAST(\(row).url AS BLOB), X'00') > 0"]
             + ["request_headers", "response_headers"].map { "IFNULL(instr(\(row).\($0), '\\u0000'), 0) > 0" }
+            + (tables.contains(.error) ? ["IFNULL(instr(CAST(\(row).error AS BLOB), X'00'), 0) > 0"] : [])
         return (bodies + texts).joined(separator: " OR ")
     }
 
-    private static func remove(_ row: String) -> String {
-        Table.allCases.map { "INSERT INTO \($0.rawValue)(\($0.rawValue), rowid, text) VALUES ('delete', \(row).sequence, \($0.text(row)));" }
-            .joined(separator: "\n")
+    private static func remove(_ row: String, _ tables: [Table]) -> String {
+        tables.map { table in
+            table == .error
+                ? "INSERT INTO \(table.rawValue)(\(table.rawValue), rowid, text) SELECT 'delete', \(row).sequence, \(row).error WHERE \(row).error IS NOT NULL;"
+                : "INSERT INTO \(table.rawValue)(\(table.rawValue), rowid, text) VALUES ('delete', \(row).sequence, \(table.text(row)));"
+        }.joined(separator: "\n")
             + "\nDELETE FROM search_capped WHERE sequence = \(row).sequence;"
+    }
+
+    /// A stream message's text as the index reads it: its payload's first ``bodyCap`` bytes.
+    static func messageText(_ row: String) -> String {
+        "CAST(substr(\(row).payload, 1, \(bodyCap)) AS TEXT)"
+    }
+
+    /// Whether the index holds only part of a message's payload (past the cap, or a NUL).
+    static func messagePartial(_ row: String) -> String {
+        "IFNULL(length(\(row).payload), 0) > \(bodyCap) OR IFNULL(instr(CAST(\(row).payload AS BLOB), X'00'), 0) > 0"
+    }
+
+    private static func addMessage(_ row: String) -> String {
+        """
+        INSERT INTO search_messages(rowid, text) VALUES (\(row).rowid, \(messageText(row)));
+        INSERT INTO search_message_capped(message, sequence) SELECT \(row).rowid, \(row).exchange_sequence WHERE \(messagePartial(row));
+        """
+    }
+
+    private static func removeMessage(_ row: String) -> String {
+        """
+        INSERT INTO search_messages(search_messages, rowid, text) VALUES ('delete', \(row).rowid, \(messageText(row)));
+        DELETE FROM search_message_capped WHERE message = \(row).rowid;
+        """
+    }
+
+    private static func coveredMessage(_ row: String) -> String {
+        "\(row).exchange_sequence > IFNULL((SELECT value FROM store_setting WHERE key = '\(startKey)'), 0)"
+    }
+
+    private static func exchangeTriggers(_ tables: [Table]) -> String {
+        """
+        CREATE TRIGGER search_add AFTER INSERT ON exchange BEGIN
+        \(add("new", tables))
+        END;
+        CREATE TRIGGER search_remove AFTER DELETE ON exchange WHEN \(covered("old")) BEGIN
+        \(remove("old", tables))
+        END;
+        CREATE TRIGGER search_change AFTER UPDATE OF url, request_headers, response_headers, request_body, response_body\(tables.contains(.error) ? ", error" : "")
+            ON exchange WHEN \(covered("old")) BEGIN
+        \(remove("old", tables))
+        \(add("new", tables))
+        END;
+        """
     }
 
     private static func covered(_ row: String) -> String {
@@ -75,31 +133,64 @@ package enum SearchIndex {
 
     /// Schema v11: the tables, the mark (every row already in the store is below it) and the triggers.
     static var v11: String {
-        let tables = Table.allCases.map {
+        let tables = Table.v11.map {
             "CREATE VIRTUAL TABLE \($0.rawValue) USING fts5(text, content='', tokenize='trigram', detail=none);"
         }.joined(separator: "\n")
         return """
             \(tables)
             CREATE TABLE search_capped (sequence INTEGER PRIMARY KEY);
             INSERT OR REPLACE INTO store_setting (key, value) VALUES ('\(startKey)', (SELECT IFNULL(MAX(sequence), 0) FROM exchange));
-            CREATE TRIGGER search_add AFTER INSERT ON exchange BEGIN
-            \(add("new"))
-            END;
-            CREATE TRIGGER search_remove AFTER DELETE ON exchange WHEN \(covered("old")) BEGIN
-            \(remove("old"))
-            END;
-            CREATE TRIGGER search_change AFTER UPDATE OF url, request_headers, response_headers, request_body, response_body
-                ON exchange WHEN \(covered("old")) BEGIN
-            \(remove("old"))
-            \(add("new"))
-            END;
+            \(exchangeTriggers(Table.v11))
             PRAGMA user_version = 11;
             """
     }
 
-    /// Whether the store read through `db` has the index (v11 or later).
+    /// Schema v12: error texts (`search_error`, keyed like the others by the exchange's sequence) and stream messages
+    /// (`search_messages`, keyed by the `message` row's rowid, which VACUUM keeps because the table has an index;
+    /// a message past the cap or holding a NUL is listed in `search_message_capped` and is always a candidate).
+    /// The exchange triggers are made again with the error text; the rows v11 already covers (above the mark) get
+    /// their error texts and messages indexed here, so that the mark keeps meaning "every row above is indexed".
+    static var v12: String {
+        let covered = "sequence > IFNULL((SELECT value FROM store_setting WHERE key = '\(startKey)'), 0)"
+        return """
+            CREATE VIRTUAL TABLE search_error USING fts5(text, content='', tokenize='trigram', detail=none);
+            CREATE VIRTUAL TABLE search_messages USING fts5(text, content='', tokenize='trigram', detail=none);
+            CREATE TABLE search_message_capped (message INTEGER PRIMARY KEY, sequence INTEGER NOT NULL);
+            DROP TRIGGER search_add;
+            DROP TRIGGER search_remove;
+            DROP TRIGGER search_change;
+            \(exchangeTriggers(Table.allCases))
+            CREATE TRIGGER search_message_add AFTER INSERT ON message WHEN \(coveredMessage("new")) BEGIN
+            \(addMessage("new"))
+            END;
+            CREATE TRIGGER search_message_remove AFTER DELETE ON message WHEN \(coveredMessage("old")) BEGIN
+            \(removeMessage("old"))
+            END;
+            CREATE TRIGGER search_message_change AFTER UPDATE OF payload ON message WHEN \(coveredMessage("old")) BEGIN
+            \(removeMessage("old"))
+            \(addMessage("new"))
+            END;
+            INSERT INTO search_error(rowid, text) SELECT sequence, error FROM exchange WHERE error IS NOT NULL AND \(covered);
+            INSERT OR IGNORE INTO search_capped(sequence) SELECT sequence FROM exchange
+                WHERE \(covered) AND IFNULL(instr(CAST(error AS BLOB), X'00'), 0) > 0;
+            \(indexMessages(where: "exchange_\(covered)"))
+            PRAGMA user_version = 12;
+            """
+    }
+
+    /// Indexes the messages of the exchanges `condition` (over `message`) picks.
+    private static func indexMessages(where condition: String) -> String {
+        """
+        INSERT INTO search_messages(rowid, text) SELECT rowid, \(messageText("message")) FROM message WHERE \(condition);
+        INSERT INTO search_message_capped(message, sequence) SELECT rowid, exchange_sequence FROM message
+            WHERE (\(condition)) AND (\(messagePartial("message")));
+        """
+    }
+
+    /// Whether the store read through `db` has the whole index (v12 or later). A v11 store read by a viewer has
+    /// no index of messages and error texts; its filters scan, as a v10 store's do, until a writer upgrades it.
     package static func exists(in db: Database) throws -> Bool {
-        try db.tableExists("search_capped")
+        try db.tableExists("search_messages")
     }
 
     /// The rows not yet indexed: those at or below the mark.
@@ -120,11 +211,13 @@ package enum SearchIndex {
         let newStart = rows.count < max(1, limit) ? 0 : (rows.last ?? 1) - 1
         let range = "FROM exchange WHERE sequence > \(newStart) AND sequence <= \(start)"
         for table in Table.allCases {
-            try db.execute(sql: "INSERT INTO \(table.rawValue)(rowid, text) SELECT sequence, \(table.text("exchange")) \(range)")
+            let some = table == .error ? " AND error IS NOT NULL" : ""
+            try db.execute(sql: "INSERT INTO \(table.rawValue)(rowid, text) SELECT sequence, \(table.text("exchange")) \(range)\(some)")
         }
         try db.execute(sql: """
-            INSERT INTO search_capped(sequence) SELECT sequence \(range) AND (\(partial("exchange")))
+            INSERT INTO search_capped(sequence) SELECT sequence \(range) AND (\(partial("exchange", Table.allCases)))
             """)
+        try db.execute(sql: indexMessages(where: "exchange_sequence > \(newStart) AND exchange_sequence <= \(start)"))
         try db.execute(sql: "UPDATE store_setting SET value = ? WHERE key = ?", arguments: [newStart, startKey])
         return rows.count
     }

@@ -90,7 +90,9 @@ enum FilterOption {
           ~h REGEX                     header lines
           ~b REGEX                     request or response body
           ~bq REGEX, ~bs REGEX         request body, response body
-          ~any REGEX                   URL, header lines or body
+          ~msg REGEX                   stream messages (SSE, WebSocket, gRPC)
+          ~err REGEX                   error text
+          ~any REGEX                   URL, headers, body, messages or error
           ~op NAME                     operation name
           ~gql NAME                    GraphQL operation name
           ~drift, ~drift KIND          drifts from the contract (tui --openapi)

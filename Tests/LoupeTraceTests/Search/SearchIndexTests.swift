@@ -76,23 +76,38 @@ struct SearchIndexTests {
     static let texts = Gen<String?>.element(of: regexPieces.filter { !["(", ")", "|", "?", "+", "{2}"].contains($0) && !$0.hasPrefix("\\") })
         .map { $0 ?? "" }.array(of: 0...5).map { $0.joined() }
     static let patterns = Gen<String?>.element(of: regexPieces).map { $0 ?? "" }.array(of: 1...6).map { $0.joined() }
-    static let kinds = Gen.int(in: 0...4)
+    static let kinds = Gen.int(in: 0...8)
     static let corpus = zip(bodies.array(of: 2...10), texts.array(of: 2...10), Gen.int(in: 0...3), Gen.int(in: 0...7))
 
-    /// Exchanges from generated bodies and texts; with `big`, one response body longer than the index's cap, whose
-    /// tail only the scan can find.
+    /// Exchanges from generated bodies and texts; with `big`, one response body and one stream message longer than
+    /// the index's cap, whose tails only the scan can find. Every third exchange carries a stream of messages made
+    /// from the bodies (kinds in turn, one message with no payload), every other one an error text.
     static func exchanges(_ bodies: [Data], _ texts: [String], big: Bool) -> [TraceExchange] {
         bodies.enumerated().map { index, body in
             let text = texts[index % texts.count]
             var response = body
             if big && index == 0 { response = Data(repeating: 0x7A, count: SearchIndex.bodyCap) + body }
+            var stream: TraceStream?
+            if index % 3 == 2 {
+                let other = bodies[(index + 1) % bodies.count]
+                var payloads = [other, Data(body.reversed()), Data()]
+                if big { payloads.append(Data(repeating: 0x79, count: SearchIndex.bodyCap) + body) }
+                let kinds: [ExchangeStreamKind] = [.eventStream, .webSocket, .grpc]
+                stream = TraceStream(kind: kinds[index % kinds.count], messages: payloads.enumerated().map { place, payload in
+                    TraceMessage(index: place * 2, direction: place % 2 == 0 ? .received : .sent,
+                                 at: Date(timeIntervalSince1970: 1_700_000_000), type: "message", size: payload.count, payload: payload)
+                }, receivedCount: payloads.count)
+            }
             return TraceExchange(
                 id: UUID(), operation: "op", method: "GET", url: "https://h.test/" + text,
-                startedAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(index)), outcome: .success, status: 200,
+                startedAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(index)),
+                outcome: index % 2 == 1 ? .transportError : .success, status: 200,
+                error: index % 2 == 1 ? String(decoding: body, as: UTF8.self) + " " + text : nil,
                 requestHeaders: [TraceHeader(name: "X-Note", value: text)],
                 requestBody: index % 3 == 0 ? nil : TraceBody(data: Data(body.reversed()), size: body.count, isTruncated: false),
                 responseHeaders: [TraceHeader(name: "Content-Type", value: "text/plain"), TraceHeader(name: text, value: "v")],
-                responseBody: index % 4 == 1 ? nil : TraceBody(data: response, size: response.count, isTruncated: false))
+                responseBody: index % 4 == 1 ? nil : TraceBody(data: response, size: response.count, isTruncated: false),
+                stream: stream)
         }
     }
 
@@ -115,10 +130,11 @@ struct SearchIndexTests {
     /// Empties the index and raises its mark over every row (or `through`), as an upgraded older store has it.
     static func forgetIndex(_ store: SQLiteTraceStore, through: Int64?) throws {
         try store.pool.write { db in
-            for table in SearchIndex.Table.allCases {
-                try db.execute(sql: "INSERT INTO \(table.rawValue)(\(table.rawValue)) VALUES ('delete-all')")
+            for table in SearchIndex.Table.allCases.map(\.rawValue) + ["search_messages"] {
+                try db.execute(sql: "INSERT INTO \(table)(\(table)) VALUES ('delete-all')")
             }
             try db.execute(sql: "DELETE FROM search_capped")
+            try db.execute(sql: "DELETE FROM search_message_capped")
             let mark = try through ?? Int64.fetchOne(db, sql: "SELECT IFNULL(MAX(sequence), 0) FROM exchange") ?? 0
             try db.execute(sql: "UPDATE store_setting SET value = ? WHERE key = ?", arguments: [mark, SearchIndex.startKey])
         }
@@ -127,7 +143,9 @@ struct SearchIndexTests {
     static func filter(_ kind: Int, _ source: String) -> TraceFilter? {
         let ignoresCase = kind >= 3
         guard let pattern = try? TextPattern(source, ignoresCase: ignoresCase) else { return nil }
-        return [TraceFilter.body(pattern), .requestBody(pattern), .responseBody(pattern), .header(pattern), .url(pattern)][kind]
+        if kind >= 7 { return try? TraceFilter.parse("~any " + TraceFilterPrinter.quote(source)) }
+        return [TraceFilter.body(pattern), .requestBody(pattern), .responseBody(pattern), .message(pattern), .header(pattern),
+                .url(pattern), .errorText(pattern)][kind]
     }
 
     @Test("random bodies, terms and regexes: the indexed store answers exactly as the exact matcher over every row")
@@ -235,5 +253,45 @@ struct SearchIndexTests {
         }
         #expect(candidates == 0)
         #expect(try store.summaries(matching: TraceFilter.parse("~bs gone"), limit: 10).count == 4)
+    }
+
+    @Test("a v11 store: the upgrade indexes the messages and error texts of the rows v11 covered; VACUUM and pruning keep them true")
+    func upgradeFromV11() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.file("v11.sqlite")
+        let exchanges = Self.exchanges((0..<6).map { Data("old body \($0) needle\($0)".utf8) }, ["p"], big: false)
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try queue.writeWithoutTransaction { try $0.execute(sql: "PRAGMA journal_mode = WAL") }
+            try SQLiteSchema.migrator.migrate(queue, upTo: "v11")
+            try queue.write { db in
+                var inserter = try ExchangeInserter(db, storedAt: Date())
+                try inserter.insert(contentsOf: exchanges)
+                try inserter.finish()
+            }
+            try queue.close()
+        }
+        let viewer = try SQLiteTraceStore(path: path, readOnly: true)
+        #expect(!viewer.hasSearchIndex)  // v11 has no index of messages: a viewer scans
+        #expect(try viewer.exchangeCount(ExchangeQuery(filter: TraceFilter.parse("~msg needle3"))) == 1)
+        try viewer.close()
+
+        let writer = try SQLiteTraceStore(path: path, bounds: nil)
+        defer { try? writer.close() }
+        #expect(writer.hasSearchIndex)
+        #expect(try writer.unindexedCount() == 0)
+        // Exchanges 2 and 5 carry streams: their messages hold bodies 3 and 0 and their own reversed.
+        #expect(try writer.summaries(matching: TraceFilter.parse("~msg needle3"), limit: 10).count == 1)
+        #expect(try writer.summaries(matching: TraceFilter.parse("~msg needle"), limit: 10).count == 2)
+        #expect(try writer.summaries(matching: TraceFilter.parse("~err NEEDLE"), limit: 10).count == 3)
+        #expect(try writer.summaries(matching: TraceFilter.parse("~any needle0"), limit: 10).count == 2)
+        try writer.pool.write { try $0.execute(sql: "DELETE FROM exchange WHERE sequence = 1") }
+        try writer.vacuum()
+        #expect(try writer.summaries(matching: TraceFilter.parse("~msg needle"), limit: 10).count == 2)
+        // The index alone answered: emptied, it misses them.
+        try Self.forgetIndex(writer, through: 0)
+        #expect(try writer.summaries(matching: TraceFilter.parse("~msg needle"), limit: 10).count == 0)
+        #expect(try writer.summaries(matching: TraceFilter.parse("~err needle"), limit: 10).count == 0)
     }
 }
