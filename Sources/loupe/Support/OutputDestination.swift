@@ -4,6 +4,15 @@ import Loupe
 import LoupeTrace
 import LoupeFormats
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+#if canImport(CDispatch)
+import CDispatch  // where `stat` is seen from once no package dependency imports Glibc first, for MemberImportVisibility
+#endif
+#if canImport(CoreFoundation)
+import CoreFoundation  // where swift-corelibs-foundation's `stat` is seen from on Linux, for MemberImportVisibility
+#endif
 
 /// Where a command writes a file the user named (`send -o PATH`, `export --har PATH`), decided before anything is
 /// sent or read: what is at the path decides how it is written, or whether it is refused.

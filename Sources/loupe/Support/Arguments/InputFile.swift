@@ -2,6 +2,9 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+#if canImport(CDispatch)
+import CDispatch  // where `stat` is seen from once no package dependency imports Glibc first, for MemberImportVisibility
+#endif
 #if canImport(CoreFoundation)
 import CoreFoundation  // where swift-corelibs-foundation's `stat` is seen from on Linux, for MemberImportVisibility
 #endif
