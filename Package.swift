@@ -61,8 +61,6 @@ let package = Package(
         .package(url: "https://github.com/mattpolzin/OpenAPIKit.git", from: "6.4.0", traits: []),
         // YAML documents for the same: OpenAPIKit decodes through Codable, and Yams is the YAML decoder it is tested with.
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
-        // `loupe mcp`: the Model Context Protocol's messages and server (issue 50).
-        .package(url: "https://github.com/modelcontextprotocol/swift-sdk.git", from: "0.12.1"),
         // gRPC (issue 47): `LoupeGRPC` records through grpc-swift 2's client interceptor; its messages are serialized
         // with swift-protobuf when they are generated types. The HTTP/2 transport is for the tests, the benchmark
         // and the demo's service.
@@ -272,10 +270,11 @@ let package = Package(
                 "LoupeBoard", "LoupeTUI", "LoupeDemo", "LoupeLink", "LoupeConfig", "LoupeRules", "LoupeRulesFile", "LoupeWebSocket", "CNcurses", "CMalloc", "CStdio",
                 "LoupeOTLP", "LoupeServe", "LoupeContract", "LoupeCompare", "LoupeProtobuf",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "MCP", package: "swift-sdk"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         // Record a swift-openapi-generator client's traffic: a `ClientTransport` sending through a Loupe `Client`,
@@ -477,7 +476,6 @@ let package = Package(
                 "loupe", "Loupe", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeTUI", "LoupeTesting",
                 "LoupeConfig", "LoupeRules", "LoupeRulesFile", "LoupeProtobuf",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "MCP", package: "swift-sdk"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]

@@ -90,6 +90,61 @@ timeout 300 "$py" "$here/mcp-hostile.py" "$loupe" "$store" >"$work/out.txt" 2>"$
 sed 's/^/   /' "$work/out.txt"
 ok "hostile JSON-RPC answered and bounded"
 
+echo "-- streamable HTTP (--http): the SDK's client, the bearer secret, Origin, sessions"
+"$loupe" mcp "$store" --http 0 >"$work/http.txt" 2>"$work/http-err.txt" & hpid=$!; pids+=($hpid)
+for _ in $(seq 100); do grep -q '^authorization: ' "$work/http.txt" 2>/dev/null && break; sleep 0.1; done
+url=$(sed -n 's/^url: //p' "$work/http.txt"); secret=$(sed -n 's/^authorization: Bearer //p' "$work/http.txt")
+[ -n "$url" ] && [ -n "$secret" ] || { cat "$work/http.txt" "$work/http-err.txt"; fail "loupe mcp --http prints its url and secret"; }
+timeout 120 "$py" "$here/mcp-client.py" "$loupe" "$store" http "$url" "$secret" >"$work/http.json" 2>"$work/err.txt" \
+  || fail "the official SDK's streamable-HTTP client"
+"$loupe" show "$store" "#$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["first"])' "$work/http.json")" --json >"$work/http-show.json" \
+  || fail "loupe show for the HTTP check"
+"$py" - "$work" "$url" "$secret" <<'PY' || fail "streamable HTTP"
+import json, os, sys, urllib.request, urllib.error
+work, url, secret = sys.argv[1], sys.argv[2], sys.argv[3]
+got = json.load(open(os.path.join(work, "http.json")))
+def check(condition, what):
+    if not condition:
+        print("mismatch:", what); sys.exit(1)
+check(got["tools"] == sorted(["explain_exchange", "get_exchange", "list_exchanges", "list_rules", "search", "stats"]), "tools over HTTP")
+check(got["list"]["exchanges"] == list(reversed(json.load(open(os.path.join(work, "list.json"))))), "list_exchanges over HTTP == loupe list --json")
+check(got["get"] == json.load(open(os.path.join(work, "http-show.json"))), "get_exchange over HTTP == loupe show --json")
+check(got["bad"]["isError"] and "limit" in got["bad"]["text"], "a bad limit over HTTP is a tool error")
+check(got["summary"]["all"]["count"] == got["stats"]["all"]["count"], "loupe://summary over HTTP")
+def post(body, headers):
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json", "Accept": "application/json, text/event-stream", **headers})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), error.read()
+auth = {"Authorization": "Bearer " + secret}
+init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}
+listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+check(post(init, {})[0] == 401, "no secret: 401")
+check(post(init, {"Authorization": "Bearer " + secret[:-1] + ("A" if secret[-1] != "A" else "B")})[0] == 401, "a wrong secret: 401")
+check(post(init, {**auth, "Origin": "http://evil.example"})[0] == 403, "a foreign Origin: 403")
+check(post(init, {**auth, "Origin": "http://localhost:3000"})[0] == 200, "a loopback Origin is let through")
+check(post(listing, auth)[0] == 400, "no Mcp-Session-Id after initialize: 400")
+check(post(listing, {**auth, "Mcp-Session-Id": "nope"})[0] == 404, "an unknown session: 404")
+status, headers, body = post(init, auth)
+session = {k.lower(): v for k, v in headers.items()}.get("mcp-session-id")
+check(status == 200 and session and json.loads(body)["result"]["protocolVersion"] == "2025-06-18", "initialize opens a session")
+check(post({"jsonrpc": "2.0", "method": "notifications/initialized"}, {**auth, "Mcp-Session-Id": session})[0] == 202, "a notification: 202")
+status, _, body = post(listing, {**auth, "Mcp-Session-Id": session})
+check(status == 200 and len(json.loads(body)["result"]["tools"]) == 6, "tools/list in the session")
+status, _, body = post({"jsonrpc": "2.0", "id": 3, "method": "no/such"}, {**auth, "Mcp-Session-Id": session})
+check(json.loads(body)["error"]["code"] == -32601, "an unknown method over HTTP: -32601")
+request = urllib.request.Request(url, method="DELETE", headers={**auth, "Mcp-Session-Id": session})
+check(urllib.request.urlopen(request, timeout=30).status == 204, "DELETE ends the session")
+check(post(listing, {**auth, "Mcp-Session-Id": session})[0] == 404, "an ended session: 404")
+print("ok")
+PY
+kill "$hpid" 2>/dev/null; wait "$hpid" 2>/dev/null
+ok "streamable HTTP: the SDK's client reads what the CLI prints; 401 without the secret, 403 for a foreign Origin, sessions by Mcp-Session-Id"
+cmp -s "$store" "$work/before.sqlite" || fail "the store changed under the HTTP server"
+
 echo "-- actions wait for a person at the terminal"
 port=$(free_port)
 python3 "$here/replay-server.py" "$port" a >/dev/null 2>&1 & pids+=($!)

@@ -7,6 +7,8 @@ Usage: mcp-client.py LOUPE STORE MODE [ARGS...]
   raw-call TOOL JSON the same without the SDK, over plain pipes, the server left in this process's session:
                      the SDK starts servers in a session of their own (no terminal), which
                      --approve-in-terminal needs
+  http URL SECRET    the SDK's streamable-HTTP client against a running `loupe mcp --http` (STORE unused):
+                     tools/list, list_exchanges, get_exchange, stats and a resource; prints them as one JSON object
 Exit 0 when the session ran, 1 when the protocol failed.
 """
 import asyncio
@@ -40,10 +42,32 @@ def raw_call(loupe, store, flags, tool, arguments):
     print(json.dumps({"isError": bool(result.get("isError")), "text": "".join(c["text"] for c in result["content"])}))
 
 
+async def over_http(url, secret):
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+    async with httpx2.AsyncClient(headers={"Authorization": "Bearer " + secret}, timeout=60) as client:
+        async with streamable_http_client(url, http_client=client) as (read, write):
+            async with ClientSession(read, write) as session:
+                init = await session.initialize()
+                tools = await session.list_tools()
+                listed = json.loads(text_of(await session.call_tool("list_exchanges", {"limit": 1000})))
+                first = listed["exchanges"][-1]["sequence"]
+                got = json.loads(text_of(await session.call_tool("get_exchange", {"id": "#%d" % first, "max_body_bytes": 1048576})))
+                stats = json.loads(text_of(await session.call_tool("stats", {})))
+                bad = await session.call_tool("list_exchanges", {"limit": 0})
+                summary = await session.read_resource("loupe://summary")
+                print(json.dumps({"server": init.server_info.name, "version": init.protocol_version,
+                                  "tools": sorted(t.name for t in tools.tools), "list": listed, "first": first, "get": got,
+                                  "stats": stats, "bad": {"isError": bad.is_error, "text": text_of(bad)},
+                                  "summary": json.loads(summary.contents[0].text)}))
+
+
 async def main():
     loupe, store, mode = sys.argv[1], sys.argv[2], sys.argv[3]
     if mode == "raw-call":
         return raw_call(loupe, store, os.environ.get("MCP_SERVER_FLAGS", "").split(), sys.argv[4], json.loads(sys.argv[5]))
+    if mode == "http":
+        return await over_http(sys.argv[4], sys.argv[5])
     flags = os.environ.get("MCP_SERVER_FLAGS", "").split()
     server = StdioServerParameters(command=loupe, args=["mcp", store, *flags])
     async with stdio_client(server) as (read, write):

@@ -94,8 +94,9 @@ for _ in range(100):
     proc.stdin.write(chunk)
 proc.stdin.write(b'"}}}\n')
 proc.stdin.flush()
-wait(lambda: len(stray) > 0, "100 MB request answered")
-check(stray[0].get("error", {}).get("code") == -32600, "100 MB request refused with -32600: %s" % stray[0]["error"]["message"])
+check([m.get("error", {}).get("code") for m in stray] == [-32700], "the garbage line: -32700 parse error, id null")
+wait(lambda: len(stray) > 1, "100 MB request answered")
+check(stray[1].get("error", {}).get("code") == -32600, "100 MB request refused with -32600: %s" % stray[1]["error"]["message"])
 grown = rss_kb() - before
 check(grown < 64 * 1024, "100 MB request grew the server by %d KB (< 64 MB)" % grown)
 

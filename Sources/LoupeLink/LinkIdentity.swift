@@ -60,8 +60,14 @@ public struct LinkIdentity: Sendable {
         try LinkAddress(secret: secret, host: host, port: port, fingerprint: fingerprint)
     }
 
+    /// Equal bytes, compared in time that depends only on the lengths: how a presented secret is checked.
+    package static func sameBytes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+
     /// 32 random bytes as 43 characters of base64url, from the system's secure generator.
-    static func makeSecret() -> String {
+    package static func makeSecret() -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         return Data(bytes).base64EncodedString()

@@ -49,7 +49,7 @@ struct LinkSessionMachine: Sendable {
             guard hello.protocol == LinkProtocol.version else {
                 return refuse("protocol \(hello.protocol), this is \(LinkProtocol.version)")
             }
-            guard Self.sameBytes(Array(hello.secret.utf8), secret) else { return refuse("wrong secret") }
+            guard LinkIdentity.sameBytes(Array(hello.secret.utf8), secret) else { return refuse("wrong secret") }
             var shown = hello
             shown.secret = ""
             state = .linked(shown)
@@ -119,12 +119,6 @@ struct LinkSessionMachine: Sendable {
     private mutating func refuse(_ reason: String) -> Action {
         state = .closed
         return .refuse(reason)
-    }
-
-    /// Equal bytes, compared in time that depends only on the lengths.
-    static func sameBytes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 }
 

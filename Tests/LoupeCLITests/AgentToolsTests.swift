@@ -4,7 +4,6 @@ import LoupeQuery
 import LoupeTesting
 @testable import loupe
 import LoupeTrace
-import MCP
 import Synchronization
 import Testing
 
@@ -35,8 +34,12 @@ struct AgentToolsTests {
         return (store, path, folder)
     }
 
-    static func text(_ result: CallTool.Result) -> String {
-        result.content.compactMap { if case .text(let text, _, _) = $0 { text } else { nil } }.joined()
+    static func text(_ result: AgentToolResult) -> String { result.text }
+
+    /// A tool call's arguments as a client would send them.
+    static func arguments(_ json: String) -> JSONObject? {
+        guard case .object(let object)? = JSONParser.parse(Data(json.utf8)) else { return nil }
+        return object
     }
 
     final class Recorder: AgentApprover {
@@ -57,15 +60,15 @@ struct AgentToolsTests {
         let all = try JSONSerialization.jsonObject(with: Data(Self.text(try await toolbox.call("list_exchanges", nil)).utf8)) as? [String: Any]
         let sequences = (all?["exchanges"] as? [[String: Any]])?.compactMap { $0["sequence"] as? Int }
         #expect(sequences == [3, 2, 1])
-        let errors = Self.text(try await toolbox.call("list_exchanges", ["filter": "~c 5xx", "order": "oldest"]))
+        let errors = Self.text(try await toolbox.call("list_exchanges", Self.arguments(#"{"filter": "~c 5xx", "order": "oldest"}"#)))
         #expect(errors.contains("axb") && !errors.contains("users/1"))
-        let refused = try await toolbox.call("list_exchanges", ["limit": .int(1_000_000)])
+        let refused = try await toolbox.call("list_exchanges", Self.arguments(#"{"limit": 1000000}"#))
         #expect(refused.isError == true)
         #expect(Self.text(refused) == "limit: expected a whole number from 1 to 1000, got '1000000'")
-        let fraction = try await toolbox.call("list_exchanges", ["limit": .double(2.5)])
+        let fraction = try await toolbox.call("list_exchanges", Self.arguments(#"{"limit": 2.5}"#))
         #expect(fraction.isError == true)
-        #expect(try await toolbox.call("list_exchanges", ["limit": .double(2)]).isError != true)
-        let typo = try await toolbox.call("list_exchanges", ["limt": 2])
+        #expect(try await toolbox.call("list_exchanges", Self.arguments(#"{"limit": 2.0}"#)).isError != true)
+        let typo = try await toolbox.call("list_exchanges", Self.arguments(#"{"limt": 2}"#))
         #expect(Self.text(typo).hasPrefix("unknown argument \"limt\""))
     }
 
@@ -74,10 +77,10 @@ struct AgentToolsTests {
         let (store, path, folder) = try Self.store()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let toolbox = AgentToolbox(store: store, storePath: path, rulesPath: nil, actions: nil)
-        let found = Self.text(try await toolbox.call("search", ["text": "q=a.b"]))
+        let found = Self.text(try await toolbox.call("search", Self.arguments(#"{"text": "q=a.b"}"#)))
         #expect(found.contains("q=a.b"))
         #expect(!found.contains("q=axb"))
-        let quoted = try await toolbox.call("search", ["text": #"a"b\(c"#])
+        let quoted = try await toolbox.call("search", Self.arguments(#"{"text": "a\"b\\(c"}"#))
         #expect(quoted.isError != true)
     }
 
@@ -87,14 +90,14 @@ struct AgentToolsTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let toolbox = AgentToolbox(store: store, storePath: path, rulesPath: nil, actions: nil)
         let answer = try JSONSerialization.jsonObject(
-            with: Data(Self.text(try await toolbox.call("get_exchange", ["id": "#1", "max_body_bytes": 5])).utf8)) as? [String: Any]
+            with: Data(Self.text(try await toolbox.call("get_exchange", Self.arguments(##"{"id": "#1", "max_body_bytes": 5}"##))).utf8)) as? [String: Any]
         let body = answer?["responseBody"] as? [String: Any]
         #expect(body?["text"] as? String == "éé")
         #expect(body?["size"] as? Int == 200)
         #expect((answer?["cuts"] as? [String])?.first?.hasPrefix("responseBody: the first 5 of 200 stored bytes") == true)
-        let missing = try await toolbox.call("get_exchange", ["id": "#99"])
+        let missing = try await toolbox.call("get_exchange", Self.arguments(##"{"id": "#99"}"##))
         #expect(missing.isError == true)
-        await #expect(throws: MCPError.self) { try await toolbox.call("no_such_tool", nil) }
+        await #expect(throws: JSONRPCError.self) { try await toolbox.call("no_such_tool", nil) }
     }
 
     @Test("explain_exchange tells each attempt, the retry and its reason, and the ending")
@@ -102,7 +105,7 @@ struct AgentToolsTests {
         let (store, path, folder) = try Self.store()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let toolbox = AgentToolbox(store: store, storePath: path, rulesPath: nil, actions: nil)
-        let story = Self.text(try await toolbox.call("explain_exchange", ["id": "1"]))
+        let story = Self.text(try await toolbox.call("explain_exchange", Self.arguments(#"{"id": "1"}"#)))
         #expect(story.contains("Attempt 1 (breaker closed): HTTP 503 after 100 ms; retried after waiting 200 ms because status 503."))
         #expect(story.contains("Attempt 2 (breaker closed): HTTP 200 after 200 ms."))
         #expect(story.hasSuffix("It ended with HTTP 200 after 500 ms and 2 attempts."))
@@ -114,14 +117,14 @@ struct AgentToolsTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let readOnly = AgentToolbox(store: store, storePath: path, rulesPath: nil, actions: nil)
         #expect(!readOnly.tools.contains(.replayExchange))
-        let off = try await readOnly.call("replay_exchange", ["id": "#1"])
+        let off = try await readOnly.call("replay_exchange", Self.arguments(##"{"id": "#1"}"##))
         #expect(off.isError == true && Self.text(off) == AgentToolbox.actionsOff)
 
         let person = Recorder(answer: false)
         let actions = AgentActions(approver: person, replayer: StoreReplayer(path: path), log: { _ in })
         let acting = AgentToolbox(store: store, storePath: path, rulesPath: nil, actions: actions)
         #expect(acting.tools.contains(.replayExchange))
-        let refused = Self.text(try await acting.call("replay_exchange", ["id": "#1"]))
+        let refused = Self.text(try await acting.call("replay_exchange", Self.arguments(##"{"id": "#1"}"##)))
         #expect(refused == "Refused by the person at the terminal; nothing was sent.")
         #expect(person.asked.withLock { $0 } == [AgentRequest(origin: "agent (loupe mcp)",
             summary: "replay #1: GET https://api.example.test/users/1 (1 request)", detail: [])])
@@ -138,10 +141,10 @@ struct AgentToolsTests {
         let person = Recorder(answer: false)
         let toolbox = AgentToolbox(store: store, storePath: path, rulesPath: rules,
                                    actions: AgentActions(approver: person, replayer: StoreReplayer(path: path), log: { _ in }))
-        let invalid = Self.text(try await toolbox.call("add_rule", ["rule": "[[rule]]\nname = 3"]))
+        let invalid = Self.text(try await toolbox.call("add_rule", Self.arguments(#"{"rule": "[[rule]]\nname = 3"}"#)))
         #expect(invalid.hasPrefix("The rule was not added"))
         #expect(person.asked.withLock { $0.isEmpty })
-        let refused = Self.text(try await toolbox.call("add_rule", ["rule": "[[rule]]\nname = \"down\"\nmatch = \"~d api\"\nfault = { status = 503 }"]))
+        let refused = Self.text(try await toolbox.call("add_rule", Self.arguments(#"{"rule": "[[rule]]\nname = \"down\"\nmatch = \"~d api\"\nfault = { status = 503 }"}"#)))
         #expect(refused.hasPrefix("Refused"), "\(refused)")
         #expect(try String(contentsOfFile: rules, encoding: .utf8) == original)
     }

@@ -12,11 +12,7 @@ struct BinaryDependenciesTests {
         let binary = try #require(CrossProcessTests.loupeBinary, "build the loupe executable first (swift build)")
         let libraries = try Self.sharedLibraries(of: binary)
         #expect(libraries.contains { $0.hasPrefix("libFoundationEssentials") }, "ldd listed no Foundation: \(libraries)")
-        // The MCP Swift SDK behind `loupe mcp` imports FoundationNetworking on Linux (its HTTP client transport and
-        // OAuth), so the binary maps libcurl again: a known issue until `loupe mcp` stops depending on it.
-        withKnownIssue("the MCP Swift SDK (loupe mcp) links FoundationNetworking") {
-            #expect(!libraries.contains { $0.hasPrefix("libFoundationNetworking") || $0.hasPrefix("libcurl") })
-        }
+        #expect(!libraries.contains { $0.hasPrefix("libFoundationNetworking") || $0.hasPrefix("libcurl") }, "\(libraries)")
     }
 
     /// The file names `ldd` lists for `binary` (what the loader maps, dependencies of dependencies included).

@@ -1,4 +1,4 @@
-import MCP
+import LoupeTrace
 
 /// A tool call's arguments, read and checked once: strings are strings, numbers are whole and within their
 /// ``AgentLimits`` range (through ``NumberArgument``, the CLI's one reader of numbers), and an argument the tool
@@ -7,10 +7,10 @@ struct AgentArguments {
     /// Why the arguments were refused, in a sentence the agent can correct its call from.
     struct Refusal: Error, Equatable { var message: String }
 
-    private let values: [String: Value]
+    private let values: JSONObject
 
-    init(_ values: [String: Value]?, allowed: Set<String>) throws(Refusal) {
-        self.values = values ?? [:]
+    init(_ values: JSONObject?, allowed: Set<String>) throws(Refusal) {
+        self.values = values ?? JSONObject()
         if let unknown = self.values.keys.sorted().first(where: { !allowed.contains($0) }) {
             let names = allowed.sorted().joined(separator: ", ")
             throw Refusal(message: "unknown argument \"\(unknown)\"; this tool takes \(names.isEmpty ? "none" : names)")
@@ -19,8 +19,8 @@ struct AgentArguments {
 
     /// The string argument `name`, or nil when absent or null.
     func string(_ name: String, maxLength: Int = 10_000) throws(Refusal) -> String? {
-        guard let value = values[name], !value.isNull else { return nil }
-        guard let text = value.stringValue else { throw Refusal(message: "\(name): expected a string, got \(Self.kind(value))") }
+        guard let value = values[name], value != .null else { return nil }
+        guard case .string(let text) = value else { throw Refusal(message: "\(name): expected a string, got \(Self.kind(value))") }
         guard text.utf8.count <= maxLength else {
             throw Refusal(message: "\(name): at most \(maxLength) bytes, got \(text.utf8.count)")
         }
@@ -37,14 +37,16 @@ struct AgentArguments {
 
     /// The whole-number argument `name` within `range`, or `fallback` when absent.
     func count(_ name: String, in range: ClosedRange<Int>, default fallback: Int) throws(Refusal) -> Int {
-        guard let value = values[name], !value.isNull else { return fallback }
-        let text: String
+        guard let value = values[name], value != .null else { return fallback }
+        var text: String
         switch value {
-        case .int(let number): text = String(number)
-        // JSON has one number type: 50.0 is 50, 50.5 is refused by the whole-number reader below.
-        case .double(let number) where number.isFinite && number == number.rounded() && abs(number) < 1e15:
-            text = String(Int64(number))
-        case .double(let number): text = String(number)
+        case .number(let number):
+            text = number.text
+            // JSON has one number type: 50.0 is 50, 50.5 is refused by the whole-number reader below.
+            if text.contains(where: { ".eE".contains($0) }), let double = Double(text), double.isFinite,
+               double == double.rounded(), abs(double) < 1e15 {
+                text = String(Int64(double))
+            }
         default: throw Refusal(message: "\(name): expected a whole number from \(range.lowerBound) to \(range.upperBound), got \(Self.kind(value))")
         }
         do {
@@ -63,13 +65,12 @@ struct AgentArguments {
         return text
     }
 
-    private static func kind(_ value: Value) -> String {
+    private static func kind(_ value: JSONValue) -> String {
         switch value {
         case .null: "null"
         case .bool: "a boolean"
-        case .int, .double: "a number"
+        case .number: "a number"
         case .string: "a string"
-        case .data: "data"
         case .array: "an array"
         case .object: "an object"
         }

@@ -10,6 +10,8 @@ enum AgentLimits {
     /// The longest request line the stdio transport reads; a longer one is skipped to its end and answered with an
     /// error, so a 100 MB message costs no more memory than this.
     static let requestBytes = 4 * 1_048_576
+    /// How many read lines may wait for the server before the stdio transport stops reading.
+    static let queuedLines = 256
     /// How many exchanges the resource list names (the newest); each is also readable by its URI.
     static let listedResources = 100
 }

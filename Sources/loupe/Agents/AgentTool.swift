@@ -1,4 +1,5 @@
-import MCP
+import Foundation
+import LoupeTrace
 
 /// The tools `loupe mcp` offers an agent: one table, feeding `tools/list`, the dispatch in ``AgentToolbox`` and
 /// Documentation/Agents.md (whose tool table `AgentToolsTests` checks against this one).
@@ -46,52 +47,52 @@ enum AgentTool: String, CaseIterable, Sendable {
     }
 
     /// The tool's arguments as JSON Schema.
-    var inputSchema: Value {
-        func object(_ properties: [String: Value], required: [String] = []) -> Value {
-            .object(["type": "object", "properties": .object(properties), "required": .array(required.map { .string($0) }),
-                     "additionalProperties": false])
-        }
-        let filter: Value = .object(["type": "string", "description": "A filter in Loupe's filter language (Documentation/Filters.md)."])
-        let id: Value = .object(["type": "string", "description": "#sequence (e.g. #42 or 42), a whole id or a unique id prefix."])
+    var inputSchema: JSONValue {
+        // Written as JSON text (a test checks every one parses): the schema reads as what the client receives.
+        let filter = #""filter": {"type": "string", "description": "A filter in Loupe's filter language (Documentation/Filters.md)."}"#
+        let id = ##""id": {"type": "string", "description": "#sequence (e.g. #42 or 42), a whole id or a unique id prefix."}"##
+        let limit = #""limit": {"type": "integer", "minimum": 1, "maximum": \#(AgentLimits.exchanges.upperBound), "default": 50}"#
+        let properties: String
+        var required: [String] = []
         switch self {
         case .listExchanges:
-            return object([
-                "filter": filter,
-                "limit": .object(["type": "integer", "minimum": 1, "maximum": .int(AgentLimits.exchanges.upperBound), "default": 50]),
-                "order": .object(["type": "string", "enum": ["newest", "oldest"], "default": "newest"]),
-            ])
+            properties = filter + ", " + limit + #", "order": {"type": "string", "enum": ["newest", "oldest"], "default": "newest"}"#
         case .getExchange:
-            return object([
-                "id": id,
-                "max_body_bytes": .object(["type": "integer", "minimum": 0, "maximum": .int(AgentLimits.bodyBytes.upperBound),
-                                           "default": .int(AgentLimits.defaultBodyBytes)]),
-                "max_messages": .object(["type": "integer", "minimum": 0, "maximum": .int(AgentLimits.messages.upperBound),
-                                         "default": .int(AgentLimits.defaultMessages)]),
-            ], required: ["id"])
+            properties = id + #", "max_body_bytes": {"type": "integer", "minimum": 0, "maximum": \#(AgentLimits.bodyBytes.upperBound), "default": \#(AgentLimits.defaultBodyBytes)}"#
+                + #", "max_messages": {"type": "integer", "minimum": 0, "maximum": \#(AgentLimits.messages.upperBound), "default": \#(AgentLimits.defaultMessages)}"#
+            required = ["id"]
         case .search:
-            return object([
-                "text": .object(["type": "string", "minLength": 1, "maxLength": .int(AgentLimits.searchText.upperBound)]),
-                "filter": filter,
-                "limit": .object(["type": "integer", "minimum": 1, "maximum": .int(AgentLimits.exchanges.upperBound), "default": 50]),
-            ], required: ["text"])
+            properties = #""text": {"type": "string", "minLength": 1, "maxLength": \#(AgentLimits.searchText.upperBound)}, "# + filter + ", " + limit
+            required = ["text"]
         case .stats:
-            return object([
-                "filter": filter,
-                "window": .object(["type": "string", "enum": ["1m", "5m", "15m", "1h", "all"], "default": "all"]),
-            ])
+            properties = filter + #", "window": {"type": "string", "enum": ["1m", "5m", "15m", "1h", "all"], "default": "all"}"#
         case .explainExchange, .replayExchange:
-            return object(["id": id], required: ["id"])
+            properties = id
+            required = ["id"]
         case .listRules:
-            return object([:])
+            properties = ""
         case .addRule:
-            return object(["rule": .object(["type": "string", "description": "One [[rule]] table in TOML."])], required: ["rule"])
+            properties = #""rule": {"type": "string", "description": "One [[rule]] table in TOML."}"#
+            required = ["rule"]
         }
+        let names = required.map { JSONValue.quoted($0) }.joined(separator: ", ")
+        let text = #"{"type": "object", "properties": {"# + properties + #"}, "required": ["# + names + #"], "additionalProperties": false}"#
+        return JSONParser.parse(Data(text.utf8)) ?? .object(JSONObject())
+    }
+
+    /// The names of the tool's arguments, from its schema.
+    var argumentNames: Set<String> {
+        guard case .object(let schema) = inputSchema, case .object(let properties)? = schema["properties"] else { return [] }
+        return Set(properties.keys)
     }
 
     /// The tool as `tools/list` shows it, with the hints MCP clients use to decide what needs a person.
-    var tool: Tool {
-        Tool(name: rawValue, description: summary, inputSchema: inputSchema,
-             annotations: .init(readOnlyHint: !isAction, destructiveHint: isAction ? false : nil,
-                                idempotentHint: !isAction, openWorldHint: self == .replayExchange))
+    var json: JSONValue {
+        var hints = JSONObject([("readOnlyHint", .bool(!isAction))])
+        if isAction { hints["destructiveHint"] = .bool(false) }
+        hints["idempotentHint"] = .bool(!isAction)
+        hints["openWorldHint"] = .bool(self == .replayExchange)
+        return .object(JSONObject([("name", .string(rawValue)), ("description", .string(summary)),
+                                   ("inputSchema", inputSchema), ("annotations", .object(hints))]))
     }
 }

@@ -8,7 +8,6 @@ import LoupeConfig
 import LoupeRules
 import LoupeRulesFile
 import LoupeTrace
-import MCP
 
 /// What `loupe mcp`'s tools do, on a store opened read-only: each call is checked (``AgentArguments``), answered
 /// from what the recorder stored (already redacted) in the JSON shapes the CLI prints, and bounded
@@ -25,23 +24,25 @@ struct AgentToolbox: Sendable {
     var tools: [AgentTool] { AgentTool.allCases.filter { !$0.isAction || actions != nil } }
 
     /// Answers one `tools/call`. Bad arguments and things not found are tool errors (`isError`, a sentence the
-    /// agent can correct its call from); an unknown tool is a protocol error, as MCP asks.
-    func call(_ name: String, _ arguments: [String: Value]?) async throws -> CallTool.Result {
+    /// agent can correct its call from); an unknown tool is a protocol error, as MCP asks, and so is a failure the
+    /// agent cannot correct.
+    func call(_ name: String, _ arguments: JSONObject?) async throws(JSONRPCError) -> AgentToolResult {
         guard let tool = AgentTool(rawValue: name) else {
-            throw MCPError.invalidParams("no tool \"\(name)\"; tools/list names them")
+            throw .invalidParams("no tool \"\(name)\"; tools/list names them")
         }
         do {
             return try await call(tool, arguments)
         } catch let refusal as AgentArguments.Refusal {
-            return .init(content: [Self.text(refusal.message)], isError: true)
+            return AgentToolResult(text: refusal.message, isError: true)
         } catch let failure as CommandFailure {
-            return .init(content: [Self.text(failure.message)], isError: true)
+            return AgentToolResult(text: failure.message, isError: true)
+        } catch {
+            throw .internalError("\(name) failed: \(error)")
         }
     }
 
-    private func call(_ tool: AgentTool, _ values: [String: Value]?) async throws -> CallTool.Result {
-        let names = Set(tool.inputSchema.objectValue?["properties"]?.objectValue?.keys.map { $0 } ?? [])
-        let arguments = try AgentArguments(values, allowed: names)
+    private func call(_ tool: AgentTool, _ values: JSONObject?) async throws -> AgentToolResult {
+        let arguments = try AgentArguments(values, allowed: tool.argumentNames)
         switch tool {
         case .listExchanges:
             let filter = try parseFilter(arguments.string("filter"))
@@ -61,7 +62,7 @@ struct AgentToolbox: Sendable {
             return try json(AgentExchangeJSON(exchange, maxBodyBytes: bodyBytes, maxMessages: messages))
         case .explainExchange:
             let exchange = try lookup(arguments.requiredString("id", maxLength: 100))
-            return .init(content: [Self.text(ExchangeStory.tell(exchange, numbers: store.numbers(referencedBy: exchange)))])
+            return AgentToolResult(text: ExchangeStory.tell(exchange, numbers: store.numbers(referencedBy: exchange)))
         case .stats:
             let filter = try parseFilter(arguments.string("filter"))
             let window = MetricsWindow(rawValue: try arguments.choice("window", ["1m", "5m", "15m", "1h", "all"], default: "all")) ?? .all
@@ -72,19 +73,16 @@ struct AgentToolbox: Sendable {
         case .replayExchange:
             guard let actions else { throw AgentArguments.Refusal(message: Self.actionsOff) }
             let exchange = try lookup(arguments.requiredString("id", maxLength: 100))
-            return .init(content: [Self.text(await actions.replay(exchange))])
+            return AgentToolResult(text: await actions.replay(exchange))
         case .addRule:
             guard let actions else { throw AgentArguments.Refusal(message: Self.actionsOff) }
             let text = try arguments.requiredString("rule", maxLength: 64 * 1024)
             guard let rulesPath else {
                 throw AgentArguments.Refusal(message: "no rules file: start `loupe mcp --rules FILE` (or set LOUPE_RULES) to add rules")
             }
-            return .init(content: [Self.text(await actions.addRule(text, to: rulesPath))])
+            return AgentToolResult(text: await actions.addRule(text, to: rulesPath))
         }
     }
-
-    /// A tool result's text.
-    static func text(_ text: String) -> Tool.Content { .text(text: text, annotations: nil, _meta: nil) }
 
     static let actionsOff = "actions are off: this server was started without --allow-actions, so it only reads"
 
@@ -101,7 +99,7 @@ struct AgentToolbox: Sendable {
         return "~any \(quoted)"
     }
 
-    private func list(filter: TraceFilter?, limit: Int, newestFirst: Bool) throws -> CallTool.Result {
+    private func list(filter: TraceFilter?, limit: Int, newestFirst: Bool) throws -> AgentToolResult {
         let summaries = try read { try store.summaries(matching: filter, limit: limit) }
         let ordered = newestFirst ? Array(summaries.reversed()) : summaries
         let page = AgentPage(exchanges: ordered.map(SummaryJSON.init), limit: limit,
@@ -109,15 +107,15 @@ struct AgentToolbox: Sendable {
         return try json(page)
     }
 
-    private func listRules() throws -> CallTool.Result {
+    private func listRules() throws -> AgentToolResult {
         guard let rulesPath else {
-            return .init(content: [Self.text("No rules file: the server was started without --rules and LOUPE_RULES is not set.")])
+            return AgentToolResult(text: "No rules file: the server was started without --rules and LOUPE_RULES is not set.")
         }
         let rules: [Rule]
         do {
             rules = try RulesFile.read(rulesPath)
         } catch {
-            return .init(content: [Self.text("rules file \(error.message(file: rulesPath))")], isError: true)
+            return AgentToolResult(text: "rules file \(error.message(file: rulesPath))", isError: true)
         }
         let listed = try rules.map { rule in
             let touched = try read { try store.summaries(matching: .rule(rule.name), limit: AgentLimits.exchanges.upperBound).count }
@@ -147,8 +145,8 @@ struct AgentToolbox: Sendable {
         }
     }
 
-    private func json(_ value: some Encodable) throws -> CallTool.Result {
-        .init(content: [Self.text(try Formatting.json(value))])
+    private func json(_ value: some Encodable) throws -> AgentToolResult {
+        AgentToolResult(text: try Formatting.json(value))
     }
 }
 

@@ -1,34 +1,31 @@
 import Foundation
-import Logging
-import MCP
+import LoupeTrace
 import Synchronization
 
 /// MCP's stdio transport, bounded: one JSON-RPC message per line on stdin, answers on stdout.
 ///
-/// The SDK's `StdioTransport` keeps a line of any length in memory and rescans it on every read; a 100 MB line
-/// would cost 100 MB and quadratic time. This one reads with blocking reads on a thread of its own, keeps at most
+/// A line of any length kept in memory and rescanned on every read would make a 100 MB line cost 100 MB and
+/// quadratic time. This one reads with blocking reads on a thread of its own, keeps at most
 /// ``AgentLimits/requestBytes`` of a line, skips the rest of a longer one to its end, and answers it with a
 /// JSON-RPC error (-32600) itself, so the server never sees it. Writes from both sides go out whole, one at a time.
-actor LineTransport: Transport {
-    nonisolated let logger = Logger(label: "loupe.mcp.transport", factory: { _ in SwiftLogNoOpLogHandler() })
+final class LineTransport: Sendable {
     private let input: Int32
     private let writer: LineWriter
     private let limit: Int
-    private let stream: AsyncThrowingStream<Data, any Error>
-    private let continuation: AsyncThrowingStream<Data, any Error>.Continuation
-    private var started = false
 
     init(input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO, limit: Int = AgentLimits.requestBytes) {
         self.input = input
         writer = LineWriter(descriptor: output)
         self.limit = limit
-        (stream, continuation) = AsyncThrowingStream.makeStream()
     }
 
-    func connect() async throws {
-        guard !started else { return }
-        started = true
-        let (input, limit, writer, continuation) = (input, limit, writer, continuation)
+    /// The input's lines, read once on a thread of its own; the sequence ends with the input. The thread stops
+    /// reading while ``AgentLimits/queuedLines`` lines wait to be taken, so a client that sends faster than the
+    /// server answers fills its own pipe, not the server's memory.
+    func lines() -> Lines {
+        let (stream, continuation) = AsyncStream<Data>.makeStream()
+        let (input, limit, writer) = (input, limit, writer)
+        let credit = DispatchSemaphore(value: AgentLimits.queuedLines)
         Thread.detachNewThread {
             var reader = LineReader(limit: limit)
             var buffer = [UInt8](repeating: 0, count: 65_536)
@@ -38,7 +35,9 @@ actor LineTransport: Transport {
                 guard count > 0 else { break }
                 for event in reader.feed(buffer[..<count]) {
                     switch event {
-                    case .line(let line): continuation.yield(line)
+                    case .line(let line):
+                        credit.wait()
+                        continuation.yield(line)
                     case .tooLong(let size):
                         writer.send(Data(LineTransport.tooLongError(size: size, limit: limit).utf8))
                     }
@@ -46,17 +45,34 @@ actor LineTransport: Transport {
             }
             continuation.finish()
         }
+        return Lines(stream: stream, credit: credit)
     }
 
-    func disconnect() async { continuation.finish() }
+    /// The lines as they are taken, each handing its place in the queue back to the reading thread.
+    struct Lines: AsyncSequence, Sendable {
+        let stream: AsyncStream<Data>
+        let credit: DispatchSemaphore
 
-    func send(_ data: Data) async throws { writer.send(data) }
+        func makeAsyncIterator() -> Iterator { Iterator(base: stream.makeAsyncIterator(), credit: credit) }
 
-    func receive() -> AsyncThrowingStream<Data, any Error> { stream }
+        struct Iterator: AsyncIteratorProtocol {
+            var base: AsyncStream<Data>.Iterator
+            let credit: DispatchSemaphore
+
+            mutating func next() async -> Data? {
+                let line = await base.next()
+                if line != nil { credit.signal() }
+                return line
+            }
+        }
+    }
+
+    /// Writes one message and its newline.
+    func send(_ line: String) { writer.send(Data(line.utf8)) }
 
     /// The JSON-RPC error for a skipped line: its id is unknown (never read), so null, as JSON-RPC says.
     static func tooLongError(size: Int, limit: Int) -> String {
-        #"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"request of \#(size) bytes refused: a request is at most \#(limit) bytes"}}"#
+        MCPSession.error(id: .null, .invalidRequest("request of \(size) bytes refused: a request is at most \(limit) bytes"))
     }
 }
 

@@ -2,11 +2,11 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+#if canImport(CDispatch)
+import CDispatch  // where `stat` is seen from once no package dependency imports Glibc first, for MemberImportVisibility
+#endif
 #if canImport(CoreFoundation)
 import CoreFoundation  // where swift-corelibs-foundation's `stat` is seen from on Linux, for MemberImportVisibility
-#endif
-#if canImport(CDispatch)
-import CDispatch  // or from here: which module `stat` is seen from depends on the module graph, so both are named
 #endif
 
 /// Files named on the command line (`import FILE.har`, `--data @FILE`, `--pin-cert FILE`) are read only when they
