@@ -8,7 +8,8 @@
 # cancelled out. As cpu-callgrind.sh: a copy without debug info is counted, hashing made deterministic.
 #
 # Usage: Benchmarks/grpc-callgrind.sh [--binary FILE] [--n1 N] [--n2 N]     (defaults: .build/release/grpc-profile,
-#   300 and 1,300 calls)
+#   300 and 1,300 calls); shapes="bare recorded-sqlite recorded-sqlite-unindexed" adds the store without the search
+#   index's triggers.
 # Build first: cd Benchmarks && nice -n 15 swift build -c release --product grpc-profile
 set -euo pipefail
 
@@ -34,13 +35,19 @@ instructions() {
   grep -o 'Collected : [0-9]*' "$work/$1-$2.log" | grep -o '[0-9]*$'
 }
 
+# recorded-sqlite-unindexed copies a store whose search triggers are dropped: made here, outside valgrind.
+"$work/grpc-profile" unindexed-store "$work/unindexed.sqlite" || { echo "grpc-callgrind.sh: no unindexed store" >&2; exit 1; }
+export GRPC_PROFILE_UNINDEXED_STORE="$work/unindexed.sqlite"
 printf '%-18s %16s %16s %14s\n' shape "Ir (N1)" "Ir (N2)" "Ir a call"
 declare -A per
-for shape in bare recorded-sqlite; do
+for shape in ${shapes:-bare recorded-sqlite}; do
   low=$(instructions "$shape" "$n1")
   high=$(instructions "$shape" "$n2")
   per[$shape]=$(( (high - low) / (n2 - n1) ))
   printf '%-18s %16s %16s %14s\n' "$shape" "$low" "$high" "${per[$shape]}"
 done
-awk -v b="${per[bare]}" -v r="${per[recorded-sqlite]}" \
-  'BEGIN { printf "recorded / bare = %.3f (budget 1.25); the recorder adds %d Ir a call\n", r / b, r - b }'
+for shape in "${!per[@]}"; do
+  [ "$shape" = bare ] && continue
+  awk -v b="${per[bare]}" -v r="${per[$shape]}" -v s="$shape" \
+    'BEGIN { printf "%s / bare = %.3f (budget 1.25); recording adds %d Ir a call\n", s, r / b, r - b }'
+done

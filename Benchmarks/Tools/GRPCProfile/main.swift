@@ -58,10 +58,26 @@ func blocking<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
 }
 
 let arguments = CommandLine.arguments.dropFirst()
+// `grpc-profile unindexed-store PATH`: a new store at PATH without the search index's triggers, for
+// `recorded-sqlite-unindexed` (grpc-callgrind.sh makes it before counting).
+if arguments.first == "unindexed-store", let path = arguments.dropFirst().first {
+    do {
+        try SQLiteTraceStore(path: path).close()
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        shell.arguments = [path, "DROP TRIGGER search_add; DROP TRIGGER search_remove; DROP TRIGGER search_change;"]
+        try shell.run()
+        shell.waitUntilExit()
+        exit(shell.terminationStatus)
+    } catch {
+        FileHandle.standardError.write(Data("grpc-profile: \(error)\n".utf8))
+        exit(1)
+    }
+}
 let shape = arguments.first ?? "recorded-sqlite"
 let count = arguments.dropFirst().first.flatMap { Int($0) } ?? 2_000
-guard ["bare", "recorded-sqlite"].contains(shape), (1...1_000_000).contains(count) else {
-    FileHandle.standardError.write(Data("usage: grpc-profile bare|recorded-sqlite [COUNT]\n".utf8))
+guard ["bare", "recorded-sqlite", "recorded-sqlite-unindexed"].contains(shape), (1...1_000_000).contains(count) else {
+    FileHandle.standardError.write(Data("usage: grpc-profile bare|recorded-sqlite|recorded-sqlite-unindexed [COUNT]\n".utf8))
     exit(2)
 }
 
@@ -71,8 +87,16 @@ let failures = blocking { () async -> Int in
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         var recorder: NetworkTraceInspector?
-        if shape == "recorded-sqlite" {
-            recorder = NetworkTraceInspector(store: try SQLiteTraceStore(path: folder.appendingPathComponent("t.sqlite").path))
+        let path = folder.appendingPathComponent("t.sqlite").path
+        if shape == "recorded-sqlite-unindexed" {
+            // The same store without the search index's triggers: what the index costs the write of each call. The
+            // store is a copy of one grpc-callgrind.sh made beforehand (sqlite3's shell dropped the triggers), since a
+            // process started under valgrind cannot start the shell itself.
+            guard let template = ProcessInfo.processInfo.environment["GRPC_PROFILE_UNINDEXED_STORE"] else { return -1 }
+            try FileManager.default.copyItem(atPath: template, toPath: path)
+        }
+        if shape != "bare" {
+            recorder = NetworkTraceInspector(store: try SQLiteTraceStore(path: path))
         }
         let server = GRPCServer(
             transport: .http2NIOPosix(address: .ipv4(host: "127.0.0.1", port: 0), transportSecurity: .plaintext),
