@@ -5,6 +5,10 @@ import Glibc
 #if canImport(CoreFoundation)
 import CoreFoundation  // where swift-corelibs-foundation's `stat` is seen from on Linux, for MemberImportVisibility
 #endif
+#if canImport(CDispatch)
+// With grpc-swift's transport in the executable (gRPC replay), `stat` is seen from CDispatch too.
+import CDispatch
+#endif
 
 /// Files named on the command line (`import FILE.har`, `--data @FILE`, `--pin-cert FILE`) are read only when they
 /// are regular files: a directory, FIFO, socket or device (`/dev/zero`, `/dev/stdin` on a terminal) is refused at
