@@ -269,6 +269,10 @@ let package = Package(
                 "Loupe", "LoupeAsyncHTTPClient", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay",
                 "LoupeBoard", "LoupeTUI", "LoupeDemo", "LoupeLink", "LoupeConfig", "LoupeRules", "LoupeRulesFile", "LoupeWebSocket", "CNcurses", "CMalloc", "CStdio",
                 "LoupeOTLP", "LoupeServe", "LoupeContract", "LoupeCompare", "LoupeProtobuf",
+                // `loupe replay` and the TUI's `r` resend recorded unary gRPC calls through grpc-swift (issue 47).
+                "LoupeGRPC",
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -22,6 +22,10 @@ package enum ReplaySafety {
                 return "a WebSocket replay sends \(Quantity.count(max(messages.count, 1), "recorded client message")) again"
             }
         }
+        // A gRPC call is a POST whatever it does: any method may change the server.
+        if exchange.stream?.kind == .grpc {
+            return "a gRPC call (\(exchange.operation)) may change the server (only GET, HEAD and OPTIONS replay without asking)"
+        }
         let method = exchange.method.uppercased()
         guard !safeMethods.contains(method) else { return nil }
         return "\(method) may change the server (only GET, HEAD and OPTIONS replay without asking)"

@@ -112,6 +112,7 @@ struct ReplayCommand: AsyncParsableCommand {
         if let note = Self.adapterNote(plan.originals) { StandardStreams.error(note + "\n") }
         try ReplayConfirmation.check(plan.originals, times: plan.times, yes: yes, interactive: isatty(STDIN_FILENO) == 1,
                                      ask: ReplayConfirmation.askTerminal)
+        if plan.originals.contains(where: { $0.stream?.kind == .grpc }) { return try await replayGRPC(plan, source: source) }
         let transport = try resilience.makeTransport()
         let (destination, destinationPath) = try StoreAccess.openForWriting(store ?? (source.isHAR ? nil : source.path))
         defer { StoreAccess.reportPrunes(destination, path: destinationPath) }
@@ -137,6 +138,45 @@ struct ReplayCommand: AsyncParsableCommand {
         let text = json ? try Formatting.json(ReplayReportJSON(report)) : report.text.joined(separator: "\n")
         try StandardStreams.output(Data((text + "\n").utf8))
         if !report.succeeded { throw ExitCode(1) }
+    }
+
+    /// Recorded unary gRPC calls sent again through grpc-swift (``GRPCReplayer``), one after another, each `times`
+    /// times: a line each, exit 1 when one did not end `OK`. The HTTP-only options are refused.
+    private func replayGRPC(_ plan: ReplayPlan, source: ReplaySource) async throws {
+        guard plan.originals.allSatisfy({ $0.stream?.kind == .grpc }) else {
+            throw CommandFailure.badInput("replay gRPC calls on their own (add ~grpc to the filter, or !~grpc for the rest)")
+        }
+        if diff || baseURL != nil || raw || resilience.makesMiddleware || plan.concurrency > 1 || plan.rate != nil {
+            throw CommandFailure.badInput("a gRPC replay takes --times, --store, -H and --yes only (--diff, --base-url, --raw, --concurrency, --rate and resilience flags are HTTP's)")
+        }
+        let (destination, destinationPath) = try StoreAccess.openForWriting(store ?? (source.isHAR ? nil : source.path))
+        defer { StoreAccess.reportPrunes(destination, path: destinationPath) }
+        try Self.bringOriginals(plan.originals, into: destination, path: destinationPath, unlessSameAs: source)
+        let inspector = NetworkTraceInspector(store: destination, configuration: .init(redaction: redaction.policy))
+        var lines: [String] = []
+        var failed = false
+        let environment = ProcessInfo.processInfo.environment
+        let run = Task {
+            for original in plan.originals {
+                let credentials = ReplayCredentials.supplied(for: original, environment: environment)
+                    + plan.headers.map { (name: $0.name.canonicalName, value: $0.value) }
+                for _ in 0..<plan.times where !Task.isCancelled {
+                    let (line, succeeded, _, _) = try await GRPCReplayer.replay(original, observer: inspector,
+                                                                                credentials: credentials)
+                    lines.append(line)
+                    failed = failed || !succeeded
+                }
+            }
+            return (lines, failed)
+        }
+        let interrupt = ReplayInterrupt { run.cancel() }
+        let result = await run.result
+        interrupt.cancel()
+        await inspector.shutdown()
+        RecorderReport.warnIfLost(inspector, path: destinationPath)
+        let (done, anyFailed) = try result.get()
+        try StandardStreams.output(Data((done.joined(separator: "\n") + "\n").utf8))
+        if anyFailed { throw ExitCode(1) }
     }
 
     /// Exchanges an adapter recorded (an app's own networking stack, issue 31) are resent by Loupe's client: said

@@ -54,6 +54,20 @@ final class StoreReplayer: ExchangeReplaying {
         case .success(let opened): inspector = opened
         case .failure(let failure): return ExchangeReplayResult(message: "replay failed: \(failure.message)")
         }
+        if exchange.stream?.kind == .grpc {
+            // A unary gRPC call, through grpc-swift (ReplaySafety asked first).
+            do {
+                let (line, _, code, duration) = try await GRPCReplayer.replay(
+                    exchange, observer: inspector, credentials: ReplayCredentials.supplied(for: exchange, environment: environment))
+                await inspector.flush()
+                return ExchangeReplayResult(message: line, status: code == 0 ? 200 : nil, duration: duration)
+            } catch let failure as CommandFailure {
+                return ExchangeReplayResult(message: "replay failed: \(failure.message)")
+            } catch {
+                await inspector.flush()
+                return ExchangeReplayResult(message: "replay failed: \(error)")
+            }
+        }
         guard let url = URL(string: exchange.url) else { return ExchangeReplayResult(message: "replay failed: bad recorded URL") }
         let client = Client(baseURL: url, transport: AsyncHTTPClientTransport(), observer: inspector)
         do {

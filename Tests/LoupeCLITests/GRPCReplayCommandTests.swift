@@ -1,0 +1,102 @@
+import ArgumentParser
+import Foundation
+import Loupe
+import LoupeQuery
+import LoupeTrace
+@testable import loupe
+import Testing
+
+/// `loupe replay` of a recorded unary gRPC call against Python's grpcio (.ci/grpc-server.py). Its `Flaky` method
+/// answers UNAVAILABLE the first time it sees a text and OK after: the server's own count of the calls it got, so a
+/// refused confirmation that sent nothing shows as the next replay's UNAVAILABLE.
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["LOUPE_CI_PYTHON"] != nil, "LOUPE_CI_PYTHON is unset"), .serialized)
+struct GRPCReplayCommandTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// Starts the Python server; its port and process.
+    static func server() async throws -> (Int, Process) {
+        let python = try #require(ProcessInfo.processInfo.environment["LOUPE_CI_PYTHON"])
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [root.appendingPathComponent(".ci/grpc-server.py").path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let reader = output.fileHandleForReading
+        let line = await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
+            Thread {
+                var line = Data()
+                while let byte = try? reader.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line.append(byte) }
+                continuation.resume(returning: String(decoding: line, as: UTF8.self))
+            }.start()
+        }
+        guard let port = Int(line) else {
+            kill(process.processIdentifier, SIGKILL)
+            throw CommandFailure.failed("grpc-server.py did not print its port")
+        }
+        return (port, process)
+    }
+
+    /// A recorded `Flaky` call of `text`: its Ping sent, authorization redacted.
+    static func recorded(port: Int, text: String) -> TraceExchange {
+        let start = Date()
+        let ping = Data([0x0A, UInt8(text.utf8.count)] + Array(text.utf8))
+        let stream = TraceStream(kind: .grpc, messages: [
+            TraceMessage(index: 0, direction: .sent, at: start, type: "message", size: ping.count, payload: ping),
+        ], sentCount: 1, receivedCount: 0, byteCount: ping.count, closeCode: 0, closedBy: "server")
+        return TraceExchange(
+            id: UUID(), operation: "loupe.test.Echo/Flaky", method: "POST",
+            url: "http://127.0.0.1:\(port)/loupe.test.Echo/Flaky", startedAt: start, endedAt: start, outcome: .success,
+            status: 200, requestHeaders: [
+                TraceHeader(name: "content-type", value: "application/grpc"), TraceHeader(name: "te", value: "trailers"),
+                TraceHeader(name: "authorization", value: RedactionPolicy.marker),
+                TraceHeader(name: "x-request-tag", value: "tag-1"),
+            ], requestBody: nil, responseHeaders: [], responseBody: nil, attempts: [], events: [], stream: stream)
+    }
+
+    @Test func aRefusedConfirmationSendsNothingAndAConfirmedOneIsRecordedAsAReplay() async throws {
+        let (port, process) = try await Self.server()
+        defer { kill(process.processIdentifier, SIGKILL) }
+        let folder = NSTemporaryDirectory() + "loupe-grpc-replay-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/traces.sqlite"
+        let original = Self.recorded(port: port, text: "once-\(UUID().uuidString.prefix(8))")
+        try SQLiteTraceStore(path: path).write([original])
+        let id = original.id.uuidString
+
+        // No terminal and no --yes: refused before anything is sent.
+        let refused = await HARStreamCommandTests.run(try ReplayCommand.parse([path, "--id", id]))
+        guard case .failure(let line?, 2)? = refused else {
+            Issue.record("not refused: \(String(describing: refused))")
+            return
+        }
+        #expect(line.contains("--yes"), "\(line)")
+        // The first call the server sees of this text: UNAVAILABLE (exit 1), so the refusal sent nothing.
+        #expect(await HARStreamCommandTests.run(try ReplayCommand.parse([path, "--id", id, "--yes"]))
+            == .failure(line: nil, code: 1))
+        // The second: OK.
+        #expect(await HARStreamCommandTests.run(try ReplayCommand.parse([path, "--id", id, "--yes"])) == nil)
+        let replays = try SQLiteTraceStore(path: path, readOnly: true).exchanges(matching: nil, limit: 10)
+            .filter { $0.replayOf == original.id }.sorted { $0.startedAt < $1.startedAt }
+        #expect(replays.map { $0.stream?.code } == ["UNAVAILABLE", "OK"])
+        #expect(replays.allSatisfy { $0.operation == "loupe.test.Echo/Flaky" })
+        #expect(replays.first?.stream?.messages.first?.payload == original.stream?.messages.first?.payload)
+        #expect(replays.first?.requestHeaders.contains { $0.name == "x-request-tag" && $0.value == "tag-1" } == true)
+        #expect(replays.first?.requestHeaders.contains { $0.name == "authorization" } == false)
+        // HTTP's options are refused for a gRPC replay, before anything is sent.
+        guard case .failure(let refusal?, 2)? = await HARStreamCommandTests.run(
+            try ReplayCommand.parse([path, "--id", id, "--yes", "--diff"])) else {
+            Issue.record("--diff was not refused")
+            return
+        }
+        #expect(refusal.contains("a gRPC replay takes"))
+    }
+}
+
+extension ReplayCommand: AsyncParsableCommandRunnable {
+    func runCommand() async throws { try await run() }
+}
