@@ -17,7 +17,7 @@ struct DemoGRPCTests {
             let store = try SQLiteTraceStore(path: folder.appendingPathComponent("demo.sqlite").path, bounds: nil)
             let inspector = NetworkTraceInspector(store: store)
             let server = try await DemoGRPCServer.start()
-            let calls = try DemoGRPCCalls(port: server.port, observer: inspector)
+            let calls = try DemoGRPCCalls(port: server.port, observer: inspector, timeout: .seconds(60))
             let (odd, even, levels) = await calls.connected { calls in
                 (await calls.reserve(order: 1), await calls.reserve(order: 2), await calls.watch(updates: 3))
             }

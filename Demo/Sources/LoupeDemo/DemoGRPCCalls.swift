@@ -8,15 +8,16 @@ import LoupeGRPC
 public struct DemoGRPCCalls: Sendable {
     let client: GRPCClient<HTTP2ClientTransport.Posix>
 
-    /// A client of the service on 127.0.0.1:`port`, recording into `observer`.
-    public init(port: Int, observer: any ClientObserver) throws {
+    /// A client of the service on 127.0.0.1:`port`, recording into `observer`; `Reserve` gives up after `timeout`
+    /// (a test on a loaded machine gives it longer than the demo's five seconds).
+    public init(port: Int, observer: any ClientObserver, timeout: Duration = .seconds(5)) throws {
         let retry = RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(50), maxBackoff: .milliseconds(200),
                                 backoffMultiplier: 2, retryableStatusCodes: [.unavailable])
         let transport = try HTTP2ClientTransport.Posix(
             target: .ipv4(address: "127.0.0.1", port: port), transportSecurity: .plaintext,
             serviceConfig: ServiceConfig(methodConfig: [MethodConfig(
                 names: [MethodConfig.Name(service: DemoGRPCService.service, method: "Reserve")],
-                timeout: .seconds(5), executionPolicy: .retry(retry))]))
+                timeout: timeout, executionPolicy: .retry(retry))]))
         client = GRPCClient(transport: transport, interceptors: [LoupeGRPCInterceptor(observer: observer)])
     }
 
