@@ -349,7 +349,7 @@ let package = Package(
         .testTarget(
             name: "LoupeGRPCTests",
             dependencies: [
-                "Loupe", "LoupeTrace", "LoupeQuery", "LoupeGRPC", "LoupeProtobuf",
+                "Loupe", "LoupeTrace", "LoupeQuery", "LoupeGRPC", "LoupeProtobuf", "LoupeTestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
                 .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
@@ -478,7 +478,7 @@ let package = Package(
             name: "LoupeCLITests",
             dependencies: [
                 "loupe", "Loupe", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeTUI", "LoupeTesting",
-                "LoupeConfig", "LoupeRules", "LoupeRulesFile", "LoupeProtobuf",
+                "LoupeConfig", "LoupeRules", "LoupeRulesFile", "LoupeProtobuf", "LoupeTestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "PropertyBased", package: "swift-property-based"),

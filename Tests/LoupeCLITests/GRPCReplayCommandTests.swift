@@ -4,6 +4,7 @@ import Loupe
 import LoupeQuery
 import LoupeTrace
 @testable import loupe
+@testable import LoupeTestSupport
 import Testing
 
 /// `loupe replay` of a recorded unary gRPC call against Python's grpcio (.ci/grpc-server.py). Its `Flaky` method
@@ -11,35 +12,6 @@ import Testing
 /// refused confirmation that sent nothing shows as the next replay's UNAVAILABLE.
 @Suite(.enabled(if: ProcessInfo.processInfo.environment["LOUPE_CI_PYTHON"] != nil, "LOUPE_CI_PYTHON is unset"), .serialized)
 struct GRPCReplayCommandTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-
-    /// Starts the Python server; its port and process.
-    static func server() async throws -> (Int, Process) {
-        let python = try #require(ProcessInfo.processInfo.environment["LOUPE_CI_PYTHON"])
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [root.appendingPathComponent(".ci/grpc-server.py").path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let reader = output.fileHandleForReading
-        let line = await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
-            Thread {
-                var line = Data()
-                while let byte = try? reader.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line.append(byte) }
-                continuation.resume(returning: String(decoding: line, as: UTF8.self))
-            }.start()
-        }
-        guard let port = Int(line) else {
-            kill(process.processIdentifier, SIGKILL)
-            throw CommandFailure.failed("grpc-server.py did not print its port")
-        }
-        return (port, process)
-    }
-
     /// A recorded `Flaky` call of `text`: its Ping sent, authorization redacted.
     static func recorded(port: Int, text: String) -> TraceExchange {
         let start = Date()
@@ -58,8 +30,9 @@ struct GRPCReplayCommandTests {
     }
 
     @Test func aRefusedConfirmationSendsNothingAndAConfirmedOneIsRecordedAsAReplay() async throws {
-        let (port, process) = try await Self.server()
-        defer { kill(process.processIdentifier, SIGKILL) }
+        let peer = try await GRPCPeer.start()
+        defer { peer.stop() }
+        let port = peer.port
         let folder = NSTemporaryDirectory() + "loupe-grpc-replay-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }

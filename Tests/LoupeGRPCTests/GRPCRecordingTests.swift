@@ -5,6 +5,7 @@ import Loupe
 import LoupeGRPC
 import LoupeQuery
 import LoupeTrace
+@testable import LoupeTestSupport
 import Testing
 
 /// A secret the app sends as `authorization` metadata, which the Python server echoes back in a trailer.

@@ -5,6 +5,7 @@ import Loupe
 import LoupeGRPC
 import LoupeQuery
 import LoupeTrace
+@testable import LoupeTestSupport
 import Testing
 
 /// A recorded unary call sent again through grpc-swift to Python's grpcio: recorded as a replay of its original,

@@ -1,5 +1,6 @@
 import Foundation
 import LoupeProtobuf
+@testable import LoupeTestSupport
 import Testing
 
 /// Messages decoded by name from a descriptor set, against protobuf's own JSON printer: Fixtures/json-corpus.json

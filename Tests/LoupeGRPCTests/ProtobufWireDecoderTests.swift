@@ -1,5 +1,6 @@
 import Foundation
 import LoupeProtobuf
+@testable import LoupeTestSupport
 import Testing
 
 /// The wire-format decoder against `protoc --decode_raw`: the committed corpus (Fixtures/wire-corpus.json, made by

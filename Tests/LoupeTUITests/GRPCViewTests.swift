@@ -14,6 +14,21 @@ struct GRPCViewTests {
         #expect(CommandCompletion.candidates(for: "DEAD", kind: .command, before: ["filter", "~gs"]) == ["DEADLINE_EXCEEDED"])
     }
 
+    @Test func headerReadsTheCallsStatusNotHTTPs() {
+        let start = Date(timeIntervalSince1970: 1_700_000_000)
+        let stream = TraceStream(kind: .grpc, messages: [], sentCount: 0, receivedCount: 0, closeCode: 14,
+                                 closedBy: "server")
+        let exchange = TraceExchange(id: UUID(), operation: "loupe.demo.Warehouse/Reserve", method: "POST",
+                                     url: "http://127.0.0.1:9/loupe.demo.Warehouse/Reserve", startedAt: start,
+                                     endedAt: start.addingTimeInterval(0.01), outcome: .success, status: 200, error: nil,
+                                     requestHeaders: [], requestBody: nil, responseHeaders: [], responseBody: nil,
+                                     attempts: [], events: [], stream: stream)
+        let facts = DetailTabs(exchange: exchange, calendar: Calendar(identifier: .gregorian)).header()[1]
+        let text = facts.spans.map(\.text).joined()
+        #expect(text.hasPrefix("UNAVAILABLE  duration"), "\(text)")
+        #expect(facts.spans.first?.style == .error)
+    }
+
     @Test func messagesTabShowsProtobufFields() {
         let start = Date(timeIntervalSince1970: 1_700_000_000)
         // 1: "hello" 2: 42, then bytes that are no protobuf message (field 0).

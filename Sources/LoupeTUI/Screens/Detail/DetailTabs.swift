@@ -109,6 +109,10 @@ package struct DetailTabs {
     }
 
     private var statusSummary: StyledLine.Span {
+        // A gRPC call's answer is its status, not the HTTP 200 every call gets: `UNAVAILABLE`, as the list reads it.
+        if let stream = exchange.stream, stream.kind == .grpc, stream.closeCode != nil {
+            return .init(stream.code, stream.isFailedCall ? .error : StatusStyle.style(for: exchange.status ?? 200))
+        }
         if let status = exchange.status {
             return .init(HTTPReasonPhrase.statusLine(status), StatusStyle.style(for: status))
         }
