@@ -487,6 +487,7 @@ let package = Package(
         .testTarget(
             name: "LoupeIntegrationTests",
             dependencies: [
+                "LoupeTestSupport",
                 "Loupe", "LoupeAsyncHTTPClient", "LoupeURLSession", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay",
                 "LoupeBoard", "LoupeTesting", "LoupeDemo", "LoupeWebSocket", "LoupeProtobuf",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -531,6 +532,7 @@ let package = Package(
         .testTarget(
             name: "LoupeOTLPTests",
             dependencies: [
+                "LoupeTestSupport",
                 "Loupe", "LoupeTrace", "LoupeQuery", "LoupeOTLP", "LoupeTesting",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),

@@ -30,16 +30,7 @@ public enum ProtobufWireDecoder {
         var atEnd: Bool { offset == bytes.count }
 
         mutating func varint() -> UInt64? {
-            var result: UInt64 = 0
-            var shift: UInt64 = 0
-            while offset < bytes.count, shift < 64 {
-                let byte = bytes[offset]
-                offset += 1
-                result |= UInt64(byte & 0x7F) << shift
-                if byte & 0x80 == 0 { return result }
-                shift += 7
-            }
-            return nil
+            ProtobufWireRecord.varint(bytes[...], &offset)
         }
 
         mutating func fixed(_ count: Int) -> UInt64? {

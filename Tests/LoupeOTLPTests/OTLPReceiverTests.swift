@@ -1,6 +1,7 @@
 import Foundation
 import Loupe
 import LoupeTrace
+@testable import LoupeTestSupport
 import Testing
 @testable import LoupeOTLP
 
@@ -39,13 +40,7 @@ final class OTLPReceiver {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         let reader = stdout.fileHandleForReading
-        let line = await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
-            Thread {
-                var line = Data()
-                while let byte = try? reader.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line.append(byte) }
-                continuation.resume(returning: String(decoding: line, as: UTF8.self))
-            }.start()
-        }
+        let line = await PeerOutput.firstLine(reader)
         guard let port = Int(line) else {
             kill(process.processIdentifier, SIGKILL)
             throw ReceiverError(description: "otlp-receiver.py did not print its port (is \(port) taken?)")

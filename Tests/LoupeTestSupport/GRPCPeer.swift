@@ -33,13 +33,7 @@ final class GRPCPeer {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         let reader = output.fileHandleForReading
-        let line = await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
-            Thread {
-                var line = Data()
-                while let byte = try? reader.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line.append(byte) }
-                continuation.resume(returning: String(decoding: line, as: UTF8.self))
-            }.start()
-        }
+        let line = await PeerOutput.firstLine(reader)
         guard let port = Int(line) else {
             kill(process.processIdentifier, SIGKILL)
             throw PeerError(description: "grpc-server.py did not print its port")

@@ -1,4 +1,5 @@
 import Foundation
+@testable import LoupeTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -48,13 +49,7 @@ final class PythonPeer {
         try process.run()
         // The first line is the port; a peer that dies first gives an empty read.
         let reader = output.fileHandleForReading
-        let line = await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
-            Thread {
-                var line = Data()
-                while let byte = try? reader.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line.append(byte) }
-                continuation.resume(returning: String(decoding: line, as: UTF8.self))
-            }.start()
-        }
+        let line = await PeerOutput.firstLine(reader)
         guard let port = Int(line) else {
             kill(process.processIdentifier, SIGKILL)
             let errors = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
