@@ -302,12 +302,13 @@ let package = Package(
             path: "Examples/Sources/DemoAPI"
         ),
         // OpenTelemetry export: recorded exchanges as OTLP/HTTP protobuf, delivered with retries and bounded memory,
-        // from a store (`loupe export --otlp`) or live beside the recorder (issue 32, DECISIONS 146–149). Its own
+        // live beside the recorder, or from a store by the CLI (`loupe export --otlp`, which reads the store itself, so an
+        // app that exports live compiles no readers) (issue 32, DECISIONS 146–149). Its own
         // protobuf writer and AsyncHTTPClient (already in the graph): no swift-otel, no swift-protobuf.
         .target(
             name: "LoupeOTLP",
             dependencies: [
-                "Loupe", "LoupeTrace", "LoupeQuery",
+                "Loupe", "LoupeTrace",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -534,6 +535,8 @@ let package = Package(
             dependencies: [
                 "LoupeTestSupport",
                 "Loupe", "LoupeTrace", "LoupeQuery", "LoupeOTLP", "LoupeTesting",
+                // `loupe export --otlp`'s store export lives in the CLI; its tests share the receiver here.
+                "loupe",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),

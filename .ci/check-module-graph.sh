@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # What an app compiles when it links: LoupeLink's targets, closed over their dependencies, hold no TOML parser
-# (the link carries rules as JSON; only LoupeRulesFile, the TUI and the CLI read TOML). Reads Package.swift through
+# (the link carries rules as JSON; only LoupeRulesFile, the TUI and the CLI read TOML); one that records, or exports
+# live over OTLP, compiles none of the readers (LoupeQuery). Reads Package.swift through
 # `swift package describe`, so it checks the manifest as SwiftPM sees it, not as text.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +18,8 @@ def closure(name):
         products |= set(t.get("product_dependencies", []))
     return seen, products
 failed = False
-for app, banned in [("LoupeLink", {"TOMLKit", "LoupeConfig", "LoupeRulesFile"}), ("LoupeTrace", {"TOMLKit", "LoupeQuery", "LoupeRules"})]:
+for app, banned in [("LoupeLink", {"TOMLKit", "LoupeConfig", "LoupeRulesFile"}), ("LoupeTrace", {"TOMLKit", "LoupeQuery", "LoupeRules"}),
+                     ("LoupeOTLP", {"TOMLKit", "LoupeQuery"})]:
     modules, products = closure(app)
     print(f"{app}: " + " ".join(sorted(modules - {app})) + " | " + " ".join(sorted(products)))
     bad = banned & (modules | products)

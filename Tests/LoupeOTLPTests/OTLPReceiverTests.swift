@@ -4,6 +4,7 @@ import LoupeTrace
 @testable import LoupeTestSupport
 import Testing
 @testable import LoupeOTLP
+@testable import loupe
 
 #if canImport(Glibc)
 import Glibc

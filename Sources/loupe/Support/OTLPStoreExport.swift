@@ -1,5 +1,6 @@
 import Foundation
 import Loupe
+import LoupeOTLP
 import LoupeQuery
 import LoupeTrace
 
@@ -7,7 +8,8 @@ import LoupeTrace
 ///
 /// Exchanges are read from the store a batch at a time and each request is delivered (or given up on) before the
 /// next is read, so memory holds one batch whatever the store's size, and a collector that is slow slows the
-/// export instead of filling memory. The store is only read.
+/// export instead of filling memory. The store is only read. A viewer's command, so it lives in the CLI: `LoupeOTLP`
+/// is what an app exports with live, and reading a store would pull the readers (`LoupeQuery`) into every such app.
 package enum OTLPStoreExport {
     /// What an export did: the spans' fate, and why the last failed send failed.
     package struct Report: Sendable {
