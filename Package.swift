@@ -191,7 +191,7 @@ let package = Package(
         .target(
             name: "LoupeTesting",
             dependencies: [
-                "Loupe", "LoupeTrace", "LoupeQuery", "LoupeFormats", "LoupeReplay",
+                "Loupe", "LoupeTrace", "LoupeQuery", "LoupeFormats",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),

@@ -4,13 +4,8 @@ import Loupe
 import LoupeTrace
 import Synchronization
 
-/// How a stream's replay is paced.
-public enum StreamPacing: Sendable, Equatable {
-    /// Each recorded client message is sent at its recorded offset from the exchange's start.
-    case recorded
-    /// Each is sent as soon as the previous one was (`loupe replay --fast`).
-    case fast
-}
+/// How a stream's replay is paced: LoupeTrace's, named here too so code that imports only LoupeReplay still reads it.
+public typealias StreamPacing = LoupeTrace.StreamPacing
 
 /// A recorded WebSocket sent again: the handshake through the replaying client (so its middleware applies), then
 /// the client's recorded messages in order (text, binary, ping, and its close with the recorded code and reason),

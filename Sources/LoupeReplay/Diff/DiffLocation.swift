@@ -1,3 +1,5 @@
+import LoupeTrace
+
 /// What part of a response a difference is in, written the way `--ignore` takes it: `status`,
 /// `header:ETag`, `body` (a text or binary body as a whole) or a JSON path into a JSON body (`$.items[3].price`).
 package enum DiffLocation: Sendable, Hashable, CustomStringConvertible {

@@ -1,3 +1,5 @@
+import LoupeTrace
+
 /// A part of the response to leave out of a diff (`--ignore`): `status`, `body`, `header:NAME` (`*` matches any
 /// run of characters, case is ignored) or a JSONPath into a JSON body.
 ///

@@ -1,3 +1,5 @@
+import LoupeTrace
+
 /// Reads the JSONPath form of a ``DiffPattern`` after its `$`.
 struct DiffPatternParser {
     private let text: String

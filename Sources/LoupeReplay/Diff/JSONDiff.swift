@@ -1,59 +1,19 @@
 import LoupeTrace
 
-/// Two JSON documents compared by structure: object members by key, array elements by index.
-///
-/// Arrays are compared position by position (an element inserted at the front shows as every later element
-/// changed) so every reported path points at the same place in both documents, which is what `--ignore` and
-/// noise detection match on.
+/// Two JSON bodies compared by structure (``JSONComparison``), as the replay's differences: each at its JSON path.
 package enum JSONDiff {
     /// Values longer than this (as compact JSON) are shown cut, ending in `…`.
-    package static let valueLimit = 200
+    package static let valueLimit = JSONComparison.valueLimit
 
     /// The differences from `old` to `new`, in document order: the original's keys first, then keys only the
     /// replay has.
     package static func differences(_ old: JSONValue, _ new: JSONValue, at path: JSONPath = .root) -> [Difference] {
-        var result: [Difference] = []
-        compare(old, new, at: path, into: &result)
-        return result
-    }
-
-    private static func compare(_ old: JSONValue, _ new: JSONValue, at path: JSONPath, into result: inout [Difference]) {
-        switch (old, new) {
-        case (.object(let before), .object(let after)):
-            for key in before.keys {
-                let member = path.appending(.key(key))
-                if let left = before[key], let right = after[key] {
-                    compare(left, right, at: member, into: &result)
-                } else if let left = before[key], !isRedacted(left) {
-                    result.append(Difference(.json(member), .removed(text(left))))
-                }
+        JSONComparison.differences(old, new, at: path).map { difference in
+            switch difference.change {
+            case .changed(let from, let to): Difference(.json(difference.path), .changed(from: from, to: to))
+            case .added(let value): Difference(.json(difference.path), .added(value))
+            case .removed(let value): Difference(.json(difference.path), .removed(value))
             }
-            for key in after.keys where before[key] == nil {
-                guard let right = after[key], !isRedacted(right) else { continue }
-                result.append(Difference(.json(path.appending(.key(key))), .added(text(right))))
-            }
-        case (.array(let before), .array(let after)):
-            for index in 0..<max(before.count, after.count) {
-                let element = path.appending(.index(index))
-                if index < before.count, index < after.count {
-                    compare(before[index], after[index], at: element, into: &result)
-                } else if index < before.count {
-                    result.append(Difference(.json(element), .removed(text(before[index]))))
-                } else {
-                    result.append(Difference(.json(element), .added(text(after[index]))))
-                }
-            }
-        default:
-            // A redacted value cannot be compared, and showing the other side could print the secret it hid.
-            guard old != new, !isRedacted(old), !isRedacted(new) else { return }
-            result.append(Difference(.json(path), .changed(from: text(old), to: text(new))))
         }
-    }
-
-    private static func text(_ value: JSONValue) -> String { value.compactText(limit: valueLimit) }
-
-    private static func isRedacted(_ value: JSONValue) -> Bool {
-        if case .string(let string) = value { return string.contains(RedactionPolicy.marker) }
-        return false
     }
 }

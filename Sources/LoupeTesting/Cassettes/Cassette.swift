@@ -3,7 +3,6 @@ import HTTPTypes
 import Loupe
 import LoupeTrace
 import LoupeFormats
-import LoupeReplay
 import Synchronization
 
 /// Recorded HTTP interactions used as a test fixture, VCR-style: the first run records real responses into a file,
@@ -38,8 +37,8 @@ public final class Cassette: Sendable {
     /// Whether an interaction may answer again once every matching one has been played (only when not recording).
     public let allowPlaybackRepeats: Bool
 
-    /// How a played stream's messages are timed: ``LoupeReplay/StreamPacing/fast`` (the default) delivers them at
-    /// once; ``LoupeReplay/StreamPacing/recorded`` waits the recorded gaps on the client's clock (its
+    /// How a played stream's messages are timed: ``LoupeTrace/StreamPacing/fast`` (the default) delivers them at
+    /// once; ``LoupeTrace/StreamPacing/recorded`` waits the recorded gaps on the client's clock (its
     /// `ClientConfiguration.clock`, so a test with a `ManualClock` decides when time passes).
     public let streamPacing: StreamPacing
 

@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Loupe
-import LoupeReplay
 import LoupeTrace
 import Synchronization
 

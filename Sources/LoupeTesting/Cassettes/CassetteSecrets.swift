@@ -2,7 +2,6 @@ import Foundation
 import HTTPTypes
 import Loupe
 import LoupeTrace
-import LoupeReplay
 
 /// The secrets a cassette keeps out of its file by value: each is saved as its placeholder (`<TOKEN>`, or
 /// `%3CTOKEN%3E` inside a URL) and put back in the responses it plays.
