@@ -63,8 +63,8 @@ import Testing
         for value in Self.durations + Self.instants {
             _ = Quantity.duration(value)
             _ = Quantity.age(value)
-            _ = ClockFormat.string(Date(timeIntervalSince1970: value), calendar: calendar)
-            _ = ClockFormat.dateAndTime(Date(timeIntervalSince1970: value), calendar: calendar)
+            _ = Quantity.clock(Date(timeIntervalSince1970: value), calendar: calendar)
+            _ = Quantity.dateAndTime(Date(timeIntervalSince1970: value), calendar: calendar)
             for maximum in Self.durations { _ = DurationBar.text(value: value, maximum: maximum, width: 12) }
         }
         #expect(Quantity.duration(.nan) == "—")
@@ -72,7 +72,7 @@ import Testing
         #expect(Quantity.duration(1e300) == ">999 d")
         #expect(Quantity.duration(-1e300) == "->999 d")
         #expect(Quantity.age(.nan) == "—")
-        #expect(ClockFormat.string(Date(timeIntervalSince1970: .infinity), calendar: calendar) == ClockFormat.unknown)
+        #expect(Quantity.clock(Date(timeIntervalSince1970: .infinity), calendar: calendar) == Quantity.unknownClock)
         #expect(DurationBar.text(value: .infinity, maximum: 1, width: 5) == "")
         #expect(Int(saturating: .nan) == 0 && Int(saturating: 1e300) == .max && Int(saturating: -.infinity) == .min)
     }

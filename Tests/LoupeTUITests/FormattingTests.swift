@@ -17,16 +17,22 @@ import Testing
     @Test func clockUsesTheCalendarTimeZone() {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = .gmt
-        #expect(ClockFormat.string(Fixture.epoch.addingTimeInterval(0.0071), calendar: calendar) == "22:13:20.007")
+        #expect(Quantity.clock(Fixture.epoch.addingTimeInterval(0.0071), calendar: calendar) == "22:13:20.007")
         calendar.timeZone = TimeZone(secondsFromGMT: 3600)!
-        #expect(ClockFormat.string(Fixture.epoch.addingTimeInterval(59.999), calendar: calendar) == "23:14:19.999")
+        #expect(Quantity.clock(Fixture.epoch.addingTimeInterval(59.999), calendar: calendar) == "23:14:19.999")
     }
 
     @Test func dateAndTimeForTheDetail() {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(secondsFromGMT: 3600)!
-        #expect(ClockFormat.dateAndTime(Fixture.epoch.addingTimeInterval(6000.0071), calendar: calendar) == "2023-11-15 00:53:20.007")
-        #expect(ClockFormat.dateAndTime(Date(timeIntervalSince1970: .nan), calendar: calendar) == ClockFormat.unknown)
+        #expect(Quantity.dateAndTime(Fixture.epoch.addingTimeInterval(6000.0071), calendar: calendar) == "2023-11-15 00:53:20.007")
+        #expect(Quantity.dateAndTime(Date(timeIntervalSince1970: .nan), calendar: calendar) == Quantity.unknownClock)
+    }
+
+    /// The timeline's axis writes spans in the duration's units (`5 min`, not `5m`), as the glossary has them.
+    @Test(arguments: [(0.125, "125 ms"), (0.5, "500 ms"), (2.5, "2.5 s"), (10.0, "10 s"), (300.0, "5 min"), (7200.0, "2 h")])
+    func axisSpans(_ seconds: Double, _ text: String) {
+        #expect(Quantity.span(seconds) == text)
     }
 
     @Test func counts() {

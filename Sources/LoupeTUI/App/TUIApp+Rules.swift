@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 import LoupeConfig
 import LoupeRules
 import LoupeRulesFile
@@ -41,7 +42,7 @@ extension TUIApp {
 
     /// `HH:mm:ss` in the TUI's time zone.
     private func clock(_ date: Date) -> String {
-        String(ClockFormat.string(date, calendar: state.calendar).prefix(8))
+        String(Quantity.clock(date, calendar: state.calendar).prefix(8))
     }
 
     private func ruleEdited(_ effect: TUIEffect, app: String, saved: String) -> StatusMessage {

@@ -27,7 +27,7 @@ package struct SourceStatus: Hashable, Sendable {
         var text = TerminalText.line(app)
         switch state {
         case .linked: text += " linked"
-        case .gone(let since): text += " gone since " + ClockFormat.string(since, calendar: calendar).prefix(8)
+        case .gone(let since): text += " gone since " + Quantity.clock(since, calendar: calendar).prefix(8)
         }
         if dropped > 0 { text += ", dropped " + Quantity.count(dropped) }
         return text

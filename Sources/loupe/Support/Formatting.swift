@@ -39,9 +39,10 @@ enum Formatting {
         text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
     }
 
-    /// A date for the text tables, or "—" when it is not a real date.
+    /// A date for the text tables in the local time zone (`Quantity`'s date and time, as the TUI's detail shows it),
+    /// or "—" when it is not a real date.
     static func time(_ date: Date) -> String {
-        isPrintable(date) ? timeFormatter.string(from: date) : "—"
+        isPrintable(date) ? Quantity.dateAndTime(date, calendar: localCalendar) : "—"
     }
 
     /// Years 1 to 9999, the range date formatters print faithfully.
@@ -50,10 +51,10 @@ enum Formatting {
         return seconds.isFinite && (-62_135_596_800...253_402_300_799).contains(seconds)
     }
 
-    static let timeFormatter: DateFormatter = {
-        let formatter = DateFormatter()
-        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss.SSS"
-        return formatter
+    static let localCalendar: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .current
+        return calendar
     }()
 
     static let iso8601 = Date.ISO8601FormatStyle(includingFractionalSeconds: true)

@@ -70,9 +70,9 @@ package struct BreakerHistoryScreen: Screen {
     private static func cells(_ entry: BreakerTransitionEntry, calendar: Calendar) -> [String] {
         let exchange = entry.sequence.map { "#\($0)" } ?? String(entry.exchangeID.uuidString.prefix(8)).lowercased()
         var reason = TerminalText.line(entry.reason)
-        if let timer = entry.timerAt { reason += " (timer at \(ClockFormat.string(timer, calendar: calendar)))" }
-        if let probe = entry.probeAt, entry.state == .open { reason += " · probe at \(ClockFormat.string(probe, calendar: calendar))" }
-        return [ClockFormat.string(entry.at, calendar: calendar), "\(entry.from) → \(entry.to)", exchange, reason]
+        if let timer = entry.timerAt { reason += " (timer at \(Quantity.clock(timer, calendar: calendar)))" }
+        if let probe = entry.probeAt, entry.state == .open { reason += " · probe at \(Quantity.clock(probe, calendar: calendar))" }
+        return [Quantity.clock(entry.at, calendar: calendar), "\(entry.from) → \(entry.to)", exchange, reason]
     }
 
     package func render(in area: Rect, into buffer: inout Buffer, context: RenderContext) {

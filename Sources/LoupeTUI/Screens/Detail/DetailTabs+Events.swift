@@ -15,7 +15,7 @@ extension DetailTabs {
             }
             var spans: [StyledLine.Span] = [
                 .init(String(repeating: " ", count: offsetWidth - offset.count) + offset + "  ", .dim),
-                .init(ClockFormat.string(event.at, calendar: calendar) + "  ", .dim),
+                .init(Quantity.clock(event.at, calendar: calendar) + "  ", .dim),
                 .init(event.kind.rawValue, .label), .init("  " + message(of: event)),
             ]
             if !attributes.isEmpty { spans.append(.init("  " + attributes.joined(separator: " "), .dim)) }

@@ -54,7 +54,7 @@ extension DetailTabs {
         var lines: [StyledLine] = []
         if !exchange.operation.isEmpty { lines.append(StyledLine([.init("operation ", .dim), .init(exchange.operation)])) }
         lines.append(StyledLine([
-            .init("started ", .dim), .init(ClockFormat.dateAndTime(exchange.startedAt, calendar: calendar)),
+            .init("started ", .dim), .init(Quantity.dateAndTime(exchange.startedAt, calendar: calendar)),
             .init("  outcome ", .dim), .init(exchange.outcome.word, exchange.outcome == .success ? .normal : .error),
         ]))
         let sequence = exchange.sequence.map { "  " + ExchangeLabel.number($0) } ?? ""

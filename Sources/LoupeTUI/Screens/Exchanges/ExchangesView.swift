@@ -69,7 +69,7 @@ struct ExchangesView {
             buffer.write(ExchangeColumns.driftGlyph, x: x + columns.markX + ExchangeColumns.markWidth, y: y, style: .error)
         }
         if let timeX = columns.timeX {
-            buffer.write(ClockFormat.string(row.startedAt, calendar: context.calendar), x: x + timeX, y: y,
+            buffer.write(Quantity.clock(row.startedAt, calendar: context.calendar), x: x + timeX, y: y,
                          maxWidth: ExchangeColumns.timeWidth, style: .dim)
         }
         if let sourceX = columns.sourceX {

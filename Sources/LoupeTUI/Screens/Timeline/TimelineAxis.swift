@@ -64,14 +64,4 @@ package struct TimelineAxis: Hashable, Sendable {
     func column(_ date: Date, cells: Int) -> Double {
         date.timeIntervalSince(start) / span * Double(cells)
     }
-
-    /// `500ms`, `2s`, `5m`, `1h`: a span or offset for the axis labels.
-    static func label(_ seconds: TimeInterval) -> String {
-        let magnitude = abs(seconds)
-        if magnitude < 1 { return String(format: "%.0fms", seconds * 1000) }
-        if magnitude < 60 { return magnitude.truncatingRemainder(dividingBy: 1) == 0 ? String(format: "%.0fs", seconds)
-            : String(format: "%.1fs", seconds) }
-        if magnitude < 3_600 { return String(format: "%.0fm", seconds / 60) }
-        return String(format: "%.0fh", seconds / 3_600)
-    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 import LoupeQuery
 import LoupeTrace
 
@@ -33,7 +34,7 @@ package struct TimelineScreen: Screen {
         switch command {
         case .zoomIn, .zoomOut:
             axis.zoom(in: command == .zoomIn, keepingEnd: context.session.follow, around: window.selectedRow?.startedAt)
-            context.status = StatusMessage("span \(TimelineAxis.label(axis.span))")
+            context.status = StatusMessage("span \(Quantity.span(axis.span))")
             return true
         case .panLeft, .panRight:
             context.session.follow = false

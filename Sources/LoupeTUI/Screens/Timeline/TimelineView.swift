@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 import LoupeQuery
 import LoupeTrace
 
@@ -42,7 +43,7 @@ struct TimelineView {
 
     private func renderAxis(in area: Rect, labelWidth: Int, barX: Int, cells: Int, into buffer: inout Buffer) {
         buffer.fill(area.row(0), style: .header)
-        buffer.write(ClockFormat.string(axis.start, calendar: context.calendar), x: area.x, y: area.y,
+        buffer.write(Quantity.clock(axis.start, calendar: context.calendar), x: area.x, y: area.y,
                      maxWidth: labelWidth, style: .header)
         guard cells > 8 else { return }
         // A label every quarter of the span, while they fit side by side.
@@ -50,10 +51,10 @@ struct TimelineView {
         var labelsEnd = barX
         for index in 0..<quarters {
             let x = barX + index * cells / quarters
-            let offset = index == 0 ? "0" : TimelineAxis.label(axis.span * Double(index) / Double(quarters))
+            let offset = index == 0 ? "0" : Quantity.span(axis.span * Double(index) / Double(quarters))
             labelsEnd = buffer.write("┊+" + offset, x: x, y: area.y, maxWidth: area.maxX - x, style: .header)
         }
-        let span = "span " + TimelineAxis.label(axis.span)
+        let span = "span " + Quantity.span(axis.span)
         if labelsEnd + 2 + DisplayWidth.of(span) <= area.maxX {
             buffer.writeRightAligned(span, maxX: area.maxX, y: area.y, style: .header)
         }
