@@ -51,6 +51,35 @@ import Testing
         #expect(PendingExchange.graphQLNamed("POST /users", method: "POST", url: url, body: Data(#"{"name": "a"}"#.utf8)) == "POST /users")
     }
 
+    /// The default name is `METHOD /…` byte for byte, whatever the lengths (a short operation, a method longer
+    /// than it, a path missing its slash); a GET is looked at only when its URL holds `query`.
+    @Test func theDefaultNameIsTheMethodAndAPath() {
+        #expect(PendingExchange.isDefaultName("GET /v1/ping", method: "GET"))
+        #expect(PendingExchange.isDefaultName("POST /", method: "POST"))
+        for operation in ["", "GET", "GET ", "GET v1", "GETX /a", "get /a", "POST /a", "GE /a", "G", "ping GET /a"] {
+            #expect(!PendingExchange.isDefaultName(operation, method: "GET"), "\(operation)")
+        }
+        #expect(!PendingExchange.isDefaultName("GET /a", method: "GETTING"))
+        let query = "https://api.example.com/graphql?query=%7B%20me%20%7B%20id%20%7D%20%7D"
+        #expect(PendingExchange.graphQLNamed("GET /graphql", method: "GET", url: query, body: nil) == "query")
+        #expect(PendingExchange.graphQLNamed("GET /v1/ping", method: "GET", url: "http://h/v1/ping", body: nil) == "GET /v1/ping")
+        #expect(PendingExchange.graphQLNamed("PUT /graphql", method: "PUT", url: query, body: nil) == "PUT /graphql")
+    }
+
+    /// The byte search the GET check uses, on small (inline) and long strings, at every position.
+    @Test func theByteSearchFindsEveryPlacement() {
+        let long = String(repeating: "a/", count: 40) + "query=" + String(repeating: "é", count: 20)
+        #expect(FilterText.containsBytes(long, "query"))
+        #expect(FilterText.containsBytes(long, "éé"))
+        #expect(!FilterText.containsBytes(long, "queryx"))
+        #expect(FilterText.containsBytes("query", "query") && FilterText.containsBytes("xquery", "query"))
+        #expect(FilterText.containsBytes("queryx", "query") && FilterText.containsBytes("abc", ""))
+        #expect(!FilterText.containsBytes("quer", "query") && !FilterText.containsBytes("", "q"))
+        #expect(!FilterText.containsBytes("qqueryy".uppercased(), "query"))
+        // Byte for byte, not by canonical equivalence: a precomposed é is not e and a combining accent.
+        #expect(!FilterText.containsBytes("caf\u{E9}", "cafe\u{301}") && FilterText.containsBytes("cafe\u{301}", "cafe"))
+    }
+
     @Test func errorsInAResponseAreFound() {
         func message(_ text: String) -> String? { GraphQLOperation.errorMessage(in: Data(text.utf8)) }
         #expect(message(#"{"data": {"boom": null}, "errors": [{"message": "boom failed", "path": ["boom"]}]}"#) == "boom failed")

@@ -90,14 +90,20 @@ package enum FilterText {
     }
 
     /// Whether `needle` occurs in `haystack` byte for byte (SQLite's `instr` on UTF-8 text agrees).
+    /// Searched in the strings' own UTF-8 storage: the recorder asks this of every GET's URL, where copying both
+    /// strings into arrays first cost more than the search.
     package static func containsBytes(_ haystack: String, _ needle: String) -> Bool {
-        let hay = Array(haystack.utf8), pin = Array(needle.utf8)
-        guard !pin.isEmpty else { return true }
-        guard hay.count >= pin.count else { return false }
-        for start in 0...(hay.count - pin.count) where hay[start] == pin[0] {
-            if hay[start..<(start + pin.count)].elementsEqual(pin) { return true }
+        var haystack = haystack, needle = needle
+        return haystack.withUTF8 { hay in
+            needle.withUTF8 { pin in
+                guard let first = pin.first else { return true }
+                guard hay.count >= pin.count else { return false }
+                for start in 0...(hay.count - pin.count) where hay[start] == first {
+                    if UnsafeBufferPointer(rebasing: hay[start..<(start + pin.count)]).elementsEqual(pin) { return true }
+                }
+                return false
+            }
         }
-        return false
     }
 
     /// Exact equality of the UTF-8 bytes (SQLite's BINARY collation), not Swift's canonical equivalence.

@@ -208,10 +208,18 @@ struct PendingExchange: Sendable {
     /// is named by it (`query GetUser`): done here, on the writer's task, so every reader gets the name from the
     /// store without parsing bodies. Requests that cannot be GraphQL cost a comparison or two.
     static func graphQLNamed(_ operation: String, method: String, url: String, body: Data?) -> String {
-        guard operation.isEmpty || (operation.hasPrefix(method) && operation.utf8.dropFirst(method.utf8.count).starts(with: " /".utf8)),
-              method == "POST" || (method == "GET" && FilterText.containsBytes(url, "query")),
+        guard method == "POST" || (method == "GET" && FilterText.containsBytes(url, "query")),
+              operation.isEmpty || isDefaultName(operation, method: method),
               let name = GraphQLOperation.name(method: method, url: url, body: body) else { return operation }
         return name
+    }
+
+    /// Whether `operation` is the client's default name for a request, `METHOD /path`, compared byte by byte:
+    /// `hasPrefix` and a dropped-prefix view of the UTF-8 cost more than the rest of the check, on every exchange.
+    static func isDefaultName(_ operation: String, method: String) -> Bool {
+        var bytes = operation.utf8.makeIterator()
+        for byte in method.utf8 where bytes.next() != byte { return false }
+        return bytes.next() == UInt8(ascii: " ") && bytes.next() == UInt8(ascii: "/")
     }
 
     static func builtInAdapterEvent(_ adapter: String, at: Date) -> TraceEvent? {
