@@ -138,7 +138,7 @@ let package = Package(
         // Replaying recorded exchanges, and the diff that compares a replay with its original.
         .target(
             name: "LoupeReplay",
-            dependencies: ["Loupe", "LoupeTrace", .product(name: "HTTPTypes", package: "swift-http-types")]
+            dependencies: ["Loupe", "LoupeTrace", "LoupeProtobuf", .product(name: "HTTPTypes", package: "swift-http-types")]
         ),
         // The boards: circuit breakers and traffic metrics folded from a store's activity.
         .target(

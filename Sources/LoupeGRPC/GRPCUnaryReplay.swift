@@ -17,6 +17,8 @@ package enum GRPCUnaryReplay {
         package var message: String
         package var response: [UInt8]?
         package var duration: Duration
+        /// The exchange the replay was recorded as.
+        package var replayID: UUID?
     }
 
     /// Why a recorded exchange cannot be replayed as a unary gRPC call.
@@ -77,8 +79,9 @@ package enum GRPCUnaryReplay {
         credentials: [(name: String, value: String)] = []
     ) async throws -> Outcome {
         let (method, metadata, message, timeout) = try call(for: exchange, credentials: credentials)
-        let client = GRPCClient(transport: transport,
-                                interceptors: [LoupeGRPCInterceptor(observer: observer, replayOf: exchange.id)])
+        let replayID = ReplayedCallID()
+        let client = GRPCClient(transport: LoupeGRPCTransport(wrapping: transport), interceptors: [
+            LoupeGRPCInterceptor(observer: MultiplexClientObserver([observer, replayID]), replayOf: exchange.id)])
         var options = CallOptions.defaults
         options.timeout = timeout
         let clock = ContinuousClock()
@@ -97,23 +100,25 @@ package enum GRPCUnaryReplay {
                     case .success(let contents):
                         switch contents.message {
                         case .success(let answer):
-                            return Outcome(code: 0, message: "", response: answer, duration: start.duration(to: clock.now))
+                            return Outcome(code: 0, message: "", response: answer, duration: start.duration(to: clock.now), replayID: nil)
                         case .failure(let error):
                             return Outcome(code: error.code.rawValue, message: error.message, response: nil,
-                                           duration: start.duration(to: clock.now))
+                                           duration: start.duration(to: clock.now), replayID: nil)
                         }
                     case .failure(let error):
                         return Outcome(code: error.code.rawValue, message: error.message, response: nil,
-                                       duration: start.duration(to: clock.now))
+                                       duration: start.duration(to: clock.now), replayID: nil)
                     }
                 }
             } catch let error as RPCError {
                 outcome = Outcome(code: error.code.rawValue, message: error.message, response: nil,
-                                  duration: start.duration(to: clock.now))
+                                  duration: start.duration(to: clock.now), replayID: nil)
             }
             client.beginGracefulShutdown()
             try await group.waitForAll()
-            return outcome
+            var recorded = outcome
+            recorded.replayID = replayID.value
+            return recorded
         }
     }
 

@@ -15,6 +15,9 @@ import LoupeTrace
 /// message), so lists show `UNAVAILABLE` where HTTP shows `503`. Metadata is redacted by name and value like
 /// headers, before anything is stored.
 ///
+/// A deadline that passes reaches interceptors as a cancellation, told apart by the clock; wrap the transport in
+/// ``LoupeGRPCTransport`` so that clock starts where grpc-swift's did, before the call waited for its stream.
+///
 /// grpc-swift runs interceptors once per attempt, so a call its retry or hedging policy sent three times is three
 /// exchanges, each with its attempt number (from `grpc-previous-rpc-attempts`). Messages are recorded as bytes when
 /// they are `[UInt8]`, `Data` or swift-protobuf messages; any other type is recorded by count only.
@@ -49,7 +52,7 @@ public struct LoupeGRPCInterceptor: ClientInterceptor {
     ) async throws -> StreamingClientResponse<Output> {
         let call = GRPCCallRecording(
             observer: observer, now: now, method: context.descriptor.fullyQualifiedMethod, peer: context.remotePeer,
-            metadata: request.metadata, replayOf: replayOf)
+            metadata: request.metadata, replayOf: replayOf, waited: GRPCStreamRequest.waited())
         var request = request
         let producer = request.producer
         request.producer = { writer in

@@ -23,8 +23,12 @@ struct GRPCRecordingTests {
 
     /// Runs `body` with a client on the Python server, the interceptor recording into a SQLite store; the recorder
     /// is shut down before `check` reads the store and its file.
+    typealias Client = GRPCClient<LoupeGRPCTransport<SlowStreamTransport<HTTP2ClientTransport.Posix>>>
+
+    /// `streamDelay` holds each stream back after grpc-swift wrote the call's deadline (``SlowStreamTransport``).
     func withRecordedClient(
-        _ body: (GRPCClient<HTTP2ClientTransport.Posix>) async throws -> Void,
+        streamDelay: Duration = .zero, hidingTheStreamRequest: Bool = false,
+        _ body: (Client) async throws -> Void,
         check: ([TraceExchange], URL) throws -> Void
     ) async throws {
         let peer = try await GRPCPeer.start()
@@ -41,8 +45,10 @@ struct GRPCRecordingTests {
             target: .ipv4(address: "127.0.0.1", port: peer.port), transportSecurity: .plaintext,
             serviceConfig: ServiceConfig(methodConfig: [MethodConfig(
                 names: [MethodConfig.Name(service: "loupe.test.Echo", method: "Flaky")], executionPolicy: .retry(retry))]))
-        // grpc-swift 2: one interceptor where the client is made (LoupeGRPC):
-        let client = GRPCClient(transport: transport, interceptors: [LoupeGRPCInterceptor(recorder: inspector)])
+        // grpc-swift 2: one interceptor where the client is made, and the transport wrapped (LoupeGRPC):
+        let client = GRPCClient(transport: LoupeGRPCTransport(wrapping: SlowStreamTransport(
+            base: transport, delay: streamDelay, hidesTheRequest: hidingTheStreamRequest)),
+                                interceptors: [LoupeGRPCInterceptor(recorder: inspector)])
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { try await client.runConnections() }
             try await body(client)
@@ -53,7 +59,7 @@ struct GRPCRecordingTests {
         try check(exchanges, file)
     }
 
-    func unary(_ client: GRPCClient<HTTP2ClientTransport.Posix>, _ name: String, _ message: [UInt8],
+    func unary(_ client: Client, _ name: String, _ message: [UInt8],
                options: CallOptions = .defaults) async throws -> [UInt8] {
         try await client.unary(
             request: ClientRequest(message: message, metadata: Self.metadata), descriptor: Self.method(name, .unary),
@@ -158,24 +164,69 @@ struct GRPCRecordingTests {
     @Test func deadlineExceededIsRecordedWithTheDeadline() async throws {
         try await withRecordedClient({ client in
             var options = CallOptions.defaults
-            // A second, not less: grpc-swift's timer starts before the interceptor, by more on a loaded machine, and the
-            // interceptor counts the last tenth of the deadline (at least 50 ms) as the deadline.
             options.timeout = .seconds(1)
             await #expect(throws: RPCError.self) {
                 _ = try await unary(client, "Slow", TestMessage.ping("slow", number: 3_000), options: options)
             }
         }, check: { exchanges, _ in
             let exchange = try #require(exchanges.first)
-            // grpc-swift shows interceptors an expired deadline only as a cancellation, and starts its timer before the
-            // interceptor runs: on a loaded machine the interceptor has started up to 0.7 s late (a 1 s deadline ending
-            // 0.28 s into the call as it counts), so the call then reads CANCELLED. Known, and said in GRPC.md.
-            withKnownIssue("the deadline heuristic misreads a late-starting interceptor", isIntermittent: true) {
-                #expect(exchange.stream?.code == "DEADLINE_EXCEEDED",
-                        "\(header("grpc-timeout", exchange.requestHeaders) ?? "-") \(exchange.duration ?? -1) \(exchange.error ?? "")")
-            }
+            #expect(exchange.stream?.code == "DEADLINE_EXCEEDED",
+                    "\(header("grpc-timeout", exchange.requestHeaders) ?? "-") \(exchange.duration ?? -1) \(exchange.error ?? "")")
+            #expect(exchange.stream?.closedBy == "client")
             // The deadline went as `grpc-timeout`, and is kept with the request.
             #expect(header("grpc-timeout", exchange.requestHeaders) != nil)
             #expect((exchange.duration ?? 10) < 3)
+        })
+    }
+
+    /// grpc-swift writes the deadline before it asks for the stream and runs interceptors once the stream is open:
+    /// a call that waited 0.6 s of its 1 s for its stream ran out of time 0.4 s into what the interceptor saw, and
+    /// is still DEADLINE_EXCEEDED (it read CANCELLED when the interceptor counted from its own start).
+    @Test func deadlineIsCountedFromWhenGRPCSwiftSetItNotFromTheInterceptor() async throws {
+        try await withRecordedClient(streamDelay: .milliseconds(600), { client in
+            var options = CallOptions.defaults
+            options.timeout = .seconds(1)
+            await #expect(throws: RPCError.self) {
+                _ = try await unary(client, "Slow", TestMessage.ping("slow", number: 3_000), options: options)
+            }
+        }, check: { exchanges, _ in
+            let exchange = try #require(exchanges.first)
+            #expect(exchange.stream?.code == "DEADLINE_EXCEEDED", "\(exchange.duration ?? -1) \(exchange.error ?? "")")
+            #expect((exchange.duration ?? 10) < 0.9)
+        })
+    }
+
+    /// Without the transport's word the interceptor counts from its own start, and reads that same call as
+    /// CANCELLED: the case above fails on the interceptor alone (it did before ``LoupeGRPCTransport``).
+    @Test func theInterceptorAloneMisreadsADeadlineAfterASlowStream() async throws {
+        try await withRecordedClient(streamDelay: .milliseconds(600), hidingTheStreamRequest: true, { client in
+            var options = CallOptions.defaults
+            options.timeout = .seconds(1)
+            await #expect(throws: RPCError.self) {
+                _ = try await unary(client, "Slow", TestMessage.ping("slow", number: 3_000), options: options)
+            }
+        }, check: { exchanges, _ in
+            let exchange = try #require(exchanges.first)
+            #expect(exchange.stream?.code == "CANCELLED")
+        })
+    }
+
+    /// The app's own cancellation of a call with a deadline far off stays CANCELLED.
+    @Test func cancellingACallWithADeadlineIsStillCancelled() async throws {
+        try await withRecordedClient({ client in
+            var options = CallOptions.defaults
+            options.timeout = .seconds(20)
+            let call = Task {
+                try await unary(client, "Slow", TestMessage.ping("cancel", number: 5_000), options: options)
+            }
+            // Real time against the real peer: the call reaches the server's handler before it is cancelled.
+            try await Task.sleep(for: .milliseconds(300))
+            call.cancel()
+            _ = await call.result
+        }, check: { exchanges, _ in
+            let exchange = try #require(exchanges.first)
+            #expect(exchange.stream?.code == "CANCELLED")
+            #expect(exchange.outcome == .cancelled)
         })
     }
 

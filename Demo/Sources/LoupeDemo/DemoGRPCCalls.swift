@@ -6,7 +6,7 @@ import LoupeGRPC
 /// The demo's gRPC client: grpc-swift over HTTP/2 to ``DemoGRPCServer``, with a retry policy for `Reserve`'s
 /// `UNAVAILABLE` and Loupe's interceptor recording every attempt into the demo's recorder.
 public struct DemoGRPCCalls: Sendable {
-    let client: GRPCClient<HTTP2ClientTransport.Posix>
+    let client: GRPCClient<LoupeGRPCTransport<HTTP2ClientTransport.Posix>>
 
     /// A client of the service on 127.0.0.1:`port`, recording into `observer`; `Reserve` gives up after `timeout`
     /// (a test on a loaded machine gives it longer than the demo's five seconds).
@@ -18,7 +18,8 @@ public struct DemoGRPCCalls: Sendable {
             serviceConfig: ServiceConfig(methodConfig: [MethodConfig(
                 names: [MethodConfig.Name(service: DemoGRPCService.service, method: "Reserve")],
                 timeout: timeout, executionPolicy: .retry(retry))]))
-        client = GRPCClient(transport: transport, interceptors: [LoupeGRPCInterceptor(observer: observer)])
+        client = GRPCClient(transport: LoupeGRPCTransport(wrapping: transport),
+                            interceptors: [LoupeGRPCInterceptor(observer: observer)])
     }
 
     /// Runs the client's connections while `body` calls, then closes them; returns what `body` did.

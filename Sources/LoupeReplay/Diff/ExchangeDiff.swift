@@ -1,4 +1,5 @@
 import Foundation
+import LoupeProtobuf
 import LoupeTrace
 
 /// What a diff leaves out: the user's patterns, the noise learned from repeated runs, the volatile headers.
@@ -9,12 +10,15 @@ package struct DiffOptions: Sendable {
     package var noise: NoiseProfile
     /// Header names (lowercase) never compared.
     package var volatileHeaders: Set<String>
+    /// The descriptor set gRPC messages are read by, field by name; without one, by field number.
+    package var messageTypes: ProtobufDescriptorSet?
 
     package init(ignore: [DiffPattern] = [], noise: NoiseProfile = NoiseProfile(),
-                 volatileHeaders: Set<String> = HeaderDiff.volatileNames) {
+                 volatileHeaders: Set<String> = HeaderDiff.volatileNames, messageTypes: ProtobufDescriptorSet? = nil) {
         self.ignore = ignore
         self.noise = noise
         self.volatileHeaders = volatileHeaders
+        self.messageTypes = messageTypes
     }
 }
 
@@ -40,7 +44,8 @@ package struct ExchangeDiff: Sendable, Equatable {
         noise = []
         ignored = []
         notes = Self.notes(original, replay)
-        for difference in Self.differences(original, replay, volatileHeaders: options.volatileHeaders) {
+        for difference in Self.differences(original, replay, volatileHeaders: options.volatileHeaders,
+                                           messageTypes: options.messageTypes) {
             if options.ignore.contains(where: { $0.matches(difference.location) }) {
                 ignored.append(difference)
             } else if options.noise.covers(difference.location) {
@@ -54,7 +59,8 @@ package struct ExchangeDiff: Sendable, Equatable {
     /// Every difference from `old`'s response to `new`'s. When either has no response (a transport failure),
     /// only the status is compared: headers and bodies would all differ and say nothing more.
     package static func differences(_ old: TraceExchange, _ new: TraceExchange,
-                                    volatileHeaders: Set<String> = HeaderDiff.volatileNames) -> [Difference] {
+                                    volatileHeaders: Set<String> = HeaderDiff.volatileNames,
+                                    messageTypes: ProtobufDescriptorSet? = nil) -> [Difference] {
         guard let oldStatus = old.status, let newStatus = new.status else {
             guard old.status != new.status else { return [] }
             return [Difference(.status, .changed(from: old.status.map(String.init) ?? "none",
@@ -65,7 +71,7 @@ package struct ExchangeDiff: Sendable, Equatable {
         result += HeaderDiff.differences(old.responseHeaders, new.responseHeaders, ignoring: volatileHeaders)
         if let oldStream = old.stream, let newStream = new.stream {
             // A stream's answer is its messages, not a body.
-            return result + StreamDiff.differences(oldStream, newStream)
+            return result + StreamDiff.differences(oldStream, newStream, method: old.operation, messageTypes: messageTypes)
         }
         result += BodyDiff.differences(
             old.responseBody?.data ?? Data(), new.responseBody?.data ?? Data(),

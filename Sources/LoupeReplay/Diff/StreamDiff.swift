@@ -1,12 +1,17 @@
 import Foundation
 import Loupe
+import LoupeProtobuf
 import LoupeTrace
 
 /// Two streams' server messages compared in order: how many, then each message's type and payload (JSON by
 /// structure, each difference at `message[N] $.path`, so `--ignore $.path` applies to every message; text as a
-/// whole; bytes by size). The client's messages are what the replay sent, so they are not compared.
+/// whole; bytes by size; a gRPC message field by field, ``GRPCMessageDocument``). The client's messages are what
+/// the replay sent, so they are not compared.
 package enum StreamDiff {
-    package static func differences(_ old: TraceStream, _ new: TraceStream) -> [Difference] {
+    /// `method` and `messageTypes` read gRPC messages (the recorded `package.Service/Method`, a descriptor set).
+    package static func differences(_ old: TraceStream, _ new: TraceStream, method: String = "",
+                                    messageTypes: ProtobufDescriptorSet? = nil) -> [Difference] {
+        let grpc = old.kind == .grpc && new.kind == .grpc
         let before = old.messages.filter { $0.direction == .received }
         let after = new.messages.filter { $0.direction == .received }
         var result: [Difference] = []
@@ -16,7 +21,8 @@ package enum StreamDiff {
         for index in 0..<max(before.count, after.count) {
             guard index < before.count else { result.append(Difference(.message(index, nil), .added(summary(after[index])))); continue }
             guard index < after.count else { result.append(Difference(.message(index, nil), .removed(summary(before[index])))); continue }
-            result += differences(before[index], after[index], at: index)
+            result += differences(before[index], after[index], at: index,
+                                  grpcMethod: grpc ? method : nil, messageTypes: messageTypes)
         }
         if old.closeCode != new.closeCode || old.closedBy != new.closedBy {
             result.append(Difference(.messages, .changed(from: close(old), to: close(new))))
@@ -24,11 +30,20 @@ package enum StreamDiff {
         return result
     }
 
-    static func differences(_ old: TraceMessage, _ new: TraceMessage, at index: Int) -> [Difference] {
+    static func differences(_ old: TraceMessage, _ new: TraceMessage, at index: Int, grpcMethod: String? = nil,
+                            messageTypes: ProtobufDescriptorSet? = nil) -> [Difference] {
         guard old.type == new.type else {
             return [Difference(.message(index, nil), .changed(from: summary(old), to: summary(new)))]
         }
         guard old.payload != new.payload else { return [] }
+        if let grpcMethod, !old.isTruncated, !new.isTruncated,
+           let before = GRPCMessageDocument.document(old.payload, method: grpcMethod, received: true, messageTypes: messageTypes),
+           let after = GRPCMessageDocument.document(new.payload, method: grpcMethod, received: true, messageTypes: messageTypes) {
+            return JSONDiff.differences(before, after).map { difference in
+                guard case .json(let path) = difference.location else { return difference }
+                return Difference(.message(index, path), difference.change)
+            }
+        }
         if BodyDiff.looksLikeJSON(old.payload, type: nil), BodyDiff.looksLikeJSON(new.payload, type: nil),
            let before = JSONParser.parse(old.payload), let after = JSONParser.parse(new.payload) {
             return JSONDiff.differences(before, after).map { difference in

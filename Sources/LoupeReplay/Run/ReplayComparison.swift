@@ -1,4 +1,5 @@
 import Foundation
+import LoupeProtobuf
 import LoupeTrace
 
 /// Each replay of a run compared with its original, once the run is recorded.
@@ -19,10 +20,12 @@ package enum ReplayComparison {
     }
 
     /// Compares every replay in `outcomes` (noise runs only teach) with its original in `originals`;
-    /// `lookup` reads a recorded exchange by id. Results keep the order of `outcomes`.
+    /// `lookup` reads a recorded exchange by id; `messageTypes` reads gRPC messages by field name. Results keep the
+    /// order of `outcomes`.
     package static func compare(
         originals: [UUID: TraceExchange], outcomes: [ReplayOutcome], ignore: [DiffPattern],
-        volatileHeaders: Set<String> = HeaderDiff.volatileNames, lookup: (UUID) throws -> TraceExchange?
+        volatileHeaders: Set<String> = HeaderDiff.volatileNames, messageTypes: ProtobufDescriptorSet? = nil,
+        lookup: (UUID) throws -> TraceExchange?
     ) -> [Result] {
         var profiles: [UUID: NoiseProfile] = [:]
         let noiseRuns = Dictionary(grouping: outcomes.filter(\.isNoiseRun), by: \.originalID)
@@ -42,7 +45,8 @@ package enum ReplayComparison {
                 let runs = [replay] + (noiseRuns[original.id] ?? []).compactMap { $0.replayID.flatMap { try? lookup($0) } }
                 profiles[original.id] = NoiseProfile(learningFrom: runs, volatileHeaders: volatileHeaders)
             }
-            let options = DiffOptions(ignore: ignore, noise: profiles[original.id] ?? NoiseProfile(), volatileHeaders: volatileHeaders)
+            let options = DiffOptions(ignore: ignore, noise: profiles[original.id] ?? NoiseProfile(), volatileHeaders: volatileHeaders,
+                                      messageTypes: messageTypes)
             results.append(Result(outcome: outcome, replaySequence: replay.sequence,
                                   diff: ExchangeDiff(original: original, replay: replay, options: options)))
         }

@@ -88,6 +88,9 @@ struct ReplayCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Resilience (not with --raw)") var resilience: ResilienceFlags
 
+    /// With --diff, gRPC messages compared by field name.
+    @OptionGroup var descriptorSet: DescriptorSetOption
+
     func validate() throws {
         try resilience.validate()
         if (id == nil) == (filter == nil) { throw ValidationError("give --id ID or --filter EXPR (one of them)") }
@@ -146,35 +149,50 @@ struct ReplayCommand: AsyncParsableCommand {
         guard plan.originals.allSatisfy({ $0.stream?.kind == .grpc }) else {
             throw CommandFailure.badInput("replay gRPC calls on their own (add ~grpc to the filter, or !~grpc for the rest)")
         }
-        if diff || baseURL != nil || raw || resilience.makesMiddleware || plan.concurrency > 1 || plan.rate != nil {
-            throw CommandFailure.badInput("a gRPC replay takes --times, --store, -H and --yes only (--diff, --base-url, --raw, --concurrency, --rate and resilience flags are HTTP's)")
+        if baseURL != nil || raw || resilience.makesMiddleware || plan.concurrency > 1 || plan.rate != nil || plan.noiseRuns > 0 {
+            throw CommandFailure.badInput("a gRPC replay takes --times, --store, -H, --yes, --diff, --ignore and --descriptor-set only (--base-url, --raw, --concurrency, --rate, --noise-runs and resilience flags are HTTP's)")
         }
+        let messageTypes = try descriptorSet.load()
         let (destination, destinationPath) = try StoreAccess.openForWriting(store ?? (source.isHAR ? nil : source.path))
         defer { StoreAccess.reportPrunes(destination, path: destinationPath) }
         try Self.bringOriginals(plan.originals, into: destination, path: destinationPath, unlessSameAs: source)
         let inspector = NetworkTraceInspector(store: destination, configuration: .init(redaction: redaction.policy))
         var lines: [String] = []
         var failed = false
+        var outcomes: [ReplayOutcome] = []
         let environment = ProcessInfo.processInfo.environment
         let run = Task {
             for original in plan.originals {
                 let credentials = ReplayCredentials.supplied(for: original, environment: environment)
                     + plan.headers.map { (name: $0.name.canonicalName, value: $0.value) }
                 for _ in 0..<plan.times where !Task.isCancelled {
-                    let (line, succeeded, _, _) = try await GRPCReplayer.replay(original, observer: inspector,
-                                                                                credentials: credentials)
+                    let (line, succeeded, code, duration, replayID) = try await GRPCReplayer.replay(
+                        original, observer: inspector, credentials: credentials)
                     lines.append(line)
                     failed = failed || !succeeded
+                    let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+                    outcomes.append(ReplayOutcome(originalID: original.id, replayID: replayID,
+                                                  status: code == 0 ? 200 : nil, duration: seconds))
                 }
             }
-            return (lines, failed)
+            return (lines, failed, outcomes)
         }
         let interrupt = ReplayInterrupt { run.cancel() }
         let result = await run.result
         interrupt.cancel()
         await inspector.shutdown()
         RecorderReport.warnIfLost(inspector, path: destinationPath)
-        let (done, anyFailed) = try result.get()
+        var (done, anyFailed, replayed) = try result.get()
+        if plan.diff {
+            // As HTTP's --diff: the replays read back from the store, compared with their originals, and the exit
+            // status says whether they answered as recorded rather than whether they answered OK.
+            let originals = Dictionary(plan.originals.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            let comparisons = ReplayComparison.compare(
+                originals: originals, outcomes: replayed, ignore: plan.ignore, messageTypes: messageTypes,
+                lookup: { try destination.exchange(id: $0) })
+            done += ReplayDiffText(plan: plan, comparisons: comparisons).lines
+            anyFailed = comparisons.contains { $0.problem != nil || $0.diff?.isSame == false }
+        }
         try StandardStreams.output(Data((done.joined(separator: "\n") + "\n").utf8))
         if anyFailed { throw ExitCode(1) }
     }

@@ -27,10 +27,11 @@ enum GRPCReplayer {
         return try HTTP2ClientTransport.Posix(target: target, transportSecurity: .plaintext)
     }
 
-    /// Sends `exchange` again; the line to report, whether it ended `OK`, its status code and how long it took.
+    /// Sends `exchange` again; the line to report, whether it ended `OK`, its status code, how long it took and the
+    /// exchange it was recorded as.
     static func replay(_ exchange: TraceExchange, observer: any ClientObserver,
                        credentials: [(name: String, value: String)]) async throws
-        -> (line: String, succeeded: Bool, code: Int, duration: Duration) {
+        -> (line: String, succeeded: Bool, code: Int, duration: Duration, replayID: UUID?) {
         do {
             _ = try GRPCUnaryReplay.call(for: exchange)
         } catch {
@@ -41,6 +42,6 @@ enum GRPCReplayer {
         let seconds = Double(outcome.duration.components.seconds) + Double(outcome.duration.components.attoseconds) / 1e18
         let status = GRPCStatusName.name(outcome.code) + (outcome.message.isEmpty ? "" : ": \(outcome.message)")
         return ("replayed \(exchange.operation) → \(status) in \(Quantity.duration(seconds))", outcome.code == 0,
-                outcome.code, outcome.duration)
+                outcome.code, outcome.duration, outcome.replayID)
     }
 }

@@ -57,7 +57,7 @@ final class StoreReplayer: ExchangeReplaying {
         if exchange.stream?.kind == .grpc {
             // A unary gRPC call, through grpc-swift (ReplaySafety asked first).
             do {
-                let (line, _, code, duration) = try await GRPCReplayer.replay(
+                let (line, _, code, duration, _) = try await GRPCReplayer.replay(
                     exchange, observer: inspector, credentials: ReplayCredentials.supplied(for: exchange, environment: environment))
                 await inspector.flush()
                 return ExchangeReplayResult(message: line, status: code == 0 ? 200 : nil, duration: duration)

@@ -1,4 +1,5 @@
 import Foundation
+import LoupeProtobuf
 import LoupeTrace
 import LoupeReplay
 
@@ -12,8 +13,9 @@ struct DiffDocument {
     /// Side by side from this width.
     static let sideBySideWidth = 120
 
-    init(original: TraceExchange, replay: TraceExchange, width: Int) {
-        let diff = ExchangeDiff(original: original, replay: replay)
+    /// `messageTypes` reads gRPC messages field by name; without it they are compared by field number.
+    init(original: TraceExchange, replay: TraceExchange, width: Int, messageTypes: ProtobufDescriptorSet? = nil) {
+        let diff = ExchangeDiff(original: original, replay: replay, options: DiffOptions(messageTypes: messageTypes))
         let sideBySide = width >= Self.sideBySideWidth
         let summary = diff.isSame ? "the replay answered as the original did"
             : "\(diff.differences.count) difference\(diff.differences.count == 1 ? "" : "s")"

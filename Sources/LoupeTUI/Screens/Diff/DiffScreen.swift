@@ -1,4 +1,5 @@
 import Foundation
+import LoupeProtobuf
 import LoupeQuery
 import LoupeTrace
 
@@ -12,6 +13,8 @@ package struct DiffScreen: Screen {
     package private(set) var lines: [StyledLine] = []
     private var differenceStarts: [Int] = []
     private var madeForWidth = -1
+    /// The descriptor set gRPC messages are compared by (`--descriptor-set`), if one was given.
+    private var messageTypes: ProtobufDescriptorSet?
     /// Where the comparison is scrolled to.
     private var viewport = ListViewport(selects: false)
 
@@ -22,6 +25,7 @@ package struct DiffScreen: Screen {
             return nil
         }
         self.replay = replay
+        messageTypes = context.messageTypes
         do {
             replayed = try context.store.exchange(id: replay.id)
             original = try context.store.exchange(id: originalID)
@@ -84,7 +88,8 @@ package struct DiffScreen: Screen {
         guard area.width != madeForWidth else { return viewport.update(count: lines.count, height: area.height) }
         madeForWidth = area.width
         if let original, let replayed {
-            let document = DiffDocument(original: original, replay: replayed, width: area.width)
+            let document = DiffDocument(original: original, replay: replayed, width: area.width,
+                                        messageTypes: messageTypes)
             let starts = Set(document.differenceStarts)
             lines = []
             differenceStarts = []
