@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end checks of `loupe compare`: two runs of the unchanged demo report no regression; a copy with one
 # operation slowed, one failing and one gone reports exactly those (exit 1); the JSON, markdown and JUnit outputs
-# parse; a HAR export compares with its store; one store split by filters; bad input is one line and exit 2.
+# parse; a HAR export compares with its store; one store split by filters and by time (~until/~since); bad input
+# (bad times included) is one line and exit 2.
 set -euo pipefail
 loupe="$1"
 work=$(mktemp -d)
@@ -91,6 +92,35 @@ grep -q 'regressed\|improved\|gone' "$work/har.txt" && fail "a HAR export differ
 "$loupe" compare "$work/a.sqlite" --a '~m GET' --b '~m GET' > /dev/null || fail "one store, two equal filters: exit $?"
 ok "HAR source and filtered sides"
 
+echo "-- two time windows of one store: ~until T and ~since T split it with nothing lost or counted twice"
+split=$(python3 - "$work/a.sqlite" <<'PY'
+import sqlite3, sys, datetime
+db = sqlite3.connect(sys.argv[1])
+starts = [r[0] for r in db.execute("SELECT started_at FROM exchange ORDER BY started_at")]
+middle = starts[len(starts) // 2]
+# Whole milliseconds below the median start, in UTC: what the filter reads.
+t = datetime.datetime.fromtimestamp(int(middle * 1000) / 1000, datetime.timezone.utc)
+print(t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z", len(starts))
+PY
+)
+read -r instant total <<< "$split"
+"$loupe" compare "$work/a.sqlite" --a "~until $instant" --b "~since $instant" --latency 1000% --error-rate 100pt --json \
+  > "$work/windows.json" || true
+python3 - "$work/windows.json" "$total" <<'PY' || fail "~until/~since windows at $instant do not split the store"
+import json, sys
+report = json.load(open(sys.argv[1]))
+total = int(sys.argv[2])
+assert report["totalA"] > 0 and report["totalB"] > 0, report
+assert report["totalA"] + report["totalB"] == total, (report["totalA"], report["totalB"], total)
+PY
+"$loupe" compare "$work/a.sqlite" --a '~until 1h' --b '~since 1h' --json > "$work/recent.json" || true
+python3 - "$work/recent.json" "$total" <<'PY' || fail "a relative window: everything was recorded within the hour"
+import json, sys
+report = json.load(open(sys.argv[1]))
+assert report["totalA"] == 0 and report["totalB"] == int(sys.argv[2]), report
+PY
+ok "~until $instant / ~since $instant split $total exchanges; ~since 1h holds them all"
+
 echo "-- bad input: one line, exit 2"
 check2() {
   set +e
@@ -109,6 +139,10 @@ check2 "$work/a.sqlite" "$work/b.sqlite" --format xml
 check2 "$work/a.sqlite" "$work/b.sqlite" --baseline "$work/a.sqlite"
 check2 "$work/a.sqlite"
 check2 "$work/a.sqlite" "$work/b.sqlite" --a '~c 5xx & ('
+check2 "$work/a.sqlite" --a '~since soon' --b '~since 1h'
+check2 "$work/a.sqlite" --a '~until 1h' --b '~since 2026-02-30'
+check2 "$work/a.sqlite" --a '~until 1e12d' --b '~since 1h'
+check2 "$work/a.sqlite" --a '~until 1h' --b '~since 2026-12-06T25:00Z'
 check2 /dev/zero "$work/b.sqlite"
 echo "not sqlite" > "$work/garbage.sqlite"
 check2 "$work/garbage.sqlite" "$work/b.sqlite"

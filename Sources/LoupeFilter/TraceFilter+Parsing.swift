@@ -1,17 +1,20 @@
+import Foundation
 import Synchronization
 import LoupeTrace
 
 extension TraceFilter {
     /// Parses `text`; throws a ``TraceFilterError`` naming the 1-based position and what was expected.
-    public static func parse(_ text: String) throws(TraceFilterError) -> TraceFilter {
-        var parser = TraceFilterParser(text)
+    ///
+    /// `~since 10m` counts back from `now`; a time written without a zone is `timeZone`'s wall clock.
+    public static func parse(_ text: String, now: Date = Date(), timeZone: TimeZone = .current) throws(TraceFilterError) -> TraceFilter {
+        var parser = TraceFilterParser(text, now: now, timeZone: timeZone)
         return try parser.parse()
     }
 
     /// Parses `text`, or returns `nil` when it is `nil` or only whitespace (meaning "no filter").
-    public static func parseIfPresent(_ text: String?) throws(TraceFilterError) -> TraceFilter? {
+    public static func parseIfPresent(_ text: String?, now: Date = Date(), timeZone: TimeZone = .current) throws(TraceFilterError) -> TraceFilter? {
         guard let text, text.contains(where: { !$0.isWhitespace }) else { return nil }
-        return try parse(text)
+        return try parse(text, now: now, timeZone: timeZone)
     }
 }
 

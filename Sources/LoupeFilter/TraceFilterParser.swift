@@ -14,7 +14,7 @@ import LoupeTrace
 package struct TraceFilterParser {
     /// Every `~name`, in the order error messages list them (and the `:` prompt completes them).
     package static let termNames = ["m", "c", "d", "u", "h", "b", "op", "dur", "att", "cb", "e", "replay", "src", "rule", "served", "grpc", "gs",
-                                    "bq", "bs", "any", "msg", "err", "drift"]
+                                    "bq", "bs", "any", "msg", "err", "drift", "since", "until"]
     /// Filters longer than this are refused before anything else is read.
     static let maxLength = 10_000
     /// More terms than this are refused. Realistic filters have a handful; the bound keeps every filter inside
@@ -25,12 +25,17 @@ package struct TraceFilterParser {
     static let maxDepth = 16
 
     private let chars: [Character]
+    /// What `~since 10m` counts back from, and the zone of a time written without one.
+    private let now: Date
+    private let timeZone: TimeZone
     private var offset = 0
     private var depth = 0
     private var terms = 0
 
-    init(_ text: String) {
+    init(_ text: String, now: Date = Date(), timeZone: TimeZone = .current) {
         chars = Array(text)
+        self.now = now
+        self.timeZone = timeZone
     }
 
     mutating func parse() throws(TraceFilterError) -> TraceFilter {
@@ -169,6 +174,8 @@ package struct TraceFilterParser {
             return .source(FilterText.asciiLowercased(app.text))
         case "rule": return try rule()
         case "drift": return try drift()
+        case "since": return .since(try instant(after: "~since"))
+        case "until": return .until(try instant(after: "~until"))
         case "grpc": return .grpc(status: nil)
         case "gs":
             let word = try argument(wanting: "a gRPC status like UNAVAILABLE or 14 after ~gs")
@@ -194,6 +201,14 @@ package struct TraceFilterParser {
         guard let next = nextSignificant, !"&|)!~".contains(next) else { return .rule(nil) }
         let rule = try argument(wanting: "a rule name after ~rule")
         return .rule(FilterText.asciiLowercased(rule.text))
+    }
+
+    /// The time of `~since`/`~until`, read once (``FilterInstant/read(_:now:timeZone:)``) and range-checked there.
+    private mutating func instant(after term: String) throws(TraceFilterError) -> FilterInstant {
+        let wanted = FilterInstant.expected + " after " + term
+        let word = try argument(wanting: wanted)
+        guard let instant = FilterInstant.read(word.text, now: now, timeZone: timeZone) else { throw .expected(wanted, at: word.offset) }
+        return instant
     }
 
     private mutating func method() throws(TraceFilterError) -> String {
@@ -246,7 +261,7 @@ package struct TraceFilterParser {
     }
 
     /// `12`, `1.5`, `1e-3`, `2.5E+2`; no sign, no bare dot.
-    private static func isDecimal(_ text: String) -> Bool {
+    static func isDecimal(_ text: String) -> Bool {
         var rest = Substring(text)
         let whole = rest.prefix { $0.isNumber }
         guard !whole.isEmpty else { return false }

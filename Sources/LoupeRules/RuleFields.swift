@@ -111,6 +111,8 @@ package enum RuleFields {
         case .grpc: "~grpc"
         case .drift: "~drift"
         case .exchanges: "~drift"
+        case .since: "~since"
+        case .until: "~until"
         case .responseBody: "~bs"
         case .message: "~msg"
         case .errorText: "~err"

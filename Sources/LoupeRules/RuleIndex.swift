@@ -33,7 +33,7 @@ struct RulePrecheck: Sendable {
         case .method(let method): self.init(methods: [method])
         case .host, .url, .header, .body, .requestBody, .attempts, .not: self = .any
         case .status, .duration, .circuit, .error, .replay, .served, .source, .rule, .grpc, .responseBody, .message, .errorText,
-             .drift, .exchanges: self = .none
+             .drift, .exchanges, .since, .until: self = .none
         case .and:
             var result = RulePrecheck.any
             for operand in Self.chain(filter, and: true) { result = result.and(RulePrecheck(operand)) }
@@ -118,7 +118,7 @@ indirect enum RuleTest: Sendable {
         case .attempts(let comparison): self = .attempts(comparison)
         // A request has no response yet: `~bs` never matches one, as `~c` does not.
         case .status, .duration, .circuit, .error, .replay, .served, .source, .rule, .grpc, .responseBody, .message, .errorText,
-             .drift, .exchanges: self = .constant(false)
+             .drift, .exchanges, .since, .until: self = .constant(false)
         case .not(let inner):
             let test = RuleTest(inner)
             if case .constant(let value) = test { self = .constant(!value) } else { self = .not(test) }

@@ -51,7 +51,7 @@ public struct RuleSubject: Sendable {
         case .operation(let name): return FilterText.sameBytes(operation, name)
         case .attempts(let comparison): return comparison.holds(for: attempt)
         case .status, .duration, .circuit, .error, .replay, .served, .source, .rule, .grpc, .responseBody, .message, .errorText,
-             .drift, .exchanges: return false
+             .drift, .exchanges, .since, .until: return false
         case .not(let inner): return !matches(inner)
         case .and(let left, let right): return matches(left) && matches(right)
         case .or(let left, let right): return matches(left) || matches(right)

@@ -105,7 +105,7 @@ struct MessagesPaneTests {
         screen.press(.enter)
         app.turn(on: screen)
         #expect(paneOf(app)?.selected == 1)
-        #expect(app.state.status?.text == "/symbol: 1/2")
+        #expect(app.state.status?.text == "/symbol: 1/2 · Messages 2")
         screen.press("n")
         app.turn(on: screen)
         #expect(paneOf(app)?.selected == 4)

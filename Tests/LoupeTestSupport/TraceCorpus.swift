@@ -80,6 +80,6 @@ enum TraceCorpus {
         "~h \"^x-request-id: abc\"", "~h \"^$\"", "~b secret", "~b SECRET", "~b \"^$\"", "~b \"(?i)secret\"", "~b café",
         "~b \"line1$\"", "~op listUsers", "~op café", "~op \"GET /v1/users\"", "~dur >500ms", "~dur <=1s", "~dur =0.5s",
         "~dur >=2s", "~att >1", "~att 0", "~att <=1", "~att >=2", "~att 3", "~att >0", "~cb open", "~cb half-open", "~cb closed", "~cb forced-open",
-        "~cb disabled", "~e", "~replay",
+        "~cb disabled", "~e", "~replay", "~since 2023-11-14T22:16:00Z", "~until \"2023-11-14 23:14:40.5+01:00\"",
     ]
 }

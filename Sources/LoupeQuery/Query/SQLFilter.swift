@@ -148,6 +148,11 @@ struct SQLFilter {
             // Bound once as a JSON array whatever their number, as the marks are.
             let json = "[" + ids.map { "\"\($0.uuidString)\"" }.sorted().joined(separator: ",") + "]"
             return bind("exchange.id IN (SELECT value FROM json_each(?))", json)
+        case .since(let instant):
+            // A literal the `exchange_started_at` index serves; Swift's text for a Double reads back as the same Double.
+            return "exchange.started_at >= \(instant.seconds)"
+        case .until(let instant):
+            return "exchange.started_at < \(instant.seconds)"
         case .not:
             // A run of `!` is one test: `!!x` is `x` (an absent value stays "no match", as in memory).
             let (count, inner) = filter.negations

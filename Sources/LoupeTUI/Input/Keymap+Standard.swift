@@ -36,7 +36,7 @@ extension Keymap {
         KeyBinding(["w"], .cycleWindow, "window", footer: true, in: [.metrics]),
         KeyBinding(["f"], .filter, "filter", footer: true, in: [.exchanges, .detail, .timeline, .circuits, .metrics]),
         KeyBinding(["/"], .search, "search", footer: true, help: "Find text in the URL, method or operation ({search-next}, {search-previous}: next, previous)", in: [.exchanges]),
-        KeyBinding(["/"], .search, "search", footer: true, help: "Find text in this tab ({search-next}, {search-previous}: next, previous)", in: [.detail]),
+        KeyBinding(["/"], .search, "search", footer: true, help: "Find text in every tab ({search-next}, {search-previous}: next, previous)", in: [.detail]),
         KeyBinding(["/"], .search, "search", footer: true, help: "Find text in the comparison", in: [.diff]),
         KeyBinding(["/"], .search, "search", footer: true, help: "Find text in this help ({search-next}, {search-previous}: next, previous)", in: [.help]),
         KeyBinding(["/"], .search, "search", footer: true, help: "Find a key or a state ({search-next}, {search-previous}: next, previous)", in: [.circuits]),

@@ -97,17 +97,27 @@ package struct ListViewport: Hashable, Sendable {
     /// list selects the hit, a pager scrolls it to the top as far as it can and remembers it. The search starts at
     /// the selection, or at a pager's previous hit while that is on screen, else at the first row shown.
     package mutating func search(_ text: String, in rows: [String], forward: Bool, fromCurrent: Bool) -> RowSearch.Hit? {
-        let current = selects ? selected
-            : searchAnchor.flatMap { (offset..<(offset + height)).contains($0) ? $0 : nil } ?? offset
-        guard let hit = RowSearch.find(text, in: rows, from: current, forward: forward, fromCurrent: fromCurrent) else {
+        guard let hit = RowSearch.find(text, in: rows, from: searchStart, forward: forward, fromCurrent: fromCurrent) else {
             return nil
         }
-        if selects {
-            select(hit.index)
-        } else {
-            scroll(to: hit.index)
-            searchAnchor = hit.index
-        }
+        land(on: hit.index)
         return hit
+    }
+
+    /// Where a search starts: the selection, or a pager's previous hit while that is on screen, else the first row
+    /// shown.
+    package var searchStart: Int {
+        selects ? selected : searchAnchor.flatMap { (offset..<(offset + height)).contains($0) ? $0 : nil } ?? offset
+    }
+
+    /// Goes to a hit found elsewhere (the detail's search across its tabs) as ``search(_:in:forward:fromCurrent:)``
+    /// goes to its own: a list selects it, a pager scrolls it to the top and remembers it.
+    package mutating func land(on index: Int) {
+        if selects {
+            select(index)
+        } else {
+            scroll(to: index)
+            searchAnchor = index
+        }
     }
 }

@@ -59,6 +59,11 @@ extension TraceFilter {
             return false  // unanswered here: a viewer holding the contract puts `exchanges` in its place
         case .exchanges(let ids):
             return ids.contains(exchange.id)
+        // Seconds since 1970, as the store compares its `started_at`.
+        case .since(let instant):
+            return exchange.startedAt.timeIntervalSince1970 >= instant.seconds
+        case .until(let instant):
+            return exchange.startedAt.timeIntervalSince1970 < instant.seconds
         // Whole chains at a time, so recursion follows brackets, never the length of `a & b & c …`.
         case .not:
             let (count, inner) = negations
@@ -111,6 +116,8 @@ extension TraceFilter {
         case .grpc(let status): return summary.stream.map { Self.isCall($0, status: status) } ?? false
         case .drift: return false
         case .exchanges(let ids): return ids.contains(summary.id)
+        case .since(let instant): return summary.startedAt.timeIntervalSince1970 >= instant.seconds
+        case .until(let instant): return summary.startedAt.timeIntervalSince1970 < instant.seconds
         case .not:
             let (count, inner) = negations
             return inner.matches(summary).map { $0 == count.isMultiple(of: 2) }

@@ -30,6 +30,8 @@ import Foundation
 /// | `~grpc` | gRPC calls (recorded by `LoupeGRPC`) |
 /// | `~gs UNAVAILABLE`, `~gs 14` | gRPC calls that ended with that status, by name (any case) or number |
 /// | `~drift`, `~drift KIND` | exchanges that drift from the OpenAPI contract (of that kind): only where one is loaded (`loupe tui --openapi`) |
+/// | `~since 10m`, `~since 2026-12-06T23:30Z` | exchanges that started at or after the time: a span (`s`, `m`, `h`, `d`) back from when the filter is read, or ISO-8601 (local time without a zone) |
+/// | `~until TIME` | exchanges that started before the time (so `~until T` and `~since T` split a store in two) |
 ///
 /// Combine with `!` (not), `&` (and), `|` (or) and parentheses; adjacent terms are joined by `&`. `!` binds
 /// tighter than `&`, which binds tighter than `|`. Arguments end at whitespace, parentheses, `&` and `|`: quote
@@ -91,6 +93,10 @@ public indirect enum TraceFilter: Sendable, Hashable, CustomStringConvertible {
     /// The exchanges with these ids: what a viewer put in place of a term only it can answer (`~drift`, `~op` by
     /// the contract). Never parsed.
     case exchanges(Set<UUID>)
+    /// `~since TIME`: the exchange started at or after the instant.
+    case since(FilterInstant)
+    /// `~until TIME`: the exchange started before the instant.
+    case until(FilterInstant)
     /// `!x`
     case not(TraceFilter)
     /// `x & y`, or `x y`
@@ -106,7 +112,7 @@ public indirect enum TraceFilter: Sendable, Hashable, CustomStringConvertible {
             switch next {
             case .header, .body, .requestBody, .responseBody, .message: return true
             case .method, .status, .host, .url, .operation, .errorText, .duration, .attempts, .circuit, .error, .replay, .served, .source, .rule, .grpc,
-                 .drift, .exchanges: break
+                 .drift, .exchanges, .since, .until: break
             case .not(let inner): pending.append(inner)
             case .and(let left, let right), .or(let left, let right): pending += [right, left]
             }
@@ -266,6 +272,7 @@ extension TraceFilter {
         case (.grpc(let a), .grpc(let b)): a == b
         case (.drift(let a), .drift(let b)): a == b
         case (.exchanges(let a), .exchanges(let b)): a == b
+        case (.since(let a), .since(let b)), (.until(let a), .until(let b)): a == b
         default: false
         }
     }

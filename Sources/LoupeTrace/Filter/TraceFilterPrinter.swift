@@ -24,6 +24,8 @@ package enum TraceFilterPrinter {
         case .rule(let name): rule(name)
         case .grpc(let status): status.map { "~gs " + GRPCStatusName.name($0) } ?? "~grpc"
         case .drift(let kind): kind.map { "~drift " + quote($0) } ?? "~drift"
+        case .since(let instant): "~since " + instant.description
+        case .until(let instant): "~until " + instant.description
         // Never parsed: only a viewer builds it, and shows the text it was typed as.
         case .exchanges(let ids): "(\(ids.count) exchanges)"
         case .not(let inner): "!" + grouped(inner, unless: !isBinary(inner))

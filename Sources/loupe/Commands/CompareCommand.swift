@@ -91,13 +91,17 @@ struct CompareCommand: AsyncParsableCommand {
 
     func run() async throws {
         let thresholds = CompareThresholds(latency: latency, errorRatePoints: errorRate, alpha: alpha)
-        let common = try FilterOption.parse(filter)
-        let a = try Self.read(sourceA, filter: common, and: try FilterOption.parse(filterA))
-        let b = try Self.read(sourceB ?? sourceA, filter: common, and: try FilterOption.parse(filterB))
+        // One clock for every filter, so `--a '~until 1h' --b '~since 1h'` meet at one instant.
+        let now = Date()
+        let common = try FilterOption.parse(filter, now: now)
+        let onlyA = try FilterOption.parse(filterA, now: now)
+        let onlyB = try FilterOption.parse(filterB, now: now)
+        let a = try Self.read(sourceA, filter: common, and: onlyA)
+        let b = try Self.read(sourceB ?? sourceA, filter: common, and: onlyB)
         var noise: (SideFigures, SideFigures)?
         if baseline.count == 2 {
-            noise = (try Self.read(baseline[0], filter: common, and: try FilterOption.parse(filterA)),
-                     try Self.read(baseline[1], filter: common, and: try FilterOption.parse(filterA)))
+            noise = (try Self.read(baseline[0], filter: common, and: onlyA),
+                     try Self.read(baseline[1], filter: common, and: onlyA))
         }
         let comparison = Comparison(a: a, b: b, thresholds: thresholds, baseline: noise)
         if json {

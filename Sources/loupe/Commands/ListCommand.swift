@@ -62,11 +62,12 @@ struct ListCommand: AsyncParsableCommand {
 /// The `--filter EXPR` option every command shares: parsing, its one-line error, and its help text.
 enum FilterOption {
     /// Parses `text`; nil or blank means no filter. A bad expression is bad input (exit 2) with the parser's reason.
-    /// `~drift` needs the contract: only the TUI holds one (`--openapi`, `withContract`).
-    static func parse(_ text: String?, withContract: Bool = false) throws -> TraceFilter? {
+    /// `~drift` needs the contract: only the TUI holds one (`--openapi`, `withContract`). Spans (`~since 1h`) count
+    /// back from `now`: a command reading several filters gives them one clock, so their windows meet exactly.
+    static func parse(_ text: String?, withContract: Bool = false, now: Date = Date()) throws -> TraceFilter? {
         let filter: TraceFilter?
         do {
-            filter = try TraceFilter.parseIfPresent(text)
+            filter = try TraceFilter.parseIfPresent(text, now: now)
         } catch {
             // A 10,000-character filter echoed whole would bury the reason; the position in the error finds the spot.
             let shown = (text ?? "").count > 60 ? String((text ?? "").prefix(57)) + "…" : (text ?? "")
@@ -106,6 +107,8 @@ enum FilterOption {
           ~src NAME                    sent by a linked app (name contains)
           ~rule [NAME]                 a rule acted on it (name contains)
           ~grpc, ~gs UNAVAILABLE|14    gRPC calls; by status name or number
+          ~since 10m|2h|3d|TIME        started at or after (ISO-8601 TIME)
+          ~until TIME                  started before
         Combine with ! (not), & (and, also implied between terms), | (or)
         and parentheses. Quote arguments that contain spaces, parentheses,
         & or |: ~b "a b".

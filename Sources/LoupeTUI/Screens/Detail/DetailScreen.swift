@@ -31,6 +31,8 @@ package struct DetailScreen: Screen {
     package private(set) var messages: MessagesPane?
     /// The area the tab's content is drawn in (below the header and the tab bar), as last laid out.
     private var contentArea = Rect(x: 0, y: 0, width: 1, height: 1)
+    /// The last search's hits in every tab, kept for `n` and `N` while the text, body view, width and exchange hold.
+    private var found: DetailSearch?
 
     /// Opens `summary`'s exchange, reading it from the store.
     package init(summary: TraceSummary, context: inout ScreenContext) {
@@ -96,7 +98,33 @@ package struct DetailScreen: Screen {
         }
     }
 
+    /// Looks in every tab (``DetailSearch``): a hit in another tab shows that tab, and the status line says which
+    /// tabs hold the text.
     package mutating func search(_ text: String, forward: Bool, fromCurrent: Bool, context: inout ScreenContext) -> Bool {
+        guard let exchange, !text.isEmpty else { return searchShown(text, forward: forward, fromCurrent: fromCurrent, context: &context) }
+        let width = max(1, context.area.width)
+        if found?.text != text || found?.bodyView != bodyView || found?.width != width {
+            var tabs = DetailTabs(exchange: exchange, calendar: context.calendar, numbers: numbers, messageTypes: messageTypes)
+            tabs.verdict = verdict
+            found = DetailSearch(text, in: tabs, available: availableTabs, pane: messages ?? MessagesPane(tabs),
+                                 bodyView: bodyView, width: width)
+        }
+        guard let found, let hit = found.next(from: tab, row: shownPane?.selected ?? viewport.searchStart,
+                                              forward: forward, fromCurrent: fromCurrent) else { return false }
+        show(hit.tab, context: context)
+        if var pane = shownPane {
+            pane.select(hit.row, rowsHeight: pane.rowsHeight(in: contentArea.height))
+            pane.preparePayload(bodyView)
+            messages = pane
+        } else {
+            viewport.land(on: hit.row)
+        }
+        context.status = found.message(hit)
+        return true
+    }
+
+    /// The search within the tab shown, for an exchange that could not be read (its lines say why).
+    private mutating func searchShown(_ text: String, forward: Bool, fromCurrent: Bool, context: inout ScreenContext) -> Bool {
         if var pane = shownPane {
             let height = pane.rowsHeight(in: contentArea.height)
             guard let hit = pane.search(text, forward: forward, fromCurrent: fromCurrent, rowsHeight: height) else {
@@ -207,6 +235,7 @@ package struct DetailScreen: Screen {
         guard let read = context.read("the exchange", { try $0.exchange(id: summary.id) }), let read else { return }
         guard read != shown else { return }
         exchange = read
+        found = nil
         let tabs = DetailTabs(exchange: read, calendar: context.calendar, numbers: numbers, messageTypes: messageTypes)
         if messages == nil {
             messages = MessagesPane(tabs)
