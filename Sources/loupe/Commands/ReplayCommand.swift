@@ -20,7 +20,8 @@ struct ReplayCommand: AsyncParsableCommand {
             terminal; elsewhere they need --yes.
 
             --diff compares status, headers (Date, request ids, trace context and other volatile ones left out) and \
-            bodies (JSON by structure, text by lines). --ignore takes a JSON path ($.meta.generatedAt, \
+            bodies (JSON by structure, text by lines); a gRPC call's response message field by field (by name with \
+            --descriptor-set, else by field number: $['1']['2']). --ignore takes a JSON path ($.meta.generatedAt, \
             $.items[*].id, $..requestId), header:NAME (with * globs), status or body; --noise-runs K sends each \
             request K more times and leaves out, as noise, what changes between those identical requests.
 
