@@ -149,7 +149,7 @@ struct SQLFilter {
             let json = "[" + ids.map { "\"\($0.uuidString)\"" }.sorted().joined(separator: ",") + "]"
             return bind("exchange.id IN (SELECT value FROM json_each(?))", json)
         case .since(let instant):
-            // A literal the `exchange_started_at` index serves; Swift's text for a Double reads back as the same Double.
+            // A literal, so the planner may read the range from `exchange_started_at`; Swift's text for a Double reads back as the same Double.
             return "exchange.started_at >= \(instant.seconds)"
         case .until(let instant):
             return "exchange.started_at < \(instant.seconds)"
