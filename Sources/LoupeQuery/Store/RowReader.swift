@@ -115,14 +115,13 @@ enum RowReader {
     /// The notes column: a JSON object of strings, or `NULL`. Anything else (a hand-edited row) reads as none
     /// rather than failing the whole exchange.
     static func notes(_ text: String?) -> [String: String] {
-        guard let text else { return [:] }
-        return (try? JSONDecoder().decode([String: String].self, from: Data(text.utf8))) ?? [:]
+        StoredJSON.notes(text)
     }
 
     static func event(_ row: Row) throws -> TraceEvent {
         TraceEvent(
             kind: ExchangeEventKind(rawValue: text(row, "kind") ?? ""), at: date(row, "at") ?? .distantPast, message: text(row, "message") ?? "",
-            attributes: try JSONDecoder().decode([String: String].self, from: Data((text(row, "attributes") ?? "{}").utf8)))
+            attributes: try StoredJSON.attributes(text(row, "attributes")))
     }
 
     /// A body exists when its size column is set; SQLite may store an empty blob as NULL.
@@ -139,7 +138,7 @@ enum RowReader {
     }
 
     private static func headers(_ text: String?) throws -> [TraceHeader] {
-        try JSONDecoder().decode([TraceHeader].self, from: Data((text ?? "[]").utf8))
+        try StoredJSON.headers(text)
     }
 
     // MARK: Columns
