@@ -52,12 +52,17 @@ package final class ServeResponder: HTTPResponder, Sendable {
         await recorder?.shutdown()
     }
 
+    /// Starts every sequence over.
+    package func reset() {
+        book.withLock { $0.reset() }
+    }
+
     package func respond(to request: Request, context: Context) async throws -> Response {
         let started = now()
         let target = request.head.path ?? "/"
         let shownTarget = ServeMatching.shown(request.method.rawValue) + " " + TerminalText.line(target.prefix(200))
         if request.method == .post, ServeRequest.split(target).path == Self.resetPath {
-            book.withLock { $0.reset() }
+            reset()
             log("\(shownTarget) → 200 reset: every sequence starts over")
             return Self.text(.ok, "reset\n")
         }

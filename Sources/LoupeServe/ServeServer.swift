@@ -69,6 +69,11 @@ public struct ServeServer: Sendable {
         throw CancellationError()
     }
 
+    /// Starts every sequence over, as `POST /__loupe/reset` does: the next request gets its first recording.
+    public func reset() {
+        responder.reset()
+    }
+
     /// Stops the server, waits until it has closed its socket, then until what it served is written to the store.
     public func stop() async {
         task.cancel()
