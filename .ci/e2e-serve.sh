@@ -257,6 +257,48 @@ grep -q '^GET /volatile → 200 passthrough, recorded as #3$' "$work/serve-pass.
 grep -q '^GET /volatile → 200 #3$' "$work/serve-pass.out" || fail "served-after-passthrough line"
 ok "passthrough records a miss and serves it from then on"
 
+echo "-- --passthrough and WebSocket: a miss is relayed to a counting websockets server, recorded, then served; without it refused"
+wsup=$(free_port)
+"$py" - "$wsup" "$work/ws-count" >/dev/null 2>&1 <<'PY' & pids+=($!)
+import asyncio, sys, websockets
+count = 0
+async def handler(ws):
+    global count
+    count += 1
+    open(sys.argv[2], "w").write(str(count))
+    async for message in ws:
+        await ws.send("echo:" + message)
+async def main():
+    async with websockets.serve(handler, "127.0.0.1", int(sys.argv[1])):
+        await asyncio.Future()
+asyncio.run(main())
+PY
+wait_port "$wsup"
+ws_chat() {  # PORT: one conversation on /chat, what came back (or the refusal)
+  "$py" - "$1" <<'PY'
+import asyncio, sys, websockets
+async def main():
+    try:
+        async with websockets.connect(f"ws://127.0.0.1:{sys.argv[1]}/chat?room=1", open_timeout=5) as ws:
+            await ws.send("hi")
+            print(await asyncio.wait_for(ws.recv(), 5))
+    except Exception as error:
+        print("refused:", type(error).__name__)
+asyncio.run(main())
+PY
+}
+serve wsrefused "$work/flaky.har"
+[ "$(ws_chat "$port")" = "refused: InvalidStatus" ] || fail "a WebSocket miss without --passthrough: $(ws_chat "$port")"
+[ ! -e "$work/ws-count" ] || fail "the upstream saw a WebSocket without --passthrough"
+serve wspass "$work/flaky.har" --passthrough "http://127.0.0.1:$wsup" --store "$work/ws-served.sqlite"
+[ "$(ws_chat "$port")" = "echo:hi" ] || fail "relayed conversation: $(ws_chat "$port")"
+[ "$(cat "$work/ws-count")" = 1 ] || fail "the upstream saw $(cat "$work/ws-count") conversations, not 1"
+[ "$(ws_chat "$port")" = "echo:hi" ] || fail "served from the recording: $(ws_chat "$port")"
+[ "$(cat "$work/ws-count")" = 1 ] || fail "the second conversation reached the upstream"
+grep -q '^GET /chat?room=1 → 101 WebSocket passthrough (2 messages), recorded as #3$' "$work/serve-wspass.out" || fail "the relay's line"
+grep -q '^GET /chat?room=1 → 101 #3 (WebSocket: 1 server message)$' "$work/serve-wspass.out" || fail "the served line"
+ok "a WebSocket miss relayed with --passthrough, recorded and served from then on; refused without, the upstream untouched"
+
 echo "-- every exchange of a demo store served back equal (Python's urllib, in recorded order)"
 "$loupe" demo --headless --duration 3 --store "$work/demo.sqlite" >/dev/null 2>&1 || fail "demo"
 serve demo "$work/demo.sqlite"

@@ -164,7 +164,7 @@ package final class ServeResponder: HTTPResponder, Sendable {
 
     /// Queues the served exchange for the store, when there is one, with a `served` event saying what answered; the
     /// writer redacts and writes it in the background.
-    func record(_ asked: TraceExchange, answer: ServeAnswer, event attributes: [String: String], message: String) {
+    func record(_ asked: TraceExchange, answer: ServeAnswer, stream: TraceStream? = nil, event attributes: [String: String], message: String) {
         guard let recorder else { return }
         var exchange = asked
         let ended = now()
@@ -175,6 +175,7 @@ package final class ServeResponder: HTTPResponder, Sendable {
         exchange.responseHeaders = answer.headers
         exchange.responseBody = TraceBody(data: answer.body, size: answer.body.count, isTruncated: answer.truncated)
         exchange.attempts = [TraceAttempt(number: 1, startedAt: asked.startedAt, endedAt: ended, status: answer.status)]
+        exchange.stream = stream
         exchange.events = [TraceEvent(kind: .served, at: ended, message: message, attributes: attributes)]
         recorder.enqueue(exchange)
     }
