@@ -227,6 +227,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -479,7 +480,7 @@ let package = Package(
             name: "LoupeCLITests",
             dependencies: [
                 "loupe", "Loupe", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeTUI", "LoupeTesting",
-                "LoupeConfig", "LoupeRules", "LoupeRulesFile", "LoupeProtobuf", "LoupeTestSupport",
+                "LoupeConfig", "LoupeRules", "LoupeRulesFile", "LoupeProtobuf", "LoupeTestSupport", "LoupeServe",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "PropertyBased", package: "swift-property-based"),

@@ -257,6 +257,48 @@ grep -q '^GET /volatile → 200 passthrough, recorded as #3$' "$work/serve-pass.
 grep -q '^GET /volatile → 200 #3$' "$work/serve-pass.out" || fail "served-after-passthrough line"
 ok "passthrough records a miss and serves it from then on"
 
+echo "-- --passthrough and WebSocket: a miss is relayed to a counting websockets server, recorded, then served; without it refused"
+wsup=$(free_port)
+"$py" - "$wsup" "$work/ws-count" >/dev/null 2>&1 <<'PY' & pids+=($!)
+import asyncio, sys, websockets
+count = 0
+async def handler(ws):
+    global count
+    count += 1
+    open(sys.argv[2], "w").write(str(count))
+    async for message in ws:
+        await ws.send("echo:" + message)
+async def main():
+    async with websockets.serve(handler, "127.0.0.1", int(sys.argv[1])):
+        await asyncio.Future()
+asyncio.run(main())
+PY
+wait_port "$wsup"
+ws_chat() {  # PORT: one conversation on /chat, what came back (or the refusal)
+  "$py" - "$1" <<'PY'
+import asyncio, sys, websockets
+async def main():
+    try:
+        async with websockets.connect(f"ws://127.0.0.1:{sys.argv[1]}/chat?room=1", open_timeout=5) as ws:
+            await ws.send("hi")
+            print(await asyncio.wait_for(ws.recv(), 5))
+    except Exception as error:
+        print("refused:", type(error).__name__)
+asyncio.run(main())
+PY
+}
+serve wsrefused "$work/flaky.har"
+[ "$(ws_chat "$port")" = "refused: InvalidStatus" ] || fail "a WebSocket miss without --passthrough: $(ws_chat "$port")"
+[ ! -e "$work/ws-count" ] || fail "the upstream saw a WebSocket without --passthrough"
+serve wspass "$work/flaky.har" --passthrough "http://127.0.0.1:$wsup" --store "$work/ws-served.sqlite"
+[ "$(ws_chat "$port")" = "echo:hi" ] || fail "relayed conversation: $(ws_chat "$port")"
+[ "$(cat "$work/ws-count")" = 1 ] || fail "the upstream saw $(cat "$work/ws-count") conversations, not 1"
+[ "$(ws_chat "$port")" = "echo:hi" ] || fail "served from the recording: $(ws_chat "$port")"
+[ "$(cat "$work/ws-count")" = 1 ] || fail "the second conversation reached the upstream"
+grep -q '^GET /chat?room=1 → 101 WebSocket passthrough (2 messages), recorded as #3$' "$work/serve-wspass.out" || fail "the relay's line"
+grep -q '^GET /chat?room=1 → 101 #3 (WebSocket: 1 server message)$' "$work/serve-wspass.out" || fail "the served line"
+ok "a WebSocket miss relayed with --passthrough, recorded and served from then on; refused without, the upstream untouched"
+
 echo "-- every exchange of a demo store served back equal (Python's urllib, in recorded order)"
 "$loupe" demo --headless --duration 3 --store "$work/demo.sqlite" >/dev/null 2>&1 || fail "demo"
 serve demo "$work/demo.sqlite"
@@ -342,6 +384,39 @@ assert took < 40, f"still open after {took:.0f} s"
 print(f"closed after {took:.0f} s")
 PY
 ok "a slow head is closed by the idle timeout"
+
+echo "-- loupe tui --serve under tmux: curl's requests appear as rows, Z starts the 503-then-200 over, quitting closes the port"
+tport=$(free_port)
+cat > "$work/tui.sh" <<SH
+XDG_STATE_HOME=$(printf %q "$work/home/state") TERM=xterm-256color \\
+  $(printf %q "$loupe") tui $(printf %q "$work/tui.sqlite") --serve $(printf %q "$work/flaky.har") --port $tport 2>/dev/null
+echo \$? > $(printf %q "$work/tui.exit")
+SH
+(
+  session="serve-tui" wait_limit="${LOUPE_E2E_WAIT:-30}" started=$SECONDS
+  . "$here/tmux-screen.sh"   # tm, pane, row, wait_for, keys (and its own ok/fail, which report the screen)
+  trap 'tm kill-server 2>/dev/null' EXIT
+  tm new-session -d -s "$session" -x 120 -y 30 "sh $(printf %q "$work/tui.sh")" || fail "tmux could not start"
+  wait_for 0 "serving http://127.0.0.1:$tport"
+  wait_for 28 "2 recordings from $work/flaky.har on http://127.0.0.1:$tport"
+  curled() { curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$tport/health?v=2&full=1"; }
+  [ "$(curled) $(curled)" = "503 200" ] || fail "curl got other than 503 then 200"
+  wait_for any "200  127.0.0.1/health?v=2&full=1"
+  wait_for any "503  127.0.0.1/health?v=2&full=1"
+  keys Z
+  wait_for 28 "scenarios reset: every recorded sequence starts over"
+  [ "$(curled)" = 503 ] || fail "after Z the sequence did not start over with the 503"
+  for _ in $(seq 100); do pane; [ "$(grep -c '127.0.0.1/health' "$work/pane.txt")" = 3 ] && break; sleep 0.05; done
+  [ "$(grep -c '127.0.0.1/health' "$work/pane.txt")" = 3 ] || fail "three served rows"
+  [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$tport/nowhere")" = 404 ] || fail "a miss is a 404"
+  wait_for any "404  127.0.0.1/nowhere"
+  keys q
+  for _ in $(seq 100); do [ -s "$work/tui.exit" ] && break; sleep 0.05; done
+  [ "$(cat "$work/tui.exit" 2>/dev/null)" = 0 ] || fail "the TUI did not quit cleanly: $(cat "$work/tui.exit" 2>/dev/null)"
+  ! python3 -c "import socket; socket.create_connection(('127.0.0.1',$tport),1)" 2>/dev/null || fail "port $tport still open after quitting"
+  [ "$("$loupe" list "$work/tui.sqlite" --filter '~served' --limit 100 | wc -l)" = 4 ] || fail "4 rows ~served in the TUI's store"
+) || fail "loupe tui --serve (the screen is above)"
+ok "tui --serve: rows live, Z resets the sequences, q closes the port, every request stored ~served"
 
 echo "-- bad input: one line, exit 2"
 for args in "--repeat never" "--pace 0" "--pace fast" "--port 70000" "--passthrough ftp://x" "--ignore nope" "--filter ~zz"; do

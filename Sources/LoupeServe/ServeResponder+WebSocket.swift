@@ -8,7 +8,8 @@ import NIOWebSocket
 import Synchronization
 
 /// WebSocket conversations served back: a handshake that matches a recorded conversation is accepted and the
-/// conversation played (``ServeWebSocket``); any other is left to the plain responder, which answers it as a miss.
+/// conversation played (``ServeWebSocket``); any other is relayed to `--passthrough` when there is one, else
+/// refused as a miss.
 extension ServeResponder {
     /// What the server does with a WebSocket handshake (`Upgrade: websocket`).
     package func upgrade(_ request: HTTPRequest) async -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
@@ -28,6 +29,9 @@ extension ServeResponder {
         case .serve(let found):
             index = found
         case .miss(let miss):
+            if let upstream = options.passthrough {
+                return relayUpgrade(asked, live: live, request: request, to: upstream, shownTarget: shownTarget)
+            }
             let body = Data(miss.message.utf8)
             record(asked, answer: ServeAnswer(status: 400, headers: [], body: body), event: ["miss": miss.short], message: "miss: " + miss.short)
             log("\(shownTarget) → 400 WebSocket miss: \(miss.short)")

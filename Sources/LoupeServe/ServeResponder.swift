@@ -52,12 +52,17 @@ package final class ServeResponder: HTTPResponder, Sendable {
         await recorder?.shutdown()
     }
 
+    /// Starts every sequence over.
+    package func reset() {
+        book.withLock { $0.reset() }
+    }
+
     package func respond(to request: Request, context: Context) async throws -> Response {
         let started = now()
         let target = request.head.path ?? "/"
         let shownTarget = ServeMatching.shown(request.method.rawValue) + " " + TerminalText.line(target.prefix(200))
         if request.method == .post, ServeRequest.split(target).path == Self.resetPath {
-            book.withLock { $0.reset() }
+            reset()
             log("\(shownTarget) → 200 reset: every sequence starts over")
             return Self.text(.ok, "reset\n")
         }
@@ -159,7 +164,7 @@ package final class ServeResponder: HTTPResponder, Sendable {
 
     /// Queues the served exchange for the store, when there is one, with a `served` event saying what answered; the
     /// writer redacts and writes it in the background.
-    func record(_ asked: TraceExchange, answer: ServeAnswer, event attributes: [String: String], message: String) {
+    func record(_ asked: TraceExchange, answer: ServeAnswer, stream: TraceStream? = nil, event attributes: [String: String], message: String) {
         guard let recorder else { return }
         var exchange = asked
         let ended = now()
@@ -170,6 +175,7 @@ package final class ServeResponder: HTTPResponder, Sendable {
         exchange.responseHeaders = answer.headers
         exchange.responseBody = TraceBody(data: answer.body, size: answer.body.count, isTruncated: answer.truncated)
         exchange.attempts = [TraceAttempt(number: 1, startedAt: asked.startedAt, endedAt: ended, status: answer.status)]
+        exchange.stream = stream
         exchange.events = [TraceEvent(kind: .served, at: ended, message: message, attributes: attributes)]
         recorder.enqueue(exchange)
     }

@@ -33,10 +33,10 @@ public struct ServeServer: Sendable {
         let responder = ServeResponder(library: library, options: options, log: log)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         // With a recorded WebSocket conversation, a handshake that matches one is upgraded and every other request
-        // goes to the responder. Only then: the upgrading pipeline closes a connection whose request it cannot parse
+        // goes to the responder; with --passthrough, a handshake that matches none is relayed. Only then: the upgrading pipeline closes a connection whose request it cannot parse
         // where the plain one answers 400, and answers a handshake that matches nothing 400 itself.
         var server: HTTPServerBuilder = .http1(configuration: .init(idleTimeout: idleTimeout))
-        if library.requests.contains(where: \.webSocket) {
+        if library.requests.contains(where: \.webSocket) || options.passthrough != nil {
             server = .http1WebSocketUpgrade(configuration: .init(http1: .init(idleTimeout: idleTimeout))) { request, _, _ in
                 await responder.upgrade(request)
             }
@@ -67,6 +67,11 @@ public struct ServeServer: Sendable {
         let failure = await task.result
         if case .failure(let error) = failure { throw error }
         throw CancellationError()
+    }
+
+    /// Starts every sequence over, as `POST /__loupe/reset` does: the next request gets its first recording.
+    public func reset() {
+        responder.reset()
     }
 
     /// Stops the server, waits until it has closed its socket, then until what it served is written to the store.

@@ -60,6 +60,8 @@ extension TUIApp {
             rankCounter.count(request, store: environment.store, inbox: inbox)
         case .editRule, .editHeld:
             pendingRuleEdits.append(effect)
+        case .resetScenarios:
+            resetScenarios?()
         }
     }
 

@@ -233,6 +233,20 @@ public final class TUIApp {
     /// and screen 5 show the link, and a new refusal is said on the status line.
     package var listenerStatus: (@Sendable () -> ListenerStatus)?
 
+    /// Where the recordings are served (`loupe tui --serve` sets it): the title bar names the address, and the
+    /// server's start line is the first status line.
+    package var serving: ServingStatus? {
+        get { state.serving }
+        set {
+            state.serving = newValue
+            if let newValue { state.status = StatusMessage(newValue.summary) }
+            needsDraw = true
+        }
+    }
+
+    /// Starts every sequence of the recordings served over (`loupe tui --serve` sets it; the `reset-scenarios` key).
+    package var resetScenarios: (@Sendable () -> Void)?
+
     /// Looks at the store for changes (by this or another process), and at the linked apps.
     package func refresh() {
         if let sourceStatus { state.sources = sourceStatus() }

@@ -23,6 +23,8 @@ package enum Command: String, Hashable, Sendable, CaseIterable {
     case deleteBackward, deleteForward, deleteToStart, deleteToEnd, deleteWord
     // The answer to a replay's question.
     case confirmReplay
+    // `loupe tui --serve`: every recorded sequence starts over.
+    case resetScenarios
 
     /// The name the `:` prompt and keys.toml use (`sort-next`): the case name in kebab case.
     package var name: String {

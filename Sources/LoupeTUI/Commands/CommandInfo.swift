@@ -50,6 +50,7 @@ enum CommandInfo {
         .exchangesForKey: "The exchanges of this breaker key (its host or operation)",
         .rules: "Rules of the linked apps with their hits, and the requests their breakpoints hold",
         .link: "Show the link apps are given (loupe tui --listen) on the status line",
+        .resetScenarios: "Start every recorded sequence over: the next request gets its first recording (loupe tui --serve)",
         .toggleRule: "Enable or disable the selected rule",
         .deleteRule: "Delete the selected rule",
         .editRule: "Edit the selected rule as TOML in $VISUAL / $EDITOR (a held request: its request, as {edit-replay} edits one)",

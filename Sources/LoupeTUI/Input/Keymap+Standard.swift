@@ -108,5 +108,6 @@ extension Keymap {
         KeyBinding([.ctrl("w")], .deleteWord, "delete word", in: [.prompt]),
         // A replay's question.
         KeyBinding(["y", "Y"], .confirmReplay, "send", in: [.confirm]),
+        KeyBinding(["Z"], .resetScenarios, "reset scenarios", in: [.exchanges, .timeline, .detail, .diff, .circuits, .circuitHistory, .metrics, .rules]),
     ])
 }

@@ -26,8 +26,10 @@ struct TitleBar {
         let filterText = session.filterText.map { " │ \($0)" } ?? ""
         // The filter says what the list shows, the store only where it comes from: a long path gives way first,
         // keeping its end (the file's name).
-        let storeWidth = leftWidth - DisplayWidth.of(head) - DisplayWidth.of(filterText)
-        var left = head + DisplayWidth.truncateLeading(state.storeName, to: max(storeWidth, 1)) + filterText
+        // Serving (`tui --serve`) says where clients call, which the store's path gives way to as well.
+        let servingText = state.serving.map { " │ serving " + $0.address } ?? ""
+        let storeWidth = leftWidth - DisplayWidth.of(head) - DisplayWidth.of(filterText) - DisplayWidth.of(servingText)
+        var left = head + DisplayWidth.truncateLeading(state.storeName, to: max(storeWidth, 1)) + servingText + filterText
         if let sources = SourceStatus.summary(state.sources, calendar: state.calendar) { left += " │ " + sources }
         buffer.write(DisplayWidth.truncate(left, to: leftWidth), x: area.x, y: area.y, style: .title)
         buffer.write(rightText, x: rightX, y: area.y, maxWidth: area.maxX - rightX, style: .title)

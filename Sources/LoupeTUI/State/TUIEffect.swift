@@ -37,6 +37,8 @@ package enum TUIEffect: Hashable, Sendable {
     case editHeld(app: String, HeldRequest)
     /// Leave the TUI.
     case quit
+    /// Start every sequence of the recordings served (`loupe tui --serve`) over.
+    case resetScenarios
 }
 
 /// Which exchanges to export, how, and where.

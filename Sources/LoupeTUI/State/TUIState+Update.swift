@@ -142,6 +142,13 @@ extension TUIState {
                 return true
             }
             status = StatusMessage(listener.link)
+        case .resetScenarios:
+            guard serving != nil else {
+                status = .error("not serving: loupe tui --serve SOURCE serves a recording")
+                return true
+            }
+            pendingEffects.append(.resetScenarios)
+            status = StatusMessage("scenarios reset: every recorded sequence starts over at its first answer")
         case .newRule:
             newRule(argument, environment)
         case .commandPrompt:

@@ -15,6 +15,8 @@ package struct TUIState: Sendable {
     package var sources: [SourceStatus] = []
     /// The listener's link and refusals (`loupe tui --listen`); nil otherwise.
     package var listener: ListenerStatus?
+    /// Where the recordings are served and its start line (`loupe tui --serve`); nil otherwise.
+    package var serving: ServingStatus?
     /// The screen size everything is laid out for.
     package private(set) var size: Size
     /// Whether replay is available (a replayer was given).

@@ -31,112 +31,47 @@ struct ServeCommand: AsyncParsableCommand {
                                  valueName: "STORE|FILE.har"))
     var source: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("The port to listen on, 0 to 65535 (0 picks a free one; default: 8080).", valueName: "P"),
-            transform: PortArgument.parse)
-    var port: PortArgument = 8080
-
-    @Option(name: .customLong("host"), help: ArgumentHelp("The address to listen on (default: 127.0.0.1, this machine only).", valueName: "H"))
-    var hostOption: String?
-
-    var host: String { hostOption ?? "127.0.0.1" }
-
     @Option(help: "Serve only the recordings matching EXPR; see `loupe list --help`.")
     var filter: String?
 
-    @Option(help: "Leave this part of a JSON request body out of matching (a JSON path such as $.requestId, or body; repeatable).")
-    var ignore: [String] = []
-
-    @Option(name: .customLong("match-header"), help: ArgumentHelp("Also match this request header's values (repeatable).", valueName: "NAME"))
-    var matchHeaders: [String] = []
-
-    @Option(name: .customLong("repeat"), help: ArgumentHelp("After a request's recordings have all been served: last, cycle or miss (default: last).",
-                                                             valueName: "last|cycle|miss"))
-    var repeatPolicy: String = "last"
-
-    @Option(help: ArgumentHelp("Send misses to this server (scheme://host[:port]) and record and serve its answers.", valueName: "URL"))
-    var passthrough: String?
+    @OptionGroup var serving: ServeFlags
 
     @Option(help: "Record every request served (and every miss) into this store, marked served (~served).")
     var store: String?
 
-    @Flag(help: "Serve HTTPS with a self-signed certificate (made on first use in $XDG_STATE_HOME/loupe/serve), printed by fingerprint.")
-    var tls = false
-
-    @Option(parsing: .unconditional, help: ArgumentHelp(
-        "Wait the recorded time to first byte and transfer: recorded, or scaled by a factor from 0.01 to 100 (0.5 is twice as fast).",
-        valueName: "recorded|FACTOR"), transform: ServeCommand.parsePace)
-    var pace: Double?
-
-    /// `recorded` is 1; a factor is range-checked once here.
-    static func parsePace(_ text: String) throws(ArgumentValueError) -> Double {
-        text == "recorded" ? 1 : try NumberArgument.decimal(text, in: 0.01...100, expected: "recorded or a factor from 0.01 to 100")
-    }
-
-    func validate() throws {
-        _ = try ignorePatterns()
-        _ = try repeatValue()
-        _ = try passthroughURL()
-        for name in matchHeaders where name.isEmpty || name.contains(where: { $0 == ":" || $0.isWhitespace }) {
-            throw ValidationError("--match-header takes a header name: '\(TerminalText.line(name))'")
-        }
-        guard !host.isEmpty, !host.contains(where: { $0.isWhitespace || $0 == "/" }) else {
-            throw ValidationError("--host takes an address or host name: '\(TerminalText.line(host))'")
-        }
-    }
-
     func run() async throws {
         let filter = try FilterOption.parse(self.filter)
         let redaction = RedactionPolicy()
-        let (library, sourcePath, spool) = try Self.open(source, redaction: redaction, filter: filter, keptHeaders: matchHeaders)
+        let (library, sourcePath, spool) = try Self.open(source, redaction: redaction, filter: filter, keptHeaders: serving.matchHeaders)
         defer { spool?.remove() }
-        var options = ServeOptions(
-            matching: ServeMatching(ignore: try ignorePatterns(), headers: matchHeaders), repeatPolicy: try repeatValue(),
-            passthrough: try passthroughURL(), redaction: redaction, pace: pace)
-        // The rules of `LOUPE_RULES`, read now and again whenever the file changes, act on every answer.
-        let rules = RuleBook.forApp(linkConfigured: false, redaction: redaction)
-        options.rules = rules.map { ServeRules(book: $0.book) }
+        var destination: (any TraceStoreWriting)?
         var destinationPath: String?
         if let store {
-            let (destination, path) = try StoreAccess.openForWriting(store)
-            options.store = destination
+            let (opened, path) = try StoreAccess.openForWriting(store)
+            destination = opened
             destinationPath = path
         }
-        var identity: LinkIdentity?
-        if tls {
-            let folder = XDGDirectories.join(XDGDirectories.join(XDGDirectories.stateHome(environment: ProcessInfo.processInfo.environment), "loupe"), "serve")
-            do {
-                identity = try LinkIdentity.loadOrCreate(in: folder)
-            } catch {
-                throw CommandFailure.badInput("--tls: \(error)")
-            }
+        let running = try await serving.start(library: library, redaction: redaction, store: destination) { line in
+            print(line)
+            try? StandardStreams.flushOutput()
         }
-        let server: ServeServer
-        do {
-            server = try await ServeServer.start(library: library, options: options, host: host, port: port.value, tls: identity) { line in
-                print(line)
-                try? StandardStreams.flushOutput()
-            }
-        } catch {
-            if BindFailure.isAddressInUse(error) { throw CommandFailure.badInput("port \(port.value) is in use (--port picks another; 0 picks a free one)") }
-            throw CommandFailure.badInput("cannot listen on \(TerminalText.line(host)):\(port.value): \(error)")
-        }
+        let server = running.server
+        let host = serving.host
         print(Self.startLine(count: library.requests.count, source: sourcePath, host: host, port: server.port,
-                             passthrough: options.passthrough, store: destinationPath, tls: identity != nil))
-        if let identity { print("loupe serve: TLS certificate fp=sha256:\(identity.fingerprint.hex) (self-signed, in \(identity.folder))") }
-        if let file = rules?.file { print("loupe serve: answers pass through the rules of \(TerminalText.line(file.path))") }
+                             passthrough: running.options.passthrough, store: destinationPath, tls: running.identity != nil))
+        if let identity = running.identity { print("loupe serve: TLS certificate fp=sha256:\(identity.fingerprint.hex) (self-signed, in \(identity.folder))") }
+        if let file = running.rulesFile { print("loupe serve: answers pass through the rules of \(TerminalText.line(file.path))") }
         try? StandardStreams.flushOutput()
         await StopSignals.wait()
-        await server.stop()
+        await running.stop()
         if server.droppedRecordings > 0, let destinationPath {
             StandardStreams.error("loupe: \(Quantity.count(server.droppedRecordings, "served exchange")) not recorded into \(TerminalText.line(destinationPath)): the store fell behind\n")
         }
-        rules?.file?.stop()
     }
 
     /// What the server says when it starts: how much it serves, where, and what happens to a miss.
     static func startLine(count: Int, source: String, host: String, port: Int, passthrough: URL?, store: String?, tls: Bool = false) -> String {
-        let shownHost = host.contains(":") ? "[\(host)]" : host
-        var line = "loupe serve: \(Quantity.count(count, "recording")) from \(TerminalText.line(source)) on \(tls ? "https" : "http")://\(TerminalText.line(shownHost)):\(port)"
+        var line = "loupe serve: \(Quantity.count(count, "recording")) from \(TerminalText.line(source)) on \(address(host: host, port: port, tls: tls))"
         if let passthrough {
             line += "; passthrough is on: misses go to \(passthrough.absoluteString) and are recorded"
         } else {
@@ -147,6 +82,12 @@ struct ServeCommand: AsyncParsableCommand {
             line += "\nloupe serve: listening on \(TerminalText.line(host)), reachable from other machines, not only this one"
         }
         return line
+    }
+
+    /// Where clients call the server: `http://127.0.0.1:8080`, an IPv6 address in brackets.
+    static func address(host: String, port: Int, tls: Bool) -> String {
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        return "\(tls ? "https" : "http")://\(TerminalText.line(shownHost)):\(port)"
     }
 
     /// The source's recordings: a HAR file (by name or first byte) indexed where it is, each entry read from it
@@ -170,30 +111,5 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let spool = try ServeSpool.load(har: path, redaction: redaction, filter: filter)
         return (spool.library, path, spool)
-    }
-
-    func ignorePatterns() throws -> [DiffPattern] {
-        do {
-            return try ignore.map { text throws(DiffPatternError) in try DiffPattern(text) }
-        } catch {
-            throw ValidationError("--ignore \(error)")
-        }
-    }
-
-    func repeatValue() throws -> ServeRepeat {
-        guard let value = ServeRepeat(rawValue: repeatPolicy) else {
-            throw ValidationError("--repeat takes last, cycle or miss, not '\(TerminalText.line(repeatPolicy))'")
-        }
-        return value
-    }
-
-    func passthroughURL() throws -> URL? {
-        guard let passthrough else { return nil }
-        guard let url = URL(string: passthrough), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
-              let host = url.host, !host.isEmpty, url.query == nil, url.fragment == nil else {
-            throw ValidationError("--passthrough takes an absolute http(s) URL: '\(TerminalText.line(passthrough))'")
-        }
-        if let problem = PortArgument.problem(in: url) { throw ValidationError("--passthrough: \(problem)") }
-        return url
     }
 }

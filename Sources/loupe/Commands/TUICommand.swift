@@ -30,7 +30,7 @@ struct TUICommand: AsyncParsableCommand {
         valueName: "[ADDR:]PORT"), transform: ListenOption.parse)
     var listen: ListenAddress?
 
-    @Option(name: .customLong("store"), help: "With --listen: the store linked exchanges are written into; the same as naming STORE, so give one or the other.")
+    @Option(name: .customLong("store"), help: "With --listen or --serve: the store linked or served exchanges are written into; the same as naming STORE, so give one or the other.")
     var listenStore: String?
 
     @Flag(help: "With --listen: plain TCP instead of TLS, on a loopback address only (loupe+tcp://…).")
@@ -38,8 +38,22 @@ struct TUICommand: AsyncParsableCommand {
 
     @OptionGroup var descriptorSet: DescriptorSetOption
 
+    @Option(help: ArgumentHelp(
+        "Also serve this store, HAR file or cassette as `loupe serve` does, recording every request served into the TUI's store (~served); Z starts the sequences over.",
+        valueName: "SOURCE"))
+    var serve: String?
+
+    @Option(name: .customLong("serve-filter"), help: ArgumentHelp("With --serve: serve only the recordings matching EXPR (serve's --filter).", valueName: "EXPR"))
+    var serveFilter: String?
+
+    @OptionGroup(title: "Serving (with --serve; see `loupe serve --help`)") var serving: ServeFlags
+
     func validate() throws {
-        if listenStore != nil && listen == nil { throw ValidationError("--store goes with --listen (otherwise name the STORE)") }
+        if let first = serving.given.first ?? (serveFilter != nil ? "--serve-filter" : nil), serve == nil {
+            throw ValidationError("\(first) goes with --serve")
+        }
+        if serve != nil && listen != nil { throw ValidationError("--serve and --listen are one or the other") }
+        if listenStore != nil && listen == nil && serve == nil { throw ValidationError("--store goes with --listen or --serve (otherwise name the STORE)") }
         if listenStore != nil && store != nil { throw ValidationError("name the store once: STORE or --store") }
         if insecureLoopback && listen == nil { throw ValidationError("--insecure-loopback goes with --listen") }
     }
@@ -50,6 +64,7 @@ struct TUICommand: AsyncParsableCommand {
         let keymap = try Self.keymap()
         let messageTypes = try descriptorSet.load()
         if let listen { return try await runListening(listen, filter: filter, keymap: keymap, contract: contract, messageTypes: messageTypes) }
+        if let serve { return try await runServing(serve, filter: filter, keymap: keymap, contract: contract, messageTypes: messageTypes) }
         // Looking never writes: the store is read-only, and a writer opens only when a replay is recorded.
         let (store, path) = try StoreAccess.openForViewing(store)
         let replayer = StoreReplayer(path: path)
@@ -88,6 +103,25 @@ struct TUICommand: AsyncParsableCommand {
         await replayer.shutdown()
         print("\(LinkAddress.environmentVariable)=\(listener.link)")
         print(ListenOption.summary(listener.counts))
+        try result.get()
+    }
+
+    /// `--serve`: the server runs inside this process and records what it serves into the store the TUI shows.
+    private func runServing(_ source: String, filter: TraceFilter?, keymap: Keymap,
+                            contract: ContractChecks?, messageTypes: ProtobufDescriptorSet?) async throws {
+        let (store, path) = try StoreAccess.openForWriting(listenStore ?? store)
+        let serving = try await ServingTUI.start(source, filter: serveFilter, flags: self.serving, store: store, storePath: path)
+        // Printed before the screen takes over and again after it, as `loupe serve` prints it.
+        StandardStreams.error(serving.status.summary + "\n")
+        let replayer = StoreReplayer(path: path)
+        let app = TUIApp(store: store, storeName: path, replayer: replayer, filter: filter, keymap: keymap,
+                         history: FilePromptHistory(), contract: contract, messageTypes: messageTypes)
+        serving.attach(to: app)
+        let result = await Result(catching: { try await TUIRunner.run(app, mouse: !noMouse) })
+        await serving.stop()
+        await replayer.shutdown()
+        print(serving.status.summary)
+        print(serving.stoppedLine)
         try result.get()
     }
 
