@@ -161,3 +161,44 @@ struct SearchIndexTailTests {
         #expect(try writer.unindexedCount() == 4)  // not a full batch: it waits for the writer to turn idle
     }
 }
+
+extension SearchIndexTailTests {
+    @Test("a v12 store (indexed by triggers): a viewer reads it as all indexed; a writer's v13 keeps those rows indexed and marks them")
+    func upgradeFromV12() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.file("v12.sqlite")
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try queue.writeWithoutTransaction { try $0.execute(sql: "PRAGMA journal_mode = WAL") }
+            try SQLiteSchema.migrator.migrate(queue, upTo: "v12")
+            try queue.write { db in
+                var inserter = try ExchangeInserter(db, storedAt: Date())
+                try inserter.insert(contentsOf: Self.bodies(4, "oldword"))
+                try inserter.finish()
+            }
+            try queue.close()
+        }
+        let viewer = try SQLiteTraceStore(path: path, readOnly: true)
+        #expect(viewer.hasSearchIndex)
+        #expect(try viewer.unindexedCount() == 0)  // no end mark: v12's triggers indexed every row
+        #expect(try Self.count(viewer, "~bs oldword2") == 1)
+        try viewer.close()
+
+        let writer = try SearchIndexTests.writer(path)
+        defer { try? writer.close() }
+        #expect(try writer.pool.read { try Int.fetchOne($0, sql: "PRAGMA user_version") } == 13)
+        #expect(try writer.pool.read { try SearchIndex.endMark(in: $0) } == 4)
+        #expect(try writer.unindexedCount() == 0)
+        #expect(try Self.entries(writer, "oldword") == 3)
+        try writer.write(Self.bodies(2, "newword"))
+        #expect(try writer.unindexedCount() == 2)
+        #expect(try Self.count(writer, "~bs newword0") == 1)
+        // An indexed row deleted leaves the index at once (the v13 trigger); the waiting rows are indexed later.
+        try writer.pool.write { try $0.execute(sql: "DELETE FROM exchange WHERE sequence = 1") }
+        #expect(try Self.entries(writer, "oldword") == 2)
+        try writer.searchIndexer?.indexAll()
+        #expect(try writer.unindexedCount() == 0)
+        #expect(try Self.entries(writer, "newword") == 1)
+    }
+}
