@@ -58,14 +58,14 @@ func blocking<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
 }
 
 let arguments = CommandLine.arguments.dropFirst()
-// `grpc-profile unindexed-store PATH`: a new store at PATH without the search index's triggers, for
-// `recorded-sqlite-unindexed` (grpc-callgrind.sh makes it before counting).
+// `grpc-profile unindexed-store PATH`: a new store at PATH whose search index never indexes a row (its end mark
+// raised past any sequence), for `recorded-sqlite-unindexed` (grpc-callgrind.sh makes it before counting).
 if arguments.first == "unindexed-store", let path = arguments.dropFirst().first {
     do {
         try SQLiteTraceStore(path: path).close()
         let shell = Process()
         shell.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        shell.arguments = [path, "DROP TRIGGER search_add; DROP TRIGGER search_remove; DROP TRIGGER search_change;"]
+        shell.arguments = [path, "UPDATE store_setting SET value = 9223372036854775807 WHERE key = 'search_end';"]
         try shell.run()
         shell.waitUntilExit()
         exit(shell.terminationStatus)
@@ -87,6 +87,7 @@ let failures = blocking { () async -> Int in
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         var recorder: NetworkTraceInspector?
+        var store: SQLiteTraceStore?
         let path = folder.appendingPathComponent("t.sqlite").path
         if shape == "recorded-sqlite-unindexed" {
             // The same store without the search index's triggers: what the index costs the write of each call. The
@@ -96,7 +97,8 @@ let failures = blocking { () async -> Int in
             try FileManager.default.copyItem(atPath: template, toPath: path)
         }
         if shape != "bare" {
-            recorder = NetworkTraceInspector(store: try SQLiteTraceStore(path: path))
+            store = try SQLiteTraceStore(path: path)
+            recorder = store.map { NetworkTraceInspector(store: $0) }
         }
         let server = GRPCServer(
             transport: .http2NIOPosix(address: .ipv4(host: "127.0.0.1", port: 0), transportSecurity: .plaintext),
@@ -121,6 +123,8 @@ let failures = blocking { () async -> Int in
                 return failed
             }
             await recorder?.shutdown()
+            // Closing indexes the rows still waiting: the index's whole cost is counted.
+            try store?.close()
             server.beginGracefulShutdown()
             try await group.waitForAll()
             return failed

@@ -42,11 +42,14 @@ package enum IngestLoops {
     /// Creates a store at `path` and drops the named secondary indexes of `exchange`, `attempt` and `event`
     /// (`["all"]`: every one made by `CREATE INDEX`; the `UNIQUE` id index stays), to measure what maintaining them
     /// costs both loops.
-    package static func createStore(at path: String, dropping indexes: [String]) throws {
+    /// With `unindexed`, the store's search index never indexes a row (its end mark is raised past any sequence).
+    package static func createStore(at path: String, dropping indexes: [String], unindexed: Bool = false) throws {
         try SQLiteTraceStore.createIfMissing(path: path)
-        guard !indexes.isEmpty else { return }
+        guard !indexes.isEmpty || unindexed else { return }
         let queue = try DatabaseQueue(path: path)
         try queue.write { db in
+            if unindexed { try db.execute(sql: "UPDATE store_setting SET value = \(Int64.max) WHERE key = 'search_end'") }
+            guard !indexes.isEmpty else { return }
             let names = indexes == ["all"] ? try String.fetchAll(db, sql: """
                 SELECT name FROM sqlite_master
                 WHERE type = 'index' AND tbl_name IN ('exchange', 'attempt', 'event') AND sql IS NOT NULL

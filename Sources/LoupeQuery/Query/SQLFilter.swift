@@ -171,16 +171,15 @@ struct SQLFilter {
     }
 
     /// `exact`, asked only of the rows the search index gives as candidates for `pattern`'s trigrams in `tables`
-    /// (and of the rows the index does not cover), when the store has the index and the pattern requires trigrams;
-    /// otherwise `exact` alone, over every row. The candidates are one `IN` list, so SQLite reads them by rowid
+    /// (and of the rows the index does not cover: below its start mark, or written and not indexed yet), when the
+    /// store has the index and the pattern requires trigrams; otherwise `exact` alone, over every row. The candidates are one `IN` list, so SQLite reads them by rowid
     /// rather than testing every row.
     private mutating func candidates(_ pattern: TextPattern, _ tables: [SearchIndex.Table], _ exact: String) -> String {
         guard indexed, let query = SearchIndex.query(pattern.indexTrigrams) else { return exact }
         let matches = tables.map { table in
             bind("SELECT rowid FROM \(table.rawValue) WHERE \(table.rawValue) MATCH ?", query)
         }
-        let uncovered = "SELECT sequence FROM search_capped UNION ALL SELECT sequence FROM exchange WHERE sequence <= "
-            + "IFNULL((SELECT value FROM store_setting WHERE key = '\(SearchIndex.startKey)'), 0)"
+        let uncovered = "SELECT sequence FROM search_capped UNION ALL \(SearchIndex.uncoveredSequences)"
         return "(exchange.sequence IN (\((matches + [uncovered]).joined(separator: " UNION ALL "))) AND \(exact))"
     }
 
@@ -189,8 +188,7 @@ struct SQLFilter {
     private mutating func messageCandidates(_ pattern: TextPattern, _ exact: String) -> String {
         guard indexed, let query = SearchIndex.query(pattern.indexTrigrams) else { return exact }
         let matches = bind("SELECT exchange_sequence FROM message WHERE rowid IN (SELECT rowid FROM search_messages WHERE search_messages MATCH ?)", query)
-        let uncovered = "SELECT sequence FROM search_message_capped UNION ALL SELECT sequence FROM exchange WHERE sequence <= "
-            + "IFNULL((SELECT value FROM store_setting WHERE key = '\(SearchIndex.startKey)'), 0)"
+        let uncovered = "SELECT sequence FROM search_message_capped UNION ALL \(SearchIndex.uncoveredSequences)"
         return "(exchange.sequence IN (\(matches) UNION ALL \(uncovered)) AND \(exact))"
     }
 

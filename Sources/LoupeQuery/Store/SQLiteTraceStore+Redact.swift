@@ -50,6 +50,12 @@ extension SQLiteTraceStore {
                     }
                     return .commit
                 }
+                // The rows still waiting for the search index are indexed now, as rewritten, rather than when the
+                // store closes: that would write to the log after the checkpoint below has emptied it.
+                try db.inTransaction {
+                    while try !SearchIndex.indexNewer(in: db, rowLimit: 1_000, byteLimit: .max).caughtUp {}
+                    return .commit
+                }
                 guard result.changed > 0 else {
                     result.isComplete = try Self.checkpoint(db)
                     return result

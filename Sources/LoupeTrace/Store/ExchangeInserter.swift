@@ -293,6 +293,7 @@ extension SQLiteTraceStore {
         } catch let error as DatabaseError {
             throw Self.storeError(error, path: path)
         }
+        searchIndexer?.rowsWritten(written)
         // One transaction, whatever its size: pruned by count after it, as before.
         if autoPruner?.isDue(afterWriting: written, bytes: 0) == true { autoPrune() }
         return WriteCount(written: written, replaced: replaced)

@@ -8,9 +8,9 @@ import GRDB
 /// use `datetime(started_at, 'unixepoch')`; ids are upper-case UUID text; header lists and attributes are JSON.
 enum SQLiteSchema {
     /// The newest schema this code knows.
-    static let version = 12
+    static let version = 13
     /// The migrations this code knows; a store that ran any other was migrated by a newer Loupe.
-    static let knownMigrations: Set<String> = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12"]
+    static let knownMigrations: Set<String> = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13"]
 
     /// The migrations, with the defaults recorded as the bounds of a store migrated to v4.
     static var migrator: DatabaseMigrator { migrator(seeding: .default) }
@@ -54,6 +54,9 @@ enum SQLiteSchema {
         }
         migrator.registerMigration("v12") { db in
             try db.execute(sql: SearchIndex.v12)
+        }
+        migrator.registerMigration("v13") { db in
+            try db.execute(sql: SearchIndex.v13)
         }
         return migrator
     }

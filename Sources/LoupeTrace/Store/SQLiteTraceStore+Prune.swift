@@ -36,6 +36,9 @@ extension SQLiteTraceStore {
     @discardableResult
     public func vacuum() throws -> Int {
         try guarded {
+            // Rows waiting for the search index are indexed first: closing would otherwise write them to the log
+            // after the checkpoint below has emptied it.
+            try searchIndexer?.indexAll()
             try pool.writeWithoutTransaction { db in
                 // A pruned row leaves a delete marker in the search index until FTS5 merges its segments; merged
                 // now, the pages the markers held are free for VACUUM to return.

@@ -48,6 +48,8 @@ public final class SQLiteTraceStore: TraceStoreWriting {
     /// Whether the file had the search index (``SearchIndex``, schema v11) when opened: filters then read its
     /// candidates. A viewer of an older store scans, even should a writer upgrade the file meanwhile.
     public let hasSearchIndex: Bool
+    /// Indexes the rows this writer writes, off its write transactions (writable stores only).
+    let searchIndexer: SearchIndexer?
 
     /// Opens the store at `path`. A writable open creates the store (and its folders) when nothing is there, and
     /// upgrades an older Loupe store; a read-only open requires an existing store and never writes.
@@ -64,8 +66,10 @@ public final class SQLiteTraceStore: TraceStoreWriting {
                       openSharedReader: { try DatabasePool(path: $0, configuration: $1) })
     }
 
-    /// The designated initializer; tests replace `openSharedReader` to take the snapshot path.
+    /// The designated initializer; tests replace `openSharedReader` to take the snapshot path, and `indexing` to
+    /// decide when the rows written are indexed.
     init(path: String, readOnly: Bool, bounds: TraceStoreBounds?, pruneEvery: Int, now: @escaping @Sendable () -> Date,
+         indexing: SearchIndexPolicy = SearchIndexPolicy(),
          openSharedReader: (String, Configuration) throws -> any DatabaseWriter) throws {
         self.path = path
         self.isReadOnly = readOnly
@@ -85,6 +89,9 @@ public final class SQLiteTraceStore: TraceStoreWriting {
         // A writer asks on its own connection: opening one of the pool's readers here left the `-wal` file behind
         // after `close()` (ReadOnlyStoreTests' snapshots then refused the store).
         hasSearchIndex = (try? readOnly ? pool.read(SearchIndex.exists) : pool.writeWithoutTransaction(SearchIndex.exists)) ?? false
+        // Rows another writer left above the mark (it ended without closing) are indexed as this one's are.
+        searchIndexer = readOnly || !hasSearchIndex ? nil : SearchIndexer(
+            pool: pool, policy: indexing, waiting: (try? pool.writeWithoutTransaction(SearchIndex.newerCount)) ?? 0)
         openFile = OpenStoreFiles.retain(path)
         autoPrune()
     }
@@ -93,9 +100,10 @@ public final class SQLiteTraceStore: TraceStoreWriting {
         OpenStoreFiles.release(openFile)
     }
 
-    /// Closes the database connections once the reads and writes under way have finished; later reads and writes
-    /// throw, and closing again does nothing.
+    /// Indexes the rows written and not yet in the search index, then closes the database connections once the
+    /// reads and writes under way have finished; later reads and writes throw, and closing again does nothing.
     public func close() throws {
+        searchIndexer?.close()
         try guarded { try pool.close() }
     }
 
@@ -111,6 +119,7 @@ public final class SQLiteTraceStore: TraceStoreWriting {
                 try inserter.finish()
             }
         }
+        searchIndexer?.rowsWritten(exchanges.count)
         if let autoPruner {
             let bytes = autoPruner.countsBytes ? exchanges.reduce(0) { $0 + $1.storedByteCount } : 0
             if autoPruner.isDue(afterWriting: exchanges.count, bytes: bytes) { autoPrune() }

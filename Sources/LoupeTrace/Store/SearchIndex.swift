@@ -14,12 +14,28 @@ import GRDB
 ///
 /// Rows at or below `store_setting.search_start` are not indexed (a store upgraded from v10 keeps its rows as they
 /// were; `loupe index` indexes them, newest first, lowering the mark as it goes); filters scan those.
+///
+/// Since schema v13 rows are not indexed as they are written either: rows above `store_setting.search_end` wait,
+/// and the writer indexes them in batches off its write transaction (``indexNewer(in:rowLimit:byteLimit:)``, when
+/// ``SearchIndexPolicy`` says so, and when the store closes), raising the mark. Filters scan those rows too, so no
+/// answer depends on how far indexing has got. Deletes and rewrites of indexed rows still go through triggers: they
+/// are rare (pruning, `loupe redact`, an id written again) and must take the old text out of the index at once.
 package enum SearchIndex {
     /// The bytes of each body the index reads; a longer body's row is a candidate for every body search.
     package static let bodyCap = 65_536
 
     /// The `store_setting` key below which (inclusive) rows are not indexed.
     package static let startKey = "search_start"
+
+    /// The `store_setting` key above which rows are not indexed yet (schema v13): the newest row indexed.
+    package static let endKey = "search_end"
+
+    /// The rows the index does not cover, as SQL over `exchange.sequence`: those at or below the start mark, and
+    /// those above the end mark. A store without the end mark (v12, read by a viewer) indexed every row as it was
+    /// written.
+    package static let uncoveredSequences = "SELECT sequence FROM exchange WHERE sequence <= "
+        + "IFNULL((SELECT value FROM store_setting WHERE key = '\(startKey)'), 0) UNION ALL SELECT sequence FROM exchange "
+        + "WHERE sequence > IFNULL((SELECT value FROM store_setting WHERE key = '\(endKey)'), \(Int64.max))"
 
     /// The tables, whose names filters read.
     package enum Table: String, CaseIterable, Sendable {
@@ -131,6 +147,13 @@ package enum SearchIndex {
         "\(row).sequence > IFNULL((SELECT value FROM store_setting WHERE key = '\(startKey)'), 0)"
     }
 
+    /// Whether the index holds the row (schema v13): between the marks. A row above the end mark is not in it yet,
+    /// and taking it out would corrupt a contentless table.
+    private static func indexed(_ row: String, sequence: String = "sequence") -> String {
+        "\(row).\(sequence) > IFNULL((SELECT value FROM store_setting WHERE key = '\(startKey)'), 0) AND "
+            + "\(row).\(sequence) <= IFNULL((SELECT value FROM store_setting WHERE key = '\(endKey)'), 0)"
+    }
+
     /// Schema v11: the tables, the mark (every row already in the store is below it) and the triggers.
     static var v11: String {
         let tables = Table.v11.map {
@@ -178,6 +201,38 @@ package enum SearchIndex {
             """
     }
 
+    /// Schema v13: no row is indexed in the transaction that writes it. The insert triggers go; the delete and
+    /// update triggers stay for the rows the index holds (between the marks); `search_end` marks the newest row
+    /// indexed, every row so far (v12's triggers indexed each as it was written).
+    static var v13: String {
+        let tables = Table.allCases
+        return """
+            DROP TRIGGER search_add;
+            DROP TRIGGER search_remove;
+            DROP TRIGGER search_change;
+            DROP TRIGGER search_message_add;
+            DROP TRIGGER search_message_remove;
+            DROP TRIGGER search_message_change;
+            CREATE TRIGGER search_remove AFTER DELETE ON exchange WHEN \(indexed("old")) BEGIN
+            \(remove("old", tables))
+            END;
+            CREATE TRIGGER search_change AFTER UPDATE OF url, request_headers, response_headers, request_body, response_body, error
+                ON exchange WHEN \(indexed("old")) BEGIN
+            \(remove("old", tables))
+            \(add("new", tables))
+            END;
+            CREATE TRIGGER search_message_remove AFTER DELETE ON message WHEN \(indexed("old", sequence: "exchange_sequence")) BEGIN
+            \(removeMessage("old"))
+            END;
+            CREATE TRIGGER search_message_change AFTER UPDATE OF payload ON message WHEN \(indexed("old", sequence: "exchange_sequence")) BEGIN
+            \(removeMessage("old"))
+            \(addMessage("new"))
+            END;
+            INSERT OR REPLACE INTO store_setting (key, value) VALUES ('\(endKey)', (SELECT IFNULL(MAX(sequence), 0) FROM exchange));
+            PRAGMA user_version = 13;
+            """
+    }
+
     /// Indexes the messages of the exchanges `condition` (over `message`) picks.
     private static func indexMessages(where condition: String) -> String {
         """
@@ -193,11 +248,52 @@ package enum SearchIndex {
         try db.tableExists("search_messages")
     }
 
-    /// The rows not yet indexed: those at or below the mark.
+    /// The rows not yet indexed: those at or below the start mark, and those above the end mark.
     package static func unindexedCount(in db: Database) throws -> Int {
-        try Int.fetchOne(db, sql: """
-            SELECT COUNT(*) FROM exchange WHERE sequence <= IFNULL((SELECT value FROM store_setting WHERE key = ?), 0)
-            """, arguments: [startKey]) ?? 0
+        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (\(uncoveredSequences))") ?? 0
+    }
+
+    /// The rows written and not indexed yet: those above the end mark (0 on a store without one).
+    package static func newerCount(in db: Database) throws -> Int {
+        guard let end = try endMark(in: db) else { return 0 }
+        return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM exchange WHERE sequence > ?", arguments: [end]) ?? 0
+    }
+
+    /// The end mark, or `nil` on a store from before v13.
+    static func endMark(in db: Database) throws -> Int64? {
+        try Int64.fetchOne(db, sql: "SELECT value FROM store_setting WHERE key = ?", arguments: [endKey])
+    }
+
+    /// Indexes the oldest rows above the end mark, at most `rowLimit` of them and (past the first) at most about
+    /// `byteLimit` stored bytes, so that one run holds the write lock briefly whatever the bodies; raises the mark
+    /// over them, in the caller's transaction. One statement per table for the lot: FTS5 then writes one segment
+    /// per run rather than per row. Returns how many rows it indexed, and whether it reached the newest row.
+    package static func indexNewer(in db: Database, rowLimit: Int, byteLimit: Int) throws -> (rows: Int, caughtUp: Bool) {
+        guard let end = try endMark(in: db) else { return (0, true) }
+        // The storage index holds sequence and size: the batch is chosen without reading a row.
+        let sizes = try Row.fetchCursor(db, sql: """
+            SELECT sequence, stored_bytes FROM exchange INDEXED BY exchange_storage WHERE sequence > ? ORDER BY sequence LIMIT ?
+            """, arguments: [end, max(1, rowLimit) + 1])
+        var (last, rows, bytes, more) = (end, 0, 0, false)
+        while let row = try sizes.next() {
+            let sequence: Int64 = row[0]
+            let size = max(0, (row[1] as Int?) ?? 0)
+            if rows == max(1, rowLimit) || (rows > 0 && bytes + size > byteLimit) {
+                more = true
+                break
+            }
+            (last, rows, bytes) = (sequence, rows + 1, bytes + size)
+        }
+        guard rows > 0 else { return (0, true) }
+        let range = "FROM exchange WHERE sequence > \(end) AND sequence <= \(last)"
+        for table in Table.allCases {
+            let some = table == .error ? " AND error IS NOT NULL" : ""
+            try db.execute(sql: "INSERT INTO \(table.rawValue)(rowid, text) SELECT sequence, \(table.text("exchange")) \(range)\(some)")
+        }
+        try db.execute(sql: "INSERT INTO search_capped(sequence) SELECT sequence \(range) AND (\(partial("exchange", Table.allCases)))")
+        try db.execute(sql: indexMessages(where: "exchange_sequence > \(end) AND exchange_sequence <= \(last)"))
+        try db.execute(sql: "UPDATE store_setting SET value = ? WHERE key = ?", arguments: [last, endKey])
+        return (rows, !more)
     }
 
     /// Indexes up to `limit` of the newest rows not yet indexed and lowers the mark below them, in the caller's
@@ -239,7 +335,8 @@ extension SQLiteTraceStore {
         public var remaining: Int
     }
 
-    /// Indexes the rows the search index does not cover yet (a store upgraded from an older Loupe), newest first,
+    /// Indexes the rows the search index does not cover yet (those a writer left waiting, then those of a store
+    /// upgraded from an older Loupe, newest first),
     /// `batch` rows to a transaction so the recorder and viewers are never held for long, calling `progress` after
     /// each; returns how many rows it indexed. Writable stores only (the index lives in the file).
     @discardableResult
@@ -249,7 +346,10 @@ extension SQLiteTraceStore {
         while true {
             let (done, remaining) = try guarded {
                 try pool.write { db in
-                    let done = try SearchIndex.indexOlder(in: db, limit: batch)
+                    // The rows written and waiting first (a writer that ended without closing left them), then the
+                    // older ones.
+                    var done = try SearchIndex.indexNewer(in: db, rowLimit: batch, byteLimit: SearchIndexer.byteLimit).rows
+                    if done == 0 { done = try SearchIndex.indexOlder(in: db, limit: batch) }
                     return (done, done == 0 ? 0 : try SearchIndex.unindexedCount(in: db))
                 }
             }

@@ -33,6 +33,13 @@ public enum SyntheticStore {
     /// the store's largest sequence, so appending twice gives the same rows as creating with both counts.
     public static func append(to path: String, count: Int, seed: Int = 2024) throws {
         guard count > 0 else { return }
+        try insert(into: path, count: count, seed: seed)
+        // The rows are above the search index's mark, as a writer's are until it indexes them: index them now, as
+        // a store's writer does when it closes.
+        try SQLiteTraceStore(path: path, bounds: nil).close()
+    }
+
+    private static func insert(into path: String, count: Int, seed: Int) throws {
         let queue = try DatabaseQueue(path: path)
         defer { try? queue.close() }
         try queue.write { db in

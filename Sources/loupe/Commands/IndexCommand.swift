@@ -7,9 +7,10 @@ struct IndexCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "index", abstract: "Index a store's older exchanges for fast ~b, ~h, ~u, ~bq and ~bs filters.",
         discussion: """
-            A store written by this Loupe indexes every exchange as it records it. A store from an older Loupe gets \
-            the index's tables when a command records into it, but its earlier exchanges are indexed only by this \
-            command (viewers never write, so opening a store never does it). Exchanges are indexed newest first, \
+            A store written by this Loupe indexes the exchanges it records in batches, a few seconds behind, and when \
+            it closes; this command also indexes those a writer that ended without closing left. A store from an older \
+            Loupe gets the index's tables when a command records into it, but its earlier exchanges are indexed only \
+            by this command (viewers never write, so opening a store never does it). Exchanges are indexed newest first, \
             2,000 to a transaction, with progress on stderr; filters scan what is not indexed yet, so answers are \
             the same before, during and after. Interrupted, it resumes where it stopped.
             """)

@@ -77,7 +77,7 @@ struct SearchIndexTests {
         .map { $0 ?? "" }.array(of: 0...5).map { $0.joined() }
     static let patterns = Gen<String?>.element(of: regexPieces).map { $0 ?? "" }.array(of: 1...6).map { $0.joined() }
     static let kinds = Gen.int(in: 0...8)
-    static let corpus = zip(bodies.array(of: 2...10), texts.array(of: 2...10), Gen.int(in: 0...3), Gen.int(in: 0...7))
+    static let corpus = zip(bodies.array(of: 2...10), texts.array(of: 2...10), Gen.int(in: 0...5), Gen.int(in: 0...7))
 
     /// Exchanges from generated bodies and texts; with `big`, one response body and one stream message longer than
     /// the index's cap, whose tails only the scan can find. Every third exchange carries a stream of messages made
@@ -111,23 +111,37 @@ struct SearchIndexTests {
         }
     }
 
+    /// A writer that indexes what it wrote only when asked (``SearchIndexer/indexAll()``) or when it closes, so
+    /// that tests choose which rows wait above the mark.
+    static func writer(_ path: String) throws -> SQLiteTraceStore {
+        try SQLiteTraceStore(path: path, readOnly: false, bounds: nil, pruneEvery: 10_000, now: Date.init, indexing: .onClose,
+                             openSharedReader: { try DatabasePool(path: $0, configuration: $1) })
+    }
+
     /// A store holding `exchanges`, its older half written as a store from before the index would hold them (the
-    /// index emptied and its mark raised over them), so both the triggers and the scan of uncovered rows are tried.
+    /// index emptied and its mark raised over them), so both the index and the scan of uncovered rows are tried.
+    /// Stages 4 and 5 leave the newer half written and not indexed yet (above the end mark), as a writer has it
+    /// between its index runs; stage 5 has indexed the first two rows of that half, as a run stopped by its limit.
     static func store(_ exchanges: [TraceExchange], in folder: TemporaryFolder, stage: Int) throws -> SQLiteTraceStore {
-        let store = try SQLiteTraceStore(path: folder.file("s\(UUID().uuidString).sqlite"), bounds: nil)
+        let store = try writer(folder.file("s\(UUID().uuidString).sqlite"))
         let half = exchanges.count / 2
         try store.write(Array(exchanges[..<half]))
-        if stage > 0 { try forgetIndex(store, through: nil) }
+        try store.searchIndexer?.indexAll()
+        if (1...3).contains(stage) { try forgetIndex(store, through: nil) }
         try store.write(Array(exchanges[half...]))
-        // An exchange written again replaces its row; the oldest row pruned: the triggers take both out of the index.
+        if stage < 4 { try store.searchIndexer?.indexAll() }
+        if stage == 5 { _ = try store.pool.write { try SearchIndex.indexNewer(in: $0, rowLimit: 2, byteLimit: .max) } }
+        // An exchange written again replaces its row; the oldest row pruned: the triggers take both out of the index
+        // when it holds them, and leave it alone when it does not yet.
         try store.write([exchanges[exchanges.count - 1]])
+        if stage < 4 { try store.searchIndexer?.indexAll() }
         try store.pool.write { try $0.execute(sql: "DELETE FROM exchange WHERE sequence = (SELECT MIN(sequence) FROM exchange)") }
         if stage == 2 { _ = try store.pool.write { try SearchIndex.indexOlder(in: $0, limit: 2) } }
         if stage == 3 { try store.buildSearchIndex(batch: 1) }
         return store
     }
 
-    /// Empties the index and raises its mark over every row (or `through`), as an upgraded older store has it.
+    /// Empties the index and raises its start mark over every row (or `through`), as an upgraded older store has it.
     static func forgetIndex(_ store: SQLiteTraceStore, through: Int64?) throws {
         try store.pool.write { db in
             for table in SearchIndex.Table.allCases.map(\.rawValue) + ["search_messages"] {
@@ -137,6 +151,8 @@ struct SearchIndexTests {
             try db.execute(sql: "DELETE FROM search_message_capped")
             let mark = try through ?? Int64.fetchOne(db, sql: "SELECT IFNULL(MAX(sequence), 0) FROM exchange") ?? 0
             try db.execute(sql: "UPDATE store_setting SET value = ? WHERE key = ?", arguments: [mark, SearchIndex.startKey])
+            // The start mark never passes the end mark: the rows between them are the ones the index holds.
+            try db.execute(sql: "UPDATE store_setting SET value = max(value, ?) WHERE key = ?", arguments: [mark, SearchIndex.endKey])
         }
     }
 
@@ -159,6 +175,7 @@ struct SearchIndexTests {
             defer { try? store.close() }
             #expect(store.hasSearchIndex)
             let stored = try store.exchanges(matching: nil, limit: 1_000)
+            if stage >= 4 { #expect(try store.pool.read(SearchIndex.newerCount) > 0) }
             for (kind, source) in terms {
                 // A literal drawn from the corpus itself too, so that most terms find something.
                 for candidate in [source, NSRegularExpression.escapedPattern(for: texts[kind % texts.count])] {
@@ -177,8 +194,9 @@ struct SearchIndexTests {
 
     static func simpleStore(_ folder: TemporaryFolder, count: Int = 6) throws -> (SQLiteTraceStore, [TraceExchange]) {
         let exchanges = Self.exchanges((0..<count).map { Data("body \($0) warehouse-\($0)".utf8) }, ["path"], big: false)
-        let store = try SQLiteTraceStore(path: folder.file("simple.sqlite"), bounds: nil)
+        let store = try writer(folder.file("simple.sqlite"))
         try store.write(exchanges)
+        try store.searchIndexer?.indexAll()
         return (store, exchanges)
     }
 
@@ -221,17 +239,18 @@ struct SearchIndexTests {
         try viewer.close()
         #expect(try FileSnapshot(path).bytes == before.bytes)
 
-        let writer = try SQLiteTraceStore(path: path, bounds: nil)
+        let writer = try Self.writer(path)
         defer { try? writer.close() }
         #expect(writer.hasSearchIndex)
         #expect(try writer.unindexedCount() == 5)
         try writer.write(Self.exchanges([Data("new needle9".utf8)], ["p"], big: false))
-        #expect(try writer.unindexedCount() == 5)
+        #expect(try writer.unindexedCount() == 6)  // the new row waits for the writer's next run
         // The old rows' response bodies (four of five: one has none) and the new one's.
         #expect(try writer.summaries(matching: TraceFilter.parse("~b needle"), limit: 10).count == 5)
         var seen: [SQLiteTraceStore.SearchIndexProgress] = []
-        #expect(try writer.buildSearchIndex(batch: 2) { seen.append($0) } == 5)
-        #expect(seen.map(\.remaining) == [3, 1, 0] && seen.last?.indexed == 5)
+        // `loupe index` takes the waiting row first, then the old ones.
+        #expect(try writer.buildSearchIndex(batch: 2) { seen.append($0) } == 6)
+        #expect(seen.map(\.remaining) == [5, 3, 1, 0] && seen.last?.indexed == 6)
         #expect(try writer.unindexedCount() == 0)
         #expect(try writer.buildSearchIndex() == 0)
         // The old rows' response bodies (four of five: one has none) and the new one's.
