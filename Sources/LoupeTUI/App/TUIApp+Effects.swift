@@ -60,6 +60,8 @@ extension TUIApp {
             rankCounter.count(request, store: environment.store, inbox: inbox)
         case .editRule, .editHeld:
             pendingRuleEdits.append(effect)
+        case .decideAgentRequest(let id, let approved, let what):
+            decideAgentRequest(id, approved: approved, what: what)
         }
     }
 
