@@ -199,8 +199,11 @@ let package = Package(
         .target(
             name: "LoupeTUI",
             dependencies: ["Loupe", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeBoard", "LoupeRules",
-                           "LoupeRulesFile", "LoupeConfig", "LoupeProtobuf", "LoupeContract"]
+                           "LoupeRulesFile", "LoupeConfig", "LoupeProtobuf", "LoupeContract", "LoupeApproval"]
         ),
+        // Agents' requests waiting for a person: files beside the store that `loupe mcp` writes and `loupe approve`
+        // and the TUI's screen 6 answer (issue 50). No dependencies.
+        .target(name: "LoupeApproval"),
         // WebSocket's protocol for `client.webSocket` on NIO: hummingbird-websocket's client (DECISIONS 123).
         .target(
             name: "LoupeWebSocket",
@@ -269,7 +272,7 @@ let package = Package(
             dependencies: [
                 "Loupe", "LoupeAsyncHTTPClient", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay",
                 "LoupeBoard", "LoupeTUI", "LoupeDemo", "LoupeLink", "LoupeConfig", "LoupeRules", "LoupeRulesFile", "LoupeWebSocket", "CNcurses", "CMalloc", "CStdio",
-                "LoupeOTLP", "LoupeServe", "LoupeContract", "LoupeCompare", "LoupeProtobuf",
+                "LoupeOTLP", "LoupeServe", "LoupeContract", "LoupeCompare", "LoupeProtobuf", "LoupeApproval",
                 // `loupe replay` and the TUI's `r` resend recorded unary gRPC calls through grpc-swift (issue 47).
                 "LoupeGRPC",
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
@@ -451,7 +454,7 @@ let package = Package(
         .testTarget(
             name: "LoupeTUITests",
             dependencies: ["Loupe", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeTUI", "LoupeRules", "LoupeBoard",
-                           "LoupeContract", "LoupeProtobuf"],
+                           "LoupeContract", "LoupeProtobuf", "LoupeApproval"],
             exclude: ["Screens"]  // whole-screen snapshots, read by path
         ),
         // Framing and state machines in-process; the listener and the app's side on 127.0.0.1.
@@ -481,6 +484,8 @@ let package = Package(
             dependencies: [
                 "loupe", "Loupe", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeTUI", "LoupeTesting",
                 "LoupeConfig", "LoupeRules", "LoupeRulesFile", "LoupeProtobuf", "LoupeTestSupport", "LoupeServe",
+
+                "LoupeConfig", "LoupeRules", "LoupeRulesFile", "LoupeProtobuf", "LoupeTestSupport", "LoupeApproval",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "PropertyBased", package: "swift-property-based"),

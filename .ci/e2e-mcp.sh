@@ -163,7 +163,7 @@ ask() {
   MCP_SERVER_FLAGS=--allow-actions timeout 120 "$py" "$here/mcp-client.py" "$loupe" "$astore" call replay_exchange '{"id":"#1"}' \
     >"$work/answer.json" 2>"$work/client-err.txt" & local client=$!
   for _ in $(seq 300); do tm capture-pane -p -t "$session" >"$work/pane.txt" 2>/dev/null; grep -q 'Approve?' "$work/pane.txt" && break; sleep 0.1; done
-  grep -q "agent (loupe mcp) asks to replay #1: GET http://127.0.0.1:$port/items (1 request)" "$work/pane.txt" \
+  grep -qF "agent \"mcp\" (loupe mcp) asks to replay #1: GET http://127.0.0.1:$port/items (1 request)" "$work/pane.txt" \
     || { cat "$work/pane.txt" "$work/client-err.txt"; fail "loupe approve shows method, target and count"; }
   tm send-keys -t "$session" "$1" Enter
   wait "$client" || { cat "$work/client-err.txt"; fail "the client failed after '$1'"; }
@@ -197,5 +197,38 @@ for _ in $(seq 100); do [ -f "$work/done" ] && break; sleep 0.1; done
 grep -q 'Refused by the person' "$work/answer.json" || { cat "$work/answer.json" "$work/client-err.txt"; fail "refused on the terminal"; }
 [ "$(count "$port" 'GET /items')" = 2 ] || fail "a replay refused on the terminal sent a request"
 ok "refused on the server's terminal: nothing sent"
+
+echo "-- the inspector's screen 6 approves and refuses"
+sock="$work/tmux-tui.sock"
+tm new-session -d -s "$session" -x 160 -y 30 "env TERM=xterm-256color XDG_STATE_HOME='$work/state' '$loupe' tui '$astore'"
+# tui_answer KEY: the SDK's client asks to replay #1; the person opens screen 6 of `loupe tui` and presses KEY there
+# (`r` refuses; `a` asks, and the question must name what will be sent before `y` approves it).
+tui_answer() {
+  MCP_SERVER_FLAGS=--allow-actions timeout 120 "$py" "$here/mcp-client.py" "$loupe" "$astore" call replay_exchange '{"id":"#1"}' \
+    >"$work/answer.json" 2>"$work/client-err.txt" & local client=$!
+  tm send-keys -t "$session" 6
+  for _ in $(seq 300); do tm capture-pane -p -t "$session" >"$work/pane.txt" 2>/dev/null; grep -q 'asks to replay #1' "$work/pane.txt" && break; sleep 0.1; done
+  grep -qF "agent \"mcp\" (loupe mcp) asks to replay #1: GET http://127.0.0.1:$port/items (1 request)" "$work/pane.txt" \
+    || { cat "$work/pane.txt" "$work/client-err.txt"; fail "screen 6 shows who asks, the method, target and count"; }
+  tm send-keys -t "$session" "$1"
+  if [ "$1" = a ]; then
+    for _ in $(seq 100); do tm capture-pane -p -t "$session" >"$work/pane.txt" 2>/dev/null; grep -q 'Approve?' "$work/pane.txt" && break; sleep 0.1; done
+    grep -qF "Approve? y/N · replay #1: GET http://127.0.0.1:$port/items (1 request)" "$work/pane.txt" \
+      || { cat "$work/pane.txt"; fail "the TUI's question names what will be sent"; }
+    tm send-keys -t "$session" y
+  fi
+  wait "$client" || { cat "$work/client-err.txt"; fail "the client failed after '$1' in the TUI"; }
+}
+tui_answer r
+grep -q 'Refused by the person' "$work/answer.json" || { cat "$work/answer.json" "$work/client-err.txt"; fail "refused in the TUI: the agent is told"; }
+[ "$(count "$port" 'GET /items')" = 2 ] || fail "a replay refused in the TUI sent a request"
+ok "refused on screen 6 of loupe tui: nothing sent (the counting server still saw 2 requests)"
+tui_answer a
+grep -q 'Approved and sent' "$work/answer.json" || { cat "$work/answer.json" "$work/client-err.txt"; fail "approved in the TUI: the agent is told"; }
+[ "$(count "$port" 'GET /items')" = 3 ] || fail "a replay approved in the TUI did not send exactly one request"
+for _ in $(seq 50); do tm capture-pane -p -t "$session" >"$work/pane.txt" 2>/dev/null; grep -q 'No agent requests waiting' "$work/pane.txt" && break; sleep 0.1; done
+grep -q 'No agent requests waiting' "$work/pane.txt" || { cat "$work/pane.txt"; fail "the approved request left screen 6"; }
+ok "approved on screen 6 of loupe tui after its question: exactly one request sent"
+tm kill-server 2>/dev/null || true
 
 echo "e2e-mcp: $passed checks passed"

@@ -1,5 +1,6 @@
 import Foundation
 import Loupe
+import LoupeApproval
 import LoupeQuery
 import LoupeTesting
 @testable import loupe
@@ -126,7 +127,7 @@ struct AgentToolsTests {
         #expect(acting.tools.contains(.replayExchange))
         let refused = Self.text(try await acting.call("replay_exchange", Self.arguments(##"{"id": "#1"}"##)))
         #expect(refused == "Refused by the person at the terminal; nothing was sent.")
-        #expect(person.asked.withLock { $0 } == [AgentRequest(origin: "agent (loupe mcp)",
+        #expect(person.asked.withLock { $0 } == [AgentRequest(origin: "agent (loupe mcp)", tool: "replay_exchange",
             summary: "replay #1: GET https://api.example.test/users/1 (1 request)", detail: [])])
         #expect(try store.count() == 3)
     }
@@ -167,7 +168,7 @@ struct AgentToolsTests {
         let queue = AgentQueue(storePath: folder + "/traces.sqlite")
         let clock = ManualClock()
         let approver = QueueApprover(queue: queue, patience: .seconds(2), poll: .milliseconds(500), clock: clock, log: { _ in })
-        let request = AgentRequest(origin: "agent (loupe mcp)", summary: "replay #1: GET https://x/ (1 request)", detail: [])
+        let request = AgentRequest(origin: "agent (loupe mcp)", tool: "replay_exchange", summary: "replay #1: GET https://x/ (1 request)", detail: [])
 
         let approved = Task { await approver.approve(request) }
         while queue.pending().isEmpty { await Task.yield() }

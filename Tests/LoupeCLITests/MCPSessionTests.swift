@@ -1,5 +1,6 @@
 import Foundation
 @testable import loupe
+import LoupeApproval
 import LoupeQuery
 import LoupeTrace
 import Synchronization

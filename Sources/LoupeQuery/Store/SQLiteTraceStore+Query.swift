@@ -9,15 +9,37 @@ extension SQLiteTraceStore {
         return try guarded {
             try pool.read { db in
                 try condition.withFunction(in: db) {
+                    let columns = summaryColumns(in: db)
+                    let arguments = condition.arguments + [max(0, limit)]
+                    // The newest rows first: when they hold `limit` matches, those are the answer.
+                    let newest = try Row.fetchAll(db, sql: Self.newestMatchesSQL(columns: columns, condition: condition.sql),
+                                                  arguments: arguments)
+                    guard newest.count < limit else { return newest.reversed().map(RowReader.summary) }
                     let sql = """
-                        SELECT \(summaryColumns(in: db)) FROM exchange WHERE \(condition.sql)
+                        SELECT \(columns) FROM exchange WHERE \(condition.sql)
                         ORDER BY sequence DESC LIMIT ?
                         """
-                    return try Row.fetchAll(db, sql: sql, arguments: condition.arguments + [max(0, limit)])
+                    return try Row.fetchAll(db, sql: sql, arguments: arguments)
                         .reversed().map(RowReader.summary)
                 }
             }
         }
+    }
+
+    /// How many of the newest exchanges ``newestMatchesSQL(columns:condition:)`` looks through.
+    package static let newestWindow = 20_000
+
+    /// The newest matches among the newest ``newestWindow`` exchanges, walked newest first on the primary key
+    /// (`NOT INDEXED`). Without statistics SQLite reads a filter on an indexed column (`~c 5xx`) through that
+    /// column's index and sorts every match to return the last few; walking the newest rows stops at the limit
+    /// instead. A filter that matches fewer than the limit there is a rare one, which the column's index then
+    /// answers quickly: ``summaries(matching:limit:)`` falls back to the planner's own query.
+    package static func newestMatchesSQL(columns: String, condition: String) -> String {
+        """
+        SELECT \(columns) FROM exchange NOT INDEXED
+        WHERE sequence > (SELECT IFNULL(MAX(sequence), 0) FROM exchange) - \(newestWindow) AND (\(condition))
+        ORDER BY sequence DESC LIMIT ?
+        """
     }
 
     public func exchanges(matching filter: TraceFilter?, limit: Int) throws -> [TraceExchange] {

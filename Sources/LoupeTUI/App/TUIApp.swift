@@ -1,4 +1,5 @@
 import Foundation
+import LoupeApproval
 import LoupeProtobuf
 import LoupeQuery
 import LoupeTrace
@@ -79,12 +80,13 @@ public final class TUIApp {
                  now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now },
                  editor: ExternalEditor = .system(), wallClock: @escaping @Sendable () -> Date = { Date() },
                  rules: (any RulesControl)? = nil, openStreams: (@Sendable () -> [OpenStream])? = nil,
-                 contract: ContractChecks? = nil, messageTypes: ProtobufDescriptorSet? = nil) {
+                 contract: ContractChecks? = nil, messageTypes: ProtobufDescriptorSet? = nil, agents: AgentQueue? = nil) {
         self.editor = editor
         var environment = TUIEnvironment(store: store, history: history)
         environment.messageTypes = messageTypes
         environment.wallClock = wallClock
         environment.rules = rules
+        environment.agents = agents
         // The streams this process's recorder has open (`loupe demo`): live rows under the exchanges list, their
         // duration and message counts redrawn on every poll while any is open.
         environment.openStreams = openStreams
@@ -164,14 +166,15 @@ public final class TUIApp {
         var replayKeyPressed = false
         while let pressed = key, !hasQuit {
             let phase = state.replay
+            let asked = state.agentQuestion != nil
             switch pressed {
             case .resize: apply(.resized(terminal.size))
             case .mouse(let event): click(event)
             default: handle(pressed)
             }
             handled += 1
-            if state.replay != phase, state.replay != .idle {
-                // This key started a replay or opened its confirmation: keys typed before the user could see that
+            if state.replay != phase && state.replay != .idle || !asked && state.agentQuestion != nil {
+                // This key started a replay or opened its (or an agent request's) question: keys typed before the user could see that
                 // (the rest of a paste) must not answer the prompt or fire more replays.
                 replayKeyPressed = true
                 discardTypeahead(on: terminal)

@@ -17,6 +17,8 @@ package enum Command: String, Hashable, Sendable, CaseIterable {
     // Rules (screen 5) and rules made from an exchange.
     case rules, toggleRule, deleteRule, editRule, continueHeld, abortHeld, continueAll, newRule
     case link
+    // Agents' requests (screen 6): each held until a person approves or refuses it here.
+    case agents, approveAction, refuseAction
     // Text input, in prompts.
     case submit, cancel, complete, historyPrevious, historyNext
     case cursorLeft, cursorRight, cursorStart, cursorEnd

@@ -57,6 +57,9 @@ enum CommandInfo {
         .continueHeld: "Let the selected held request go on",
         .abortHeld: "Abort the selected held request (the app gets a ClientError aborted by the viewer)",
         .continueAll: "Let every held request go on",
+        .agents: "Agents' requests waiting for a person (loupe mcp --allow-actions): who asks, the tool, and exactly what it would send",
+        .approveAction: "Approve the selected agent request: the question shows what it will send; {confirm-replay} approves, any other key leaves it waiting",
+        .refuseAction: "Refuse the selected agent request: nothing is sent or written, and the agent is told so",
         .newRule: "A rule from the selected exchange, on requests like it (its operation): mock (with its response), fault STATUS, or breakpoint",
         .submit: "Apply the prompt",
         .cancel: "Close the prompt without applying",
@@ -72,7 +75,7 @@ enum CommandInfo {
         .deleteToStart: "Delete to the start of the line",
         .deleteToEnd: "Delete to the end of the line",
         .deleteWord: "Delete the word before the cursor",
-        .confirmReplay: "Send what the replay's question names; any other key cancels and sends nothing",
+        .confirmReplay: "Send what the replay's question names (or approve the agent request it names); any other key cancels and sends nothing",
     ]
 
     static let argument: [Command: CommandArgument] = [

@@ -18,6 +18,8 @@ package enum KeyContext: String, Hashable, Sendable, CaseIterable {
     case metrics
     /// Rules and held requests of linked apps (`5`).
     case rules
+    /// Agents' requests waiting for a person (`6`, from `loupe mcp --allow-actions`).
+    case agents
     /// A text prompt (filter, search, `:`); printable keys type text there, so none may be bound in it.
     case prompt
     /// A replay's question (`Replay? y/N`): its key sends, and any other key cancels.

@@ -13,9 +13,10 @@ package enum KeyReference {
         (.circuitHistory, "A breaker key's transitions (Enter on the board)"),
         (.metrics, "The metrics (`4`)"),
         (.rules, "Rules and held requests (`5`, with `loupe tui --listen`)"),
+        (.agents, "Agents' requests (`6`, from `loupe mcp --allow-actions`)"),
         (.help, "The help (`?`)"),
         (.prompt, "Prompts (`f` filter, `/` search, `:` command)"),
-        (.confirm, "A replay's question (`r`, `R`, `e`)"),
+        (.confirm, "A replay's question (`r`, `R`, `e`), or an agent request's (`a` on screen 6)"),
     ]
 
     /// The whole reference as Markdown.

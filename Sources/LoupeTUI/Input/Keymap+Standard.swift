@@ -4,7 +4,7 @@ extension Keymap {
     ///
     /// The default keys: mitmproxy's console letters (`f` `o` `v` `m` `M` `U` `x` `r` `:` `F`), vi movement plus
     /// arrows, readline editing in prompts. `2` is the timeline, `3` the circuits board, `4` the metrics, `5` the
-    /// rules and held requests.
+    /// rules and held requests, `6` agents' requests.
     package static let standard = Keymap(bindings: [
         // Movement, on every screen that scrolls.
         KeyBinding([.up, "k"], .moveUp, "up", in: [.exchanges, .timeline, .detail, .diff, .help, .circuits, .circuitHistory, .metrics, .rules]),
@@ -108,6 +108,27 @@ extension Keymap {
         KeyBinding([.ctrl("w")], .deleteWord, "delete word", in: [.prompt]),
         // A replay's question.
         KeyBinding(["y", "Y"], .confirmReplay, "send", in: [.confirm]),
+<<<<<<< HEAD
         KeyBinding(["Z"], .resetScenarios, "reset scenarios", in: [.exchanges, .timeline, .detail, .diff, .circuits, .circuitHistory, .metrics, .rules]),
+=======
+        // Agents' requests (screen 6).
+        KeyBinding([.up, "k"], .moveUp, "up", in: [.agents]),
+        KeyBinding([.down, "j"], .moveDown, "down", in: [.agents]),
+        KeyBinding([.home, "g"], .top, "top", help: "Jump to the oldest request", in: [.agents]),
+        KeyBinding([.end, "G"], .bottom, "bottom", help: "Jump to the newest request", in: [.agents]),
+        KeyBinding(["a"], .approveAction, "approve", footer: true, in: [.agents]),
+        KeyBinding(["r"], .refuseAction, "refuse", footer: true, in: [.agents]),
+        KeyBinding(["1"], .exchanges, "exchanges", in: [.agents]),
+        KeyBinding(["2"], .timeline, "timeline", in: [.agents]),
+        KeyBinding(["3"], .circuits, "circuits", in: [.agents]),
+        KeyBinding(["4"], .metrics, "metrics", in: [.agents]),
+        KeyBinding(["5"], .rules, "rules", in: [.agents]),
+        KeyBinding(["6"], .agents, "agents", in: [.exchanges, .timeline, .detail, .diff, .help, .circuits, .circuitHistory, .metrics, .rules, .agents]),
+        KeyBinding([":"], .commandPrompt, "command", footer: true, in: [.agents]),
+        KeyBinding(["?"], .help, "help", footer: true, in: [.agents]),
+        KeyBinding([.escape, "q", .left, "h", .backspace], .back, "back", footer: true, in: [.agents]),
+        KeyBinding([.ctrl("c")], .quit, "quit", help: "Quit from any screen; replays in flight end and are recorded first (a second Ctrl-C quits at once)",
+                   in: [.agents]),
+>>>>>>> mcp
     ])
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LoupeApproval
 import LoupeProtobuf
 import LoupeQuery
 import LoupeTrace
@@ -41,6 +42,8 @@ package struct ScreenContext {
     package var contract: ContractChecks?
     /// Names gRPC messages' fields (`--descriptor-set`), so the Messages tab shows them as JSON.
     package var messageTypes: ProtobufDescriptorSet?
+    /// Agents' requests waiting beside the store, for screen 6 (read only: the app writes decisions).
+    package var agents: AgentQueue?
 
     package init(store: any TraceStore, session: TUISession, area: Rect, calendar: Calendar, keymap: Keymap) {
         self.store = store

@@ -35,6 +35,9 @@ package enum TUIEffect: Hashable, Sendable {
     case editRule(app: String, Rule)
     /// Opens a held request in the editor (the document `e` edits); what is saved continues it, edited.
     case editHeld(app: String, HeldRequest)
+    /// Record a person's decision on an agent's request (screen 6) beside the store, unless the agent withdrew it
+    /// meanwhile; `what` is the request's line, for the status line.
+    case decideAgentRequest(id: String, approved: Bool, what: String)
     /// Leave the TUI.
     case quit
     /// Start every sequence of the recordings served (`loupe tui --serve`) over.

@@ -20,7 +20,9 @@ extension TUIState {
         }
         switch action {
         case .key(let key):
-            if let pending = replay.pending {
+            if let question = agentQuestion {
+                answerAgentQuestion(key, question)
+            } else if let pending = replay.pending {
                 answerConfirmation(key, pending)
             } else if prompt != nil {
                 promptKey(key, environment)
@@ -91,7 +93,7 @@ extension TUIState {
     }
 
     private mutating func mouse(_ event: MouseEvent, double: Bool, _ environment: TUIEnvironment) {
-        guard prompt == nil, replay == .idle || replay == .running else { return }
+        guard prompt == nil, agentQuestion == nil, replay == .idle || replay == .running else { return }
         guard layout.content.contains(x: event.x, y: event.y) || event.kind != .press else { return }
         withTop(environment) { $0.mouse(event, double: double, context: &$1) }
     }
@@ -101,6 +103,7 @@ extension TUIState {
     package mutating func run(_ command: Command, argument: String?, _ environment: TUIEnvironment) {
         status = nil
         if case .confirming = replay { replay = .idle }
+        agentQuestion = nil
         if runGlobal(command, argument: argument, environment) { return }
         let handled = withTop(environment) { $0.perform(command, argument: argument, context: &$1) }
         if !handled {
@@ -136,6 +139,10 @@ extension TUIState {
             showBoard(command == .circuits ? .circuits : .metrics, environment)
         case .rules:
             showRules(environment)
+        case .agents:
+            showAgents(environment)
+        case .approveAction, .refuseAction:
+            return decideAgentRequest(command)
         case .link:
             guard let listener else {
                 status = .error("not listening: loupe tui --listen PORT links apps")

@@ -1,4 +1,5 @@
 import Foundation
+import LoupeApproval
 import LoupeProtobuf
 import LoupeQuery
 import LoupeTrace
@@ -45,6 +46,9 @@ package struct TUIState: Sendable {
     package var isRepeating = false
     /// The OpenAPI contract's checks (`loupe tui --openapi`), or nil.
     package var contract: ContractChecks?
+    /// The question `a` opened on screen 6, if one is open. What would be approved lives here and nowhere else,
+    /// so closing the question, however it closes, drops it: no answer can approve another request.
+    package var agentQuestion: AgentQuestion?
 
     /// A fresh state: nothing read yet, following, the exchanges list.
     package init(storeName: String, size: Size, canReplay: Bool, timeZone: TimeZone = .current,
@@ -128,6 +132,7 @@ package struct TUIState: Sendable {
         context.openStreams = environment.openStreams?() ?? []
         context.contract = contract
         context.messageTypes = environment.messageTypes
+        context.agents = environment.agents
         return context
     }
 
@@ -197,6 +202,8 @@ package struct TUIEnvironment {
     package var openStreams: (@Sendable () -> [OpenStream])?
     /// Names gRPC messages' fields (`--descriptor-set`), so the Messages tab shows them as JSON.
     package var messageTypes: ProtobufDescriptorSet?
+    /// Agents' requests waiting beside the store (`loupe mcp --allow-actions`), for screen 6; nil without a store file.
+    package var agents: AgentQueue?
 
     package init(store: any TraceStore, history: any PromptHistoryStore) {
         self.store = store

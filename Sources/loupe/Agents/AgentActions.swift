@@ -1,5 +1,6 @@
 import Foundation
 import Loupe
+import LoupeApproval
 import LoupeConfig
 import LoupeRules
 import LoupeRulesFile
@@ -19,11 +20,18 @@ actor AgentActions {
         self.log = log
     }
 
+    /// Who asks, as the person deciding sees it: `agent "claude-code" (loupe mcp)`, or `agent (loupe mcp)` for a
+    /// client that gave no name. The name is the client's own word, so it is quoted and made safe for a terminal.
+    static func origin(_ client: String?) -> String {
+        guard let client else { return "agent (loupe mcp)" }
+        return "agent \"\(TerminalText.line(client))\" (loupe mcp)"
+    }
+
     /// Replays `exchange` once, after approval; what was sent and what came back, or that nothing was sent.
-    func replay(_ exchange: TraceExchange) async -> String {
+    func replay(_ exchange: TraceExchange, origin: String = AgentActions.origin(nil)) async -> String {
         let label = exchange.sequence.map { "#\($0)" } ?? ExchangeLabel.id(exchange.id)
         let what = "replay \(label): \(exchange.method) \(exchange.url) (1 request)"
-        guard await approver.approve(AgentRequest(origin: "agent (loupe mcp)", summary: what, detail: [])) else {
+        guard await approver.approve(AgentRequest(origin: origin, tool: "replay_exchange", summary: what, detail: [])) else {
             log("loupe mcp: refused by the person: \(what); nothing was sent")
             return "Refused by the person at the terminal; nothing was sent."
         }
@@ -39,7 +47,7 @@ actor AgentActions {
 
     /// Appends `rule` (TOML) to the rules file at `path` after approval; apps reading the file (`LOUPE_RULES`)
     /// pick it up as they watch it. The file with the rule added is checked whole before anyone is asked.
-    func addRule(_ rule: String, to path: String) async -> String {
+    func addRule(_ rule: String, to path: String, origin: String = AgentActions.origin(nil)) async -> String {
         let current = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
         let updated = current + (current.isEmpty || current.hasSuffix("\n") ? "" : "\n") + "\n" + rule + (rule.hasSuffix("\n") ? "" : "\n")
         let names: [String]
@@ -50,7 +58,7 @@ actor AgentActions {
             return "The rule was not added: the rules file with it would be invalid (\(error.message(file: path)))."
         }
         let what = "add to \(path) the rule\(names.count == 1 ? "" : "s") \(names.joined(separator: ", "))"
-        guard await approver.approve(AgentRequest(origin: "agent (loupe mcp)", summary: what,
+        guard await approver.approve(AgentRequest(origin: origin, tool: "add_rule", summary: what,
                                                   detail: rule.split(separator: "\n", omittingEmptySubsequences: false).map(String.init))) else {
             log("loupe mcp: refused by the person: \(what); the file is unchanged")
             return "Refused by the person at the terminal; the rules file is unchanged."
@@ -64,16 +72,6 @@ actor AgentActions {
         log("loupe mcp: approved: \(what)")
         return "Approved and added: \(names.joined(separator: ", ")) in \(path)."
     }
-}
-
-/// What an agent asks to do, as the person deciding sees it.
-struct AgentRequest: Sendable, Equatable {
-    /// Who asks (always an agent through `loupe mcp`: said so the person knows it is not their own action).
-    var origin: String
-    /// One line: the action, its method and target, and how many requests it sends.
-    var summary: String
-    /// What it would write, line by line (a rule's text), or nothing.
-    var detail: [String]
 }
 
 /// Someone who decides on an agent's request. Implementations never decide on their own.

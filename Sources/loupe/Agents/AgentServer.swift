@@ -74,8 +74,8 @@ actor AgentServer {
         switch request {
         case .listTools:
             return JSONValue.object(JSONObject([("tools", .array(toolbox.tools.map(\.json)))])).compactText()
-        case .callTool(let name, let arguments):
-            return try await toolbox.call(name, arguments).json
+        case .callTool(let name, let arguments, let client):
+            return try await toolbox.call(name, arguments, client: client).json
         case .listResources:
             var resources = [Self.resource([("uri", Self.summaryURI), ("name", "Store summary"),
                                             ("description", "What the store holds: exchanges, errors and latency per operation")])]

@@ -26,12 +26,13 @@ struct AgentToolbox: Sendable {
     /// Answers one `tools/call`. Bad arguments and things not found are tool errors (`isError`, a sentence the
     /// agent can correct its call from); an unknown tool is a protocol error, as MCP asks, and so is a failure the
     /// agent cannot correct.
-    func call(_ name: String, _ arguments: JSONObject?) async throws(JSONRPCError) -> AgentToolResult {
+    /// `client` is the caller's name from `initialize`, recorded as the origin of the actions it asks for.
+    func call(_ name: String, _ arguments: JSONObject?, client: String? = nil) async throws(JSONRPCError) -> AgentToolResult {
         guard let tool = AgentTool(rawValue: name) else {
             throw .invalidParams("no tool \"\(name)\"; tools/list names them")
         }
         do {
-            return try await call(tool, arguments)
+            return try await call(tool, arguments, client: client)
         } catch let refusal as AgentArguments.Refusal {
             return AgentToolResult(text: refusal.message, isError: true)
         } catch let failure as CommandFailure {
@@ -41,7 +42,7 @@ struct AgentToolbox: Sendable {
         }
     }
 
-    private func call(_ tool: AgentTool, _ values: JSONObject?) async throws -> AgentToolResult {
+    private func call(_ tool: AgentTool, _ values: JSONObject?, client: String?) async throws -> AgentToolResult {
         let arguments = try AgentArguments(values, allowed: tool.argumentNames)
         switch tool {
         case .listExchanges:
@@ -73,14 +74,14 @@ struct AgentToolbox: Sendable {
         case .replayExchange:
             guard let actions else { throw AgentArguments.Refusal(message: Self.actionsOff) }
             let exchange = try lookup(arguments.requiredString("id", maxLength: 100))
-            return AgentToolResult(text: await actions.replay(exchange))
+            return AgentToolResult(text: await actions.replay(exchange, origin: AgentActions.origin(client)))
         case .addRule:
             guard let actions else { throw AgentArguments.Refusal(message: Self.actionsOff) }
             let text = try arguments.requiredString("rule", maxLength: 64 * 1024)
             guard let rulesPath else {
                 throw AgentArguments.Refusal(message: "no rules file: start `loupe mcp --rules FILE` (or set LOUPE_RULES) to add rules")
             }
-            return AgentToolResult(text: await actions.addRule(text, to: rulesPath))
+            return AgentToolResult(text: await actions.addRule(text, to: rulesPath, origin: AgentActions.origin(client)))
         }
     }
 

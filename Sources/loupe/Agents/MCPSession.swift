@@ -22,7 +22,8 @@ struct MCPSession: Sendable {
     /// A request the store answers.
     enum Request: Equatable, Sendable {
         case listTools
-        case callTool(name: String, arguments: JSONObject?)
+        /// `client` is the name the client gave in `initialize`, for the origin of an action it asks for.
+        case callTool(name: String, arguments: JSONObject?, client: String?)
         case listResources
         case listResourceTemplates
         case readResource(uri: String)
@@ -41,6 +42,10 @@ struct MCPSession: Sendable {
 
     /// The version agreed in `initialize`, nil before it.
     private(set) var version: String?
+    /// The client's name from `initialize` (`clientInfo.name`, cut to ``clientNameLength`` characters): who asks,
+    /// when it asks for an action.
+    private(set) var client: String?
+    static let clientNameLength = 64
 
     /// What to do about one message (a line of stdio, the body of an HTTP POST).
     mutating func receive(_ data: Data) -> Action {
@@ -108,6 +113,9 @@ struct MCPSession: Sendable {
             }
             let agreed = Self.versions.contains(asked) ? asked : Self.versions[Self.versions.count - 1]
             version = agreed
+            if case .object(let info)? = params?["clientInfo"], case .string(let name)? = info["name"], !name.isEmpty {
+                client = String(name.prefix(Self.clientNameLength))
+            }
             return .success(.reply(Self.initializeResult(version: agreed)))
         }
         guard version != nil else {
@@ -120,8 +128,8 @@ struct MCPSession: Sendable {
         case "tools/call":
             guard case .string(let name)? = params?["name"] else { return .failure(.invalidParams("name: expected a string")) }
             switch params?["arguments"] {
-            case nil, .null?: return .success(.run(id: .null, .callTool(name: name, arguments: nil)))
-            case .object(let arguments)?: return .success(.run(id: .null, .callTool(name: name, arguments: arguments)))
+            case nil, .null?: return .success(.run(id: .null, .callTool(name: name, arguments: nil, client: client)))
+            case .object(let arguments)?: return .success(.run(id: .null, .callTool(name: name, arguments: arguments, client: client)))
             default: return .failure(.invalidParams("arguments: expected an object"))
             }
         case "resources/read":

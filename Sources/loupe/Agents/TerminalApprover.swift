@@ -1,4 +1,5 @@
 import Foundation
+import LoupeApproval
 import LoupeTrace
 import Synchronization
 

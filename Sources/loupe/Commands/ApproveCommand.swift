@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LoupeApproval
 import LoupeTrace
 
 /// `loupe approve [STORE] [--watch]`: a person decides on what agents asked `loupe mcp --allow-actions` to do.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LoupeApproval
 import LoupeContract
 import LoupeLink
 import LoupeProtobuf
@@ -69,7 +70,8 @@ struct TUICommand: AsyncParsableCommand {
         let (store, path) = try StoreAccess.openForViewing(store)
         let replayer = StoreReplayer(path: path)
         let app = TUIApp(store: store, storeName: path, replayer: replayer, filter: filter, keymap: keymap,
-                               history: FilePromptHistory(), contract: contract, messageTypes: messageTypes)
+                               history: FilePromptHistory(), contract: contract, messageTypes: messageTypes,
+                               agents: AgentQueue(storePath: path))
         let result = await Result(catching: { try await TUIRunner.run(app, mouse: !noMouse) })
         await replayer.shutdown()
         try result.get()
@@ -91,7 +93,7 @@ struct TUICommand: AsyncParsableCommand {
         let replayer = StoreReplayer(path: path)
         let app = TUIApp(store: store, storeName: path, replayer: replayer, filter: filter, keymap: keymap,
                                history: FilePromptHistory(), rules: ListenerRules(listener), contract: contract,
-                               messageTypes: messageTypes)
+                               messageTypes: messageTypes, agents: AgentQueue(storePath: path))
         app.sourceStatus = { listener.sources.map(Self.status) }
         let link = "\(LinkAddress.environmentVariable)=\(listener.link)"
         app.listenerStatus = {

@@ -5,27 +5,29 @@ import Foundation
 /// socket: the two processes need not run at once, nothing listens on a port, and the directory is 0700 and each
 /// file 0600, so only the store's owner can ask or answer. An agent talks only to `loupe mcp` over its protocol and
 /// has no way to write a decision.
-struct AgentQueue: Sendable {
+package struct AgentQueue: Sendable {
     /// One waiting request as stored.
-    struct Entry: Codable, Sendable, Equatable {
-        var origin: String
-        var summary: String
-        var detail: [String]
+    package struct Entry: Codable, Sendable, Hashable {
+        package var origin: String
+        /// The tool the agent called (`replay_exchange`, `add_rule`); absent in requests filed before it was kept.
+        package var tool: String?
+        package var summary: String
+        package var detail: [String]
         /// The asking server's process: a request whose server is gone is not shown (nobody waits for it).
-        var pid: Int32
-        var createdAt: Date
+        package var pid: Int32
+        package var createdAt: Date
     }
 
-    let directory: String
+    package let directory: String
 
-    init(storePath: String) { directory = storePath + ".agents" }
+    package init(storePath: String) { directory = storePath + ".agents" }
 
     /// Files the request and returns its id.
-    func submit(_ request: AgentRequest, pid: Int32 = getpid(), now: Date = Date()) throws -> String {
+    package func submit(_ request: AgentRequest, pid: Int32 = getpid(), now: Date = Date()) throws -> String {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
         let id = UUID().uuidString.lowercased()
-        let entry = Entry(origin: request.origin, summary: request.summary, detail: request.detail, pid: pid, createdAt: now)
+        let entry = Entry(origin: request.origin, tool: request.tool, summary: request.summary, detail: request.detail, pid: pid, createdAt: now)
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         try write(try encoder.encode(entry), to: id + ".request")
@@ -33,24 +35,24 @@ struct AgentQueue: Sendable {
     }
 
     /// The person's decision on `id`, or nil while there is none.
-    func decision(_ id: String) -> Bool? {
+    package func decision(_ id: String) -> Bool? {
         guard let data = FileManager.default.contents(atPath: path(id + ".decision")) else { return nil }
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "approved"
     }
 
     /// Records the person's decision on `id`.
-    func decide(_ id: String, approved: Bool) throws {
+    package func decide(_ id: String, approved: Bool) throws {
         try write(Data((approved ? "approved\n" : "refused\n").utf8), to: id + ".decision")
     }
 
     /// Removes `id`'s files: the asker is done with it (decided, timed out or gone).
-    func withdraw(_ id: String) {
+    package func withdraw(_ id: String) {
         try? FileManager.default.removeItem(atPath: path(id + ".request"))
         try? FileManager.default.removeItem(atPath: path(id + ".decision"))
     }
 
     /// The requests waiting for a decision, oldest first; those whose server has exited are left out.
-    func pending() -> [(id: String, entry: Entry)] {
+    package func pending() -> [(id: String, entry: Entry)] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
@@ -78,39 +80,5 @@ struct AgentQueue: Sendable {
             try? FileManager.default.removeItem(atPath: temporary)
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path(name)])
         }
-    }
-}
-
-/// Asks through the ``AgentQueue``: files the request, waits for `loupe approve` (or the TUI) to decide, and
-/// refuses when nobody has answered within `patience`, withdrawing the request so it cannot be approved later.
-struct QueueApprover: AgentApprover {
-    let queue: AgentQueue
-    var patience: Duration = .seconds(600)
-    var poll: Duration = .milliseconds(200)
-    var clock: any Clock<Duration> = ContinuousClock()
-    let log: @Sendable (String) -> Void
-
-    func approve(_ request: AgentRequest) async -> Bool {
-        let id: String
-        do {
-            id = try queue.submit(request)
-        } catch {
-            log("loupe mcp: could not file the request for approval (\(error.localizedDescription)); refused")
-            return false
-        }
-        defer { queue.withdraw(id) }
-        log("loupe mcp: waiting for approval (run `loupe approve` on this store): \(request.summary)")
-        var waited: Duration = .zero
-        while waited < patience {
-            if let decided = queue.decision(id) { return decided }
-            do {
-                try await clock.sleep(for: poll)
-            } catch {
-                return false  // the call was cancelled: nothing is done
-            }
-            waited += poll
-        }
-        log("loupe mcp: nobody answered within \(patience); refused: \(request.summary)")
-        return queue.decision(id) ?? false
     }
 }
