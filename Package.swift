@@ -483,9 +483,7 @@ let package = Package(
             name: "LoupeCLITests",
             dependencies: [
                 "loupe", "Loupe", "LoupeTrace", "LoupeQuery", "LoupeFilter", "LoupeFormats", "LoupeReplay", "LoupeTUI", "LoupeTesting",
-                "LoupeConfig", "LoupeRules", "LoupeRulesFile", "LoupeProtobuf", "LoupeTestSupport", "LoupeServe",
-
-                "LoupeConfig", "LoupeRules", "LoupeRulesFile", "LoupeProtobuf", "LoupeTestSupport", "LoupeApproval",
+                "LoupeConfig", "LoupeRules", "LoupeRulesFile", "LoupeProtobuf", "LoupeTestSupport", "LoupeServe", "LoupeApproval",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "PropertyBased", package: "swift-property-based"),

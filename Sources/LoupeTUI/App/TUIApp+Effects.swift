@@ -60,13 +60,10 @@ extension TUIApp {
             rankCounter.count(request, store: environment.store, inbox: inbox)
         case .editRule, .editHeld:
             pendingRuleEdits.append(effect)
-<<<<<<< HEAD
         case .resetScenarios:
             resetScenarios?()
-=======
         case .decideAgentRequest(let id, let approved, let what):
             decideAgentRequest(id, approved: approved, what: what)
->>>>>>> mcp
         }
     }
 

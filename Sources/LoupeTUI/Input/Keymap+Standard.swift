@@ -108,9 +108,8 @@ extension Keymap {
         KeyBinding([.ctrl("w")], .deleteWord, "delete word", in: [.prompt]),
         // A replay's question.
         KeyBinding(["y", "Y"], .confirmReplay, "send", in: [.confirm]),
-<<<<<<< HEAD
-        KeyBinding(["Z"], .resetScenarios, "reset scenarios", in: [.exchanges, .timeline, .detail, .diff, .circuits, .circuitHistory, .metrics, .rules]),
-=======
+        KeyBinding(["Z"], .resetScenarios, "reset scenarios", in: [.exchanges, .timeline, .detail, .diff, .circuits, .circuitHistory, .metrics, .rules, .agents]),
+
         // Agents' requests (screen 6).
         KeyBinding([.up, "k"], .moveUp, "up", in: [.agents]),
         KeyBinding([.down, "j"], .moveDown, "down", in: [.agents]),
@@ -129,6 +128,5 @@ extension Keymap {
         KeyBinding([.escape, "q", .left, "h", .backspace], .back, "back", footer: true, in: [.agents]),
         KeyBinding([.ctrl("c")], .quit, "quit", help: "Quit from any screen; replays in flight end and are recorded first (a second Ctrl-C quits at once)",
                    in: [.agents]),
->>>>>>> mcp
     ])
 }
