@@ -193,6 +193,9 @@ struct OneVocabularyTests {
                 TraceExchange(id: UUID(), operation: "op", method: "GET", url: "http://x.test/\(index)", startedAt: Self.start,
                               endedAt: Self.start, outcome: .success, status: 200, responseBody: body)
             })
+            // Closed, not dropped: a writer let go with rows still to index finishes the run on the indexer's
+            // queue, and the file is checkpointed only when that run lets the last connection go.
+            try writer.close()
         }
         func size(_ file: String) -> Int {
             (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.intValue ?? 0
