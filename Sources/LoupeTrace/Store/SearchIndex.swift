@@ -2,8 +2,8 @@ import Foundation
 import GRDB
 
 /// The store's full-text index (schema v11): SQLite FTS5 tables with the `trigram` tokenizer over what filters
-/// search, kept by triggers on `exchange` so that every write (the recorder's batches, the listener, HAR import,
-/// `loupe redact`, pruning, an id written again) keeps it true in the same transaction, and no viewer ever writes it.
+/// search. Triggers on `exchange` keep it true when a row it holds is deleted or rewritten (`loupe redact`, pruning,
+/// an id written again); new rows are added by the writer in batches (below), and no viewer ever writes it.
 ///
 /// Four tables, one per text a filter term reads: `search_url` (the URL), `search_headers` (request and response
 /// header lines, `Name: value` as `~h` reads them), `search_request_body` and `search_response_body` (the stored
