@@ -131,7 +131,7 @@ let package = Package(
         ),
         // The filter language's parser and Loupe's linear-time regex engine: what turns `--filter` text into the
         // `TraceFilter` the stores take (DECISIONS 80).
-        .target(name: "LoupeFilter", dependencies: ["LoupeTrace"]),
+        .target(name: "LoupeFilter", dependencies: ["Loupe", "LoupeTrace"]),
         // Files in and out: HAR (streamed reader and writer, and `loupe redact`'s rewrite), cURL commands, and
         // recorded text made safe for a terminal.
         .target(name: "LoupeFormats", dependencies: ["Loupe", "LoupeTrace", "LoupeQuery"]),

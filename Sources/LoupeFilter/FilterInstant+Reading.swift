@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 import LoupeTrace
 
 extension FilterInstant {
@@ -70,7 +71,7 @@ extension FilterInstant {
                 }
             }
         }
-        let wall = (FilterInstant.days(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second)
+        let wall = (CivilDate.days(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second)
         let offset: Int64
         if at == bytes.count {
             // The wall clock of `timeZone`: its offset at the instant the wall time names (asked twice, so a time

@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 import LoupeTrace
 
 /// `startedDateTime` text: written as UTC with milliseconds, read in every ISO 8601 shape HAR writers use.
@@ -21,10 +22,11 @@ package enum HARDate {
         let raw = date.timeIntervalSince1970
         let seconds = raw.isNaN ? 0 : min(max(raw, TraceTime.range.lowerBound), TraceTime.range.upperBound)
         let totalMilliseconds = Int64((seconds * 1000).rounded(.down))
-        let (days, millisecondOfDay) = floorDivide(totalMilliseconds, 86_400_000)
-        let (year, month, day) = civil(fromDays: days)
+        let (days, millisecond) = CivilDate.floorDivide(totalMilliseconds, 86_400_000)
+        let (year, month, day) = CivilDate.civil(fromDays: days)
+        let millisecondOfDay = Int(millisecond)
         let secondOfDay = millisecondOfDay / 1000
-        return (year, month, day, secondOfDay / 3600, secondOfDay / 60 % 60, secondOfDay % 60, millisecondOfDay % 1000)
+        return (Int(year), Int(month), Int(day), secondOfDay / 3600, secondOfDay / 60 % 60, secondOfDay % 60, millisecondOfDay % 1000)
     }
 
     /// Reads `YYYY-MM-DDThh:mm[:ss[.fraction]][Z|±hh[:mm]]` (a space may replace `T`; no zone means UTC).
@@ -59,36 +61,8 @@ package enum HARDate {
             offset = sign * (hours * 3600 + minutes * 60)
         }
         guard scanner.isAtEnd else { return nil }
-        let days = Self.days(fromCivil: year, month, day)
+        let days = CivilDate.days(year: Int64(year), month: Int64(month), day: Int64(day))
         return Date(timeIntervalSince1970: Double(days) * 86_400 + secondOfDay - Double(offset))
-    }
-
-    // MARK: Calendar arithmetic (Howard Hinnant's days-from-civil algorithms)
-
-    static func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    static func civil(fromDays days: Int64) -> (year: Int, month: Int, day: Int) {
-        let z = Int(days) + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthPrime = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthPrime + 2) / 5 + 1
-        let month = monthPrime < 10 ? monthPrime + 3 : monthPrime - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-
-    private static func floorDivide(_ value: Int64, _ divisor: Int64) -> (Int64, Int) {
-        let quotient = value >= 0 ? value / divisor : (value - divisor + 1) / divisor
-        return (quotient, Int(value - quotient * divisor))
     }
 
     private static func pad(_ value: Int, _ width: Int) -> String {

@@ -32,7 +32,7 @@ package enum RetryAfter {
               (0..<24).contains(clock[0]), (0..<60).contains(clock[1]), (0...60).contains(clock[2])
         else { return nil }
         if year.count == 2 { yearNumber = fullYear(twoDigit: yearNumber, now: now) }
-        let days = daysFromCivil(year: yearNumber, month: monthNumber, day: dayNumber)
+        let days = Int(CivilDate.days(year: Int64(yearNumber), month: Int64(monthNumber), day: Int64(dayNumber)))
         let seconds = days * 86_400 + clock[0] * 3_600 + clock[1] * 60 + clock[2]
         return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
@@ -45,15 +45,5 @@ package enum RetryAfter {
         var year = currentYear - currentYear % 100 + twoDigit
         if year > currentYear + 50 { year -= 100 }
         return year
-    }
-
-    /// Days since 1970-01-01 in the proleptic Gregorian calendar (Howard Hinnant's `days_from_civil`).
-    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 }
