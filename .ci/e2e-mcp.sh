@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `loupe mcp` on the real binary, driven by the official Python MCP SDK (.ci/mcp-client.py) and by raw hostile
-# JSON-RPC (.ci/mcp-hostile.py): every read tool answers what `loupe list/show/stats --json` print; actions are
+# JSON-RPC (.ci/mcp-hostile.py): every read tool answers what `loupe list/show/stats/compare/check --json` print; actions are
 # refused without --allow-actions, and with it wait for a person at the terminal (tmux) — a refused replay sends
 # nothing to a counting server, an approved one sends exactly one request; bad input gets one line and exit 2.
 set -uo pipefail
@@ -54,7 +54,7 @@ read = json.load(open(os.path.join(work, "read.json")))
 def check(condition, what):
     if not condition:
         print("mismatch:", what); sys.exit(1)
-check(read["tools"] == sorted(["explain_exchange", "get_exchange", "list_exchanges", "list_rules", "search", "stats"]),
+check(read["tools"] == sorted(["check_contract", "compare", "explain_exchange", "get_exchange", "list_exchanges", "list_rules", "search", "stats"]),
       "read-only tools listed, no actions: %s" % read["tools"])
 check(all(s.get("type") == "object" for s in read["schemas"].values()), "every tool has an object schema")
 cli = json.load(open(os.path.join(work, "list.json")))
@@ -85,6 +85,39 @@ ok "tools/list, list_exchanges, get_exchange (25), stats, search, explain, list_
 cmp -s "$store" "$work/before.sqlite" || fail "the store changed under a read-only server"
 ok "the store is byte-identical after the read session"
 
+echo "-- compare and check_contract answer what loupe compare --json and loupe check --json print"
+"$loupe" export "$store" --har "$work/demo.har" >/dev/null 2>&1 || fail "loupe export --har"
+mcp_call() { timeout 120 "$py" "$here/mcp-client.py" "$loupe" "$store" call "$1" "$2" >"$work/call.json" 2>"$work/err.txt" || fail "mcp-client call $1"; }
+same() {  # $1: what; the tool's text (call.json) against the CLI's JSON ($work/cli.json)
+  "$py" - "$work/call.json" "$work/cli.json" <<'PY' || fail "$1: the tool's answer differs from the CLI's JSON"
+import json, sys
+answer, cli = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert not answer.get("isError") and "error" not in answer, answer
+assert json.loads(answer["text"]) == cli, "differs"
+PY
+}
+mcp_call compare "{\"a\": \"$store\", \"b\": \"$work/demo.har\", \"latency\": \"20%\"}"
+"$loupe" compare "$store" "$work/demo.har" --latency 20% --json >"$work/cli.json"; [ $? -le 1 ] || fail "loupe compare --json"
+same "compare STORE HAR"
+mcp_call compare "{\"a\": \"$store\", \"a_filter\": \"~m GET\", \"b_filter\": \"~m POST\", \"error_rate\": 5}"
+"$loupe" compare "$store" --a '~m GET' --b '~m POST' --error-rate 5pt --json >"$work/cli.json"; [ $? -le 1 ] || fail "loupe compare --a --b --json"
+same "compare with a_filter and b_filter"
+ok "compare == loupe compare --json (the store against its HAR export; two filters of one store)"
+openapi="$here/../Examples/openapi.yaml"
+mcp_call check_contract "{\"openapi\": \"$openapi\", \"filter\": \"!~grpc\"}"
+"$loupe" check "$store" --openapi "$openapi" --filter '!~grpc' --json >"$work/cli.json"; [ $? -le 1 ] || fail "loupe check --json"
+same "check_contract"
+ok "check_contract == loupe check --json on the demo store against Examples/openapi.yaml"
+mcp_call compare "{\"a\": \"$store\", \"b\": \"$work\"}"
+"$py" -c 'import json,sys; e=json.load(open(sys.argv[1]))["error"]; assert e["code"] == -32602 and "is a directory" in e["message"], e' "$work/call.json" \
+  || fail "compare with a directory for b: $(cat "$work/call.json")"
+mkfifo "$work/fifo"
+mcp_call check_contract "{\"openapi\": \"$work/fifo\"}"
+"$py" -c 'import json,sys; e=json.load(open(sys.argv[1]))["error"]; assert e["code"] == -32602 and "FIFO" in e["message"], e' "$work/call.json" \
+  || fail "check_contract with a FIFO: $(cat "$work/call.json")"
+cmp -s "$store" "$work/before.sqlite" || fail "the store changed under compare or check_contract"
+ok "a directory or a FIFO for a path: JSON-RPC -32602 naming it, at once; the store byte-identical"
+
 echo "-- hostile JSON-RPC"
 timeout 300 "$py" "$here/mcp-hostile.py" "$loupe" "$store" >"$work/out.txt" 2>"$work/err.txt" || fail "hostile JSON-RPC"
 sed 's/^/   /' "$work/out.txt"
@@ -106,7 +139,7 @@ got = json.load(open(os.path.join(work, "http.json")))
 def check(condition, what):
     if not condition:
         print("mismatch:", what); sys.exit(1)
-check(got["tools"] == sorted(["explain_exchange", "get_exchange", "list_exchanges", "list_rules", "search", "stats"]), "tools over HTTP")
+check(got["tools"] == sorted(["check_contract", "compare", "explain_exchange", "get_exchange", "list_exchanges", "list_rules", "search", "stats"]), "tools over HTTP")
 check(got["list"]["exchanges"] == list(reversed(json.load(open(os.path.join(work, "list.json"))))), "list_exchanges over HTTP == loupe list --json")
 check(got["get"] == json.load(open(os.path.join(work, "http-show.json"))), "get_exchange over HTTP == loupe show --json")
 check(got["bad"]["isError"] and "limit" in got["bad"]["text"], "a bad limit over HTTP is a tool error")
@@ -133,7 +166,7 @@ session = {k.lower(): v for k, v in headers.items()}.get("mcp-session-id")
 check(status == 200 and session and json.loads(body)["result"]["protocolVersion"] == "2025-06-18", "initialize opens a session")
 check(post({"jsonrpc": "2.0", "method": "notifications/initialized"}, {**auth, "Mcp-Session-Id": session})[0] == 202, "a notification: 202")
 status, _, body = post(listing, {**auth, "Mcp-Session-Id": session})
-check(status == 200 and len(json.loads(body)["result"]["tools"]) == 6, "tools/list in the session")
+check(status == 200 and len(json.loads(body)["result"]["tools"]) == 8, "tools/list in the session")
 status, _, body = post({"jsonrpc": "2.0", "id": 3, "method": "no/such"}, {**auth, "Mcp-Session-Id": session})
 check(json.loads(body)["error"]["code"] == -32601, "an unknown method over HTTP: -32601")
 request = urllib.request.Request(url, method="DELETE", headers={**auth, "Mcp-Session-Id": session})

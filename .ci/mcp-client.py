@@ -3,7 +3,7 @@
 Usage: mcp-client.py LOUPE STORE MODE [ARGS...]
   read               every read tool and resource; prints one JSON object of what they answered
   call TOOL JSON     one tool call with the given arguments (extra server flags in $MCP_SERVER_FLAGS);
-                     prints {"isError": …, "text": …}
+                     prints {"isError": …, "text": …}, or {"error": {"code": …, "message": …}} for a JSON-RPC error
   raw-call TOOL JSON the same without the SDK, over plain pipes, the server left in this process's session:
                      the SDK starts servers in a session of their own (no terminal), which
                      --approve-in-terminal needs
@@ -18,6 +18,7 @@ import sys
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import MCPError
 
 
 def text_of(result):
@@ -106,7 +107,11 @@ async def main():
                 print(json.dumps(out))
             elif mode == "call":
                 tool, arguments = sys.argv[4], json.loads(sys.argv[5])
-                result = await session.call_tool(tool, arguments)
+                try:
+                    result = await session.call_tool(tool, arguments)
+                except MCPError as error:  # a JSON-RPC error answer, e.g. -32602 for a path that is no regular file
+                    print(json.dumps({"error": {"code": error.code, "message": error.message}}))
+                    return
                 print(json.dumps({"isError": bool(result.is_error), "text": text_of(result)}))
             else:
                 raise SystemExit("unknown mode " + mode)

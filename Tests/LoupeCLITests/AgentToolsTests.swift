@@ -1,6 +1,7 @@
 import Foundation
 import Loupe
 import LoupeApproval
+import LoupeCompare
 import LoupeQuery
 import LoupeTesting
 @testable import loupe
@@ -195,6 +196,83 @@ struct AgentToolsTests {
         while clock.sleeperCount == 0 { await Task.yield() }
         cancelled.cancel()
         #expect(await cancelled.value == false)
+    }
+
+    @Test("compare answers what `loupe compare --json` prints, cut to limit with the whole counts said")
+    func comparing() async throws {
+        let (store, path, folder) = try Self.store()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let toolbox = AgentToolbox(store: store, storePath: path, rulesPath: nil, actions: nil)
+        let answer = try await toolbox.call("compare", Self.arguments(#"{"a": "\#(path)", "a_filter": "~c 2xx", "b_filter": "~c 5xx", "latency": "20%", "alpha": 0.05}"#))
+        let command = try CompareCommand.compare(path, nil, filter: nil, filterA: "~c 2xx", filterB: "~c 5xx", baseline: [],
+                                                 thresholds: CompareThresholds(latency: 0.2, errorRatePoints: 1, alpha: 0.05))
+        #expect(answer == AgentToolResult(text: try Formatting.json(CompareJSON(command))))
+        let decoded = try JSONSerialization.jsonObject(with: Data(answer.text.utf8)) as? [String: Any]
+        #expect(decoded?["totalA"] as? Int == 2 && decoded?["totalB"] as? Int == 1 && decoded?["latencyThreshold"] as? Double == 0.2)
+        #expect(decoded?["cut"] == nil)
+        let cut = try JSONSerialization.jsonObject(with: Data(Self.text(try await toolbox.call(
+            "compare", Self.arguments(#"{"a": "\#(path)", "b": "\#(path)", "limit": 1}"#))).utf8)) as? [String: Any]
+        #expect((cut?["operations"] as? [Any])?.count == 1)
+        #expect(cut?["cut"] as? String == "listed 1 of 2 operations: raise limit (up to 1000) or narrow the filter")
+    }
+
+    @Test("check_contract answers what `loupe check --json` prints for the server's store")
+    func checkingContract() async throws {
+        let (store, path, folder) = try Self.store()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let document = folder + "/openapi.json"
+        try Data(#"""
+            {"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "servers": [{"url": "https://api.example.test"}],
+             "paths": {"/users/{id}": {"get": {"operationId": "getUser", "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}],
+                       "responses": {"404": {"description": "none"}}}}}}
+            """#.utf8).write(to: URL(fileURLWithPath: document))
+        let toolbox = AgentToolbox(store: store, storePath: path, rulesPath: nil, actions: nil)
+        let answer = try await toolbox.call("check_contract", Self.arguments(#"{"openapi": "\#(document)"}"#))
+        #expect(answer.isError == false)
+        let decoded = try JSONSerialization.jsonObject(with: Data(answer.text.utf8)) as? [String: Any]
+        // `checked` counts the exchanges matched to an operation; the two /find requests match none.
+        #expect(decoded?["checked"] as? Int == 1)
+        #expect(decoded?["drifting"] as? Int == 1)
+        #expect(decoded?["unmatched"] as? Int == 2)
+        let operations = decoded?["operations"] as? [[String: Any]]
+        #expect(operations?.first?["operation"] as? String == "getUser")
+        #expect(((operations?.first?["drift"] as? [[String: Any]])?.first)?["kind"] as? String == "status")
+        let filtered = try JSONSerialization.jsonObject(with: Data(Self.text(try await toolbox.call(
+            "check_contract", Self.arguments(#"{"openapi": "\#(document)", "filter": "~c 5xx"}"#))).utf8)) as? [String: Any]
+        #expect(filtered?["checked"] as? Int == 0 && filtered?["unmatched"] as? Int == 1)
+    }
+
+    @Test("compare and check_contract refuse a path that is not a readable regular file, and bad arguments, with -32602")
+    func refusedPaths() async throws {
+        let (store, path, folder) = try Self.store()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let toolbox = AgentToolbox(store: store, storePath: path, rulesPath: nil, actions: nil)
+        let fifo = folder + "/fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let unreadable = folder + "/unreadable.json"
+        #expect(FileManager.default.createFile(atPath: unreadable, contents: Data("{}".utf8), attributes: [.posixPermissions: 0]))
+        func refusal(_ tool: String, _ json: String) async -> String? {
+            do {
+                _ = try await toolbox.call(tool, Self.arguments(json))
+                return nil
+            } catch {
+                return error.code == -32602 ? error.message : "code \(error.code)"
+            }
+        }
+        #expect(await refusal("compare", #"{"a": "\#(folder)", "b": "\#(path)"}"#) == "compare: a \(folder) is a directory, not a regular file")
+        #expect(await refusal("compare", #"{"a": "\#(path)", "b": "\#(fifo)"}"#) == "compare: b \(fifo) is a FIFO (named pipe), not a regular file")
+        #expect(await refusal("compare", #"{"a": "\#(path)"}"#) == "compare: give b, or a_filter and b_filter to compare two sets of a's exchanges")
+        #expect(await refusal("compare", #"{"a": "\#(path)", "b": "\#(path)", "latency": "2000%"}"#)
+                == "compare: latency: expected a percentage from 0% to 1000%, got '2000'")
+        #expect(await refusal("compare", #"{"a": "\#(path)", "b": "\#(path)", "baseline": "x"}"#)?.hasPrefix("compare: unknown argument \"baseline\"") == true)
+        #expect(await refusal("check_contract", #"{"openapi": "\#(folder)/missing.yaml"}"#)
+                == "check_contract: cannot read openapi \(folder)/missing.yaml: No such file or directory")
+        if getuid() != 0 {
+            #expect(await refusal("check_contract", #"{"openapi": "\#(unreadable)"}"#)
+                    == "check_contract: cannot read openapi \(unreadable): Permission denied")
+        }
+        #expect(await refusal("check_contract", #"{"openapi": "\#(path)", "limit": 0}"#)
+                == "check_contract: limit: expected a whole number from 1 to 1000, got '0'")
     }
 
     @Test("Documentation/Agents.md's tool table names every tool, in the tools' order, and nothing else")

@@ -56,6 +56,23 @@ struct AgentArguments {
         }
     }
 
+    /// The argument `name` read by `parse`, one of the CLI's option readers (so `latency` takes 10, "10" or "10%",
+    /// within the option's range), or nil when absent.
+    func value<T>(_ name: String, _ parse: (String) throws(ArgumentValueError) -> T) throws(Refusal) -> T? {
+        guard let value = values[name], value != .null else { return nil }
+        let text: String
+        switch value {
+        case .number(let number): text = number.text
+        case .string(let string) where string.utf8.count <= 64: text = string
+        default: throw Refusal(message: "\(name): expected a number or a short string, got \(Self.kind(value))")
+        }
+        do {
+            return try parse(text)
+        } catch {
+            throw Refusal(message: "\(name): \(error)")
+        }
+    }
+
     /// The argument `name`, one of `choices`, or `fallback` when absent.
     func choice(_ name: String, _ choices: [String], default fallback: String) throws(Refusal) -> String {
         guard let text = try string(name, maxLength: 64) else { return fallback }

@@ -7,6 +7,11 @@ enum AgentLimits {
     static let messages = 0...10_000
     static let defaultMessages = 100
     static let searchText = 1...1_000
+    /// How many operations (and hosts, or unmatched requests) `compare` and `check_contract` list.
+    static let groups = 1...1_000
+    static let defaultGroups = 100
+    /// The longest path `compare` and `check_contract` take.
+    static let pathBytes = 4_096
     /// The longest request line the stdio transport reads; a longer one is skipped to its end and answered with an
     /// error, so a 100 MB message costs no more memory than this.
     static let requestBytes = 4 * 1_048_576

@@ -10,8 +10,14 @@ enum AgentTool: String, CaseIterable, Sendable {
     case stats
     case explainExchange = "explain_exchange"
     case listRules = "list_rules"
+    case compare
+    case checkContract = "check_contract"
     case replayExchange = "replay_exchange"
     case addRule = "add_rule"
+
+    /// Tools whose bad arguments are JSON-RPC errors (-32602) rather than tool errors: they take paths on this
+    /// machine, and a path that is not a readable regular file is refused at the protocol, as a malformed call.
+    var refusesAtProtocol: Bool { self == .compare || self == .checkContract }
 
     /// Tools that change something outside the server: offered only with `--allow-actions`, each held until a
     /// person approves it.
@@ -37,6 +43,12 @@ enum AgentTool: String, CaseIterable, Sendable {
         case .listRules:
             "The rules (mocks, faults, rewrites, breakpoints) in the rules file the server was given, with how many "
                 + "recorded exchanges each acted on."
+        case .compare:
+            "Compare two recordings (stores, HAR files or cassettes given as paths; or two filters of one) per "
+                + "operation and host: what regressed, improved, appeared or went, with the statistics, as `loupe compare --json`."
+        case .checkContract:
+            "Check this store's exchanges against an OpenAPI document (a path): per operation, which drift from it "
+                + "and how (status, content type, body schema, parameters), as `loupe check --json`."
         case .replayExchange:
             "Send a recorded request again and record the answer beside the original. Held until a person "
                 + "approves it; answers what was sent and what came back, or that it was refused."
@@ -71,6 +83,23 @@ enum AgentTool: String, CaseIterable, Sendable {
             required = ["id"]
         case .listRules:
             properties = ""
+        case .compare:
+            let path = #"{"type": "string", "minLength": 1, "maxLength": \#(AgentLimits.pathBytes), "description": "#
+            properties = #""a": \#(path)"The baseline: a path to a trace store, HAR file or cassette."}, "#
+                + #""b": \#(path)"The recording compared with it (default: a itself, with a_filter and b_filter)."}, "#
+                + #""filter": {"type": "string", "description": "Only exchanges matching this filter, on both sides."}, "#
+                + #""a_filter": {"type": "string", "description": "Only a's exchanges matching this filter."}, "#
+                + #""b_filter": {"type": "string", "description": "Only b's exchanges matching this filter."}, "#
+                + #""latency": {"type": ["number", "string"], "description": "Smallest latency change called, 0% to 1000% (10%)."}, "#
+                + #""error_rate": {"type": ["number", "string"], "description": "Smallest error-rate change called, 0pt to 100pt (1pt)."}, "#
+                + #""alpha": {"type": ["number", "string"], "description": "The chance of calling a change that is not there, 1e-9 to 0.5 (0.01)."}, "#
+                + #""limit": {"type": "integer", "minimum": 1, "maximum": \#(AgentLimits.groups.upperBound), "default": \#(AgentLimits.defaultGroups), "description": "Operations, and hosts, listed at most."}"#
+            required = ["a"]
+        case .checkContract:
+            properties = #""openapi": {"type": "string", "minLength": 1, "maxLength": \#(AgentLimits.pathBytes), "description": "A path to the OpenAPI 3.0/3.1 document, YAML or JSON."}, "#
+                + filter
+                + #", "limit": {"type": "integer", "minimum": 1, "maximum": \#(AgentLimits.groups.upperBound), "default": \#(AgentLimits.defaultGroups), "description": "Operations, and unmatched requests, listed at most."}"#
+            required = ["openapi"]
         case .addRule:
             properties = #""rule": {"type": "string", "description": "One [[rule]] table in TOML."}"#
             required = ["rule"]

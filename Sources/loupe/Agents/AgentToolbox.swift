@@ -1,6 +1,8 @@
 import Foundation
 import Loupe
 import LoupeBoard
+import LoupeCompare
+import LoupeContract
 import LoupeFilter
 import LoupeFormats
 import LoupeQuery
@@ -34,8 +36,10 @@ struct AgentToolbox: Sendable {
         do {
             return try await call(tool, arguments, client: client)
         } catch let refusal as AgentArguments.Refusal {
+            if tool.refusesAtProtocol { throw .invalidParams("\(name): \(refusal.message)") }
             return AgentToolResult(text: refusal.message, isError: true)
         } catch let failure as CommandFailure {
+            if tool.refusesAtProtocol { throw .invalidParams("\(name): \(failure.message)") }
             return AgentToolResult(text: failure.message, isError: true)
         } catch {
             throw .internalError("\(name) failed: \(error)")
@@ -71,6 +75,41 @@ struct AgentToolbox: Sendable {
             return try json(report.json)
         case .listRules:
             return try listRules()
+        case .compare:
+            let a = try Self.inputFile(arguments.requiredString("a", maxLength: AgentLimits.pathBytes), argument: "a")
+            let b = try arguments.string("b", maxLength: AgentLimits.pathBytes)
+            if let b { try Self.inputFile(b, argument: "b") }
+            let (filterA, filterB) = (try arguments.string("a_filter"), try arguments.string("b_filter"))
+            guard b != nil || filterA != nil || filterB != nil else {
+                throw AgentArguments.Refusal(message: "give b, or a_filter and b_filter to compare two sets of a's exchanges")
+            }
+            let thresholds = CompareThresholds(latency: try arguments.value("latency", CompareCommand.parseLatency) ?? 0.10,
+                                               errorRatePoints: try arguments.value("error_rate", CompareCommand.parseErrorRate) ?? 1,
+                                               alpha: try arguments.value("alpha", CompareCommand.parseAlpha) ?? 0.01)
+            let limit = try arguments.count("limit", in: AgentLimits.groups, default: AgentLimits.defaultGroups)
+            let comparison = try CompareCommand.compare(a, b, filter: arguments.string("filter"), filterA: filterA, filterB: filterB,
+                                                        baseline: [], thresholds: thresholds)
+            var shape = CompareJSON(comparison)
+            let cut = [("operations", shape.operations.count), ("hosts", shape.hosts.count)].filter { $0.1 > limit }
+            shape.operations = Array(shape.operations.prefix(limit))
+            shape.hosts = Array(shape.hosts.prefix(limit))
+            shape.cut = Self.cut(cut, limit: limit)
+            return try json(shape)
+        case .checkContract:
+            let path = try Self.inputFile(arguments.requiredString("openapi", maxLength: AgentLimits.pathBytes), argument: "openapi")
+            let filter = try FilterOption.parse(arguments.string("filter"))
+            let limit = try arguments.count("limit", in: AgentLimits.groups, default: AgentLimits.defaultGroups)
+            let contract = try CheckCommand.contract(path)
+            var report = DriftReport(contract: contract)
+            try CheckCommand.forEachExchange(in: store, matching: filter) { exchange, reference in
+                report.add(contract.check(exchange), exchange: exchange, reference: reference)
+            }
+            var shape = CheckJSON(report)
+            let cut = [("operations", shape.operations.count), ("unmatchedRequests", shape.unmatchedRequests.count)].filter { $0.1 > limit }
+            shape.operations = Array(shape.operations.prefix(limit))
+            shape.unmatchedRequests = Array(shape.unmatchedRequests.prefix(limit))
+            shape.cut = Self.cut(cut, limit: limit)
+            return try json(shape)
         case .replayExchange:
             guard let actions else { throw AgentArguments.Refusal(message: Self.actionsOff) }
             let exchange = try lookup(arguments.requiredString("id", maxLength: 100))
@@ -83,6 +122,29 @@ struct AgentToolbox: Sendable {
             }
             return AgentToolResult(text: await actions.addRule(text, to: rulesPath, origin: AgentActions.origin(client)))
         }
+    }
+
+    /// `path` (after `~`) when it names a readable regular file, else a refusal naming what it is: `compare` and
+    /// `check_contract` only read the paths they are given, and a FIFO or device would block or never end.
+    @discardableResult
+    static func inputFile(_ path: String, argument: String) throws -> String {
+        let expanded = StoreAccess.expandTilde(path)
+        do {
+            try InputFile.regular(expanded, role: argument)
+        } catch let failure as CommandFailure {
+            throw AgentArguments.Refusal(message: failure.message)
+        }
+        guard access(expanded, R_OK) == 0 else {
+            throw AgentArguments.Refusal(message: "cannot read \(argument) \(expanded): \(String(cString: strerror(errno)))")
+        }
+        return expanded
+    }
+
+    /// What a list cut to `limit` left out, with the whole count, or nil when nothing was cut.
+    static func cut(_ lists: [(String, Int)], limit: Int) -> String? {
+        guard !lists.isEmpty else { return nil }
+        let said = lists.map { "\(limit) of \($0.1) \($0.0)" }.joined(separator: " and ")
+        return "listed \(said): raise limit (up to \(AgentLimits.groups.upperBound)) or narrow the filter"
     }
 
     static let actionsOff = "actions are off: this server was started without --allow-actions, so it only reads"

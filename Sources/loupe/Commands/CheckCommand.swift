@@ -77,15 +77,7 @@ struct CheckCommand: AsyncParsableCommand {
             }
         } else {
             let (store, _) = try StoreAccess.openForReading(store)
-            do {
-                try store.forEachBatch(matching: filter) { batch in
-                    for exchange in batch {
-                        add(exchange, exchange.sequence.map { "#\($0)" } ?? exchange.id.uuidString)
-                    }
-                }
-            } catch {
-                throw StoreAccess.readFailure(error)
-            }
+            try Self.forEachExchange(in: store, matching: filter, add)
         }
         if json {
             var shape = CheckJSON(report)
@@ -111,6 +103,21 @@ struct CheckCommand: AsyncParsableCommand {
         }
         if report.drifts(ofKinds: selectors) {
             throw CommandFailure.failed("\(Quantity.count(report.drifting, "exchange")) drift from the contract")
+        }
+    }
+
+    /// Each exchange of `store` matching `filter`, oldest first, with the reference the report names it by (`#N`, or
+    /// its id when it has no sequence): what `loupe check` and `loupe mcp`'s `check_contract` both read.
+    static func forEachExchange(in store: SQLiteTraceStore, matching filter: TraceFilter?,
+                                _ body: (TraceExchange, String) -> Void) throws {
+        do {
+            try store.forEachBatch(matching: filter) { batch in
+                for exchange in batch {
+                    body(exchange, exchange.sequence.map { "#\($0)" } ?? exchange.id.uuidString)
+                }
+            }
+        } catch {
+            throw StoreAccess.readFailure(error)
         }
     }
 
@@ -265,6 +272,9 @@ struct CheckJSON: Encodable {
     var operations: [Operation]
     var unmatchedRequests: [Unmatched]
     var exchanges: [Exchange]?
+    /// Set only by `loupe mcp`'s `check_contract` tool when it listed fewer operations or unmatched requests than
+    /// there are: what it left out.
+    var cut: String?
 
     init(_ report: DriftReport) {
         checked = report.checked

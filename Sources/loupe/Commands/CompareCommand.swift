@@ -91,19 +91,8 @@ struct CompareCommand: AsyncParsableCommand {
 
     func run() async throws {
         let thresholds = CompareThresholds(latency: latency, errorRatePoints: errorRate, alpha: alpha)
-        // One clock for every filter, so `--a '~until 1h' --b '~since 1h'` meet at one instant.
-        let now = Date()
-        let common = try FilterOption.parse(filter, now: now)
-        let onlyA = try FilterOption.parse(filterA, now: now)
-        let onlyB = try FilterOption.parse(filterB, now: now)
-        let a = try Self.read(sourceA, filter: common, and: onlyA)
-        let b = try Self.read(sourceB ?? sourceA, filter: common, and: onlyB)
-        var noise: (SideFigures, SideFigures)?
-        if baseline.count == 2 {
-            noise = (try Self.read(baseline[0], filter: common, and: onlyA),
-                     try Self.read(baseline[1], filter: common, and: onlyA))
-        }
-        let comparison = Comparison(a: a, b: b, thresholds: thresholds, baseline: noise)
+        let comparison = try Self.compare(sourceA, sourceB, filter: filter, filterA: filterA, filterB: filterB,
+                                          baseline: baseline, thresholds: thresholds)
         if json {
             print(try Formatting.json(CompareJSON(comparison)))
         } else {
@@ -121,6 +110,25 @@ struct CompareCommand: AsyncParsableCommand {
         }
         try StandardStreams.flushOutput()
         if comparison.hasRegression { throw ExitCode(1) }
+    }
+
+    /// The comparison `loupe compare` prints (and `loupe mcp`'s `compare` tool answers): B defaults to A, and
+    /// `baseline` is empty or two recordings.
+    static func compare(_ sourceA: String, _ sourceB: String?, filter: String?, filterA: String?, filterB: String?,
+                        baseline: [String], thresholds: CompareThresholds) throws -> Comparison {
+        // One clock for every filter, so `--a '~until 1h' --b '~since 1h'` meet at one instant.
+        let now = Date()
+        let common = try FilterOption.parse(filter, now: now)
+        let onlyA = try FilterOption.parse(filterA, now: now)
+        let onlyB = try FilterOption.parse(filterB, now: now)
+        let a = try read(sourceA, filter: common, and: onlyA)
+        let b = try read(sourceB ?? sourceA, filter: common, and: onlyB)
+        var noise: (SideFigures, SideFigures)?
+        if baseline.count == 2 {
+            noise = (try read(baseline[0], filter: common, and: onlyA),
+                     try read(baseline[1], filter: common, and: onlyA))
+        }
+        return Comparison(a: a, b: b, thresholds: thresholds, baseline: noise)
     }
 
     /// One side: a source opened as `loupe serve` opens it (a HAR file read into a temporary store, anything else a
@@ -228,6 +236,8 @@ struct CompareJSON: Encodable {
     var noiseFromBaseline: Bool
     var operations: [Group]
     var hosts: [Group]
+    /// Set only by `loupe mcp`'s `compare` tool when it listed fewer groups than there are: what it left out.
+    var cut: String?
 
     init(_ comparison: Comparison) {
         regressed = comparison.hasRegression
