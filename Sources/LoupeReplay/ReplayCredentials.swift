@@ -1,6 +1,5 @@
 import Foundation
 import LoupeTrace
-import LoupeReplay
 
 /// Credentials a replay must do without, and where the TUI takes a replacement from.
 ///
