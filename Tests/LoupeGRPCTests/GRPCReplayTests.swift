@@ -22,7 +22,9 @@ struct GRPCReplayTests {
         let inspector = NetworkTraceInspector(store: store)
         let transport = try HTTP2ClientTransport.Posix(target: .ipv4(address: "127.0.0.1", port: peer.port),
                                                        transportSecurity: .plaintext)
-        let client = GRPCClient(transport: transport, interceptors: [LoupeGRPCInterceptor(recorder: inspector)])
+        // grpc-swift 2: one interceptor where the client is made, and the transport wrapped (LoupeGRPC):
+        let client = GRPCClient(transport: LoupeGRPCTransport(wrapping: transport),
+                                interceptors: [LoupeGRPCInterceptor(recorder: inspector)])
         let ping = TestMessage.ping("again", number: 7)
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { try await client.runConnections() }
