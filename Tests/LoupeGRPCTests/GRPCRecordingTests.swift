@@ -161,13 +161,18 @@ struct GRPCRecordingTests {
         })
     }
 
+    /// A 3 s call given 1 s: it must fail, and the recording says how.
+    private func callSlowWithOneSecondDeadline(_ client: Client) async {
+        var options = CallOptions.defaults
+        options.timeout = .seconds(1)
+        await #expect(throws: RPCError.self) {
+            _ = try await unary(client, "Slow", TestMessage.ping("slow", number: 3_000), options: options)
+        }
+    }
+
     @Test func deadlineExceededIsRecordedWithTheDeadline() async throws {
         try await withRecordedClient({ client in
-            var options = CallOptions.defaults
-            options.timeout = .seconds(1)
-            await #expect(throws: RPCError.self) {
-                _ = try await unary(client, "Slow", TestMessage.ping("slow", number: 3_000), options: options)
-            }
+            await callSlowWithOneSecondDeadline(client)
         }, check: { exchanges, _ in
             let exchange = try #require(exchanges.first)
             #expect(exchange.stream?.code == "DEADLINE_EXCEEDED",
@@ -184,11 +189,7 @@ struct GRPCRecordingTests {
     /// is still DEADLINE_EXCEEDED (it read CANCELLED when the interceptor counted from its own start).
     @Test func deadlineIsCountedFromWhenGRPCSwiftSetItNotFromTheInterceptor() async throws {
         try await withRecordedClient(streamDelay: .milliseconds(600), { client in
-            var options = CallOptions.defaults
-            options.timeout = .seconds(1)
-            await #expect(throws: RPCError.self) {
-                _ = try await unary(client, "Slow", TestMessage.ping("slow", number: 3_000), options: options)
-            }
+            await callSlowWithOneSecondDeadline(client)
         }, check: { exchanges, _ in
             let exchange = try #require(exchanges.first)
             #expect(exchange.stream?.code == "DEADLINE_EXCEEDED", "\(exchange.duration ?? -1) \(exchange.error ?? "")")
@@ -200,11 +201,7 @@ struct GRPCRecordingTests {
     /// CANCELLED: the case above fails on the interceptor alone (it did before ``LoupeGRPCTransport``).
     @Test func theInterceptorAloneMisreadsADeadlineAfterASlowStream() async throws {
         try await withRecordedClient(streamDelay: .milliseconds(600), hidingTheStreamRequest: true, { client in
-            var options = CallOptions.defaults
-            options.timeout = .seconds(1)
-            await #expect(throws: RPCError.self) {
-                _ = try await unary(client, "Slow", TestMessage.ping("slow", number: 3_000), options: options)
-            }
+            await callSlowWithOneSecondDeadline(client)
         }, check: { exchanges, _ in
             let exchange = try #require(exchanges.first)
             #expect(exchange.stream?.code == "CANCELLED")

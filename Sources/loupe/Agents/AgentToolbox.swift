@@ -90,10 +90,7 @@ struct AgentToolbox: Sendable {
             let comparison = try CompareCommand.compare(a, b, filter: arguments.string("filter"), filterA: filterA, filterB: filterB,
                                                         baseline: [], thresholds: thresholds)
             var shape = CompareJSON(comparison)
-            let cut = [("operations", shape.operations.count), ("hosts", shape.hosts.count)].filter { $0.1 > limit }
-            shape.operations = Array(shape.operations.prefix(limit))
-            shape.hosts = Array(shape.hosts.prefix(limit))
-            shape.cut = Self.cut(cut, limit: limit)
+            shape.cut = Self.cut([("operations", Self.keep(&shape.operations, limit)), ("hosts", Self.keep(&shape.hosts, limit))], limit: limit)
             return try json(shape)
         case .checkContract:
             let path = try Self.inputFile(arguments.requiredString("openapi", maxLength: AgentLimits.pathBytes), argument: "openapi")
@@ -105,10 +102,8 @@ struct AgentToolbox: Sendable {
                 report.add(contract.check(exchange), exchange: exchange, reference: reference)
             }
             var shape = CheckJSON(report)
-            let cut = [("operations", shape.operations.count), ("unmatchedRequests", shape.unmatchedRequests.count)].filter { $0.1 > limit }
-            shape.operations = Array(shape.operations.prefix(limit))
-            shape.unmatchedRequests = Array(shape.unmatchedRequests.prefix(limit))
-            shape.cut = Self.cut(cut, limit: limit)
+            shape.cut = Self.cut([("operations", Self.keep(&shape.operations, limit)),
+                                  ("unmatchedRequests", Self.keep(&shape.unmatchedRequests, limit))], limit: limit)
             return try json(shape)
         case .replayExchange:
             guard let actions else { throw AgentArguments.Refusal(message: Self.actionsOff) }
@@ -140,11 +135,18 @@ struct AgentToolbox: Sendable {
         return expanded
     }
 
-    /// What a list cut to `limit` left out, with the whole count, or nil when nothing was cut.
+    /// What the lists (name, whole count) cut to `limit` left out, or nil when none was longer.
     static func cut(_ lists: [(String, Int)], limit: Int) -> String? {
+        let lists = lists.filter { $0.1 > limit }
         guard !lists.isEmpty else { return nil }
         let said = lists.map { "\(limit) of \($0.1) \($0.0)" }.joined(separator: " and ")
         return "listed \(said): raise limit (up to \(AgentLimits.groups.upperBound)) or narrow the filter"
+    }
+
+    /// Keeps the first `limit` elements of `list`; returns how many it held.
+    static func keep<Element>(_ list: inout [Element], _ limit: Int) -> Int {
+        defer { list = Array(list.prefix(limit)) }
+        return list.count
     }
 
     static let actionsOff = "actions are off: this server was started without --allow-actions, so it only reads"
